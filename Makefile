@@ -1,0 +1,33 @@
+# Two commands set up everything on a fresh machine: `make run` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: install run test lint format clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test,postgres]'
+	touch $(STAMP)
+
+run: install
+	$(BIN)/tracker init --demo
+	$(BIN)/tracker serve --host 127.0.0.1 --port 5000
+
+test: install
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: install
+	$(BIN)/ruff check tracker tests migrations
+	$(BIN)/ruff format --check tracker tests migrations
+
+format: install
+	$(BIN)/ruff format tracker tests migrations
+	$(BIN)/ruff check --fix tracker tests migrations
+
+clean:
+	rm -rf $(VENV) instance/*.db .pytest_cache

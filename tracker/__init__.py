@@ -1,0 +1,39 @@
+"""The tracker: certified GPU-infrastructure teams."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask
+
+from tracker.config import INSTANCE_DIR, PROJECT_ROOT, Config
+
+
+def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
+    """Create the application: configuration, database, extensions, blueprints, commands."""
+    from tracker import cli, web
+    from tracker.catalog.views import bp as catalog_bp
+    from tracker.db import make_engine, make_session_factory
+    from tracker.extensions import close_db_session, csrf
+
+    app = Flask(
+        __name__,
+        instance_path=str(INSTANCE_DIR),
+        template_folder=str(PROJECT_ROOT / "templates"),
+    )
+    if config is None:
+        config = Config()
+    elif isinstance(config, dict):
+        config = Config(**config)
+    app.config.from_mapping(config.as_dict())
+
+    engine = make_engine(app.config["DATABASE_URL"])
+    app.extensions["tracker.engine"] = engine
+    app.extensions["tracker.sessions"] = make_session_factory(engine)
+    app.teardown_appcontext(close_db_session)
+
+    csrf.init_app(app)
+    web.init_app(app)
+    app.register_blueprint(catalog_bp)
+    cli.register_commands(app)
+    return app

@@ -1,0 +1,141 @@
+"""Careers: level history, evidence, speciality proficiency, apprenticeships, bonuses."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+from sqlalchemy import (
+    Boolean,
+    CheckConstraint,
+    Date,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+)
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from tracker.catalog.models import Credential, LearningPath, Speciality
+from tracker.db import Base, Fixed, utcnow
+from tracker.people.models import Engineer
+
+
+class LevelChange(Base):
+    """A manager setting an engineer's level: who, when, from, to."""
+
+    __tablename__ = "level_changes"
+    __table_args__ = (
+        CheckConstraint("from_level IS NULL OR from_level BETWEEN 1 AND 5", name="from_1_to_5"),
+        CheckConstraint("to_level BETWEEN 1 AND 5", name="to_1_to_5"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    engineer_id: Mapped[int] = mapped_column(
+        ForeignKey("engineers.id", ondelete="CASCADE"), index=True
+    )
+    from_level: Mapped[int | None] = mapped_column(Integer)
+    to_level: Mapped[int] = mapped_column(Integer)
+    changed_on: Mapped[dt.date] = mapped_column(Date)
+    changed_by_id: Mapped[int | None] = mapped_column(
+        ForeignKey("engineers.id", ondelete="SET NULL")
+    )
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+    engineer: Mapped[Engineer] = relationship(foreign_keys=[engineer_id])
+    changed_by: Mapped[Engineer | None] = relationship(foreign_keys=[changed_by_id])
+
+
+class Evidence(Base):
+    """A patent, publication or deployment led: the level-5 evidence."""
+
+    __tablename__ = "evidence"
+    __table_args__ = (
+        CheckConstraint(
+            "kind IN ('patent', 'publication', 'deployment', 'other')", name="kind_known"
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    engineer_id: Mapped[int] = mapped_column(
+        ForeignKey("engineers.id", ondelete="CASCADE"), index=True
+    )
+    kind: Mapped[str] = mapped_column(String(16))
+    title: Mapped[str] = mapped_column(String(300))
+    occurred_on: Mapped[dt.date] = mapped_column(Date)
+    note: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class SkillAssessment(Base):
+    """A proficiency (0 none .. 4 expert) in a speciality; the newest row counts."""
+
+    __tablename__ = "skill_assessments"
+    __table_args__ = (
+        CheckConstraint("proficiency BETWEEN 0 AND 4", name="proficiency_0_to_4"),
+        Index("ix_skill_assessments_engineer_speciality", "engineer_id", "speciality_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    engineer_id: Mapped[int] = mapped_column(ForeignKey("engineers.id", ondelete="CASCADE"))
+    speciality_id: Mapped[int] = mapped_column(ForeignKey("specialities.id", ondelete="CASCADE"))
+    proficiency: Mapped[int] = mapped_column(Integer)
+    assessed_by_id: Mapped[int | None] = mapped_column(
+        ForeignKey("engineers.id", ondelete="SET NULL")
+    )
+    # True when the engineer's manager (or an admin) set or confirmed it.
+    confirmed: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+    engineer: Mapped[Engineer] = relationship(foreign_keys=[engineer_id])
+    speciality: Mapped[Speciality] = relationship()
+
+
+class Apprenticeship(Base):
+    """A junior shadowing a senior for a period."""
+
+    __tablename__ = "apprenticeships"
+    __table_args__ = (
+        CheckConstraint("ends_on > starts_on", name="period_ordered"),
+        CheckConstraint("junior_id <> senior_id", name="two_people"),
+        CheckConstraint(
+            "productivity_loss_percent BETWEEN 0 AND 100", name="productivity_loss_0_to_100"
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    junior_id: Mapped[int] = mapped_column(
+        ForeignKey("engineers.id", ondelete="CASCADE"), index=True
+    )
+    senior_id: Mapped[int] = mapped_column(
+        ForeignKey("engineers.id", ondelete="CASCADE"), index=True
+    )
+    path_id: Mapped[int | None] = mapped_column(
+        ForeignKey("learning_paths.id", ondelete="SET NULL")
+    )
+    starts_on: Mapped[dt.date] = mapped_column(Date)
+    ends_on: Mapped[dt.date] = mapped_column(Date)
+    productivity_loss_percent: Mapped[int] = mapped_column(Integer, default=20)
+    note: Mapped[str] = mapped_column(Text, default="")
+
+    junior: Mapped[Engineer] = relationship(foreign_keys=[junior_id])
+    senior: Mapped[Engineer] = relationship(foreign_keys=[senior_id])
+    path: Mapped[LearningPath | None] = relationship()
+
+
+class CertificationBonus(Base):
+    """What the organisation pays for earning a credential."""
+
+    __tablename__ = "certification_bonuses"
+    __table_args__ = (CheckConstraint("amount >= 0", name="amount_not_negative"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    credential_id: Mapped[int] = mapped_column(
+        ForeignKey("credentials.id", ondelete="CASCADE"), unique=True
+    )
+    amount: Mapped[Decimal] = mapped_column(Fixed(2))
+    renewals_earn: Mapped[bool] = mapped_column(Boolean, default=False)
+
+    credential: Mapped[Credential] = relationship()

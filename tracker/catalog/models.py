@@ -1,0 +1,388 @@
+"""The catalog: levels, job roles, credentials, courses, paths, exams, templates, strategies."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from sqlalchemy import (
+    Boolean,
+    CheckConstraint,
+    Column,
+    ForeignKey,
+    Integer,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from tracker.db import Base, Fixed
+
+# Where a catalog row came from: the seed file (owned by `tracker init`), the
+# organisation's own admins (an internal track made on the web), or an
+# engineer recording a credential that the catalog does not list.
+ORIGINS = ("seed", "internal", "engineer")
+_ORIGIN_CHECK = "origin IN ('seed', 'internal', 'engineer')"
+
+# Credential kinds: earned by passing one of our exams, earned elsewhere and
+# recorded with evidence, or a named group any member of which satisfies it
+# ("cloud architect (AWS/Azure/GCP)", "NVIDIA Associate or higher").
+CREDENTIAL_KINDS = ("exam", "external", "group")
+
+
+class Level(Base):
+    """A rung of the skill ladder (1 Foundations .. 5 Architect)."""
+
+    __tablename__ = "levels"
+    __table_args__ = (
+        CheckConstraint("number BETWEEN 1 AND 5", name="number_1_to_5"),
+        CheckConstraint("salary_min >= 0 AND salary_min <= salary_max", name="salary_band"),
+        CheckConstraint("min_experience_months >= 0", name="experience_not_negative"),
+    )
+
+    number: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    name: Mapped[str] = mapped_column(String(80))
+    experience_label: Mapped[str] = mapped_column(String(80), default="")
+    summary: Mapped[str] = mapped_column(Text, default="")
+    salary_min: Mapped[int] = mapped_column(Integer)
+    salary_max: Mapped[int] = mapped_column(Integer)
+    # The promotion rule for reaching this level (DOMAIN.md section 1).
+    min_experience_months: Mapped[int] = mapped_column(Integer, default=0)
+    requires_evidence: Mapped[bool] = mapped_column(Boolean, default=False)
+
+    required_credentials: Mapped[list[Credential]] = relationship(
+        secondary=lambda: level_credentials, order_by=lambda: Credential.code
+    )
+
+    @property
+    def salary_midpoint(self) -> int:
+        return (self.salary_min + self.salary_max) // 2
+
+
+class JobRole(Base):
+    """A kind of work an engineer does (operations, network, storage, ...)."""
+
+    __tablename__ = "job_roles"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    code: Mapped[str] = mapped_column(String(40), unique=True)
+    name: Mapped[str] = mapped_column(String(80))
+
+
+credential_group_members = Table(
+    "credential_group_members",
+    Base.metadata,
+    Column("group_id", ForeignKey("credentials.id", ondelete="CASCADE"), primary_key=True),
+    Column("member_id", ForeignKey("credentials.id", ondelete="CASCADE"), primary_key=True),
+)
+
+level_credentials = Table(
+    "level_credentials",
+    Base.metadata,
+    Column("level_number", ForeignKey("levels.number", ondelete="CASCADE"), primary_key=True),
+    Column("credential_id", ForeignKey("credentials.id", ondelete="CASCADE"), primary_key=True),
+)
+
+
+class Credential(Base):
+    """Anything an engineer can hold: an exam's certification, an external one, or a group."""
+
+    __tablename__ = "credentials"
+    __table_args__ = (
+        CheckConstraint("kind IN ('exam', 'external', 'group')", name="kind_known"),
+        CheckConstraint(_ORIGIN_CHECK, name="origin_known"),
+        CheckConstraint(
+            "validity_months IS NULL OR validity_months > 0", name="validity_positive"
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    code: Mapped[str] = mapped_column(String(40), unique=True)
+    name: Mapped[str] = mapped_column(String(200))
+    issuer: Mapped[str] = mapped_column(String(120), default="")
+    kind: Mapped[str] = mapped_column(String(16))
+    origin: Mapped[str] = mapped_column(String(16), default="seed", server_default="seed")
+    # None: does not expire (or, for externals, the holder enters the expiry).
+    validity_months: Mapped[int | None] = mapped_column(Integer)
+    description: Mapped[str] = mapped_column(Text, default="")
+
+    members: Mapped[list[Credential]] = relationship(
+        secondary=credential_group_members,
+        primaryjoin=lambda: Credential.id == credential_group_members.c.group_id,
+        secondaryjoin=lambda: Credential.id == credential_group_members.c.member_id,
+        order_by=lambda: Credential.code,
+    )
+    exam: Mapped[Exam | None] = relationship(back_populates="credential")
+
+    def satisfying_ids(self) -> frozenset[int]:
+        """Return the ids whose holding satisfies this credential (itself, or a member)."""
+        if self.kind == "group":
+            return frozenset(m.id for m in self.members)
+        return frozenset({self.id})
+
+
+class Course(Base):
+    """A course with its hours, provider and list price."""
+
+    __tablename__ = "courses"
+    __table_args__ = (
+        CheckConstraint("hours > 0", name="hours_positive"),
+        CheckConstraint("list_price IS NULL OR list_price >= 0", name="price_not_negative"),
+        CheckConstraint(_ORIGIN_CHECK, name="origin_known"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    code: Mapped[str] = mapped_column(String(40), unique=True)
+    title: Mapped[str] = mapped_column(String(200))
+    hours: Mapped[Decimal] = mapped_column(Fixed(2))
+    provider: Mapped[str] = mapped_column(String(120), default="")
+    list_price: Mapped[Decimal | None] = mapped_column(Fixed(2))
+    origin: Mapped[str] = mapped_column(String(16), default="seed", server_default="seed")
+
+
+class LearningPath(Base):
+    """An ordered list of courses, a target duration and a closing exam."""
+
+    __tablename__ = "learning_paths"
+    __table_args__ = (
+        CheckConstraint("target_months > 0", name="target_positive"),
+        CheckConstraint(_ORIGIN_CHECK, name="origin_known"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    code: Mapped[str] = mapped_column(String(40), unique=True)
+    name: Mapped[str] = mapped_column(String(200))
+    target_months: Mapped[int] = mapped_column(Integer)
+    exam_id: Mapped[int | None] = mapped_column(ForeignKey("exams.id", ondelete="SET NULL"))
+    origin: Mapped[str] = mapped_column(String(16), default="seed", server_default="seed")
+
+    exam: Mapped[Exam | None] = relationship(back_populates="paths")
+    path_courses: Mapped[list[PathCourse]] = relationship(
+        back_populates="path", order_by=lambda: PathCourse.position, cascade="all, delete-orphan"
+    )
+
+    @property
+    def courses(self) -> list[Course]:
+        return [pc.course for pc in self.path_courses]
+
+    @property
+    def total_hours(self) -> Decimal:
+        return sum((c.hours for c in self.courses), Decimal(0))
+
+
+class PathCourse(Base):
+    """A course at its position in a path."""
+
+    __tablename__ = "path_courses"
+    __table_args__ = (
+        UniqueConstraint("path_id", "course_id"),
+        CheckConstraint("position >= 1", name="position_positive"),
+    )
+
+    path_id: Mapped[int] = mapped_column(
+        ForeignKey("learning_paths.id", ondelete="CASCADE"), primary_key=True
+    )
+    position: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    course_id: Mapped[int] = mapped_column(ForeignKey("courses.id", ondelete="RESTRICT"))
+
+    path: Mapped[LearningPath] = relationship(back_populates="path_courses")
+    course: Mapped[Course] = relationship()
+
+
+exam_prerequisites = Table(
+    "exam_prerequisites",
+    Base.metadata,
+    Column("exam_id", ForeignKey("exams.id", ondelete="CASCADE"), primary_key=True),
+    Column("credential_id", ForeignKey("credentials.id", ondelete="RESTRICT"), primary_key=True),
+)
+
+
+class Exam(Base):
+    """An exam that grants a credential, with its format and prerequisites."""
+
+    __tablename__ = "exams"
+    __table_args__ = (
+        CheckConstraint("questions IS NULL OR questions > 0", name="questions_positive"),
+        CheckConstraint("minutes IS NULL OR minutes > 0", name="minutes_positive"),
+        CheckConstraint("experience_months >= 0", name="experience_not_negative"),
+        CheckConstraint("retake_wait_days >= 0", name="retake_wait_not_negative"),
+        CheckConstraint("list_price IS NULL OR list_price >= 0", name="price_not_negative"),
+        CheckConstraint("passing_score BETWEEN 0 AND 100", name="passing_score_0_to_100"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    credential_id: Mapped[int] = mapped_column(
+        ForeignKey("credentials.id", ondelete="CASCADE"), unique=True
+    )
+    level_label: Mapped[str] = mapped_column(String(40), default="")
+    questions: Mapped[int | None] = mapped_column(Integer)
+    minutes: Mapped[int | None] = mapped_column(Integer)
+    delivery: Mapped[str] = mapped_column(String(120), default="")
+    # Months of documented hands-on experience required on the attempt date.
+    experience_months: Mapped[int] = mapped_column(Integer, default=0)
+    retake_wait_days: Mapped[int] = mapped_column(Integer, default=14)
+    passing_score: Mapped[int] = mapped_column(Integer, default=70)
+    list_price: Mapped[Decimal | None] = mapped_column(Fixed(2))
+
+    credential: Mapped[Credential] = relationship(back_populates="exam")
+    prerequisites: Mapped[list[Credential]] = relationship(
+        secondary=exam_prerequisites, order_by=lambda: Credential.code
+    )
+    paths: Mapped[list[LearningPath]] = relationship(back_populates="exam")
+
+    @property
+    def code(self) -> str:
+        return self.credential.code
+
+    @property
+    def name(self) -> str:
+        return self.credential.name
+
+    @property
+    def validity_months(self) -> int | None:
+        return self.credential.validity_months
+
+
+slot_credentials = Table(
+    "template_slot_credentials",
+    Base.metadata,
+    Column("slot_id", ForeignKey("template_slots.id", ondelete="CASCADE"), primary_key=True),
+    Column("credential_id", ForeignKey("credentials.id", ondelete="RESTRICT"), primary_key=True),
+)
+
+template_credentials = Table(
+    "team_template_credentials",
+    Base.metadata,
+    Column("template_id", ForeignKey("team_templates.id", ondelete="CASCADE"), primary_key=True),
+    Column("credential_id", ForeignKey("credentials.id", ondelete="RESTRICT"), primary_key=True),
+)
+
+
+class TeamTemplate(Base):
+    """The team a fleet-size band needs: slots, team-wide credentials and a cost range."""
+
+    __tablename__ = "team_templates"
+    __table_args__ = (
+        CheckConstraint("min_gpus >= 0", name="min_gpus_not_negative"),
+        CheckConstraint("max_gpus IS NULL OR max_gpus >= min_gpus", name="gpu_band"),
+        CheckConstraint("cost_min >= 0 AND cost_min <= cost_max", name="cost_range"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    code: Mapped[str] = mapped_column(String(40), unique=True)
+    name: Mapped[str] = mapped_column(String(120))
+    # Inclusive band; None means no upper bound.
+    min_gpus: Mapped[int] = mapped_column(Integer)
+    max_gpus: Mapped[int | None] = mapped_column(Integer)
+    cost_min: Mapped[int] = mapped_column(Integer)
+    cost_max: Mapped[int] = mapped_column(Integer)
+
+    slots: Mapped[list[TemplateSlot]] = relationship(
+        back_populates="template",
+        order_by=lambda: TemplateSlot.position,
+        cascade="all, delete-orphan",
+    )
+    team_credentials: Mapped[list[Credential]] = relationship(
+        secondary=template_credentials, order_by=lambda: Credential.code
+    )
+
+    @property
+    def slot_total(self) -> int:
+        return sum(s.count for s in self.slots)
+
+
+class TemplateSlot(Base):
+    """`count` seats for one job role within a level range, each needing credentials."""
+
+    __tablename__ = "template_slots"
+    __table_args__ = (
+        UniqueConstraint("template_id", "position"),
+        CheckConstraint("count > 0", name="count_positive"),
+        CheckConstraint(
+            "min_level BETWEEN 1 AND 5 AND max_level BETWEEN 1 AND 5 AND min_level <= max_level",
+            name="level_range",
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    template_id: Mapped[int] = mapped_column(ForeignKey("team_templates.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+    title: Mapped[str] = mapped_column(String(120))
+    count: Mapped[int] = mapped_column(Integer)
+    job_role_id: Mapped[int] = mapped_column(ForeignKey("job_roles.id", ondelete="RESTRICT"))
+    min_level: Mapped[int] = mapped_column(Integer)
+    max_level: Mapped[int] = mapped_column(Integer)
+
+    template: Mapped[TeamTemplate] = relationship(back_populates="slots")
+    job_role: Mapped[JobRole] = relationship()
+    credentials: Mapped[list[Credential]] = relationship(
+        secondary=slot_credentials, order_by=lambda: Credential.code
+    )
+
+
+class TrainingStrategy(Base):
+    """A way to train, with the figures that plans cost it by."""
+
+    __tablename__ = "training_strategies"
+    __table_args__ = (
+        CheckConstraint(
+            "min_weeks IS NULL OR max_weeks IS NULL OR min_weeks <= max_weeks", name="weeks_range"
+        ),
+        CheckConstraint(
+            "cost_min IS NULL OR cost_max IS NULL OR cost_min <= cost_max", name="cost_range"
+        ),
+        CheckConstraint(
+            "discount_min_percent IS NULL OR (discount_min_percent BETWEEN 0 AND 100"
+            " AND discount_max_percent BETWEEN discount_min_percent AND 100)",
+            name="discount_range",
+        ),
+        CheckConstraint(
+            "productivity_loss_percent IS NULL OR productivity_loss_percent BETWEEN 0 AND 100",
+            name="productivity_loss_0_to_100",
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    code: Mapped[str] = mapped_column(String(40), unique=True)
+    name: Mapped[str] = mapped_column(String(120))
+    description: Mapped[str] = mapped_column(Text, default="")
+    min_weeks: Mapped[int | None] = mapped_column(Integer)
+    max_weeks: Mapped[int | None] = mapped_column(Integer)
+    # Per participant, in currency units.
+    cost_min: Mapped[int | None] = mapped_column(Integer)
+    cost_max: Mapped[int | None] = mapped_column(Integer)
+    discount_min_percent: Mapped[int | None] = mapped_column(Integer)
+    discount_max_percent: Mapped[int | None] = mapped_column(Integer)
+    min_group_size: Mapped[int | None] = mapped_column(Integer)
+    productivity_loss_percent: Mapped[int | None] = mapped_column(Integer)
+
+
+class RoiLine(Base):
+    """A line of the ROI example (DOMAIN.md section 6), prefilled in the calculator."""
+
+    __tablename__ = "roi_lines"
+    __table_args__ = (
+        UniqueConstraint("kind", "code"),
+        CheckConstraint("kind IN ('investment', 'return')", name="kind_known"),
+        CheckConstraint("amount >= 0", name="amount_not_negative"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    code: Mapped[str] = mapped_column(String(40))
+    label: Mapped[str] = mapped_column(String(200))
+    amount: Mapped[int] = mapped_column(Integer)
+    position: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class Speciality(Base):
+    """A skill no certification covers (InfiniBand/RDMA, liquid cooling, MIG, ...)."""
+
+    __tablename__ = "specialities"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    code: Mapped[str] = mapped_column(String(40), unique=True)
+    name: Mapped[str] = mapped_column(String(120))
+    emerging: Mapped[bool] = mapped_column(Boolean, default=False)
+    ramp_up_months: Mapped[str] = mapped_column(String(40), default="")

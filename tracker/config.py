@@ -1,0 +1,62 @@
+"""Configuration read from TRACKER_* environment variables."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+INSTANCE_DIR = PROJECT_ROOT / "instance"
+
+
+def default_database_url() -> str:
+    """Return the embedded default: a SQLite file under instance/."""
+    return f"sqlite:///{INSTANCE_DIR / 'tracker.db'}"
+
+
+def database_url() -> str:
+    """Return the database URL the whole process uses."""
+    return os.environ.get("TRACKER_DATABASE_URL") or default_database_url()
+
+
+def _secret_key() -> str:
+    """Return the session secret, persisted under instance/ when not given."""
+    key = os.environ.get("TRACKER_SECRET_KEY")
+    if key:
+        return key
+    # A random key per start would sign every user out on restart and break
+    # multi-worker servers, so the generated key is kept on disk.
+    path = INSTANCE_DIR / "secret_key"
+    if path.exists():
+        return path.read_text().strip()
+    INSTANCE_DIR.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_urlsafe(48)
+    path.write_text(key)
+    path.chmod(0o600)
+    return key
+
+
+class Config:
+    """Settings for one application instance."""
+
+    def __init__(self, **overrides: object) -> None:
+        env = os.environ
+        self.SECRET_KEY = env.get("TRACKER_SECRET_KEY") or None
+        self.DATABASE_URL = database_url()
+        self.SEED_PATH = env.get("TRACKER_SEED_PATH") or str(PROJECT_ROOT / "seed" / "catalog.toml")
+        self.BASE_URL = env.get("TRACKER_BASE_URL", "http://127.0.0.1:5000")
+        self.TIMEZONE = env.get("TRACKER_TIMEZONE", "UTC")
+        self.SESSION_COOKIE_HTTPONLY = True
+        self.SESSION_COOKIE_SAMESITE = "Lax"
+        self.SESSION_COOKIE_SECURE = self.BASE_URL.startswith("https://")
+        self.MAX_CONTENT_LENGTH = 2 * 1024 * 1024
+        self.TESTING = False
+        for key, value in overrides.items():
+            setattr(self, key, value)
+        if not self.SECRET_KEY:
+            self.SECRET_KEY = _secret_key()
+
+    def as_dict(self) -> dict[str, object]:
+        """Return the settings as a mapping for Flask's config."""
+        return {k: v for k, v in vars(self).items() if k.isupper()}

@@ -1,0 +1,111 @@
+"""Declarative base, engine and session setup."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from contextlib import contextmanager
+from decimal import Decimal
+
+from sqlalchemy import Integer, MetaData, create_engine, event
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
+from sqlalchemy.types import TypeDecorator
+
+# Indico's convention: every constraint has a predictable name, so that
+# migrations can drop and alter them on every dialect (SQLite batch mode too).
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    """Base class of every model."""
+
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+def utcnow() -> dt.datetime:
+    """Return the current UTC time, naive, as stored in the database."""
+    return dt.datetime.now(dt.UTC).replace(tzinfo=None)
+
+
+class Fixed(TypeDecorator[Decimal]):
+    """A decimal stored exactly as an integer count of 1/10**scale units.
+
+    SQLite has no exact decimal type, and floats would make hour totals drift;
+    an integer column is exact on every dialect. Check constraints on such a
+    column compare the stored integer (hours 24 is 2400 at scale 2).
+    """
+
+    impl = Integer
+    cache_ok = True
+
+    def __init__(self, scale: int = 2) -> None:
+        super().__init__()
+        self.scale = scale
+        self.factor = 10**scale
+
+    def process_bind_param(self, value: Decimal | int | None, dialect: object) -> int | None:
+        if value is None:
+            return None
+        scaled = Decimal(value) * self.factor
+        if scaled != scaled.to_integral_value():
+            raise ValueError(f"{value} has more than {self.scale} decimals")
+        return int(scaled)
+
+    def process_result_value(self, value: int | None, dialect: object) -> Decimal | None:
+        if value is None:
+            return None
+        return (Decimal(value) / self.factor).quantize(Decimal(1).scaleb(-self.scale))
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    """Turn on foreign keys, WAL and a busy timeout, and let SQLAlchemy own BEGIN."""
+
+    @event.listens_for(engine, "connect")
+    def on_connect(dbapi_connection, connection_record):  # noqa: ARG001
+        # pysqlite's own transaction handling breaks savepoints and
+        # transactional DDL; SQLAlchemy emits BEGIN itself instead.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA foreign_keys = ON")
+        cursor.execute("PRAGMA busy_timeout = 15000")
+        if engine.url.database not in (None, "", ":memory:"):
+            cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def on_begin(conn):
+        conn.exec_driver_sql("BEGIN")
+
+
+def make_engine(url: str, **kwargs: object) -> Engine:
+    """Create an engine with the per-dialect settings the tracker relies on."""
+    engine = create_engine(url, **kwargs)
+    if engine.dialect.name == "sqlite":
+        _configure_sqlite(engine)
+    return engine
+
+
+def make_session_factory(engine_or_connection) -> sessionmaker[Session]:
+    """Return a session factory bound to an engine (or a test's connection)."""
+    return sessionmaker(bind=engine_or_connection, expire_on_commit=False)
+
+
+@contextmanager
+def session_scope(factory: sessionmaker[Session]) -> Iterator[Session]:
+    """Run a unit of work: commit when the block succeeds, roll back when it raises."""
+    session = factory()
+    try:
+        yield session
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    finally:
+        session.close()

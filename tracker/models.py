@@ -1,0 +1,59 @@
+"""Import every feature's models, so that the metadata is complete (Alembic, tests)."""
+
+from tracker.audit.models import AuditEvent
+from tracker.careers.models import (
+    Apprenticeship,
+    CertificationBonus,
+    Evidence,
+    LevelChange,
+    SkillAssessment,
+)
+from tracker.catalog.models import (
+    Course,
+    Credential,
+    Exam,
+    JobRole,
+    LearningPath,
+    Level,
+    PathCourse,
+    RoiLine,
+    Speciality,
+    TeamTemplate,
+    TemplateSlot,
+    TrainingStrategy,
+)
+from tracker.db import Base
+from tracker.people.models import ApiToken, Engineer, JobRoleAssignment, Team
+from tracker.progress.models import Certification, ExamAttempt, ExamPlan, HourLog
+from tracker.reminders.models import Notification
+
+__all__ = [
+    "ApiToken",
+    "Apprenticeship",
+    "AuditEvent",
+    "Base",
+    "Certification",
+    "CertificationBonus",
+    "Course",
+    "Credential",
+    "Engineer",
+    "Evidence",
+    "Exam",
+    "ExamAttempt",
+    "ExamPlan",
+    "HourLog",
+    "JobRole",
+    "JobRoleAssignment",
+    "LearningPath",
+    "Level",
+    "LevelChange",
+    "Notification",
+    "PathCourse",
+    "RoiLine",
+    "SkillAssessment",
+    "Speciality",
+    "Team",
+    "TeamTemplate",
+    "TemplateSlot",
+    "TrainingStrategy",
+]

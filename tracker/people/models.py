@@ -1,0 +1,148 @@
+"""People: engineers (who are also the accounts), teams, job roles over time, API tokens."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from sqlalchemy import (
+    Boolean,
+    CheckConstraint,
+    Date,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    text,
+)
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from tracker.catalog.models import JobRole, Level
+from tracker.db import Base, utcnow
+
+ACCESS_ROLES = ("engineer", "manager", "admin")
+
+
+class Team(Base):
+    """A team responsible for a GPU fleet."""
+
+    __tablename__ = "teams"
+    __table_args__ = (CheckConstraint("gpus >= 0", name="gpus_not_negative"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(120), unique=True)
+    gpus: Mapped[int] = mapped_column(Integer)
+    manager_id: Mapped[int | None] = mapped_column(
+        ForeignKey("engineers.id", ondelete="SET NULL", use_alter=True), index=True
+    )
+    # Secret for the team's iCalendar feed; replacing it revokes the old URL.
+    calendar_token: Mapped[str | None] = mapped_column(String(64), unique=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+    manager: Mapped[Engineer | None] = relationship(foreign_keys=[manager_id])
+    members: Mapped[list[Engineer]] = relationship(
+        back_populates="team", foreign_keys=lambda: [Engineer.team_id], order_by=lambda: Engineer.name
+    )
+
+
+class Engineer(Base):
+    """A person of the organisation; also the sign-in account."""
+
+    __tablename__ = "engineers"
+    __table_args__ = (
+        CheckConstraint("access_role IN ('engineer', 'manager', 'admin')", name="access_role_known"),
+        CheckConstraint("level BETWEEN 1 AND 5", name="level_1_to_5"),
+        CheckConstraint("experience_months >= 0", name="experience_not_negative"),
+        CheckConstraint("manager_id IS NULL OR manager_id <> id", name="not_own_manager"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(120))
+    # Stored lower-cased, so uniqueness is case-insensitive on every dialect.
+    email: Mapped[str] = mapped_column(String(254), unique=True)
+    password_hash: Mapped[str | None] = mapped_column(String(255))
+    access_role: Mapped[str] = mapped_column(String(16), default="engineer")
+    level: Mapped[int] = mapped_column(ForeignKey("levels.number", ondelete="RESTRICT"), default=1)
+    team_id: Mapped[int | None] = mapped_column(
+        ForeignKey("teams.id", ondelete="SET NULL"), index=True
+    )
+    manager_id: Mapped[int | None] = mapped_column(
+        ForeignKey("engineers.id", ondelete="SET NULL"), index=True
+    )
+    hired_on: Mapped[dt.date | None] = mapped_column(Date)
+    # Documented hands-on GPU-infrastructure experience from before joining.
+    experience_text: Mapped[str] = mapped_column(Text, default="")
+    experience_months: Mapped[int] = mapped_column(Integer, default=0)
+    active: Mapped[bool] = mapped_column(Boolean, default=True, server_default="1")
+    # Bumped on sign-out everywhere, password change or deactivation, so
+    # that every session cookie issued before stops working.
+    session_epoch: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    calendar_token: Mapped[str | None] = mapped_column(String(64), unique=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    updated_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow, onupdate=utcnow)
+
+    level_row: Mapped[Level] = relationship()
+    team: Mapped[Team | None] = relationship(back_populates="members", foreign_keys=[team_id])
+    manager: Mapped[Engineer | None] = relationship(remote_side=[id], foreign_keys=[manager_id])
+    role_assignments: Mapped[list[JobRoleAssignment]] = relationship(
+        back_populates="engineer",
+        order_by=lambda: JobRoleAssignment.started_on,
+        cascade="all, delete-orphan",
+    )
+
+    @property
+    def job_roles(self) -> list[JobRole]:
+        """Return the job roles held now (assignments not ended)."""
+        return [a.job_role for a in self.role_assignments if a.ended_on is None]
+
+    @property
+    def job_role_codes(self) -> frozenset[str]:
+        return frozenset(r.code for r in self.job_roles)
+
+
+class JobRoleAssignment(Base):
+    """An engineer holding a job role over a period; the rotation history."""
+
+    __tablename__ = "job_role_assignments"
+    __table_args__ = (
+        CheckConstraint("ended_on IS NULL OR ended_on >= started_on", name="period_ordered"),
+        # One open assignment per engineer and role.
+        Index(
+            "uq_job_role_assignments_open",
+            "engineer_id",
+            "job_role_id",
+            unique=True,
+            sqlite_where=text("ended_on IS NULL"),
+            postgresql_where=text("ended_on IS NULL"),
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    engineer_id: Mapped[int] = mapped_column(
+        ForeignKey("engineers.id", ondelete="CASCADE"), index=True
+    )
+    job_role_id: Mapped[int] = mapped_column(ForeignKey("job_roles.id", ondelete="RESTRICT"))
+    started_on: Mapped[dt.date] = mapped_column(Date)
+    ended_on: Mapped[dt.date | None] = mapped_column(Date)
+
+    engineer: Mapped[Engineer] = relationship(back_populates="role_assignments")
+    job_role: Mapped[JobRole] = relationship()
+
+
+class ApiToken(Base):
+    """A bearer token for the JSON API, stored as a hash; revocable."""
+
+    __tablename__ = "api_tokens"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    engineer_id: Mapped[int] = mapped_column(
+        ForeignKey("engineers.id", ondelete="CASCADE"), index=True
+    )
+    name: Mapped[str] = mapped_column(String(120), default="")
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    last_used_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
+    revoked_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
+
+    engineer: Mapped[Engineer] = relationship()

@@ -1,0 +1,140 @@
+"""Progress: hour logs, exam attempts and plans, certifications."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+from sqlalchemy import (
+    Boolean,
+    CheckConstraint,
+    Date,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+)
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from tracker.catalog.models import Course, Credential, Exam
+from tracker.db import Base, Fixed, utcnow
+from tracker.people.models import Engineer
+
+
+class HourLog(Base):
+    """Hours an engineer spent on a course on a day."""
+
+    __tablename__ = "hour_logs"
+    __table_args__ = (
+        # Fixed(2) stores hundredths of an hour: 2400 is 24 hours.
+        CheckConstraint("hours > 0 AND hours <= 2400", name="hours_0_to_24"),
+        Index("ix_hour_logs_engineer_day", "engineer_id", "logged_on"),
+        Index("ix_hour_logs_engineer_course", "engineer_id", "course_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    engineer_id: Mapped[int] = mapped_column(ForeignKey("engineers.id", ondelete="CASCADE"))
+    course_id: Mapped[int] = mapped_column(ForeignKey("courses.id", ondelete="RESTRICT"))
+    logged_on: Mapped[dt.date] = mapped_column(Date)
+    hours: Mapped[Decimal] = mapped_column(Fixed(2))
+    note: Mapped[str] = mapped_column(String(500), default="")
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    updated_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow, onupdate=utcnow)
+
+    engineer: Mapped[Engineer] = relationship()
+    course: Mapped[Course] = relationship()
+
+
+class ExamAttempt(Base):
+    """One sitting of an exam, with its result and its ledger details."""
+
+    __tablename__ = "exam_attempts"
+    __table_args__ = (
+        CheckConstraint("score BETWEEN 0 AND 100", name="score_0_to_100"),
+        CheckConstraint("cost IS NULL OR cost >= 0", name="cost_not_negative"),
+        Index("ix_exam_attempts_engineer_exam", "engineer_id", "exam_id", "attempted_on"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    engineer_id: Mapped[int] = mapped_column(ForeignKey("engineers.id", ondelete="CASCADE"))
+    exam_id: Mapped[int] = mapped_column(ForeignKey("exams.id", ondelete="RESTRICT"))
+    attempted_on: Mapped[dt.date] = mapped_column(Date)
+    score: Mapped[int] = mapped_column(Integer)
+    passed: Mapped[bool] = mapped_column(Boolean)
+    cost: Mapped[Decimal | None] = mapped_column(Fixed(2))
+    voucher_code: Mapped[str] = mapped_column(String(80), default="")
+    proctoring: Mapped[str] = mapped_column(String(200), default="")
+    note: Mapped[str] = mapped_column(String(500), default="")
+    recorded_by_id: Mapped[int | None] = mapped_column(
+        ForeignKey("engineers.id", ondelete="SET NULL")
+    )
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+    engineer: Mapped[Engineer] = relationship(foreign_keys=[engineer_id])
+    exam: Mapped[Exam] = relationship()
+    certification: Mapped[Certification | None] = relationship(back_populates="attempt")
+
+
+class ExamPlan(Base):
+    """An exam an engineer means to take on a future date (also acknowledges a reminder)."""
+
+    __tablename__ = "exam_plans"
+    __table_args__ = (Index("ix_exam_plans_engineer_exam", "engineer_id", "exam_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    engineer_id: Mapped[int] = mapped_column(ForeignKey("engineers.id", ondelete="CASCADE"))
+    exam_id: Mapped[int] = mapped_column(ForeignKey("exams.id", ondelete="RESTRICT"))
+    planned_on: Mapped[dt.date] = mapped_column(Date)
+    # The certification whose renewal this plan acknowledges, if any.
+    renews_id: Mapped[int | None] = mapped_column(
+        ForeignKey("certifications.id", ondelete="SET NULL")
+    )
+    cancelled_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+    engineer: Mapped[Engineer] = relationship()
+    exam: Mapped[Exam] = relationship()
+
+
+class Certification(Base):
+    """A credential held by an engineer from a date, until an expiry (or for good)."""
+
+    __tablename__ = "certifications"
+    __table_args__ = (
+        CheckConstraint("expires_on IS NULL OR expires_on >= earned_on", name="expiry_after_earned"),
+        CheckConstraint(
+            "attempt_id IS NOT NULL OR evidence <> ''", name="from_attempt_or_evidence"
+        ),
+        Index("ix_certifications_engineer_credential", "engineer_id", "credential_id", "earned_on"),
+        Index("ix_certifications_expires_on", "expires_on"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    engineer_id: Mapped[int] = mapped_column(ForeignKey("engineers.id", ondelete="CASCADE"))
+    credential_id: Mapped[int] = mapped_column(ForeignKey("credentials.id", ondelete="RESTRICT"))
+    earned_on: Mapped[dt.date] = mapped_column(Date)
+    expires_on: Mapped[dt.date | None] = mapped_column(Date)
+    attempt_id: Mapped[int | None] = mapped_column(
+        ForeignKey("exam_attempts.id", ondelete="CASCADE"), unique=True
+    )
+    # For credentials earned elsewhere: a certificate number, a URL, a note.
+    evidence: Mapped[str] = mapped_column(Text, default="")
+    renews_id: Mapped[int | None] = mapped_column(
+        ForeignKey("certifications.id", ondelete="SET NULL"), unique=True
+    )
+    recorded_by_id: Mapped[int | None] = mapped_column(
+        ForeignKey("engineers.id", ondelete="SET NULL")
+    )
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+    engineer: Mapped[Engineer] = relationship(foreign_keys=[engineer_id])
+    credential: Mapped[Credential] = relationship()
+    attempt: Mapped[ExamAttempt | None] = relationship(back_populates="certification")
+    renews: Mapped[Certification | None] = relationship(
+        remote_side=[id], foreign_keys=[renews_id], back_populates="renewed_by"
+    )
+    renewed_by: Mapped[Certification | None] = relationship(
+        foreign_keys=[renews_id], back_populates="renews"
+    )

@@ -1,0 +1,497 @@
+"""Certification and progress rules (DOMAIN.md sections 2-3).
+
+Plain functions: they take a session where they need data and the date they
+reason about as a parameter; none reads the clock.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from enum import StrEnum
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, selectinload
+
+from tracker.catalog.models import Course, Credential, Exam, LearningPath, PathCourse
+from tracker.errors import ValidationError
+from tracker.people.models import Engineer
+from tracker.progress.models import Certification, ExamAttempt, HourLog
+
+EXPIRING_WITHIN_DAYS = 90
+ZERO = Decimal(0)
+
+
+# --- dates ------------------------------------------------------------------
+
+
+def add_months(start: dt.date, months: int) -> dt.date:
+    """Return the same day `months` later, clamped to the end of a shorter month.
+
+    2024-02-29 + 24 months = 2026-02-28; 2025-01-31 + 1 month = 2025-02-28.
+    """
+    index = start.year * 12 + (start.month - 1) + months
+    year, month = divmod(index, 12)
+    last_day = calendar.monthrange(year, month + 1)[1]
+    return dt.date(year, month + 1, min(start.day, last_day))
+
+
+def expiry_date(earned_on: dt.date, validity_months: int | None) -> dt.date | None:
+    """Return the last day a certification earned on `earned_on` is valid, or None."""
+    if validity_months is None:
+        return None
+    return add_months(earned_on, validity_months)
+
+
+def whole_months_between(start: dt.date, end: dt.date) -> int:
+    """Return the largest n with add_months(start, n) <= end (0 when end is before start)."""
+    if end < start:
+        return 0
+    months = (end.year - start.year) * 12 + end.month - start.month
+    while months > 0 and add_months(start, months) > end:
+        months -= 1
+    return months
+
+
+def experience_months(engineer: Engineer, on: dt.date) -> int:
+    """Return documented months before joining plus whole months since the hire date."""
+    since_hire = whole_months_between(engineer.hired_on, on) if engineer.hired_on else 0
+    return engineer.experience_months + since_hire
+
+
+# --- certification status ---------------------------------------------------
+
+
+class Status(StrEnum):
+    """A certification's state on a date."""
+
+    VALID = "valid"
+    EXPIRING = "expiring"
+    EXPIRED = "expired"
+    MISSING = "missing"
+
+
+def is_valid_on(cert: Certification, on: dt.date) -> bool:
+    """Return whether the certification holds on `on` (its expiry day included)."""
+    return cert.earned_on <= on and (cert.expires_on is None or on <= cert.expires_on)
+
+
+def status_on(
+    cert: Certification | None, on: dt.date, expiring_within: int = EXPIRING_WITHIN_DAYS
+) -> Status:
+    """Return the status of a certification on a date.
+
+    Valid through its expiry date, expired the day after; "expiring" when valid
+    and the expiry is at most `expiring_within` days away; "missing" when there
+    is none or it was earned after `on`.
+    """
+    if cert is None or cert.earned_on > on:
+        return Status.MISSING
+    if cert.expires_on is None:
+        return Status.VALID
+    if on > cert.expires_on:
+        return Status.EXPIRED
+    if (cert.expires_on - on).days <= expiring_within:
+        return Status.EXPIRING
+    return Status.VALID
+
+
+def days_left(cert: Certification, on: dt.date) -> int | None:
+    """Return the days from `on` to the expiry (0 on the day itself, negative after)."""
+    return None if cert.expires_on is None else (cert.expires_on - on).days
+
+
+def newest_per_credential(certs: Iterable[Certification]) -> dict[int, Certification]:
+    """Return the certification that counts for each credential: the newest one."""
+    newest: dict[int, Certification] = {}
+    for cert in certs:
+        best = newest.get(cert.credential_id)
+        if best is None or (cert.earned_on, cert.id or 0) > (best.earned_on, best.id or 0):
+            newest[cert.credential_id] = cert
+    return newest
+
+
+def holding(
+    certs: Iterable[Certification], credential: Credential, on: dt.date
+) -> Certification | None:
+    """Return a certification satisfying `credential` (or a member of its group) valid on `on`.
+
+    Of several, the one valid longest wins, so callers can tell when it lapses.
+    """
+    wanted = credential.satisfying_ids()
+    valid = [c for c in certs if c.credential_id in wanted and is_valid_on(c, on)]
+    if not valid:
+        return None
+    return max(valid, key=lambda c: (c.expires_on or dt.date.max, c.earned_on))
+
+
+def latest_for(certs: Iterable[Certification], credential: Credential) -> Certification | None:
+    """Return the newest certification satisfying `credential`, valid or not."""
+    wanted = credential.satisfying_ids()
+    matching = [c for c in certs if c.credential_id in wanted]
+    return max(matching, key=lambda c: (c.earned_on, c.id or 0), default=None)
+
+
+# --- course and path progress -----------------------------------------------
+
+
+@dataclass(frozen=True)
+class CourseProgress:
+    """Hours logged on one course against the hours it requires."""
+
+    course: Course
+    logged: Decimal
+
+    @property
+    def required(self) -> Decimal:
+        return self.course.hours
+
+    @property
+    def counted(self) -> Decimal:
+        """Return the logged hours that count towards the path (capped at the required)."""
+        return min(self.logged, self.required)
+
+    @property
+    def remaining(self) -> Decimal:
+        return self.required - self.counted
+
+    @property
+    def complete(self) -> bool:
+        return self.logged >= self.required
+
+    @property
+    def percent(self) -> float:
+        return float(self.counted / self.required * 100)
+
+
+@dataclass(frozen=True)
+class PathProgress:
+    """Progress along a learning path."""
+
+    path: LearningPath
+    courses: list[CourseProgress]
+
+    @property
+    def required(self) -> Decimal:
+        return sum((c.required for c in self.courses), ZERO)
+
+    @property
+    def counted(self) -> Decimal:
+        return sum((c.counted for c in self.courses), ZERO)
+
+    @property
+    def remaining(self) -> Decimal:
+        return self.required - self.counted
+
+    @property
+    def percent(self) -> float:
+        """Return sum of min(logged, required) over the courses / sum of required, in %."""
+        return float(self.counted / self.required * 100) if self.required else 100.0
+
+    @property
+    def complete(self) -> bool:
+        return all(c.complete for c in self.courses)
+
+    @property
+    def open_courses(self) -> list[CourseProgress]:
+        return [c for c in self.courses if not c.complete]
+
+
+def path_progress(path: LearningPath, logged: Mapping[int, Decimal]) -> PathProgress:
+    """Return the progress along `path` given hours logged per course id."""
+    return PathProgress(
+        path=path, courses=[CourseProgress(c, logged.get(c.id, ZERO)) for c in path.courses]
+    )
+
+
+def logged_hours(session: Session, engineer_id: int) -> dict[int, Decimal]:
+    """Return the hours an engineer logged, per course id."""
+    rows = session.execute(
+        select(HourLog.course_id, func.sum(HourLog.hours))
+        .where(HourLog.engineer_id == engineer_id)
+        .group_by(HourLog.course_id)
+    )
+    return {course_id: total for course_id, total in rows}
+
+
+# --- exam prerequisites and readiness ---------------------------------------
+
+
+def prerequisite_gaps(
+    exam: Exam, certs: Iterable[Certification], experience: int, on: dt.date
+) -> list[str]:
+    """Return what stops an attempt at `exam` on `on`, each naming the missing prerequisite."""
+    certs = list(certs)
+    gaps: list[str] = []
+    for credential in exam.prerequisites:
+        if holding(certs, credential, on) is not None:
+            continue
+        last = latest_for(certs, credential)
+        if last is not None and last.earned_on <= on and last.expires_on is not None:
+            gaps.append(
+                f"{exam.code} requires a valid {credential.code}; "
+                f"it expired on {last.expires_on.isoformat()}"
+            )
+        else:
+            gaps.append(f"{exam.code} requires a valid {credential.code} ({credential.name})")
+    if experience < exam.experience_months:
+        gaps.append(
+            f"{exam.code} requires {exam.experience_months} months of documented experience; "
+            f"{experience} on {on.isoformat()}"
+        )
+    return gaps
+
+
+@dataclass(frozen=True)
+class Readiness:
+    """Whether an engineer is ready for a path's exam on a date, and why not."""
+
+    ready: bool
+    open_courses: list[CourseProgress] = field(default_factory=list)
+    prerequisite_gaps: list[str] = field(default_factory=list)
+
+    @property
+    def reasons(self) -> list[str]:
+        courses = [
+            f"course {c.course.code} ({c.course.title}) is open: "
+            f"{_hours(c.logged)} of {_hours(c.required)} h logged"
+            for c in self.open_courses
+        ]
+        return courses + self.prerequisite_gaps
+
+
+def exam_readiness(
+    progress: PathProgress, certs: Iterable[Certification], experience: int, on: dt.date
+) -> Readiness:
+    """Return readiness for the path's exam: every course complete and prerequisites met on `on`."""
+    exam = progress.path.exam
+    gaps = prerequisite_gaps(exam, certs, experience, on) if exam else []
+    open_courses = progress.open_courses
+    return Readiness(ready=not open_courses and not gaps, open_courses=open_courses,
+                     prerequisite_gaps=gaps)
+
+
+def _hours(value: Decimal) -> str:
+    return f"{value.normalize():f}"
+
+
+# --- recording attempts and credentials -------------------------------------
+
+
+def certifications_of(session: Session, engineer_id: int) -> list[Certification]:
+    """Return every certification an engineer holds or held, with its credential."""
+    return list(
+        session.scalars(
+            select(Certification)
+            .where(Certification.engineer_id == engineer_id)
+            .options(selectinload(Certification.credential))
+            .order_by(Certification.earned_on, Certification.id)
+        )
+    )
+
+
+def _link_renewal(session: Session, cert: Certification) -> None:
+    """Place a new certification in its credential's renewal chain by date.
+
+    The newest pass renews the one before it; a back-dated entry slots in
+    between, so history entered out of order still forms one chain.
+    """
+    others = [
+        c
+        for c in session.scalars(
+            select(Certification).where(
+                Certification.engineer_id == cert.engineer_id,
+                Certification.credential_id == cert.credential_id,
+                Certification.id != cert.id,
+            )
+        )
+    ]
+    key = (cert.earned_on, cert.id)
+    before = [c for c in others if (c.earned_on, c.id) < key]
+    after = [c for c in others if (c.earned_on, c.id) > key]
+    previous = max(before, key=lambda c: (c.earned_on, c.id), default=None)
+    following = min(after, key=lambda c: (c.earned_on, c.id), default=None)
+    if following is not None and following.renews_id is not None:
+        following.renews_id = None
+        session.flush()
+    cert.renews_id = previous.id if previous else None
+    session.flush()
+    if following is not None:
+        following.renews_id = cert.id
+        session.flush()
+
+
+def record_attempt(
+    session: Session,
+    engineer: Engineer,
+    exam: Exam,
+    attempted_on: dt.date,
+    score: int,
+    passed: bool,
+    today: dt.date,
+    recorded_by: Engineer | None = None,
+    **details: object,
+) -> ExamAttempt:
+    """Record an exam attempt; a pass creates the certification with its expiry.
+
+    Refused (ValidationError, nothing written) when the date is in the future
+    or before the hire date, the score is outside 0-100, a retake comes inside
+    the exam's waiting period, or a prerequisite is not met on the date.
+    """
+    errors: dict[str, str] = {}
+    if attempted_on > today:
+        errors["attempted_on"] = "date must not be in the future; plan the exam instead"
+    elif engineer.hired_on and attempted_on < engineer.hired_on:
+        errors["attempted_on"] = (
+            f"date must not be before the hire date {engineer.hired_on.isoformat()}"
+        )
+    if isinstance(score, bool) or not isinstance(score, int) or not 0 <= score <= 100:
+        errors["score"] = "score must be a whole number from 0 to 100"
+    if errors:
+        raise ValidationError(errors)
+
+    certs = certifications_of(session, engineer.id)
+    gaps = prerequisite_gaps(exam, certs, experience_months(engineer, attempted_on), attempted_on)
+    if gaps:
+        raise ValidationError({"exam": "; ".join(gaps)})
+
+    last_failure = session.scalars(
+        select(ExamAttempt)
+        .where(
+            ExamAttempt.engineer_id == engineer.id,
+            ExamAttempt.exam_id == exam.id,
+            ExamAttempt.passed.is_(False),
+            ExamAttempt.attempted_on <= attempted_on,
+        )
+        .order_by(ExamAttempt.attempted_on.desc())
+        .limit(1)
+    ).first()
+    if last_failure is not None and exam.retake_wait_days:
+        opens = last_failure.attempted_on + dt.timedelta(days=exam.retake_wait_days)
+        if attempted_on < opens:
+            raise ValidationError(
+                {"attempted_on": f"a retake of {exam.code} opens on {opens.isoformat()} "
+                 f"({exam.retake_wait_days} days after the attempt of "
+                 f"{last_failure.attempted_on.isoformat()})"}
+            )
+
+    attempt = ExamAttempt(
+        engineer=engineer, exam=exam, attempted_on=attempted_on, score=score, passed=passed,
+        recorded_by_id=recorded_by.id if recorded_by else None, **details,
+    )
+    session.add(attempt)
+    session.flush()
+    if passed:
+        cert = Certification(
+            engineer_id=engineer.id, credential_id=exam.credential_id, earned_on=attempted_on,
+            expires_on=expiry_date(attempted_on, exam.validity_months), attempt_id=attempt.id,
+            recorded_by_id=attempt.recorded_by_id,
+        )
+        session.add(cert)
+        session.flush()
+        _link_renewal(session, cert)
+    return attempt
+
+
+def record_credential(
+    session: Session,
+    engineer: Engineer,
+    credential: Credential,
+    issued_on: dt.date,
+    today: dt.date,
+    evidence: str,
+    expires_on: dt.date | None = None,
+    recorded_by: Engineer | None = None,
+) -> Certification:
+    """Record a credential earned elsewhere, with its evidence; its expiry as entered.
+
+    When no expiry is entered and the catalog gives the credential a validity,
+    the expiry follows from it.
+    """
+    errors: dict[str, str] = {}
+    if credential.kind == "group":
+        errors["credential"] = f"{credential.code} is a group; record one of its members"
+    if issued_on > today:
+        errors["issued_on"] = "date must not be in the future"
+    if expires_on is not None and expires_on < issued_on:
+        errors["expires_on"] = "expiry must not be before the issue date"
+    if not evidence.strip():
+        errors["evidence"] = "evidence is required (a certificate number, a link or a note)"
+    if errors:
+        raise ValidationError(errors)
+    cert = Certification(
+        engineer_id=engineer.id, credential_id=credential.id, earned_on=issued_on,
+        expires_on=expires_on or expiry_date(issued_on, credential.validity_months),
+        evidence=evidence.strip(), recorded_by_id=recorded_by.id if recorded_by else None,
+    )
+    session.add(cert)
+    session.flush()
+    _link_renewal(session, cert)
+    return cert
+
+
+def paths_with_courses(session: Session) -> list[LearningPath]:
+    """Return every learning path with its courses and exam loaded."""
+    return list(
+        session.scalars(
+            select(LearningPath)
+            .options(
+                selectinload(LearningPath.path_courses).selectinload(PathCourse.course),
+                selectinload(LearningPath.exam).selectinload(Exam.credential),
+                selectinload(LearningPath.exam).selectinload(Exam.prerequisites),
+            )
+            .order_by(LearningPath.id)
+        )
+    )
+
+
+MAX_NOTE_LENGTH = 500
+HOURS_PER_DAY = Decimal(24)
+
+
+def log_hours(
+    session: Session,
+    engineer: Engineer,
+    course: Course,
+    logged_on: dt.date,
+    hours: Decimal,
+    today: dt.date,
+    note: str = "",
+) -> HourLog:
+    """Log hours on a course; refused when the day's total would pass 24 hours."""
+    errors: dict[str, str] = {}
+    if not isinstance(hours, Decimal) or not hours.is_finite():
+        errors["hours"] = "hours must be a number"
+    elif hours <= 0 or hours > HOURS_PER_DAY:
+        errors["hours"] = "hours must be more than 0 and at most 24"
+    elif hours != hours.quantize(Decimal("0.01")):
+        errors["hours"] = "hours must have at most 2 decimals"
+    if logged_on > today:
+        errors["logged_on"] = "date must not be in the future"
+    elif engineer.hired_on and logged_on < engineer.hired_on:
+        errors["logged_on"] = f"date must not be before the hire date {engineer.hired_on.isoformat()}"
+    if len(note) > MAX_NOTE_LENGTH:
+        errors["note"] = f"note must be at most {MAX_NOTE_LENGTH} characters"
+    if errors:
+        raise ValidationError(errors)
+    day_total = session.scalar(
+        select(func.coalesce(func.sum(HourLog.hours), 0)).where(
+            HourLog.engineer_id == engineer.id, HourLog.logged_on == logged_on
+        )
+    )
+    day_total = Decimal(day_total or 0)
+    if day_total + hours > HOURS_PER_DAY:
+        raise ValidationError(
+            {"hours": f"a day holds at most 24 hours; {_hours(day_total)} h are already "
+             f"logged on {logged_on.isoformat()}"}
+        )
+    entry = HourLog(
+        engineer_id=engineer.id, course_id=course.id, logged_on=logged_on, hours=hours,
+        note=note.strip(),
+    )
+    session.add(entry)
+    session.flush()
+    return entry

@@ -1,0 +1,62 @@
+"""The outbox: every notice to send, queued in the transaction that decided it."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from sqlalchemy import CheckConstraint, DateTime, ForeignKey, Index, Integer, String, Text
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from tracker.db import Base, utcnow
+from tracker.people.models import Engineer
+from tracker.progress.models import Certification
+
+NOTIFICATION_KINDS = ("reminder", "expired", "escalation", "digest")
+NOTIFICATION_STATUSES = ("pending", "sending", "sent", "failed")
+
+
+class Notification(Base):
+    """One e-mail to send, at most once."""
+
+    __tablename__ = "notifications"
+    __table_args__ = (
+        CheckConstraint(
+            "kind IN ('reminder', 'expired', 'escalation', 'digest')", name="kind_known"
+        ),
+        CheckConstraint(
+            "status IN ('pending', 'sending', 'sent', 'failed')", name="status_known"
+        ),
+        CheckConstraint("attempts >= 0", name="attempts_not_negative"),
+        Index("ix_notifications_due", "status", "next_attempt_at"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    # What makes this notice unique, ever: "reminder:<cert>:<window>",
+    # "digest:<manager>:<iso week>", ... A second pass cannot queue it twice.
+    dedupe_key: Mapped[str] = mapped_column(String(120), unique=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    certification_id: Mapped[int | None] = mapped_column(
+        ForeignKey("certifications.id", ondelete="CASCADE"), index=True
+    )
+    # Days before expiry (negative after it) of the window that queued it.
+    window_days: Mapped[int | None] = mapped_column(Integer)
+    engineer_id: Mapped[int | None] = mapped_column(
+        ForeignKey("engineers.id", ondelete="CASCADE"), index=True
+    )
+    to_addrs: Mapped[str] = mapped_column(Text)
+    cc_addrs: Mapped[str] = mapped_column(Text, default="")
+    subject: Mapped[str] = mapped_column(String(300))
+    body_text: Mapped[str] = mapped_column(Text)
+    body_html: Mapped[str] = mapped_column(Text, default="")
+    ics: Mapped[str | None] = mapped_column(Text)
+    message_id: Mapped[str] = mapped_column(String(200), unique=True)
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    claimed_by: Mapped[str | None] = mapped_column(String(120))
+    last_error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    sent_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
+
+    certification: Mapped[Certification | None] = relationship()
+    engineer: Mapped[Engineer | None] = relationship()

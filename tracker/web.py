@@ -1,0 +1,47 @@
+"""Request boundary: commit, security headers, error pages."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from flask import Flask, Response, g, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
+
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
+)
+
+
+def _wants_json() -> bool:
+    return request.path.startswith("/api/")
+
+
+def format_hours(value: Decimal | int | float) -> str:
+    """Show hours without trailing zeros: 8, 1.5, 0.25."""
+    return f"{Decimal(value).normalize():f}"
+
+
+def init_app(app: Flask) -> None:
+    """Install the request-boundary hooks and template filters on the app."""
+    app.add_template_filter(format_hours, "hours")
+
+    @app.after_request
+    def commit_and_harden(response: Response) -> Response:
+        session = g.get("db_session")
+        # Services only flush: the request boundary commits what succeeded.
+        if session is not None and response.status_code < 400:
+            session.commit()
+        response.headers.setdefault("Content-Security-Policy", CSP)
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        response.headers.setdefault("Referrer-Policy", "same-origin")
+        if app.config.get("SESSION_COOKIE_SECURE"):
+            response.headers.setdefault("Strict-Transport-Security", "max-age=31536000")
+        return response
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException):
+        if _wants_json():
+            return jsonify({"errors": {"request": exc.description}}), exc.code
+        return render_template("error.html", error=exc), exc.code
