@@ -1,0 +1,100 @@
+"""Fixtures after flaskr: app, client, runner; plus db, a per-test rolled-back session.
+
+The database is migrated (not create_all) and seeded once per run; each test
+runs inside a transaction on one connection that is rolled back afterwards,
+so tests see the seeded catalog and leave nothing behind.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient, FlaskCliRunner
+from sqlalchemy import text
+from sqlalchemy.orm import Session, sessionmaker
+
+from tracker import create_app
+from tracker.catalog.services import load_seed
+from tracker.cli import run_migrations
+from tracker.config import PROJECT_ROOT
+from tracker.db import make_engine, session_scope
+
+SEED = PROJECT_ROOT / "seed" / "catalog.toml"
+TODAY = dt.date(2026, 11, 29)
+
+
+def _prepare(url: str) -> None:
+    """Migrate an empty database to head and load the seed catalog."""
+    engine = make_engine(url)
+    if engine.dialect.name == "postgresql":
+        with engine.begin() as conn:
+            conn.execute(text("DROP SCHEMA IF EXISTS public CASCADE"))
+            conn.execute(text("CREATE SCHEMA public"))
+    run_migrations(url)
+    with session_scope(sessionmaker(bind=engine)) as session:
+        load_seed(session, SEED)
+    engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def database_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    url = os.environ.get("TRACKER_TEST_DATABASE_URL")
+    if not url:
+        url = f"sqlite:///{tmp_path_factory.mktemp('db') / 'test.db'}"
+    _prepare(url)
+    return url
+
+
+@pytest.fixture(scope="session")
+def app(database_url: str) -> Flask:
+    return create_app(
+        {"DATABASE_URL": database_url, "TESTING": True, "SECRET_KEY": "test-secret",
+         "SEED_PATH": str(SEED)}
+    )
+
+
+@pytest.fixture
+def db(app: Flask) -> Iterator[Session]:
+    """Yield a session whose work is rolled back after the test; the app shares it."""
+    engine = app.extensions["tracker.engine"]
+    saved = app.extensions["tracker.sessions"]
+    connection = engine.connect()
+    outer = connection.begin()
+    factory = sessionmaker(
+        bind=connection, join_transaction_mode="create_savepoint", expire_on_commit=False
+    )
+    app.extensions["tracker.sessions"] = factory
+    session = factory()
+    try:
+        yield session
+    finally:
+        session.close()
+        app.extensions["tracker.sessions"] = saved
+        outer.rollback()
+        connection.close()
+
+
+@pytest.fixture
+def client(app: Flask, db: Session) -> FlaskClient:
+    return app.test_client()
+
+
+@pytest.fixture
+def runner(app: Flask, db: Session) -> FlaskCliRunner:
+    return app.test_cli_runner()
+
+
+@pytest.fixture
+def today() -> dt.date:
+    return TODAY
+
+
+@pytest.fixture
+def fresh_url(tmp_path: Path) -> str:
+    """Return the URL of an empty SQLite file of this test's own."""
+    return f"sqlite:///{tmp_path / 'fresh.db'}"

@@ -1,0 +1,72 @@
+"""Factories for test data, built on the seeded catalog and the services."""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+from decimal import Decimal
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from tracker.catalog.models import Course, Credential, Exam
+from tracker.people.models import Engineer, Team
+from tracker.people.services import create_engineer, create_team
+from tracker.progress.models import Certification
+
+_seq = itertools.count(1)
+TODAY = dt.date(2026, 11, 29)
+
+
+def engineer(session: Session, **overrides: object) -> Engineer:
+    """Create an engineer with sensible defaults (hired five years before TODAY)."""
+    n = next(_seq)
+    values: dict[str, object] = {
+        "email": f"engineer{n}@example.com",
+        "name": f"Engineer {n}",
+        "today": TODAY,
+        "hired_on": dt.date(2021, 1, 1),
+        "job_roles": ("operations",),
+    }
+    values.update(overrides)
+    return create_engineer(session, **values)  # type: ignore[arg-type]
+
+
+def team(session: Session, gpus: int = 64, **overrides: object) -> Team:
+    return create_team(session, overrides.pop("name", f"Team {next(_seq)}"), gpus, **overrides)  # type: ignore[arg-type]
+
+
+def course(session: Session, code: str) -> Course:
+    return session.scalars(select(Course).where(Course.code == code)).one()
+
+
+def exam(session: Session, code: str) -> Exam:
+    return session.scalars(
+        select(Exam).join(Exam.credential).where(Credential.code == code)
+    ).one()
+
+
+def credential(session: Session, code: str) -> Credential:
+    return session.scalars(select(Credential).where(Credential.code == code)).one()
+
+
+def certification(
+    session: Session,
+    who: Engineer,
+    code: str,
+    earned_on: dt.date,
+    expires_on: dt.date | None = None,
+) -> Certification:
+    """Insert a certification directly (no rules), for setting up a scene."""
+    cred = credential(session, code)
+    cert = Certification(
+        engineer_id=who.id, credential_id=cred.id, earned_on=earned_on, expires_on=expires_on,
+        evidence="test fixture",
+    )
+    session.add(cert)
+    session.flush()
+    return cert
+
+
+def hours(value: str | int) -> Decimal:
+    return Decimal(str(value))
