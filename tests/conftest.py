@@ -53,8 +53,12 @@ def database_url(tmp_path_factory: pytest.TempPathFactory) -> str:
 @pytest.fixture(scope="session")
 def app(database_url: str) -> Flask:
     return create_app(
-        {"DATABASE_URL": database_url, "TESTING": True, "SECRET_KEY": "test-secret",
-         "SEED_PATH": str(SEED)}
+        {
+            "DATABASE_URL": database_url,
+            "TESTING": True,
+            "SECRET_KEY": "test-secret",
+            "SEED_PATH": str(SEED),
+        }
     )
 
 

@@ -41,9 +41,7 @@ def course(session: Session, code: str) -> Course:
 
 
 def exam(session: Session, code: str) -> Exam:
-    return session.scalars(
-        select(Exam).join(Exam.credential).where(Credential.code == code)
-    ).one()
+    return session.scalars(select(Exam).join(Exam.credential).where(Credential.code == code)).one()
 
 
 def credential(session: Session, code: str) -> Credential:
@@ -60,7 +58,10 @@ def certification(
     """Insert a certification directly (no rules), for setting up a scene."""
     cred = credential(session, code)
     cert = Certification(
-        engineer_id=who.id, credential_id=cred.id, earned_on=earned_on, expires_on=expires_on,
+        engineer_id=who.id,
+        credential_id=cred.id,
+        earned_on=earned_on,
+        expires_on=expires_on,
         evidence="test fixture",
     )
     session.add(cert)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 from flask import Flask, current_app
-from flask.cli import FlaskGroup
+from flask.cli import FlaskGroup, with_appcontext
 
 from tracker.config import PROJECT_ROOT
 
@@ -33,9 +33,15 @@ def run_migrations(url: str) -> str:
 
 
 @click.command("init")
+@with_appcontext
 @click.option("--demo", is_flag=True, help="Add a demo organisation and print its logins.")
-@click.option("--seed", "seed_path", type=click.Path(dir_okay=False), default=None,
-              help="Catalog file to load (default: seed/catalog.toml).")
+@click.option(
+    "--seed",
+    "seed_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Catalog file to load (default: seed/catalog.toml).",
+)
 def init_command(demo: bool, seed_path: str | None) -> None:
     """Create or upgrade the database to the head migration and load the catalog."""
     from tracker.catalog.services import SeedError, load_seed
@@ -59,6 +65,7 @@ def init_command(demo: bool, seed_path: str | None) -> None:
 
 
 @click.command("serve")
+@with_appcontext
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=5000, show_default=True, type=int)
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64))

@@ -68,7 +68,7 @@ def _configure_sqlite(engine: Engine) -> None:
     """Turn on foreign keys, WAL and a busy timeout, and let SQLAlchemy own BEGIN."""
 
     @event.listens_for(engine, "connect")
-    def on_connect(dbapi_connection, connection_record):  # noqa: ARG001
+    def on_connect(dbapi_connection, connection_record):
         # pysqlite's own transaction handling breaks savepoints and
         # transactional DDL; SQLAlchemy emits BEGIN itself instead.
         dbapi_connection.isolation_level = None

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 
 import click
+from flask.cli import with_appcontext
 
 from tracker.catalog.services import catalog_dict
 from tracker.extensions import db_session
 
 
 @click.command("catalog")
+@with_appcontext
 @click.option("--json", "as_json", is_flag=True, help="Print the catalog as one JSON object.")
 def catalog_command(as_json: bool) -> None:
     """Print the loaded catalog."""

@@ -92,9 +92,7 @@ class Credential(Base):
     __table_args__ = (
         CheckConstraint("kind IN ('exam', 'external', 'group')", name="kind_known"),
         CheckConstraint(_ORIGIN_CHECK, name="origin_known"),
-        CheckConstraint(
-            "validity_months IS NULL OR validity_months > 0", name="validity_positive"
-        ),
+        CheckConstraint("validity_months IS NULL OR validity_months > 0", name="validity_positive"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)

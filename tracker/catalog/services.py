@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -290,7 +291,10 @@ def _check_references(data: SeedData) -> None:
     if duplicates:
         code = sorted(duplicates)[0]
         entry = next(e for e in data.exams + data.credentials + data.groups if e["code"] == code)
-        raise SeedError(f"{entry['_label']}: duplicate code {code!r} (exams, credentials and groups share codes)")
+        raise SeedError(
+            f"{entry['_label']}: duplicate code {code!r}"
+            " (exams, credentials and groups share one set of codes)"
+        )
     credentials = set(credential_codes)
     plain = {c["code"] for c in data.exams + data.credentials}
     exams = {e["code"] for e in data.exams}
@@ -307,7 +311,12 @@ def _check_references(data: SeedData) -> None:
         if level["salary_min"] > level["salary_max"]:
             raise SeedError(f"{level['_label']}: salary_min is above salary_max")
     for exam in data.exams:
-        need(exam["prerequisites"], credentials, exam["_label"], "exam or credential in prerequisites")
+        need(
+            exam["prerequisites"],
+            credentials,
+            exam["_label"],
+            "exam or credential in prerequisites",
+        )
         if exam["code"] in exam["prerequisites"]:
             raise SeedError(f"{exam['_label']}: an exam cannot be its own prerequisite")
     for group in data.groups:
@@ -328,16 +337,21 @@ def _check_references(data: SeedData) -> None:
             if slot["min_level"] > slot["max_level"]:
                 raise SeedError(f"{slot['_label']}: min_level is above max_level")
     bands = sorted(data.templates, key=lambda t: t["min_gpus"])
-    for lower, upper in zip(bands, bands[1:], strict=False):
+    for lower, upper in itertools.pairwise(bands):
         if lower["max_gpus"] is None or lower["max_gpus"] >= upper["min_gpus"]:
             raise SeedError(f"{upper['_label']}: its GPU band overlaps {lower['code']!r}")
     for strategy in data.strategies:
-        for low, high in (("min_weeks", "max_weeks"), ("cost_min", "cost_max"),
-                          ("discount_min_percent", "discount_max_percent")):
+        for low, high in (
+            ("min_weeks", "max_weeks"),
+            ("cost_min", "cost_max"),
+            ("discount_min_percent", "discount_max_percent"),
+        ):
             if (strategy[low] is None) != (strategy[high] is None) or (
                 strategy[low] is not None and strategy[low] > strategy[high]
             ):
-                raise SeedError(f"{strategy['_label']}: {low} and {high} must both be given, in order")
+                raise SeedError(
+                    f"{strategy['_label']}: {low} and {high} must both be given, in order"
+                )
 
 
 # --- writing it into the database ------------------------------------------
@@ -431,15 +445,26 @@ def _apply(loader: _Loader, data: SeedData) -> None:
         credentials[exam["code"]] = upsert(
             Credential,
             {"code": exam["code"]},
-            {"name": exam["name"], "issuer": exam["issuer"], "kind": "exam", "origin": "seed",
-             "validity_months": exam["validity_months"]},
+            {
+                "name": exam["name"],
+                "issuer": exam["issuer"],
+                "kind": "exam",
+                "origin": "seed",
+                "validity_months": exam["validity_months"],
+            },
         )
     for cred in data.credentials:
         credentials[cred["code"]] = upsert(
             Credential,
             {"code": cred["code"]},
-            {"name": cred["name"], "issuer": cred["issuer"], "kind": "external", "origin": "seed",
-             "validity_months": cred["validity_months"], "description": cred["description"]},
+            {
+                "name": cred["name"],
+                "issuer": cred["issuer"],
+                "kind": "external",
+                "origin": "seed",
+                "validity_months": cred["validity_months"],
+                "description": cred["description"],
+            },
         )
     for group in data.groups:
         credentials[group["code"]] = upsert(
@@ -459,17 +484,20 @@ def _apply(loader: _Loader, data: SeedData) -> None:
         row = upsert(
             Level,
             {"number": level["number"]},
-            {"name": level["name"], "experience_label": level["experience"],
-             "summary": level["summary"], "salary_min": level["salary_min"],
-             "salary_max": level["salary_max"],
-             "min_experience_months": level["min_experience_months"],
-             "requires_evidence": level["requires_evidence"]},
+            {
+                "name": level["name"],
+                "experience_label": level["experience"],
+                "summary": level["summary"],
+                "salary_min": level["salary_min"],
+                "salary_max": level["salary_max"],
+                "min_experience_months": level["min_experience_months"],
+                "requires_evidence": level["requires_evidence"],
+            },
         )
         loader.replace_list(row, "required_credentials", creds(level["requires"]))
 
     roles = {
-        r["code"]: upsert(JobRole, {"code": r["code"]}, {"name": r["name"]})
-        for r in data.job_roles
+        r["code"]: upsert(JobRole, {"code": r["code"]}, {"name": r["name"]}) for r in data.job_roles
     }
 
     exams: dict[str, Exam] = {}
@@ -479,11 +507,16 @@ def _apply(loader: _Loader, data: SeedData) -> None:
         row = existing or Exam(credential=cred)
         loader.assign(
             row,
-            {"level_label": exam["level"], "questions": exam["questions"],
-             "minutes": exam["minutes"], "delivery": exam["delivery"],
-             "experience_months": exam["experience_months"],
-             "retake_wait_days": exam["retake_wait_days"],
-             "passing_score": exam["passing_score"], "list_price": exam["list_price"]},
+            {
+                "level_label": exam["level"],
+                "questions": exam["questions"],
+                "minutes": exam["minutes"],
+                "delivery": exam["delivery"],
+                "experience_months": exam["experience_months"],
+                "retake_wait_days": exam["retake_wait_days"],
+                "passing_score": exam["passing_score"],
+                "list_price": exam["list_price"],
+            },
             created=existing is None,
         )
         loader.replace_list(row, "prerequisites", creds(exam["prerequisites"]))
@@ -493,8 +526,13 @@ def _apply(loader: _Loader, data: SeedData) -> None:
         c["code"]: upsert(
             Course,
             {"code": c["code"]},
-            {"title": c["title"], "hours": c["hours"], "provider": c["provider"],
-             "list_price": c["list_price"], "origin": "seed"},
+            {
+                "title": c["title"],
+                "hours": c["hours"],
+                "provider": c["provider"],
+                "list_price": c["list_price"],
+                "origin": "seed",
+            },
         )
         for c in data.courses
     }
@@ -504,8 +542,12 @@ def _apply(loader: _Loader, data: SeedData) -> None:
         row = upsert(
             LearningPath,
             {"code": path["code"]},
-            {"name": path["name"], "target_months": path["target_months"],
-             "exam": exams[path["exam"]] if path["exam"] else None, "origin": "seed"},
+            {
+                "name": path["name"],
+                "target_months": path["target_months"],
+                "exam": exams[path["exam"]] if path["exam"] else None,
+                "origin": "seed",
+            },
         )
         wanted = [courses[c].id for c in path["courses"]]
         if [pc.course_id for pc in row.path_courses] != wanted:
@@ -521,19 +563,37 @@ def _apply(loader: _Loader, data: SeedData) -> None:
         row = upsert(
             TeamTemplate,
             {"code": template["code"]},
-            {"name": template["name"], "min_gpus": template["min_gpus"],
-             "max_gpus": template["max_gpus"], "cost_min": template["cost_min"],
-             "cost_max": template["cost_max"]},
+            {
+                "name": template["name"],
+                "min_gpus": template["min_gpus"],
+                "max_gpus": template["max_gpus"],
+                "cost_min": template["cost_min"],
+                "cost_max": template["cost_max"],
+            },
         )
         loader.replace_list(row, "team_credentials", creds(template["credentials"]))
         wanted_slots = [
-            (i, s["title"], s["count"], roles[s["role"]].id, s["min_level"], s["max_level"],
-             [c.id for c in creds(s["certifications"])])
+            (
+                i,
+                s["title"],
+                s["count"],
+                roles[s["role"]].id,
+                s["min_level"],
+                s["max_level"],
+                [c.id for c in creds(s["certifications"])],
+            )
             for i, s in enumerate(template["slots"], start=1)
         ]
         current_slots = [
-            (s.position, s.title, s.count, s.job_role_id, s.min_level, s.max_level,
-             [c.id for c in s.credentials])
+            (
+                s.position,
+                s.title,
+                s.count,
+                s.job_role_id,
+                s.min_level,
+                s.max_level,
+                [c.id for c in s.credentials],
+            )
             for s in row.slots
         ]
         if current_slots != wanted_slots:
@@ -542,9 +602,13 @@ def _apply(loader: _Loader, data: SeedData) -> None:
             for slot in template["slots"]:
                 row.slots.append(
                     TemplateSlot(
-                        position=len(row.slots) + 1, title=slot["title"], count=slot["count"],
-                        job_role=roles[slot["role"]], min_level=slot["min_level"],
-                        max_level=slot["max_level"], credentials=creds(slot["certifications"]),
+                        position=len(row.slots) + 1,
+                        title=slot["title"],
+                        count=slot["count"],
+                        job_role=roles[slot["role"]],
+                        min_level=slot["min_level"],
+                        max_level=slot["max_level"],
+                        credentials=creds(slot["certifications"]),
                     )
                 )
             if not loader.is_new(row):
@@ -605,59 +669,116 @@ def catalog_dict(session: Session) -> dict[str, Any]:
     codes: Callable[[Iterable[Credential]], list[str]] = lambda cs: [c.code for c in cs]  # noqa: E731
     return {
         "levels": [
-            {"number": lv.number, "name": lv.name, "experience": lv.experience_label,
-             "salary_min": lv.salary_min, "salary_max": lv.salary_max,
-             "min_experience_months": lv.min_experience_months,
-             "requires": codes(lv.required_credentials),
-             "requires_evidence": lv.requires_evidence}
+            {
+                "number": lv.number,
+                "name": lv.name,
+                "experience": lv.experience_label,
+                "salary_min": lv.salary_min,
+                "salary_max": lv.salary_max,
+                "min_experience_months": lv.min_experience_months,
+                "requires": codes(lv.required_credentials),
+                "requires_evidence": lv.requires_evidence,
+            }
             for lv in levels
         ],
         "job_roles": [{"code": r.code, "name": r.name} for r in roles],
         "paths": [
-            {"code": p.code, "name": p.name, "target_months": p.target_months,
-             "exam": p.exam.code if p.exam else None, "total_hours": number(p.total_hours),
-             "courses": [{"code": c.code, "title": c.title, "hours": number(c.hours),
-                          "provider": c.provider} for c in p.courses]}
+            {
+                "code": p.code,
+                "name": p.name,
+                "target_months": p.target_months,
+                "exam": p.exam.code if p.exam else None,
+                "total_hours": number(p.total_hours),
+                "courses": [
+                    {
+                        "code": c.code,
+                        "title": c.title,
+                        "hours": number(c.hours),
+                        "provider": c.provider,
+                    }
+                    for c in p.courses
+                ],
+            }
             for p in paths
         ],
         "exams": [
-            {"code": e.code, "name": e.name, "level": e.level_label, "questions": e.questions,
-             "minutes": e.minutes, "delivery": e.delivery, "validity_months": e.validity_months,
-             "prerequisites": codes(e.prerequisites), "experience_months": e.experience_months,
-             "retake_wait_days": e.retake_wait_days, "passing_score": e.passing_score,
-             "list_price": number(e.list_price)}
+            {
+                "code": e.code,
+                "name": e.name,
+                "level": e.level_label,
+                "questions": e.questions,
+                "minutes": e.minutes,
+                "delivery": e.delivery,
+                "validity_months": e.validity_months,
+                "prerequisites": codes(e.prerequisites),
+                "experience_months": e.experience_months,
+                "retake_wait_days": e.retake_wait_days,
+                "passing_score": e.passing_score,
+                "list_price": number(e.list_price),
+            }
             for e in exams
         ],
         "credentials": [
-            {"code": c.code, "name": c.name, "issuer": c.issuer,
-             "validity_months": c.validity_months, "origin": c.origin}
-            for c in credentials if c.kind == "external"
+            {
+                "code": c.code,
+                "name": c.name,
+                "issuer": c.issuer,
+                "validity_months": c.validity_months,
+                "origin": c.origin,
+            }
+            for c in credentials
+            if c.kind == "external"
         ],
         "groups": [
             {"code": c.code, "name": c.name, "members": codes(c.members)}
-            for c in credentials if c.kind == "group"
+            for c in credentials
+            if c.kind == "group"
         ],
         "templates": [
-            {"code": t.code, "name": t.name, "min_gpus": t.min_gpus, "max_gpus": t.max_gpus,
-             "cost_min": t.cost_min, "cost_max": t.cost_max, "slot_total": t.slot_total,
-             "credentials": codes(t.team_credentials),
-             "slots": [{"title": s.title, "count": s.count, "role": s.job_role.code,
-                        "min_level": s.min_level, "max_level": s.max_level,
-                        "certifications": codes(s.credentials)} for s in t.slots]}
+            {
+                "code": t.code,
+                "name": t.name,
+                "min_gpus": t.min_gpus,
+                "max_gpus": t.max_gpus,
+                "cost_min": t.cost_min,
+                "cost_max": t.cost_max,
+                "slot_total": t.slot_total,
+                "credentials": codes(t.team_credentials),
+                "slots": [
+                    {
+                        "title": s.title,
+                        "count": s.count,
+                        "role": s.job_role.code,
+                        "min_level": s.min_level,
+                        "max_level": s.max_level,
+                        "certifications": codes(s.credentials),
+                    }
+                    for s in t.slots
+                ],
+            }
             for t in templates
         ],
         "strategies": [
-            {"code": s.code, "name": s.name, "min_weeks": s.min_weeks, "max_weeks": s.max_weeks,
-             "cost_min": s.cost_min, "cost_max": s.cost_max,
-             "discount_min_percent": s.discount_min_percent,
-             "discount_max_percent": s.discount_max_percent,
-             "min_group_size": s.min_group_size,
-             "productivity_loss_percent": s.productivity_loss_percent}
+            {
+                "code": s.code,
+                "name": s.name,
+                "min_weeks": s.min_weeks,
+                "max_weeks": s.max_weeks,
+                "cost_min": s.cost_min,
+                "cost_max": s.cost_max,
+                "discount_min_percent": s.discount_min_percent,
+                "discount_max_percent": s.discount_max_percent,
+                "min_group_size": s.min_group_size,
+                "productivity_loss_percent": s.productivity_loss_percent,
+            }
             for s in strategies
         ],
         "roi": {
-            kind: [{"code": r.code, "label": r.label, "amount": r.amount}
-                   for r in roi_lines if r.kind == kind]
+            kind: [
+                {"code": r.code, "label": r.label, "amount": r.amount}
+                for r in roi_lines
+                if r.kind == kind
+            ]
             for kind in ("investment", "return")
         },
         "specialities": [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import click
+from flask.cli import with_appcontext
 
 from tracker.cli import today
 from tracker.db import session_scope
@@ -11,6 +12,7 @@ from tracker.extensions import session_factory
 
 
 @click.command("demo")
+@with_appcontext
 def demo_command() -> None:
     """Add the demo organisation to an initialised database and print its logins."""
     with session_scope(session_factory()) as session:

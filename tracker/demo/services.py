@@ -42,53 +42,162 @@ def _full(*codes: str) -> list[tuple[str, Decimal]]:
 
 
 TEAMS: list[tuple[str, int, str, list[Person]]] = [
-    ("Atlas Platform", 64, "maya", [
-        Person("Lena Ortiz", ("lead",), 4, 40, 12, _full(*FOUNDATIONS, *PROFESSIONAL),
-               [("NCA-AIIO", 700, 82, True), ("NCP-AII", 300, 77, True)],
-               [("VENDOR-EXPERT", 450, 640), ("COMPTIA-LINUX-PLUS", 1100, None)]),
-        Person("Sam Park", ("operations",), 2, 14, 0,
-               [*_full(*FOUNDATIONS), ("MULTI-GPU", Decimal(20))],
-               [("NCA-AIIO", 270, 74, True)]),
-        Person("Priya Nair", ("operations", "network"), 3, 30, 6, _full(*FOUNDATIONS),
-               [("NCA-AIIO", 760, 80, True), ("NCA-AIIO", 10, 62, False)],
-               [("NVIDIA-NETWORKING", 365, 730)]),
-        Person("Tom Becker", ("operations",), 1, 2, 0,
-               [("FDL", Decimal(8)), ("INTRO-AI-INFRA", Decimal("6.5"))]),
-    ]),
-    ("Borealis Cluster", 480, "omar", [
-        Person("Grace Liu", ("architect", "senior"), 5, 60, 24,
-               _full(*FOUNDATIONS, *PROFESSIONAL),
-               [("NCA-AIIO", 850, 91, True), ("NCA-AIIO", 120, 88, True),
-                ("NCP-AII", 150, 85, True)],
-               [("CKA", 400, 700)]),
-        Person("Diego Alvarez", ("senior",), 4, 36, 12, _full(*FOUNDATIONS, *PROFESSIONAL),
-               [("NCA-AIIO", 610, 79, True), ("NCP-AII", 240, 81, True)],
-               [("VENDOR-EXPERT", 500, 600), ("RHCE", 800, 300)]),
-        Person("Hana Sato", ("network",), 3, 26, 3, _full(*FOUNDATIONS, "IB-NET"),
-               [("NCA-AIIO", 365, 86, True)],
-               [("NVIDIA-NETWORKING", 685, 45)]),
-        Person("Felix Wagner", ("operations",), 2, 12, 0,
-               [*_full(*FOUNDATIONS), ("CLUSTER-MGMT", Decimal(12))],
-               [("NCA-AIIO", 180, 71, True)]),
-        Person("Ines Costa", ("storage",), 3, 20, 0, _full(*FOUNDATIONS, *PROFESSIONAL),
-               [("NCA-AIIO", 540, 84, True), ("NCP-AII", 60, 61, False)],
-               [("VCP-DCV", 300, 795)]),
-        Person("Kofi Mensah", ("operations",), 2, 8, 4,
-               [("FDL", Decimal(8)), ("INTRO-AI-INFRA", Decimal(16)), ("GPU-ARCH", Decimal(10))]),
-    ]),
-    ("Cygnus Supercompute", 2048, "omar", [
-        Person("Ravi Kumar", ("senior", "performance"), 4, 50, 10,
-               _full(*FOUNDATIONS, *PROFESSIONAL),
-               [("NCA-AIIO", 1220, 88, True), ("NCP-AII", 790, 83, True)],
-               [("VENDOR-EXPERT", 900, 200)]),
-        Person("Elena Petrova", ("security",), 4, 44, 24, _full(*FOUNDATIONS),
-               [("NCA-AIIO", 420, 90, True)],
-               [("CISSP", 600, 495)]),
-        Person("Noah Smith", ("operations",), 2, 10, 0, _full(*FOUNDATIONS),
-               [("NCA-AIIO", 75, 76, True)]),
-        Person("Aisha Bello", ("operations", "storage"), 1, 3, 0,
-               [("FDL", Decimal(8)), ("GPU-ARCH", Decimal(4))]),
-    ]),
+    (
+        "Atlas Platform",
+        64,
+        "maya",
+        [
+            Person(
+                "Lena Ortiz",
+                ("lead",),
+                4,
+                40,
+                12,
+                _full(*FOUNDATIONS, *PROFESSIONAL),
+                [("NCA-AIIO", 700, 82, True), ("NCP-AII", 300, 77, True)],
+                [("VENDOR-EXPERT", 450, 640), ("COMPTIA-LINUX-PLUS", 1100, None)],
+            ),
+            Person(
+                "Sam Park",
+                ("operations",),
+                2,
+                14,
+                0,
+                [*_full(*FOUNDATIONS), ("MULTI-GPU", Decimal(20))],
+                [("NCA-AIIO", 270, 74, True)],
+            ),
+            Person(
+                "Priya Nair",
+                ("operations", "network"),
+                3,
+                30,
+                6,
+                _full(*FOUNDATIONS),
+                [("NCA-AIIO", 760, 80, True), ("NCA-AIIO", 10, 62, False)],
+                [("NVIDIA-NETWORKING", 365, 730)],
+            ),
+            Person(
+                "Tom Becker",
+                ("operations",),
+                1,
+                2,
+                0,
+                [("FDL", Decimal(8)), ("INTRO-AI-INFRA", Decimal("6.5"))],
+            ),
+        ],
+    ),
+    (
+        "Borealis Cluster",
+        480,
+        "omar",
+        [
+            Person(
+                "Grace Liu",
+                ("architect", "senior"),
+                5,
+                60,
+                24,
+                _full(*FOUNDATIONS, *PROFESSIONAL),
+                [
+                    ("NCA-AIIO", 850, 91, True),
+                    ("NCA-AIIO", 120, 88, True),
+                    ("NCP-AII", 150, 85, True),
+                ],
+                [("CKA", 400, 700)],
+            ),
+            Person(
+                "Diego Alvarez",
+                ("senior",),
+                4,
+                36,
+                12,
+                _full(*FOUNDATIONS, *PROFESSIONAL),
+                [("NCA-AIIO", 610, 79, True), ("NCP-AII", 240, 81, True)],
+                [("VENDOR-EXPERT", 500, 600), ("RHCE", 800, 300)],
+            ),
+            Person(
+                "Hana Sato",
+                ("network",),
+                3,
+                26,
+                3,
+                _full(*FOUNDATIONS, "IB-NET"),
+                [("NCA-AIIO", 365, 86, True)],
+                [("NVIDIA-NETWORKING", 685, 45)],
+            ),
+            Person(
+                "Felix Wagner",
+                ("operations",),
+                2,
+                12,
+                0,
+                [*_full(*FOUNDATIONS), ("CLUSTER-MGMT", Decimal(12))],
+                [("NCA-AIIO", 180, 71, True)],
+            ),
+            Person(
+                "Ines Costa",
+                ("storage",),
+                3,
+                20,
+                0,
+                _full(*FOUNDATIONS, *PROFESSIONAL),
+                [("NCA-AIIO", 540, 84, True), ("NCP-AII", 60, 61, False)],
+                [("VCP-DCV", 300, 795)],
+            ),
+            Person(
+                "Kofi Mensah",
+                ("operations",),
+                2,
+                8,
+                4,
+                [("FDL", Decimal(8)), ("INTRO-AI-INFRA", Decimal(16)), ("GPU-ARCH", Decimal(10))],
+            ),
+        ],
+    ),
+    (
+        "Cygnus Supercompute",
+        2048,
+        "omar",
+        [
+            Person(
+                "Ravi Kumar",
+                ("senior", "performance"),
+                4,
+                50,
+                10,
+                _full(*FOUNDATIONS, *PROFESSIONAL),
+                [("NCA-AIIO", 1220, 88, True), ("NCP-AII", 790, 83, True)],
+                [("VENDOR-EXPERT", 900, 200)],
+            ),
+            Person(
+                "Elena Petrova",
+                ("security",),
+                4,
+                44,
+                24,
+                _full(*FOUNDATIONS),
+                [("NCA-AIIO", 420, 90, True)],
+                [("CISSP", 600, 495)],
+            ),
+            Person(
+                "Noah Smith",
+                ("operations",),
+                2,
+                10,
+                0,
+                _full(*FOUNDATIONS),
+                [("NCA-AIIO", 75, 76, True)],
+            ),
+            Person(
+                "Aisha Bello",
+                ("operations", "storage"),
+                1,
+                3,
+                0,
+                [("FDL", Decimal(8)), ("GPU-ARCH", Decimal(4))],
+            ),
+        ],
+    ),
 ]
 
 MANAGERS = {"maya": ("Maya Chen", 4), "omar": ("Omar Haddad", 4)}
@@ -106,14 +215,29 @@ def build_demo(session: Session, today: dt.date) -> list[tuple[str, str, str]]:
     if find_engineer(session, f"admin@{DOMAIN}") is not None:
         return logins
 
-    create_engineer(session, email=f"admin@{DOMAIN}", name="Ada Admin", today=today,
-                    access_role="admin", level=3, password=DEMO_PASSWORD,
-                    hired_on=add_months(today, -70))
+    create_engineer(
+        session,
+        email=f"admin@{DOMAIN}",
+        name="Ada Admin",
+        today=today,
+        access_role="admin",
+        level=3,
+        password=DEMO_PASSWORD,
+        hired_on=add_months(today, -70),
+    )
     managers = {
-        key: create_engineer(session, email=f"{key}@{DOMAIN}", name=name, today=today,
-                             access_role="manager", level=level, job_roles=("lead",),
-                             hired_on=add_months(today, -80), experience_months=36,
-                             password=DEMO_PASSWORD)
+        key: create_engineer(
+            session,
+            email=f"{key}@{DOMAIN}",
+            name=name,
+            today=today,
+            access_role="manager",
+            level=level,
+            job_roles=("lead",),
+            hired_on=add_months(today, -80),
+            experience_months=36,
+            password=DEMO_PASSWORD,
+        )
         for key, (name, level) in MANAGERS.items()
     }
     courses = {c.code: c for c in session.scalars(select(Course))}
@@ -123,8 +247,9 @@ def build_demo(session: Session, today: dt.date) -> list[tuple[str, str, str]]:
     for team_name, gpus, manager_key, people in TEAMS:
         team = create_team(session, team_name, gpus, managers[manager_key])
         for person in people:
-            _add_person(session, today, person, team, managers[manager_key], courses, exams,
-                        credentials)
+            _add_person(
+                session, today, person, team, managers[manager_key], courses, exams, credentials
+            )
     return logins
 
 
@@ -140,11 +265,21 @@ def _add_person(
 ) -> None:
     hired_on = add_months(today, -person.hired_months_ago)
     engineer = create_engineer(
-        session, email=_email(person.name), name=person.name, today=today,
-        job_roles=person.roles, level=person.level, team=team, manager=manager,
-        hired_on=hired_on, experience_months=person.experience,
-        experience_text=(f"{person.experience} months running GPU clusters before joining"
-                         if person.experience else ""),
+        session,
+        email=_email(person.name),
+        name=person.name,
+        today=today,
+        job_roles=person.roles,
+        level=person.level,
+        team=team,
+        manager=manager,
+        hired_on=hired_on,
+        experience_months=person.experience,
+        experience_text=(
+            f"{person.experience} months running GPU clusters before joining"
+            if person.experience
+            else ""
+        ),
         password=DEMO_PASSWORD,
     )
     # Study starts a week after joining: 4 hours a day, one course after another.
@@ -154,17 +289,30 @@ def _add_person(
         left = course.hours if hours < 0 else hours
         while left > 0:
             chunk = min(Decimal(4), left)
-            log_hours(session, engineer, course, min(day, today), chunk, today,
-                      note="demo study session")
+            log_hours(
+                session, engineer, course, min(day, today), chunk, today, note="demo study session"
+            )
             left -= chunk
             day += dt.timedelta(days=1)
     for code, days_ago, score, passed in sorted(person.attempts, key=lambda a: -a[1]):
-        record_attempt(session, engineer, exams[code], today - dt.timedelta(days=days_ago),
-                       score, passed, today, recorded_by=manager,
-                       proctoring="online, remotely proctored")
+        record_attempt(
+            session,
+            engineer,
+            exams[code],
+            today - dt.timedelta(days=days_ago),
+            score,
+            passed,
+            today,
+            recorded_by=manager,
+            proctoring="online, remotely proctored",
+        )
     for code, days_ago, expires_in in person.credentials:
         record_credential(
-            session, engineer, credentials[code], today - dt.timedelta(days=days_ago), today,
+            session,
+            engineer,
+            credentials[code],
+            today - dt.timedelta(days=days_ago),
+            today,
             evidence=f"certificate {code}-{engineer.id:04d}",
             expires_on=None if expires_in is None else today + dt.timedelta(days=expires_in),
         )

@@ -42,7 +42,9 @@ class Team(Base):
 
     manager: Mapped[Engineer | None] = relationship(foreign_keys=[manager_id])
     members: Mapped[list[Engineer]] = relationship(
-        back_populates="team", foreign_keys=lambda: [Engineer.team_id], order_by=lambda: Engineer.name
+        back_populates="team",
+        foreign_keys=lambda: [Engineer.team_id],
+        order_by=lambda: Engineer.name,
     )
 
 
@@ -51,7 +53,9 @@ class Engineer(Base):
 
     __tablename__ = "engineers"
     __table_args__ = (
-        CheckConstraint("access_role IN ('engineer', 'manager', 'admin')", name="access_role_known"),
+        CheckConstraint(
+            "access_role IN ('engineer', 'manager', 'admin')", name="access_role_known"
+        ),
         CheckConstraint("level BETWEEN 1 AND 5", name="level_1_to_5"),
         CheckConstraint("experience_months >= 0", name="experience_not_negative"),
         CheckConstraint("manager_id IS NULL OR manager_id <> id", name="not_own_manager"),

@@ -116,9 +116,16 @@ def create_engineer(
     if errors:
         raise ValidationError(errors)
     engineer = Engineer(
-        email=email, name=name.strip(), access_role=access_role, level=level, team=team,
-        manager=manager, hired_on=hired_on, experience_months=experience_months,
-        experience_text=experience_text, password_hash=password_hash,
+        email=email,
+        name=name.strip(),
+        access_role=access_role,
+        level=level,
+        team=team,
+        manager=manager,
+        hired_on=hired_on,
+        experience_months=experience_months,
+        experience_text=experience_text,
+        password_hash=password_hash,
     )
     session.add(engineer)
     session.flush()

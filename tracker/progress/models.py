@@ -103,7 +103,9 @@ class Certification(Base):
 
     __tablename__ = "certifications"
     __table_args__ = (
-        CheckConstraint("expires_on IS NULL OR expires_on >= earned_on", name="expiry_after_earned"),
+        CheckConstraint(
+            "expires_on IS NULL OR expires_on >= earned_on", name="expiry_after_earned"
+        ),
         CheckConstraint(
             "attempt_id IS NOT NULL OR evidence <> ''", name="from_attempt_or_evidence"
         ),

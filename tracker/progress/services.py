@@ -214,7 +214,7 @@ def logged_hours(session: Session, engineer_id: int) -> dict[int, Decimal]:
         .where(HourLog.engineer_id == engineer_id)
         .group_by(HourLog.course_id)
     )
-    return {course_id: total for course_id, total in rows}
+    return dict(rows.tuples().all())
 
 
 # --- exam prerequisites and readiness ---------------------------------------
@@ -270,8 +270,9 @@ def exam_readiness(
     exam = progress.path.exam
     gaps = prerequisite_gaps(exam, certs, experience, on) if exam else []
     open_courses = progress.open_courses
-    return Readiness(ready=not open_courses and not gaps, open_courses=open_courses,
-                     prerequisite_gaps=gaps)
+    return Readiness(
+        ready=not open_courses and not gaps, open_courses=open_courses, prerequisite_gaps=gaps
+    )
 
 
 def _hours(value: Decimal) -> str:
@@ -299,16 +300,13 @@ def _link_renewal(session: Session, cert: Certification) -> None:
     The newest pass renews the one before it; a back-dated entry slots in
     between, so history entered out of order still forms one chain.
     """
-    others = [
-        c
-        for c in session.scalars(
-            select(Certification).where(
-                Certification.engineer_id == cert.engineer_id,
-                Certification.credential_id == cert.credential_id,
-                Certification.id != cert.id,
-            )
+    others = session.scalars(
+        select(Certification).where(
+            Certification.engineer_id == cert.engineer_id,
+            Certification.credential_id == cert.credential_id,
+            Certification.id != cert.id,
         )
-    ]
+    ).all()
     key = (cert.earned_on, cert.id)
     before = [c for c in others if (c.earned_on, c.id) < key]
     after = [c for c in others if (c.earned_on, c.id) > key]
@@ -373,21 +371,31 @@ def record_attempt(
         opens = last_failure.attempted_on + dt.timedelta(days=exam.retake_wait_days)
         if attempted_on < opens:
             raise ValidationError(
-                {"attempted_on": f"a retake of {exam.code} opens on {opens.isoformat()} "
-                 f"({exam.retake_wait_days} days after the attempt of "
-                 f"{last_failure.attempted_on.isoformat()})"}
+                {
+                    "attempted_on": f"a retake of {exam.code} opens on {opens.isoformat()} "
+                    f"({exam.retake_wait_days} days after the attempt of "
+                    f"{last_failure.attempted_on.isoformat()})"
+                }
             )
 
     attempt = ExamAttempt(
-        engineer=engineer, exam=exam, attempted_on=attempted_on, score=score, passed=passed,
-        recorded_by_id=recorded_by.id if recorded_by else None, **details,
+        engineer=engineer,
+        exam=exam,
+        attempted_on=attempted_on,
+        score=score,
+        passed=passed,
+        recorded_by_id=recorded_by.id if recorded_by else None,
+        **details,
     )
     session.add(attempt)
     session.flush()
     if passed:
         cert = Certification(
-            engineer_id=engineer.id, credential_id=exam.credential_id, earned_on=attempted_on,
-            expires_on=expiry_date(attempted_on, exam.validity_months), attempt_id=attempt.id,
+            engineer_id=engineer.id,
+            credential_id=exam.credential_id,
+            earned_on=attempted_on,
+            expires_on=expiry_date(attempted_on, exam.validity_months),
+            attempt_id=attempt.id,
             recorded_by_id=attempt.recorded_by_id,
         )
         session.add(cert)
@@ -423,9 +431,12 @@ def record_credential(
     if errors:
         raise ValidationError(errors)
     cert = Certification(
-        engineer_id=engineer.id, credential_id=credential.id, earned_on=issued_on,
+        engineer_id=engineer.id,
+        credential_id=credential.id,
+        earned_on=issued_on,
         expires_on=expires_on or expiry_date(issued_on, credential.validity_months),
-        evidence=evidence.strip(), recorded_by_id=recorded_by.id if recorded_by else None,
+        evidence=evidence.strip(),
+        recorded_by_id=recorded_by.id if recorded_by else None,
     )
     session.add(cert)
     session.flush()
@@ -472,7 +483,9 @@ def log_hours(
     if logged_on > today:
         errors["logged_on"] = "date must not be in the future"
     elif engineer.hired_on and logged_on < engineer.hired_on:
-        errors["logged_on"] = f"date must not be before the hire date {engineer.hired_on.isoformat()}"
+        errors["logged_on"] = (
+            f"date must not be before the hire date {engineer.hired_on.isoformat()}"
+        )
     if len(note) > MAX_NOTE_LENGTH:
         errors["note"] = f"note must be at most {MAX_NOTE_LENGTH} characters"
     if errors:
@@ -485,11 +498,16 @@ def log_hours(
     day_total = Decimal(day_total or 0)
     if day_total + hours > HOURS_PER_DAY:
         raise ValidationError(
-            {"hours": f"a day holds at most 24 hours; {_hours(day_total)} h are already "
-             f"logged on {logged_on.isoformat()}"}
+            {
+                "hours": f"a day holds at most 24 hours; {_hours(day_total)} h are already "
+                f"logged on {logged_on.isoformat()}"
+            }
         )
     entry = HourLog(
-        engineer_id=engineer.id, course_id=course.id, logged_on=logged_on, hours=hours,
+        engineer_id=engineer.id,
+        course_id=course.id,
+        logged_on=logged_on,
+        hours=hours,
         note=note.strip(),
     )
     session.add(entry)

@@ -23,9 +23,7 @@ class Notification(Base):
         CheckConstraint(
             "kind IN ('reminder', 'expired', 'escalation', 'digest')", name="kind_known"
         ),
-        CheckConstraint(
-            "status IN ('pending', 'sending', 'sent', 'failed')", name="status_known"
-        ),
+        CheckConstraint("status IN ('pending', 'sending', 'sent', 'failed')", name="status_known"),
         CheckConstraint("attempts >= 0", name="attempts_not_negative"),
         Index("ix_notifications_due", "status", "next_attempt_at"),
     )

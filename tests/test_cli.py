@@ -1,0 +1,132 @@
+"""The `tracker` command: init (with and without the demo), a second init, serve."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from flask import Flask
+from sqlalchemy import inspect, select, text
+
+from tracker import create_app
+from tracker.db import Base, make_engine
+
+
+@pytest.fixture
+def fresh_app(fresh_url: str) -> Iterator[Flask]:
+    app = create_app({"DATABASE_URL": fresh_url, "SECRET_KEY": "x"})
+    yield app
+    app.extensions["tracker.engine"].dispose()
+
+
+def dump(url: str) -> dict[str, list[tuple]]:
+    """Return every row of every table, ordered, to compare whole databases."""
+    engine = make_engine(url)
+    try:
+        with engine.connect() as conn:
+            return {
+                name: [tuple(r) for r in conn.execute(text(f'SELECT * FROM "{name}" ORDER BY 1'))]
+                for name in inspect(conn).get_table_names()
+            }
+    finally:
+        engine.dispose()
+
+
+def test_init_reaches_head_with_every_table_and_a_second_init_changes_nothing(fresh_app, fresh_url):
+    runner = fresh_app.test_cli_runner()
+    first = runner.invoke(args=["init"])
+    assert first.exit_code == 0, first.output
+    assert "database at revision" in first.output
+    assert "3 team_templates created" in first.output
+    engine = make_engine(fresh_url)
+    assert set(inspect(engine).get_table_names()) == set(Base.metadata.tables) | {"alembic_version"}
+    engine.dispose()
+    before = dump(fresh_url)
+
+    second = runner.invoke(args=["init"])
+    assert second.exit_code == 0, second.output
+    assert "catalog unchanged" in second.output
+    assert dump(fresh_url) == before
+
+
+def test_init_demo_builds_an_organisation_and_prints_its_logins(fresh_app, fresh_url):
+    from tracker.db import make_session_factory
+    from tracker.people.models import Engineer, Team
+    from tracker.progress.models import Certification, ExamAttempt, HourLog
+    from tracker.progress.services import Status, status_on
+
+    runner = fresh_app.test_cli_runner()
+    result = runner.invoke(args=["init", "--demo"])
+    assert result.exit_code == 0, result.output
+    assert "admin@example.com" in result.output
+    assert "tracker-demo" in result.output
+
+    engine = make_engine(fresh_url)
+    with make_session_factory(engine)() as session:
+        teams = session.scalars(select(Team)).all()
+        bands = {
+            ("small" if t.gpus < 100 else "medium" if t.gpus < 1000 else "large") for t in teams
+        }
+        assert bands == {"small", "medium", "large"}
+        engineers = session.scalars(select(Engineer)).all()
+        assert len(engineers) >= 12
+        assert {e.level for e in engineers} == {1, 2, 3, 4, 5}
+        assert {e.access_role for e in engineers} == {"engineer", "manager", "admin"}
+        assert len({code for e in engineers for code in e.job_role_codes}) >= 6
+        attempts = session.scalars(select(ExamAttempt)).all()
+        assert {a.passed for a in attempts} == {True, False}
+        assert session.scalar(select(HourLog.id).limit(1)) is not None
+        # The demo is built relative to the day it runs.
+        from tracker.cli import today
+
+        states = {status_on(c, today()) for c in session.scalars(select(Certification))}
+        assert {Status.VALID, Status.EXPIRING, Status.EXPIRED} <= states
+    engine.dispose()
+
+    # A second run keeps the organisation as it is.
+    before = dump(fresh_url)
+    again = runner.invoke(args=["init", "--demo"])
+    assert again.exit_code == 0, again.output
+    assert dump(fresh_url) == before
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_serve_runs_a_real_wsgi_server(fresh_app, fresh_url, tmp_path: Path):
+    assert fresh_app.test_cli_runner().invoke(args=["init"]).exit_code == 0
+    port = _free_port()
+    env = {**os.environ, "TRACKER_DATABASE_URL": fresh_url, "TRACKER_SECRET_KEY": "x"}
+    tracker = Path(sys.executable).with_name("tracker")
+    log = (tmp_path / "serve.log").open("w")
+    proc = subprocess.Popen(
+        [str(tracker), "serve", "--port", str(port)], env=env, stdout=log, stderr=log
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as response:
+                    body = response.read().decode()
+                    server = response.headers.get("Server", "")
+                break
+            except OSError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    pytest.fail((tmp_path / "serve.log").read_text())
+                time.sleep(0.2)
+        assert "Foundations" in body and "NCA-AIIO" in body
+        assert "gunicorn" in server
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        log.close()
