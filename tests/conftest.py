@@ -26,6 +26,7 @@ from tracker.db import make_engine, session_scope
 
 SEED = PROJECT_ROOT / "seed" / "catalog.toml"
 TODAY = dt.date(2026, 11, 29)
+PASSWORD = "correct horse battery"
 
 
 def _prepare(url: str) -> None:
@@ -91,6 +92,43 @@ def client(app: Flask, db: Session) -> FlaskClient:
 @pytest.fixture
 def runner(app: Flask, db: Session) -> FlaskCliRunner:
     return app.test_cli_runner()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def cheap_password_hashing() -> Iterator[None]:
+    """Hash test passwords with few iterations; production uses scrypt."""
+    from tracker.people import services
+
+    saved = services.PASSWORD_METHOD
+    services.PASSWORD_METHOD = "pbkdf2:sha256:1000"
+    yield
+    services.PASSWORD_METHOD = saved
+
+
+@pytest.fixture
+def csrf_enabled(app: Flask) -> Iterator[None]:
+    """Turn CSRF protection on for one test (the suite posts forms without tokens)."""
+    app.config["WTF_CSRF_ENABLED"] = True
+    yield
+    app.config["WTF_CSRF_ENABLED"] = False
+
+
+class AuthActions:
+    """Sign in and out through the real form, as flaskr's tests do."""
+
+    def __init__(self, client: FlaskClient) -> None:
+        self._client = client
+
+    def login(self, email: str, password: str = PASSWORD):
+        return self._client.post("/login", data={"email": email, "password": password})
+
+    def logout(self):
+        return self._client.post("/logout")
+
+
+@pytest.fixture
+def auth(client: FlaskClient) -> AuthActions:
+    return AuthActions(client)
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from tracker.progress.models import Certification
 
 _seq = itertools.count(1)
 TODAY = dt.date(2026, 11, 29)
+PASSWORD = "correct horse battery"
 
 
 def engineer(session: Session, **overrides: object) -> Engineer:
@@ -27,6 +28,7 @@ def engineer(session: Session, **overrides: object) -> Engineer:
         "today": TODAY,
         "hired_on": dt.date(2021, 1, 1),
         "job_roles": ("operations",),
+        "password": PASSWORD,
     }
     values.update(overrides)
     return create_engineer(session, **values)  # type: ignore[arg-type]

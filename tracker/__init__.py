@@ -14,7 +14,9 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     from tracker import cli, web
     from tracker.catalog.views import bp as catalog_bp
     from tracker.db import make_engine, make_session_factory
-    from tracker.extensions import close_db_session, csrf
+    from tracker.extensions import close_db_session, csrf, init_limiter, login_manager
+    from tracker.people.views import bp as people_bp
+    from tracker.people.views import load_user
 
     app = Flask(
         __name__,
@@ -33,7 +35,11 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     app.teardown_appcontext(close_db_session)
 
     csrf.init_app(app)
+    login_manager.init_app(app)
+    login_manager.user_loader(load_user)
+    init_limiter(app)
     web.init_app(app)
     app.register_blueprint(catalog_bp)
+    app.register_blueprint(people_bp)
     cli.register_commands(app)
     return app

@@ -51,6 +51,11 @@ class Config:
         self.SESSION_COOKIE_SAMESITE = "Lax"
         self.SESSION_COOKIE_SECURE = self.BASE_URL.startswith("https://")
         self.MAX_CONTENT_LENGTH = 2 * 1024 * 1024
+        self.RATELIMIT_STORAGE_URL = env.get("TRACKER_RATELIMIT_STORAGE_URL", "memory://")
+        self.SIGNIN_LIMIT_PER_ACCOUNT = "5/15minutes"
+        self.SIGNIN_LIMIT_PER_ADDRESS = "30/15minutes"
+        self.REMEMBER_COOKIE_HTTPONLY = True
+        self.REMEMBER_COOKIE_SAMESITE = "Lax"
         self.TESTING = False
         for key, value in overrides.items():
             setattr(self, key, value)

@@ -1,12 +1,18 @@
-"""Flask extensions and the request-scoped database session."""
+"""Flask extensions, the sign-in rate limiter and the request-scoped database session."""
 
 from __future__ import annotations
 
-from flask import current_app, g
+from flask import Flask, current_app, g
+from flask_login import LoginManager
 from flask_wtf import CSRFProtect
+from limits import parse, storage, strategies
 from sqlalchemy.orm import Session, sessionmaker
 
 csrf = CSRFProtect()
+login_manager = LoginManager()
+login_manager.login_view = "people.login"
+login_manager.login_message = "Sign in to see this page."
+login_manager.session_protection = "basic"
 
 
 def session_factory() -> sessionmaker[Session]:
@@ -28,3 +34,46 @@ def close_db_session(exc: BaseException | None = None) -> None:
         if exc is not None or session.in_transaction():
             session.rollback()
         session.close()
+
+
+class SignInLimiter:
+    """Counts failed sign-ins per account and per address in a moving window.
+
+    The storage is shared (Redis) when TRACKER_RATELIMIT_STORAGE_URL names one,
+    so the limit holds across workers and hosts; memory otherwise.
+    """
+
+    def __init__(self, uri: str, per_account: str, per_address: str) -> None:
+        self.limiter = strategies.MovingWindowRateLimiter(storage.storage_from_string(uri))
+        self.per_account = parse(per_account)
+        self.per_address = parse(per_address)
+
+    def _keys(self, email: str, address: str):
+        return (
+            (self.per_account, "account", email.strip().lower()),
+            (self.per_address, "address", address),
+        )
+
+    def blocked(self, email: str, address: str) -> bool:
+        """Return whether further attempts for this account or from this address are refused."""
+        return any(
+            not self.limiter.test(limit, "signin", kind, key)
+            for limit, kind, key in self._keys(email, address)
+        )
+
+    def failed(self, email: str, address: str) -> None:
+        """Count one failed attempt against the account and the address."""
+        for limit, kind, key in self._keys(email, address):
+            self.limiter.hit(limit, "signin", kind, key)
+
+
+def init_limiter(app: Flask) -> None:
+    app.extensions["tracker.signin_limiter"] = SignInLimiter(
+        app.config["RATELIMIT_STORAGE_URL"],
+        app.config["SIGNIN_LIMIT_PER_ACCOUNT"],
+        app.config["SIGNIN_LIMIT_PER_ADDRESS"],
+    )
+
+
+def signin_limiter() -> SignInLimiter:
+    return current_app.extensions["tracker.signin_limiter"]

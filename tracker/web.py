@@ -13,6 +13,20 @@ CSP = (
 )
 
 
+# (endpoint, label, access roles that see it)
+NAV_ITEMS = [
+    ("progress.dashboard", "Dashboard", ("engineer", "manager", "admin")),
+    ("progress.hours", "Hours", ("engineer", "manager", "admin")),
+    ("progress.attempts", "Exams", ("engineer", "manager", "admin")),
+    ("progress.credentials", "Credentials", ("engineer", "manager", "admin")),
+    ("readiness.teams", "Teams", ("manager", "admin")),
+    ("admin.people", "People", ("admin",)),
+    ("admin.teams", "Admin teams", ("admin",)),
+    ("admin.imports", "Import", ("admin",)),
+    ("catalog.catalog", "Catalog", ("engineer", "manager", "admin")),
+]
+
+
 def _wants_json() -> bool:
     return request.path.startswith("/api/")
 
@@ -25,6 +39,11 @@ def format_hours(value: Decimal | int | float) -> str:
 def init_app(app: Flask) -> None:
     """Install the request-boundary hooks and template filters on the app."""
     app.add_template_filter(format_hours, "hours")
+
+    @app.context_processor
+    def navigation():
+        # Features add their pages here; the menu shows those that exist.
+        return {"nav_items": NAV_ITEMS, "url_map_endpoints": app.view_functions}
 
     @app.after_request
     def commit_and_harden(response: Response) -> Response:
@@ -45,3 +64,23 @@ def init_app(app: Flask) -> None:
         if _wants_json():
             return jsonify({"errors": {"request": exc.description}}), exc.code
         return render_template("error.html", error=exc), exc.code
+
+
+def role_required(*roles: str):
+    """Require a signed-in user with one of `roles` (403 otherwise)."""
+    from functools import wraps
+
+    from flask import abort
+    from flask_login import current_user, login_required
+
+    def decorator(view):
+        @wraps(view)
+        @login_required
+        def wrapped(*args, **kwargs):
+            if current_user.access_role not in roles:
+                abort(403)
+            return view(*args, **kwargs)
+
+        return wrapped
+
+    return decorator

@@ -168,7 +168,7 @@ def _coerce(value: Any, spec: F, where: str) -> Any:
             raise SeedError(f"{where}: must be a list of tables")
         return value
     if spec.kind in ("hours", "money"):
-        if isinstance(value, bool) or not isinstance(value, int | float | str):
+        if isinstance(value, bool) or not isinstance(value, int | float):
             raise SeedError(f"{where}: must be a number")
         try:
             number = Decimal(str(value))
@@ -319,6 +319,7 @@ def _check_references(data: SeedData) -> None:
         )
         if exam["code"] in exam["prerequisites"]:
             raise SeedError(f"{exam['_label']}: an exam cannot be its own prerequisite")
+    _refuse_prerequisite_cycles(data)
     for group in data.groups:
         need(group["members"], plain, group["_label"], "exam or credential in members")
     for path in data.paths:
@@ -354,6 +355,26 @@ def _check_references(data: SeedData) -> None:
                 )
 
 
+def _refuse_prerequisite_cycles(data: SeedData) -> None:
+    """Raise when exams require each other in a loop: none of them could ever be taken."""
+    members = {g["code"]: set(g["members"]) for g in data.groups}
+    requires = {
+        e["code"]: {m for p in e["prerequisites"] for m in members.get(p, {p})} for e in data.exams
+    }
+    labels = {e["code"]: e["_label"] for e in data.exams}
+
+    def visit(code: str, trail: tuple[str, ...]) -> None:
+        for needed in sorted(requires.get(code, ())):
+            if needed == trail[0]:
+                loop = " -> ".join((*trail, needed))
+                raise SeedError(f"{labels[trail[0]]}: prerequisites form a loop: {loop}")
+            if needed not in trail:
+                visit(needed, (*trail, needed))
+
+    for code in requires:
+        visit(code, (code,))
+
+
 # --- writing it into the database ------------------------------------------
 
 
@@ -363,8 +384,14 @@ class LoadReport:
 
     created: dict[str, int] = field(default_factory=dict)
     updated: dict[str, int] = field(default_factory=dict)
+    _seen: set[tuple[str, int]] = field(default_factory=set, repr=False)
 
-    def count(self, table: str, created: bool) -> None:
+    def count(self, table: str, created: bool, obj: object = None) -> None:
+        """Count a created or updated row once, however many of its parts changed."""
+        if obj is not None:
+            if (table, id(obj)) in self._seen:
+                return
+            self._seen.add((table, id(obj)))
         bucket = self.created if created else self.updated
         bucket[table] = bucket.get(table, 0) + 1
 
@@ -400,9 +427,9 @@ class _Loader:
         if created:
             self.session.add(obj)
             self.created.add(id(obj))
-            self.report.count(type(obj).__tablename__, True)
+            self.report.count(type(obj).__tablename__, True, obj)
         elif changed:
-            self.report.count(type(obj).__tablename__, False)
+            self.report.count(type(obj).__tablename__, False, obj)
 
     def upsert(self, model: type, key: dict[str, Any], values: dict[str, Any]) -> Any:
         obj = self.session.scalars(select(model).filter_by(**key)).one_or_none()
@@ -416,7 +443,7 @@ class _Loader:
         if list(getattr(obj, attr)) != items:
             setattr(obj, attr, items)
             if not self.is_new(obj):
-                self.report.count(type(obj).__tablename__, False)
+                self.report.count(type(obj).__tablename__, False, obj)
 
 
 def load_seed(session: Session, path: str | Path) -> LoadReport:
@@ -557,7 +584,7 @@ def _apply(loader: _Loader, data: SeedData) -> None:
                 PathCourse(position=i, course_id=cid) for i, cid in enumerate(wanted, start=1)
             )
             if not loader.is_new(row):
-                loader.report.count("learning_paths", False)
+                loader.report.count("learning_paths", False, row)
 
     for template in data.templates:
         row = upsert(
@@ -612,7 +639,7 @@ def _apply(loader: _Loader, data: SeedData) -> None:
                     )
                 )
             if not loader.is_new(row):
-                loader.report.count("team_templates", False)
+                loader.report.count("team_templates", False, row)
 
     for strategy in data.strategies:
         values = {k: v for k, v in strategy.items() if k not in ("code", "_label")}

@@ -95,6 +95,26 @@ class Engineer(Base):
         cascade="all, delete-orphan",
     )
 
+    # Flask-Login's user protocol, without importing Flask into the models.
+    is_authenticated = True
+    is_anonymous = False
+
+    @property
+    def is_active(self) -> bool:
+        return self.active
+
+    def get_id(self) -> str:
+        """Return the session identity; it changes when the session epoch is bumped."""
+        return f"{self.id}:{self.session_epoch}"
+
+    @property
+    def is_admin(self) -> bool:
+        return self.access_role == "admin"
+
+    @property
+    def is_manager(self) -> bool:
+        return self.access_role in ("manager", "admin")
+
     @property
     def job_roles(self) -> list[JobRole]:
         """Return the job roles held now (assignments not ended)."""

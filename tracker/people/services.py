@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import secrets
 from collections.abc import Iterable
 
 from email_validator import EmailNotValidError, validate_email
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
-from werkzeug.security import generate_password_hash
+from werkzeug.security import check_password_hash, generate_password_hash
 
 from tracker.catalog.models import JobRole, Level
 from tracker.errors import ValidationError
-from tracker.people.models import ACCESS_ROLES, Engineer, JobRoleAssignment, Team
+from tracker.people.models import ACCESS_ROLES, ApiToken, Engineer, JobRoleAssignment, Team
 
 MIN_PASSWORD_LENGTH = 10
+# A memory-hard key-derivation function; the test suite swaps in a cheap one.
+PASSWORD_METHOD = "scrypt"
 
 
 def normalise_email(email: str) -> str:
@@ -31,7 +35,7 @@ def hash_password(password: str) -> str:
         raise ValidationError(
             {"password": f"password must be at least {MIN_PASSWORD_LENGTH} characters"}
         )
-    return generate_password_hash(password, method="scrypt")
+    return generate_password_hash(password, method=PASSWORD_METHOD)
 
 
 def find_engineer(session: Session, email: str) -> Engineer | None:
@@ -135,3 +139,116 @@ def create_engineer(
         )
     session.flush()
     return engineer
+
+
+# --- permissions ------------------------------------------------------------
+
+
+def manages(actor: Engineer, engineer: Engineer) -> bool:
+    """Return whether `engineer` reports to `actor`, directly or through a team they manage."""
+    if engineer.manager_id == actor.id:
+        return True
+    return engineer.team is not None and engineer.team.manager_id == actor.id
+
+
+def can_view(actor: Engineer, engineer: Engineer) -> bool:
+    """Return whether `actor` may read `engineer`'s records."""
+    if not actor.active:
+        return False
+    if actor.id == engineer.id or actor.access_role == "admin":
+        return True
+    return actor.access_role == "manager" and manages(actor, engineer)
+
+
+def can_record_results(actor: Engineer, engineer: Engineer) -> bool:
+    """Return whether `actor` may record exam attempts and credentials for `engineer`."""
+    return can_view(actor, engineer)
+
+
+def can_log_hours(actor: Engineer, engineer: Engineer) -> bool:
+    """Return whether `actor` may log, edit or delete `engineer`'s hours (owner or admin)."""
+    return actor.active and (actor.id == engineer.id or actor.access_role == "admin")
+
+
+def visible_engineers(session: Session, actor: Engineer) -> list[Engineer]:
+    """Return the people whose records `actor` may read, by name."""
+    query = select(Engineer).order_by(Engineer.name)
+    if actor.access_role == "admin":
+        return list(session.scalars(query))
+    if actor.access_role == "manager":
+        managed_teams = select(Team.id).where(Team.manager_id == actor.id)
+        query = query.where(
+            (Engineer.id == actor.id)
+            | (Engineer.manager_id == actor.id)
+            | Engineer.team_id.in_(managed_teams)
+        )
+        return list(session.scalars(query))
+    return [actor]
+
+
+# --- accounts, passwords and tokens -----------------------------------------
+
+
+def verify_password(engineer: Engineer | None, password: str) -> bool:
+    """Check a password; spend the same time whether or not the account exists."""
+    if engineer is None or not engineer.password_hash:
+        check_password_hash(_DUMMY_HASH, password)
+        return False
+    return check_password_hash(engineer.password_hash, password)
+
+
+def authenticate(session: Session, email: str, password: str) -> Engineer | None:
+    """Return the active engineer with this email and password, or None (never says which)."""
+    engineer = find_engineer(session, email)
+    if not verify_password(engineer, password) or engineer is None or not engineer.active:
+        return None
+    return engineer
+
+
+def set_password(session: Session, engineer: Engineer, password: str) -> None:
+    """Set a new password and end every session signed in with the old one."""
+    engineer.password_hash = hash_password(password)
+    engineer.session_epoch += 1
+    session.flush()
+
+
+def set_active(session: Session, engineer: Engineer, active: bool) -> None:
+    """Activate or deactivate an account; deactivation ends its sessions and tokens' use."""
+    if engineer.active != active:
+        engineer.active = active
+        engineer.session_epoch += 1
+        session.flush()
+
+
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def create_token(session: Session, engineer: Engineer, name: str = "") -> tuple[ApiToken, str]:
+    """Create an API token; return it with its secret, which is shown once and stored hashed."""
+    secret = "trk_" + secrets.token_urlsafe(32)
+    token = ApiToken(engineer=engineer, name=name.strip()[:120], token_hash=_token_hash(secret))
+    session.add(token)
+    session.flush()
+    return token, secret
+
+
+def engineer_for_token(session: Session, secret: str, now: dt.datetime) -> Engineer | None:
+    """Return the active engineer a live token belongs to, recording its use."""
+    token = session.scalars(
+        select(ApiToken).where(ApiToken.token_hash == _token_hash(secret))
+    ).one_or_none()
+    if token is None or token.revoked_at is not None or not token.engineer.active:
+        return None
+    token.last_used_at = now
+    return token.engineer
+
+
+def revoke_token(session: Session, token: ApiToken, now: dt.datetime) -> None:
+    """Revoke a token; it stops working at once."""
+    if token.revoked_at is None:
+        token.revoked_at = now
+        session.flush()
+
+
+_DUMMY_HASH = generate_password_hash("not a real password", method="scrypt")

@@ -16,10 +16,11 @@ from enum import StrEnum
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
+from tracker.audit import services as audit
 from tracker.catalog.models import Course, Credential, Exam, LearningPath, PathCourse
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer
-from tracker.progress.models import Certification, ExamAttempt, HourLog
+from tracker.progress.models import Certification, ExamAttempt, ExamPlan, HourLog
 
 EXPIRING_WITHIN_DAYS = 90
 ZERO = Decimal(0)
@@ -229,8 +230,8 @@ def prerequisite_gaps(
     for credential in exam.prerequisites:
         if holding(certs, credential, on) is not None:
             continue
-        last = latest_for(certs, credential)
-        if last is not None and last.earned_on <= on and last.expires_on is not None:
+        last = latest_for((c for c in certs if c.earned_on <= on), credential)
+        if last is not None and last.expires_on is not None:
             gaps.append(
                 f"{exam.code} requires a valid {credential.code}; "
                 f"it expired on {last.expires_on.isoformat()}"
@@ -356,17 +357,7 @@ def record_attempt(
     if gaps:
         raise ValidationError({"exam": "; ".join(gaps)})
 
-    last_failure = session.scalars(
-        select(ExamAttempt)
-        .where(
-            ExamAttempt.engineer_id == engineer.id,
-            ExamAttempt.exam_id == exam.id,
-            ExamAttempt.passed.is_(False),
-            ExamAttempt.attempted_on <= attempted_on,
-        )
-        .order_by(ExamAttempt.attempted_on.desc())
-        .limit(1)
-    ).first()
+    last_failure = _last_failure(session, engineer, exam, attempted_on)
     if last_failure is not None and exam.retake_wait_days:
         opens = last_failure.attempted_on + dt.timedelta(days=exam.retake_wait_days)
         if attempted_on < opens:
@@ -401,6 +392,7 @@ def record_attempt(
         session.add(cert)
         session.flush()
         _link_renewal(session, cert)
+    audit.record(session, attempt.recorded_by_id, attempt, "create")
     return attempt
 
 
@@ -441,6 +433,7 @@ def record_credential(
     session.add(cert)
     session.flush()
     _link_renewal(session, cert)
+    audit.record(session, cert.recorded_by_id, cert, "create")
     return cert
 
 
@@ -463,16 +456,9 @@ MAX_NOTE_LENGTH = 500
 HOURS_PER_DAY = Decimal(24)
 
 
-def log_hours(
-    session: Session,
-    engineer: Engineer,
-    course: Course,
-    logged_on: dt.date,
-    hours: Decimal,
-    today: dt.date,
-    note: str = "",
-) -> HourLog:
-    """Log hours on a course; refused when the day's total would pass 24 hours."""
+def _check_hours(
+    engineer: Engineer, logged_on: dt.date, hours: Decimal, today: dt.date, note: str
+) -> None:
     errors: dict[str, str] = {}
     if not isinstance(hours, Decimal) or not hours.is_finite():
         errors["hours"] = "hours must be a number"
@@ -486,16 +472,21 @@ def log_hours(
         errors["logged_on"] = (
             f"date must not be before the hire date {engineer.hired_on.isoformat()}"
         )
-    if len(note) > MAX_NOTE_LENGTH:
+    if len(note.strip()) > MAX_NOTE_LENGTH:
         errors["note"] = f"note must be at most {MAX_NOTE_LENGTH} characters"
     if errors:
         raise ValidationError(errors)
-    day_total = session.scalar(
-        select(func.coalesce(func.sum(HourLog.hours), 0)).where(
-            HourLog.engineer_id == engineer.id, HourLog.logged_on == logged_on
-        )
+
+
+def _check_day_total(
+    session: Session, engineer: Engineer, logged_on: dt.date, hours: Decimal, skip_id: int | None
+) -> None:
+    query = select(func.sum(HourLog.hours)).where(
+        HourLog.engineer_id == engineer.id, HourLog.logged_on == logged_on
     )
-    day_total = Decimal(day_total or 0)
+    if skip_id is not None:
+        query = query.where(HourLog.id != skip_id)
+    day_total = session.scalar(query) or ZERO
     if day_total + hours > HOURS_PER_DAY:
         raise ValidationError(
             {
@@ -503,6 +494,21 @@ def log_hours(
                 f"logged on {logged_on.isoformat()}"
             }
         )
+
+
+def log_hours(
+    session: Session,
+    engineer: Engineer,
+    course: Course,
+    logged_on: dt.date,
+    hours: Decimal,
+    today: dt.date,
+    note: str = "",
+    actor: Engineer | None = None,
+) -> HourLog:
+    """Log hours on a course; refused when the day's total would pass 24 hours."""
+    _check_hours(engineer, logged_on, hours, today, note)
+    _check_day_total(session, engineer, logged_on, hours, skip_id=None)
     entry = HourLog(
         engineer_id=engineer.id,
         course_id=course.id,
@@ -512,4 +518,221 @@ def log_hours(
     )
     session.add(entry)
     session.flush()
+    audit.record(session, actor.id if actor else None, entry, "create")
     return entry
+
+
+def update_hours(
+    session: Session,
+    entry: HourLog,
+    course: Course,
+    logged_on: dt.date,
+    hours: Decimal,
+    today: dt.date,
+    note: str = "",
+    actor: Engineer | None = None,
+) -> HourLog:
+    """Change an hour log entry under the same rules; the audit trail keeps the old values."""
+    _check_hours(entry.engineer, logged_on, hours, today, note)
+    _check_day_total(session, entry.engineer, logged_on, hours, skip_id=entry.id)
+    before = audit.snapshot(entry)
+    entry.course_id = course.id
+    entry.logged_on = logged_on
+    entry.hours = hours
+    entry.note = note.strip()
+    session.flush()
+    audit.record(session, actor.id if actor else None, entry, "update", before)
+    return entry
+
+
+def delete_hours(session: Session, entry: HourLog, actor: Engineer | None = None) -> None:
+    """Delete an hour log entry; the audit trail keeps what it held."""
+    before = audit.snapshot(entry)
+    audit.record(session, actor.id if actor else None, entry, "delete", before)
+    session.delete(entry)
+    session.flush()
+
+
+# --- planning an exam -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlanOutlook:
+    """Whether an engineer will be eligible for an exam on a planned date."""
+
+    exam: Exam
+    planned_on: dt.date
+    gaps: list[str]
+    warnings: list[str]
+
+    @property
+    def eligible(self) -> bool:
+        return not self.gaps
+
+
+def plan_outlook(
+    session: Session, engineer: Engineer, exam: Exam, planned_on: dt.date, today: dt.date
+) -> PlanOutlook:
+    """Judge an exam planned on a date from what is held today, assuming no renewals.
+
+    A prerequisite valid today that lapses before the planned date is a gap on
+    that date and is also named as a warning, so the engineer can renew first.
+    """
+    certs = certifications_of(session, engineer.id)
+    gaps = prerequisite_gaps(exam, certs, experience_months(engineer, planned_on), planned_on)
+    warnings = []
+    for credential in exam.prerequisites:
+        held_now = holding(certs, credential, today)
+        if held_now is not None and not is_valid_on(held_now, planned_on):
+            warnings.append(
+                f"{held_now.credential.code} expires on {held_now.expires_on.isoformat()}, "
+                f"before the planned date {planned_on.isoformat()}: renew it first"
+            )
+    last_failure = _last_failure(session, engineer, exam, planned_on)
+    if last_failure is not None:
+        opens = last_failure.attempted_on + dt.timedelta(days=exam.retake_wait_days)
+        if planned_on < opens:
+            gaps.append(f"a retake of {exam.code} opens on {opens.isoformat()}")
+    return PlanOutlook(exam=exam, planned_on=planned_on, gaps=gaps, warnings=warnings)
+
+
+def plan_exam(
+    session: Session,
+    engineer: Engineer,
+    exam: Exam,
+    planned_on: dt.date,
+    today: dt.date,
+    renews: Certification | None = None,
+) -> ExamPlan:
+    """Plan an exam on a future date (replacing an earlier plan for the same exam)."""
+    if planned_on <= today:
+        raise ValidationError({"planned_on": "a planned date must be after today"})
+    for plan in open_plans(session, engineer.id):
+        if plan.exam_id == exam.id:
+            plan.cancelled_at = dt.datetime.combine(today, dt.time())
+    plan = ExamPlan(
+        engineer_id=engineer.id,
+        exam_id=exam.id,
+        planned_on=planned_on,
+        renews_id=renews.id if renews else None,
+    )
+    session.add(plan)
+    session.flush()
+    return plan
+
+
+def open_plans(session: Session, engineer_id: int) -> list[ExamPlan]:
+    """Return an engineer's plans that are not cancelled, soonest first."""
+    return list(
+        session.scalars(
+            select(ExamPlan)
+            .where(ExamPlan.engineer_id == engineer_id, ExamPlan.cancelled_at.is_(None))
+            .order_by(ExamPlan.planned_on)
+        )
+    )
+
+
+def _last_failure(
+    session: Session, engineer: Engineer, exam: Exam, on: dt.date
+) -> ExamAttempt | None:
+    return session.scalars(
+        select(ExamAttempt)
+        .where(
+            ExamAttempt.engineer_id == engineer.id,
+            ExamAttempt.exam_id == exam.id,
+            ExamAttempt.passed.is_(False),
+            ExamAttempt.attempted_on <= on,
+        )
+        .order_by(ExamAttempt.attempted_on.desc(), ExamAttempt.id.desc())
+        .limit(1)
+    ).first()
+
+
+# --- the engineer's overview ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CertificationState:
+    """A certification as the engineer sees it on a date."""
+
+    certification: Certification
+    status: Status
+    days_left: int | None
+
+
+@dataclass(frozen=True)
+class Overview:
+    """Everything the dashboard and the progress API show for one engineer on a date."""
+
+    engineer: Engineer
+    on: dt.date
+    experience_months: int
+    paths: list[tuple[PathProgress, Readiness]]
+    certifications: list[CertificationState]
+    next_steps: list[str]
+
+
+def overview(session: Session, engineer: Engineer, on: dt.date) -> Overview:
+    """Return progress per path, exam readiness, certifications and the next steps on `on`."""
+    logged = logged_hours(session, engineer.id)
+    certs = certifications_of(session, engineer.id)
+    experience = experience_months(engineer, on)
+    paths = []
+    for path in paths_with_courses(session):
+        progress = path_progress(path, logged)
+        paths.append((progress, exam_readiness(progress, certs, experience, on)))
+    states = sorted(
+        (
+            CertificationState(c, status_on(c, on), days_left(c, on))
+            for c in newest_per_credential(certs).values()
+        ),
+        key=lambda s: (s.certification.expires_on or dt.date.max, s.certification.credential.code),
+    )
+    return Overview(
+        engineer=engineer,
+        on=on,
+        experience_months=experience,
+        paths=paths,
+        certifications=states,
+        next_steps=_next_steps(paths, states, certs, on),
+    )
+
+
+def _next_steps(
+    paths: list[tuple[PathProgress, Readiness]],
+    states: list[CertificationState],
+    certs: list[Certification],
+    on: dt.date,
+) -> list[str]:
+    """Say what to do next: renew what lapses soon, then the first unfinished path."""
+    steps = [
+        f"Renew {s.certification.credential.code}: it expires in {s.days_left} days "
+        f"({s.certification.expires_on.isoformat()})"
+        for s in states
+        if s.status is Status.EXPIRING
+    ]
+    for progress, readiness in paths:
+        exam = progress.path.exam
+        if exam is not None:
+            held = holding(certs, exam.credential, on)
+            if held is not None:
+                continue
+            lapsed = latest_for(certs, exam.credential)
+            if lapsed is not None and lapsed.expires_on is not None and lapsed.expires_on < on:
+                steps.append(
+                    f"{exam.code} expired on {lapsed.expires_on.isoformat()}: take it again"
+                )
+        if progress.open_courses:
+            course = progress.open_courses[0]
+            steps.append(
+                f"Study {course.course.title} ({progress.path.name} path): "
+                f"{_hours(course.logged)} of {_hours(course.required)} h logged"
+            )
+        elif exam is not None and readiness.ready:
+            steps.append(
+                f"Exam {exam.code} is open to you: every {progress.path.name} course is complete"
+            )
+        elif exam is not None:
+            steps.append(f"Exam {exam.code} is blocked: " + "; ".join(readiness.prerequisite_gaps))
+        break
+    return steps

@@ -1,0 +1,114 @@
+"""Sign-in, sign-out and the profile."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask_login import current_user, login_required, login_user, logout_user
+
+from tracker.errors import ValidationError
+from tracker.extensions import db_session, signin_limiter
+from tracker.people.forms import LoginForm, PasswordForm, ProfileForm
+from tracker.people.services import authenticate, set_password, verify_password
+
+bp = Blueprint("people", __name__)
+
+BAD_SIGN_IN = "Email or password is wrong."
+
+
+def safe_next(target: str | None) -> str | None:
+    """Return `target` when it is a path on this site, else None (no open redirects)."""
+    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return None
+    parts = urlsplit(target)
+    return target if not parts.scheme and not parts.netloc else None
+
+
+@bp.route("/login", methods=["GET", "POST"])
+def login():
+    """Sign in with email and password."""
+    if current_user.is_authenticated:
+        return redirect(url_for("progress.dashboard"))
+    form = LoginForm()
+    if form.validate_on_submit():
+        address = request.remote_addr or "unknown"
+        limiter = signin_limiter()
+        if limiter.blocked(form.email.data, address):
+            form.form_errors.append("Too many failed sign-ins. Wait 15 minutes and try again.")
+            return render_template("people/login.html", form=form), 429
+        engineer = authenticate(db_session(), form.email.data, form.password.data)
+        if engineer is None:
+            limiter.failed(form.email.data, address)
+            form.form_errors.append(BAD_SIGN_IN)
+            return render_template("people/login.html", form=form), 401
+        login_user(engineer)
+        return redirect(safe_next(request.args.get("next")) or url_for("progress.dashboard"))
+    status = 400 if form.is_submitted() else 200
+    return render_template("people/login.html", form=form), status
+
+
+@bp.post("/logout")
+@login_required
+def logout():
+    """Sign out, ending every session of this account."""
+    current_user.session_epoch += 1
+    logout_user()
+    flash("You are signed out.", "info")
+    return redirect(url_for("people.login"))
+
+
+@bp.route("/profile", methods=["GET", "POST"])
+@login_required
+def profile():
+    """Show and edit the documented experience."""
+    form = ProfileForm(obj=current_user)
+    if form.validate_on_submit():
+        current_user.experience_months = form.experience_months.data
+        current_user.experience_text = (form.experience_text.data or "").strip()
+        flash("Profile saved.", "success")
+        return redirect(url_for("people.profile"))
+    status = 400 if form.is_submitted() else 200
+    return render_template("people/profile.html", form=form, password_form=PasswordForm()), status
+
+
+@bp.post("/profile/password")
+@login_required
+def change_password():
+    """Change the password; every other session of the account ends."""
+    form = PasswordForm()
+    if form.validate_on_submit():
+        if not verify_password(current_user, form.current.data):
+            form.current.errors.append("The current password is wrong.")
+        else:
+            try:
+                set_password(db_session(), current_user, form.new.data)
+            except ValidationError as exc:
+                form.new.errors.append(exc.errors["password"])
+            else:
+                login_user(current_user)
+                flash("Password changed; other sessions are signed out.", "success")
+                return redirect(url_for("people.profile"))
+    return render_template(
+        "people/profile.html", form=ProfileForm(obj=current_user), password_form=form
+    ), 400
+
+
+def load_user(user_id: str):
+    """Load the signed-in engineer if the session's epoch is still current."""
+    from tracker.people.models import Engineer
+
+    try:
+        engineer_id, epoch = (int(part) for part in user_id.split(":"))
+    except ValueError:
+        return None
+    engineer = db_session().get(Engineer, engineer_id)
+    if engineer is None or not engineer.active or engineer.session_epoch != epoch:
+        return None
+    return engineer
+
+
+def forbid_unless(allowed: bool) -> None:
+    """Answer 403 unless the check passed."""
+    if not allowed:
+        abort(403)
