@@ -17,6 +17,7 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     from tracker.extensions import close_db_session, csrf, init_limiter, login_manager
     from tracker.people.views import bp as people_bp
     from tracker.people.views import load_user
+    from tracker.progress.views import bp as progress_bp
 
     app = Flask(
         __name__,
@@ -41,5 +42,6 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     web.init_app(app)
     app.register_blueprint(catalog_bp)
     app.register_blueprint(people_bp)
+    app.register_blueprint(progress_bp)
     cli.register_commands(app)
     return app

@@ -93,8 +93,17 @@ def register_commands(app: Flask) -> None:
     """Add every command to the app's CLI group."""
     from tracker.catalog.cli import catalog_command
     from tracker.demo.cli import demo_command
+    from tracker.people.cli import team_cli, token_cli, user_cli
 
-    for command in (init_command, serve_command, catalog_command, demo_command):
+    for command in (
+        init_command,
+        serve_command,
+        catalog_command,
+        demo_command,
+        user_cli,
+        token_cli,
+        team_cli,
+    ):
         app.cli.add_command(command)
 
 

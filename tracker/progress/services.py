@@ -670,6 +670,8 @@ class Overview:
     paths: list[tuple[PathProgress, Readiness]]
     certifications: list[CertificationState]
     next_steps: list[str]
+    # Path code -> the valid certification of its exam, when held on `on`.
+    certified: dict[str, Certification] = field(default_factory=dict)
 
 
 def overview(session: Session, engineer: Engineer, on: dt.date) -> Overview:
@@ -695,6 +697,11 @@ def overview(session: Session, engineer: Engineer, on: dt.date) -> Overview:
         paths=paths,
         certifications=states,
         next_steps=_next_steps(paths, states, certs, on),
+        certified={
+            p.path.code: held
+            for p, _ in paths
+            if p.path.exam and (held := holding(certs, p.path.exam.credential, on)) is not None
+        },
     )
 
 
@@ -736,3 +743,49 @@ def _next_steps(
             steps.append(f"Exam {exam.code} is blocked: " + "; ".join(readiness.prerequisite_gaps))
         break
     return steps
+
+
+def credential_for_entry(
+    session: Session, code: str | None = None, name: str | None = None, issuer: str | None = None
+) -> Credential:
+    """Return the catalog credential with `code`, or one for a credential the catalog lacks.
+
+    One outside the catalog is created once per name and issuer (origin "engineer"),
+    so two people entering the same certificate share a row.
+    """
+    if code:
+        credential = session.scalars(
+            select(Credential).where(Credential.code == code.strip().upper())
+        ).one_or_none()
+        if credential is None or credential.kind == "group":
+            raise ValidationError({"code": f"unknown credential code {code!r}"})
+        return credential
+    errors = {}
+    if not name or not name.strip():
+        errors["name"] = "name is required for a credential outside the catalog"
+    elif len(name.strip()) > 200:
+        errors["name"] = "name must be at most 200 characters"
+    if not issuer or not issuer.strip():
+        errors["issuer"] = "issuer is required for a credential outside the catalog"
+    elif len(issuer.strip()) > 120:
+        errors["issuer"] = "issuer must be at most 120 characters"
+    if errors:
+        raise ValidationError(errors)
+    name, issuer = name.strip(), issuer.strip()
+    existing = session.scalars(
+        select(Credential).where(
+            Credential.origin == "engineer",
+            func.lower(Credential.name) == name.lower(),
+            func.lower(Credential.issuer) == issuer.lower(),
+        )
+    ).first()
+    if existing is not None:
+        return existing
+    slug = "".join(ch if ch.isalnum() else "-" for ch in name.upper())[:24].strip("-")
+    count = session.scalar(select(func.count()).select_from(Credential)) or 0
+    credential = Credential(
+        code=f"X-{slug}-{count + 1}", name=name, issuer=issuer, kind="external", origin="engineer"
+    )
+    session.add(credential)
+    session.flush()
+    return credential

@@ -1,0 +1,170 @@
+"""People commands: `tracker user ...`, `tracker token ...`, `tracker team ...`."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import click
+from flask.cli import AppGroup
+from sqlalchemy import select
+
+from tracker.cli import today
+from tracker.errors import ValidationError
+from tracker.extensions import db_session
+from tracker.people.models import ACCESS_ROLES, ApiToken
+from tracker.people.services import (
+    create_engineer,
+    create_team,
+    create_token,
+    find_engineer,
+    find_team,
+    revoke_token,
+    set_password,
+)
+
+user_cli = AppGroup("user", help="Add people and set their passwords.")
+token_cli = AppGroup("token", help="Create, list and revoke API tokens.")
+team_cli = AppGroup("team", help="Add teams.")
+
+
+def _fail(exc: ValidationError) -> click.ClickException:
+    return click.ClickException("; ".join(f"{k}: {v}" for k, v in exc.errors.items()))
+
+
+def _person(session, email: str):
+    engineer = find_engineer(session, email)
+    if engineer is None:
+        raise click.ClickException(f"no engineer with email {email}")
+    return engineer
+
+
+@user_cli.command("add")
+@click.argument("email")
+@click.option("--name", required=True)
+@click.option(
+    "--role",
+    "access_role",
+    type=click.Choice(ACCESS_ROLES),
+    default="engineer",
+    show_default=True,
+    help="Access role.",
+)
+@click.option("--job", "jobs", multiple=True, help="Job role code (repeatable).")
+@click.option("--level", type=int, default=1, show_default=True)
+@click.option("--team", "team_name", help="Team name.")
+@click.option("--manager", "manager_email", help="Manager's email.")
+@click.option("--hired", type=click.DateTime(formats=["%Y-%m-%d"]), help="Hire date YYYY-MM-DD.")
+@click.option(
+    "--experience-months",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Documented months of GPU-infrastructure experience before joining.",
+)
+@click.option("--password", prompt=True, hide_input=True, confirmation_prompt=True)
+def user_add(
+    email,
+    name,
+    access_role,
+    jobs,
+    level,
+    team_name,
+    manager_email,
+    hired,
+    experience_months,
+    password,
+) -> None:
+    """Add a person with a sign-in account."""
+    session = db_session()
+    team = None
+    if team_name:
+        team = find_team(session, team_name)
+        if team is None:
+            raise click.ClickException(f"no team named {team_name!r}")
+    manager = _person(session, manager_email) if manager_email else None
+    try:
+        engineer = create_engineer(
+            session,
+            email=email,
+            name=name,
+            today=today(),
+            access_role=access_role,
+            job_roles=jobs,
+            level=level,
+            team=team,
+            manager=manager,
+            hired_on=hired.date() if hired else None,
+            experience_months=experience_months,
+            password=password,
+        )
+    except ValidationError as exc:
+        raise _fail(exc) from None
+    session.commit()
+    click.echo(f"added {engineer.email} (id {engineer.id}, {engineer.access_role})")
+
+
+@user_cli.command("set-password")
+@click.argument("email")
+@click.option("--password", prompt=True, hide_input=True, confirmation_prompt=True)
+def user_set_password(email: str, password: str) -> None:
+    """Set a person's password; their other sessions end."""
+    session = db_session()
+    engineer = _person(session, email)
+    try:
+        set_password(session, engineer, password)
+    except ValidationError as exc:
+        raise _fail(exc) from None
+    session.commit()
+    click.echo(f"password of {engineer.email} changed")
+
+
+@token_cli.command("create")
+@click.argument("email")
+@click.option("--name", default="", help="What the token is for.")
+def token_create(email: str, name: str) -> None:
+    """Create an API token; the token is printed once, as the last line."""
+    session = db_session()
+    token, secret = create_token(session, _person(session, email), name)
+    session.commit()
+    click.echo(f"token {token.id} for {email} (store it now; it is not shown again):")
+    click.echo(secret)
+
+
+@token_cli.command("list")
+@click.argument("email")
+def token_list(email: str) -> None:
+    """List a person's tokens."""
+    session = db_session()
+    engineer = _person(session, email)
+    for token in session.scalars(select(ApiToken).where(ApiToken.engineer_id == engineer.id)):
+        state = f"revoked {token.revoked_at:%Y-%m-%d}" if token.revoked_at else "active"
+        click.echo(f"{token.id}\t{state}\t{token.name}")
+
+
+@token_cli.command("revoke")
+@click.argument("token_id", type=int)
+def token_revoke(token_id: int) -> None:
+    """Revoke a token by id; it stops working at once."""
+    session = db_session()
+    token = session.get(ApiToken, token_id)
+    if token is None:
+        raise click.ClickException(f"no token with id {token_id}")
+    revoke_token(session, token, dt.datetime.now(dt.UTC).replace(tzinfo=None))
+    session.commit()
+    click.echo(f"token {token_id} revoked")
+
+
+@team_cli.command("add")
+@click.argument("name")
+@click.option("--gpus", type=int, required=True, help="Fleet size in GPUs.")
+@click.option("--manager", "manager_email", help="Manager's email.")
+def team_add(name: str, gpus: int, manager_email: str | None) -> None:
+    """Add a team responsible for a GPU fleet."""
+    session = db_session()
+    manager = _person(session, manager_email) if manager_email else None
+    try:
+        team = create_team(session, name, gpus, manager)
+    except ValidationError as exc:
+        raise _fail(exc) from None
+    session.commit()
+    click.echo(f"added team {team.name} (id {team.id}, {team.gpus} GPUs)")

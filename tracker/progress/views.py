@@ -1,0 +1,360 @@
+"""The engineer's pages: dashboard, hours, exams and plans, credentials."""
+
+from __future__ import annotations
+
+from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask_login import current_user, login_required
+from sqlalchemy import select
+from sqlalchemy.orm import selectinload
+
+from tracker.audit.models import AuditEvent
+from tracker.catalog.models import Course, Credential, Exam
+from tracker.errors import ValidationError
+from tracker.extensions import db_session
+from tracker.people.models import Engineer
+from tracker.people.services import (
+    can_log_hours,
+    can_record_results,
+    can_view,
+    visible_engineers,
+)
+from tracker.progress import services
+from tracker.progress.forms import AttemptForm, CredentialForm, HoursForm, PlanForm
+from tracker.progress.models import ExamAttempt, HourLog
+from tracker.web import today
+
+bp = Blueprint("progress", __name__)
+OTHER = 0  # the "Other" choice of the credential form
+
+
+def _engineer_or_404(engineer_id: int) -> Engineer:
+    engineer = db_session().get(Engineer, engineer_id)
+    if engineer is None:
+        abort(404)
+    if not can_view(current_user, engineer):
+        abort(403)
+    return engineer
+
+
+def _field_errors(form, exc: ValidationError, mapping: dict[str, str] | None = None) -> None:
+    """Show a service's refusal next to the fields it names."""
+    for key, message in exc.errors.items():
+        name = (mapping or {}).get(key, key)
+        field = getattr(form, name, None)
+        if field is not None and hasattr(field, "errors"):
+            field.errors = [*field.errors, message] if isinstance(field.errors, list) else [message]
+        else:
+            form.form_errors.append(message)
+
+
+def _exams(session) -> list[Exam]:
+    return list(
+        session.scalars(
+            select(Exam)
+            .join(Exam.credential)
+            .options(selectinload(Exam.credential), selectinload(Exam.prerequisites))
+            .order_by(Credential.code)
+        )
+    )
+
+
+@bp.get("/dashboard")
+@login_required
+def dashboard():
+    """Show the signed-in engineer's progress, certifications and next steps."""
+    return _show_overview(current_user)
+
+
+@bp.get("/engineers/<int:engineer_id>")
+@login_required
+def engineer(engineer_id: int):
+    """Show one engineer's progress to themself, their manager or an admin."""
+    return _show_overview(_engineer_or_404(engineer_id))
+
+
+def _show_overview(person: Engineer):
+    session = db_session()
+    on = today()
+    return render_template(
+        "progress/dashboard.html",
+        person=person,
+        view=services.overview(session, person, on),
+        plans=[
+            (plan, services.plan_outlook(session, person, plan.exam, plan.planned_on, on))
+            for plan in services.open_plans(session, person.id)
+            if plan.planned_on >= on
+        ],
+    )
+
+
+# --- hours ------------------------------------------------------------------
+
+
+def _course_choices(session) -> list[tuple[int, str]]:
+    courses = session.scalars(select(Course).order_by(Course.title)).all()
+    return [(c.id, f"{c.title} ({c.code})") for c in courses]
+
+
+@bp.route("/hours", methods=["GET", "POST"])
+@login_required
+def hours():
+    """Log hours on a course and list the entries."""
+    session = db_session()
+    form = HoursForm()
+    form.course.choices = _course_choices(session)
+    if request.method == "GET":
+        form.logged_on.data = today()
+    status = 200
+    if form.validate_on_submit():
+        course = session.get(Course, form.course.data)
+        try:
+            services.log_hours(
+                session,
+                current_user,
+                course,
+                form.logged_on.data,
+                form.hours.data,
+                today(),
+                note=form.note.data or "",
+                actor=current_user,
+            )
+        except ValidationError as exc:
+            _field_errors(form, exc)
+        else:
+            flash(f"Logged {form.hours.data.normalize():f} h on {course.title}.", "success")
+            return redirect(url_for("progress.hours"))
+    if form.is_submitted():
+        status = 400
+    entries = session.scalars(
+        select(HourLog)
+        .where(HourLog.engineer_id == current_user.id)
+        .options(selectinload(HourLog.course))
+        .order_by(HourLog.logged_on.desc(), HourLog.id.desc())
+        .limit(200)
+    ).all()
+    return render_template("progress/hours.html", form=form, entries=entries), status
+
+
+def _own_entry(entry_id: int) -> HourLog:
+    entry = db_session().get(HourLog, entry_id)
+    if entry is None:
+        abort(404)
+    if not can_log_hours(current_user, entry.engineer):
+        abort(403)
+    return entry
+
+
+@bp.route("/hours/<int:entry_id>/edit", methods=["GET", "POST"])
+@login_required
+def edit_hours(entry_id: int):
+    """Edit an hour log entry; its history shows below."""
+    session = db_session()
+    entry = _own_entry(entry_id)
+    form = HoursForm(obj=entry if request.method == "GET" else None)
+    form.course.choices = _course_choices(session)
+    if request.method == "GET":
+        form.course.data = entry.course_id
+    if form.validate_on_submit():
+        try:
+            services.update_hours(
+                session,
+                entry,
+                session.get(Course, form.course.data),
+                form.logged_on.data,
+                form.hours.data,
+                today(),
+                note=form.note.data or "",
+                actor=current_user,
+            )
+        except ValidationError as exc:
+            _field_errors(form, exc)
+        else:
+            flash("Entry updated.", "success")
+            return redirect(url_for("progress.hours"))
+    history = session.scalars(
+        select(AuditEvent)
+        .where(AuditEvent.entity == "hour_logs", AuditEvent.entity_id == entry.id)
+        .order_by(AuditEvent.at, AuditEvent.id)
+    ).all()
+    status = 400 if form.is_submitted() else 200
+    return render_template(
+        "progress/edit_hours.html", form=form, entry=entry, history=history
+    ), status
+
+
+@bp.post("/hours/<int:entry_id>/delete")
+@login_required
+def delete_hours(entry_id: int):
+    """Delete an hour log entry (kept in the audit trail)."""
+    entry = _own_entry(entry_id)
+    services.delete_hours(db_session(), entry, actor=current_user)
+    flash("Entry deleted.", "success")
+    return redirect(url_for("progress.hours"))
+
+
+# --- exams, attempts and plans ----------------------------------------------
+
+
+def _people_for_results(session) -> list[Engineer]:
+    return [e for e in visible_engineers(session, current_user) if e.active]
+
+
+@bp.route("/exams", methods=["GET", "POST"])
+@login_required
+def attempts():
+    """Record an exam attempt; show the ledger and the planned exams."""
+    session = db_session()
+    exams = _exams(session)
+    form = AttemptForm()
+    form.engineer.choices = [(e.id, e.name) for e in _people_for_results(session)]
+    form.exam.choices = [(e.id, f"{e.code} · {e.name}") for e in exams]
+    if request.method == "GET":
+        form.engineer.data = current_user.id
+        form.attempted_on.data = today()
+    plan_form = PlanForm(prefix="plan")
+    plan_form.exam.choices = form.exam.choices
+    status = 200
+    if form.validate_on_submit():
+        person = session.get(Engineer, form.engineer.data)
+        if person is None or not can_record_results(current_user, person):
+            abort(403)
+        exam = session.get(Exam, form.exam.data)
+        try:
+            attempt = services.record_attempt(
+                session,
+                person,
+                exam,
+                form.attempted_on.data,
+                form.score.data,
+                form.passed.data,
+                today(),
+                recorded_by=current_user,
+                cost=form.cost.data,
+                voucher_code=(form.voucher_code.data or "").strip(),
+                proctoring=(form.proctoring.data or "").strip(),
+                note=(form.note.data or "").strip(),
+            )
+        except ValidationError as exc:
+            _field_errors(form, exc)
+        else:
+            if attempt.certification is not None:
+                flash(
+                    f"{exam.code} passed: certified until "
+                    f"{attempt.certification.expires_on.isoformat()}.",
+                    "success",
+                )
+            else:
+                flash(f"{exam.code} attempt recorded (not passed).", "info")
+            return redirect(url_for("progress.attempts"))
+    if form.is_submitted():
+        status = 400
+    return render_template(
+        "progress/exams.html", form=form, plan_form=plan_form, **_ledger(session)
+    ), status
+
+
+def _ledger(session) -> dict[str, object]:
+    on = today()
+    ledger = session.scalars(
+        select(ExamAttempt)
+        .where(ExamAttempt.engineer_id == current_user.id)
+        .options(selectinload(ExamAttempt.exam).selectinload(Exam.credential))
+        .order_by(ExamAttempt.attempted_on.desc(), ExamAttempt.id.desc())
+    ).all()
+    plans = [
+        (plan, services.plan_outlook(session, current_user, plan.exam, plan.planned_on, on))
+        for plan in services.open_plans(session, current_user.id)
+        if plan.planned_on >= on
+    ]
+    return {"ledger": ledger, "plans": plans}
+
+
+@bp.post("/exams/plan")
+@login_required
+def plan():
+    """Plan an exam on a future date and show whether the engineer will be eligible."""
+    session = db_session()
+    exams = _exams(session)
+    plan_form = PlanForm(prefix="plan")
+    plan_form.exam.choices = [(e.id, f"{e.code} · {e.name}") for e in exams]
+    if plan_form.validate_on_submit():
+        exam = session.get(Exam, plan_form.exam.data)
+        try:
+            services.plan_exam(session, current_user, exam, plan_form.planned_on.data, today())
+        except ValidationError as exc:
+            _field_errors(plan_form, exc)
+        else:
+            outlook = services.plan_outlook(
+                session, current_user, exam, plan_form.planned_on.data, today()
+            )
+            verdict = "you will be eligible" if outlook.eligible else "you will not be eligible"
+            flash(
+                f"{exam.code} planned on {plan_form.planned_on.data.isoformat()}: {verdict}.",
+                "success" if outlook.eligible else "warning",
+            )
+            return redirect(url_for("progress.attempts"))
+    form = AttemptForm()
+    form.engineer.choices = [(e.id, e.name) for e in _people_for_results(session)]
+    form.exam.choices = plan_form.exam.choices
+    return render_template(
+        "progress/exams.html", form=form, plan_form=plan_form, **_ledger(session)
+    ), 400
+
+
+# --- external credentials ---------------------------------------------------
+
+
+@bp.route("/credentials", methods=["GET", "POST"])
+@login_required
+def credentials():
+    """Record a credential earned elsewhere; list the engineer's certifications."""
+    session = db_session()
+    form = CredentialForm()
+    form.engineer.choices = [(e.id, e.name) for e in _people_for_results(session)]
+    catalog = session.scalars(
+        select(Credential)
+        .where(Credential.kind.in_(("external", "exam")), Credential.origin != "engineer")
+        .order_by(Credential.kind.desc(), Credential.name)
+    ).all()
+    form.credential.choices = [(c.id, f"{c.name} ({c.issuer})") for c in catalog]
+    form.credential.choices.append((OTHER, "Other (enter name and issuer)"))
+    if request.method == "GET":
+        form.engineer.data = current_user.id
+    status = 200
+    if form.validate_on_submit():
+        person = session.get(Engineer, form.engineer.data)
+        if person is None or not can_record_results(current_user, person):
+            abort(403)
+        try:
+            if form.credential.data == OTHER:
+                credential = services.credential_for_entry(
+                    session, name=form.name.data, issuer=form.issuer.data
+                )
+            else:
+                credential = session.get(Credential, form.credential.data)
+            cert = services.record_credential(
+                session,
+                person,
+                credential,
+                form.issued_on.data,
+                today(),
+                evidence=form.evidence.data or "",
+                expires_on=form.expires_on.data,
+                recorded_by=current_user,
+            )
+        except ValidationError as exc:
+            _field_errors(form, exc, {"code": "credential"})
+        else:
+            until = f" until {cert.expires_on.isoformat()}" if cert.expires_on else ""
+            flash(f"{credential.name} recorded{until}.", "success")
+            return redirect(url_for("progress.credentials"))
+    if form.is_submitted():
+        status = 400
+    held = services.certifications_of(session, current_user.id)
+    return render_template(
+        "progress/credentials.html",
+        form=form,
+        held=sorted(held, key=lambda c: (c.earned_on, c.id), reverse=True),
+        on=today(),
+        status_on=services.status_on,
+    ), status
