@@ -59,6 +59,8 @@ def app(database_url: str) -> Flask:
             "TESTING": True,
             "SECRET_KEY": "test-secret",
             "SEED_PATH": str(SEED),
+            # Forms post without tokens; the csrf_enabled fixture turns it on.
+            "WTF_CSRF_ENABLED": False,
         }
     )
 

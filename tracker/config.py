@@ -49,7 +49,6 @@ class Config:
         self.TIMEZONE = env.get("TRACKER_TIMEZONE", "UTC")
         self.SESSION_COOKIE_HTTPONLY = True
         self.SESSION_COOKIE_SAMESITE = "Lax"
-        self.SESSION_COOKIE_SECURE = self.BASE_URL.startswith("https://")
         self.MAX_CONTENT_LENGTH = 2 * 1024 * 1024
         self.RATELIMIT_STORAGE_URL = env.get("TRACKER_RATELIMIT_STORAGE_URL", "memory://")
         self.SIGNIN_LIMIT_PER_ACCOUNT = "5/15minutes"
@@ -59,6 +58,8 @@ class Config:
         self.TESTING = False
         for key, value in overrides.items():
             setattr(self, key, value)
+        if not hasattr(self, "SESSION_COOKIE_SECURE"):
+            self.SESSION_COOKIE_SECURE = str(self.BASE_URL).startswith("https://")
         if not self.SECRET_KEY:
             self.SECRET_KEY = _secret_key()
 

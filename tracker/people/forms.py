@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask_wtf import FlaskForm
 from wtforms import IntegerField, PasswordField, StringField, TextAreaField
-from wtforms.validators import DataRequired, Length, NumberRange, Optional
+from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional
 
 
 class LoginForm(FlaskForm):
@@ -24,7 +24,7 @@ class ProfileForm(FlaskForm):
     experience_months = IntegerField(
         "Documented experience before joining (months)",
         validators=[
-            DataRequired(message="experience is required (0 or more months)"),
+            InputRequired(message="experience is required (0 or more months)"),
             NumberRange(min=0, max=600, message="months must be from 0 to 600"),
         ],
     )

@@ -172,6 +172,8 @@ def can_log_hours(actor: Engineer, engineer: Engineer) -> bool:
 
 def visible_engineers(session: Session, actor: Engineer) -> list[Engineer]:
     """Return the people whose records `actor` may read, by name."""
+    if not actor.active:
+        return []
     query = select(Engineer).order_by(Engineer.name)
     if actor.access_role == "admin":
         return list(session.scalars(query))

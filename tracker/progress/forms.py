@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from flask_wtf import FlaskForm
 from wtforms import (
     BooleanField,
@@ -18,15 +20,10 @@ from wtforms.validators import (
     Length,
     NumberRange,
     Optional,
-    ValidationError,
 )
 
+from tracker.forms import DecimalRange
 from tracker.progress.services import MAX_NOTE_LENGTH
-
-
-def _two_decimals(form: FlaskForm, field: DecimalField) -> None:
-    if field.data is not None and field.data != field.data.quantize(type(field.data)("0.01")):
-        raise ValidationError("hours must have at most 2 decimals")
 
 
 class HoursForm(FlaskForm):
@@ -37,8 +34,7 @@ class HoursForm(FlaskForm):
         places=None,
         validators=[
             InputRequired(message="hours are required"),
-            NumberRange(min=0.01, max=24, message="hours must be more than 0 and at most 24"),
-            _two_decimals,
+            DecimalRange("hours", above=Decimal(0), maximum=Decimal(24)),
         ],
         render_kw={"step": "0.25", "min": "0.25", "max": "24", "inputmode": "decimal"},
     )
@@ -59,8 +55,11 @@ class AttemptForm(FlaskForm):
     passed = BooleanField("Passed")
     cost = DecimalField(
         "Cost (USD)",
-        places=2,
-        validators=[Optional(), NumberRange(min=0, message="cost must not be negative")],
+        places=None,
+        validators=[
+            Optional(),
+            DecimalRange("cost", minimum=Decimal(0), maximum=Decimal(1_000_000)),
+        ],
     )
     voucher_code = StringField("Voucher code", validators=[Optional(), Length(max=80)])
     proctoring = StringField(

@@ -1,0 +1,279 @@
+"""People rules in tracker.people.services: passwords, permissions, API tokens."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+
+import pytest
+from sqlalchemy import select
+from werkzeug.security import generate_password_hash
+
+from tests import factories
+from tests.factories import PASSWORD
+from tracker.errors import ValidationError
+from tracker.people import services
+from tracker.people.models import ApiToken, Engineer
+from tracker.people.services import (
+    authenticate,
+    can_view,
+    create_token,
+    engineer_for_token,
+    manages,
+    revoke_token,
+    set_active,
+    set_password,
+    verify_password,
+    visible_engineers,
+)
+
+NOW = dt.datetime(2026, 11, 29, 9, 30)
+
+
+# --- passwords --------------------------------------------------------------
+
+
+def test_password_is_stored_as_a_salted_hash_with_a_method_prefix(db):
+    a = factories.engineer(db)
+    b = factories.engineer(db)
+    method = services.PASSWORD_METHOD.split(":")[0]
+    for who in (a, b):
+        assert who.password_hash
+        assert PASSWORD not in who.password_hash
+        assert who.password_hash.startswith(f"{method}:")
+    assert a.password_hash != b.password_hash, "the same password must hash differently (salt)"
+
+
+def test_production_method_is_a_memory_hard_kdf(db, monkeypatch):
+    # The suite swaps in cheap hashing; the real method must be scrypt.
+    from tracker.people.services import _DUMMY_HASH
+
+    assert _DUMMY_HASH.startswith("scrypt:")
+    monkeypatch.setattr(services, "PASSWORD_METHOD", "scrypt")
+    who = factories.engineer(db)
+    assert who.password_hash.startswith("scrypt:")
+    assert verify_password(who, PASSWORD)
+
+
+def test_authenticate_accepts_the_right_password_case_insensitive_email(db):
+    who = factories.engineer(db, email="Casey.Mixed@Example.com")
+    assert who.email == "casey.mixed@example.com"
+    assert authenticate(db, "casey.mixed@example.com", PASSWORD) is who
+    assert authenticate(db, "  CASEY.MIXED@EXAMPLE.COM ", PASSWORD) is who
+
+
+@pytest.mark.parametrize("password", ["wrong password!", "", PASSWORD.upper(), PASSWORD + " "])
+def test_authenticate_refuses_a_wrong_password(db, password):
+    who = factories.engineer(db)
+    assert authenticate(db, who.email, password) is None
+
+
+def test_authenticate_refuses_an_unknown_email(db):
+    assert authenticate(db, "nobody-here@example.com", PASSWORD) is None
+
+
+def test_authenticate_refuses_a_deactivated_account(db):
+    who = factories.engineer(db)
+    set_active(db, who, False)
+    assert authenticate(db, who.email, PASSWORD) is None
+    set_active(db, who, True)
+    assert authenticate(db, who.email, PASSWORD) is who
+
+
+def test_authenticate_refuses_an_account_without_password(db):
+    who = factories.engineer(db, password=None)
+    assert who.password_hash is None
+    assert authenticate(db, who.email, "") is None
+    assert authenticate(db, who.email, PASSWORD) is None
+    assert verify_password(None, PASSWORD) is False
+
+
+def test_set_password_changes_it_and_bumps_the_session_epoch(db):
+    who = factories.engineer(db)
+    epoch = who.session_epoch
+    set_password(db, who, "a brand new secret")
+    assert who.session_epoch == epoch + 1
+    assert authenticate(db, who.email, "a brand new secret") is who
+    assert authenticate(db, who.email, PASSWORD) is None
+
+
+def test_set_password_refuses_a_short_password_and_keeps_the_old_one(db):
+    who = factories.engineer(db)
+    old_hash, epoch = who.password_hash, who.session_epoch
+    with pytest.raises(ValidationError) as caught:
+        set_password(db, who, "short")
+    assert "password" in caught.value.errors
+    assert who.password_hash == old_hash
+    assert who.session_epoch == epoch
+
+
+def test_set_active_bumps_the_epoch_only_on_a_change(db):
+    who = factories.engineer(db)
+    epoch = who.session_epoch
+    set_active(db, who, True)
+    assert who.session_epoch == epoch
+    set_active(db, who, False)
+    assert (who.active, who.session_epoch) == (False, epoch + 1)
+    set_active(db, who, False)
+    assert who.session_epoch == epoch + 1
+    set_active(db, who, True)
+    assert (who.active, who.session_epoch) == (True, epoch + 2)
+
+
+# --- permissions ------------------------------------------------------------
+
+
+@pytest.fixture
+def org(db):
+    """A small organisation.
+
+    boss (manager) manages team "red" (alice, bob) and has carol as a direct report;
+    dave is in team "blue" (managed by other); admin; idle is a deactivated manager of erin.
+    """
+    people: dict[str, Engineer] = {}
+    people["boss"] = factories.engineer(db, name="Boss", access_role="manager")
+    people["other"] = factories.engineer(db, name="Other", access_role="manager")
+    people["admin"] = factories.engineer(db, name="Admin", access_role="admin")
+    red = factories.team(db, 64, manager=people["boss"])
+    blue = factories.team(db, 128, manager=people["other"])
+    people["alice"] = factories.engineer(db, name="Alice", team=red)
+    people["bob"] = factories.engineer(db, name="Bob", team=red)
+    people["carol"] = factories.engineer(db, name="Carol", manager=people["boss"])
+    people["dave"] = factories.engineer(db, name="Dave", team=blue)
+    people["idle"] = factories.engineer(db, name="Idle", access_role="manager")
+    people["erin"] = factories.engineer(db, name="Erin", manager=people["idle"])
+    # An engineer-role person named as someone's manager reads nothing of theirs.
+    people["frank"] = factories.engineer(db, name="Frank")
+    people["gina"] = factories.engineer(db, name="Gina", manager=people["frank"])
+    set_active(db, people["idle"], False)
+    return people
+
+
+@pytest.mark.parametrize(
+    ("actor", "target", "view", "manage"),
+    [
+        pytest.param("alice", "alice", True, False, id="engineer-self"),
+        pytest.param("alice", "bob", False, False, id="engineer-teammate"),
+        pytest.param("alice", "boss", False, False, id="engineer-own-manager"),
+        pytest.param("boss", "boss", True, False, id="manager-self"),
+        pytest.param("boss", "carol", True, True, id="manager-direct-report"),
+        pytest.param("boss", "alice", True, True, id="manager-member-of-managed-team"),
+        pytest.param("boss", "dave", False, False, id="manager-member-of-another-team"),
+        pytest.param("boss", "other", False, False, id="manager-another-manager"),
+        pytest.param("boss", "admin", False, False, id="manager-admin"),
+        pytest.param("other", "dave", True, True, id="other-manager-own-team"),
+        pytest.param("other", "alice", False, False, id="other-manager-foreign-team"),
+        pytest.param("admin", "dave", True, False, id="admin-anyone"),
+        pytest.param("admin", "boss", True, False, id="admin-manager"),
+        pytest.param("admin", "admin", True, False, id="admin-self"),
+        pytest.param("idle", "erin", False, True, id="deactivated-manager-direct-report"),
+        pytest.param("idle", "idle", False, False, id="deactivated-self"),
+        pytest.param("frank", "gina", False, True, id="engineer-role-named-as-manager"),
+    ],
+)
+def test_can_view_and_manages(org, actor, target, view, manage):
+    assert can_view(org[actor], org[target]) is view
+    assert manages(org[actor], org[target]) is manage
+
+
+def test_a_deactivated_admin_views_nobody(db, org):
+    set_active(db, org["admin"], False)
+    assert not any(can_view(org["admin"], person) for person in org.values())
+
+
+def test_visible_engineers_by_role(db, org):
+    names = [e.name for e in visible_engineers(db, org["boss"])]
+    assert names == ["Alice", "Bob", "Boss", "Carol"]
+    assert [e.name for e in visible_engineers(db, org["other"])] == ["Dave", "Other"]
+    assert visible_engineers(db, org["alice"]) == [org["alice"]]
+    # An engineer-role "manager" still sees only themself.
+    assert visible_engineers(db, org["frank"]) == [org["frank"]]
+    everyone = db.scalars(select(Engineer).order_by(Engineer.name)).all()
+    assert visible_engineers(db, org["admin"]) == everyone
+
+
+@pytest.mark.parametrize("actor", ["alice", "boss", "other", "admin", "frank"])
+def test_visible_engineers_agrees_with_can_view(db, org, actor):
+    visible = set(visible_engineers(db, org[actor]))
+    for person in db.scalars(select(Engineer)):
+        assert (person in visible) is can_view(org[actor], person), person.name
+
+
+def test_visible_engineers_of_a_deactivated_actor_is_empty(db, org):
+    assert visible_engineers(db, org["idle"]) == []
+
+
+# --- API tokens --------------------------------------------------------------
+
+
+def test_token_is_stored_as_its_sha256_hash_only(db):
+    who = factories.engineer(db)
+    token, secret = create_token(db, who, "  ci script  ")
+    assert secret.startswith("trk_") and len(secret) > 40
+    assert token.name == "ci script"
+    assert token.token_hash == hashlib.sha256(secret.encode()).hexdigest()
+    row = db.execute(select(ApiToken.__table__).where(ApiToken.id == token.id)).one()
+    assert all(secret not in str(value) for value in row)
+    assert (token.last_used_at, token.revoked_at) == (None, None)
+
+
+def test_tokens_are_unique(db):
+    who = factories.engineer(db)
+    secrets = {create_token(db, who)[1] for _ in range(5)}
+    assert len(secrets) == 5
+
+
+def test_engineer_for_token_returns_the_owner_and_records_the_use(db):
+    who = factories.engineer(db)
+    token, secret = create_token(db, who)
+    assert engineer_for_token(db, secret, NOW) is who
+    assert token.last_used_at == NOW
+    later = NOW + dt.timedelta(hours=1)
+    assert engineer_for_token(db, secret, later) is who
+    assert token.last_used_at == later
+
+
+@pytest.mark.parametrize("secret", ["", "trk_", "trk_not-a-real-token", "Bearer x", "' OR 1=1 --"])
+def test_engineer_for_token_refuses_an_unknown_token(db, secret):
+    who = factories.engineer(db)
+    create_token(db, who)
+    assert engineer_for_token(db, secret, NOW) is None
+
+
+def test_engineer_for_token_refuses_the_hash_itself(db):
+    who = factories.engineer(db)
+    token, _ = create_token(db, who)
+    assert engineer_for_token(db, token.token_hash, NOW) is None
+
+
+def test_a_revoked_token_stops_working_and_leaves_others_alone(db):
+    who = factories.engineer(db)
+    token, secret = create_token(db, who)
+    _, other_secret = create_token(db, who)
+    assert engineer_for_token(db, secret, NOW) is who
+    revoke_token(db, token, NOW)
+    assert token.revoked_at == NOW
+    assert engineer_for_token(db, secret, NOW) is None
+    assert token.last_used_at == NOW  # not touched by the refused use
+    assert engineer_for_token(db, other_secret, NOW) is who
+    # Revoking again keeps the first revocation time.
+    revoke_token(db, token, NOW + dt.timedelta(days=1))
+    assert token.revoked_at == NOW
+
+
+def test_a_deactivated_owner_token_gives_none_and_no_use_is_recorded(db):
+    who = factories.engineer(db)
+    token, secret = create_token(db, who)
+    set_active(db, who, False)
+    assert engineer_for_token(db, secret, NOW) is None
+    assert token.last_used_at is None
+    set_active(db, who, True)
+    assert engineer_for_token(db, secret, NOW) is who
+
+
+def test_scrypt_hash_from_production_verifies(db):
+    # A password hashed in production (scrypt) still verifies under the suite's settings.
+    who = factories.engineer(db)
+    who.password_hash = generate_password_hash("produced by scrypt", method="scrypt")
+    db.flush()
+    assert authenticate(db, who.email, "produced by scrypt") is who

@@ -1,0 +1,61 @@
+"""Validators shared by every feature's forms."""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+
+from wtforms import Field
+from wtforms.validators import ValidationError
+
+
+class DecimalRange:
+    """Check a DecimalField: a finite number, at most `places` decimals, within bounds.
+
+    WTForms' NumberRange compares with floats and chokes on NaN and infinity;
+    this compares Decimals exactly, so 0.01 passes "more than 0".
+    """
+
+    def __init__(
+        self,
+        label: str,
+        *,
+        places: int = 2,
+        minimum: Decimal | None = None,
+        above: Decimal | None = None,
+        maximum: Decimal | None = None,
+    ) -> None:
+        self.label = label
+        self.places = places
+        self.minimum = minimum
+        self.above = above
+        self.maximum = maximum
+
+    def __call__(self, form: object, field: Field) -> None:
+        value = field.data
+        if value is None:
+            return
+        try:
+            if not isinstance(value, Decimal) or not value.is_finite():
+                raise InvalidOperation
+            exact = value == value.quantize(Decimal(1).scaleb(-self.places))
+        except InvalidOperation:
+            raise ValidationError(f"{self.label} must be a number") from None
+        if self.above is not None and value <= self.above:
+            raise ValidationError(self._range())
+        if self.minimum is not None and value < self.minimum:
+            raise ValidationError(self._range())
+        if self.maximum is not None and value > self.maximum:
+            raise ValidationError(self._range())
+        if not exact:
+            raise ValidationError(f"{self.label} must have at most {self.places} decimals")
+
+    def _range(self) -> str:
+        low = (
+            f"more than {self.above}"
+            if self.above is not None
+            else f"at least {self.minimum}"
+            if self.minimum is not None
+            else None
+        )
+        high = f"at most {self.maximum}" if self.maximum is not None else None
+        return f"{self.label} must be " + " and ".join(p for p in (low, high) if p)
