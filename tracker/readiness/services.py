@@ -10,9 +10,10 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
 from tracker.catalog.models import Credential, TeamTemplate, TemplateSlot
+from tracker.errors import ValidationError
 from tracker.people.models import Engineer, JobRoleAssignment, Team
 from tracker.progress.models import Certification
-from tracker.progress.services import add_months, holding, latest_for
+from tracker.progress.services import Status, add_months, days_left, holding, latest_for, status_on
 
 NEAREST_CANDIDATES = 3
 
@@ -302,3 +303,73 @@ def team_readiness(
     """Load a team's snapshot and judge its readiness on `on` (a bounded number of queries)."""
     members = load_members(session, [team.id]).get(team.id, [])
     return readiness(team, members, load_templates(session), on, gpus)
+
+
+# --- heat map ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HeatCell:
+    status: Status
+    certification: Certification | None
+    days_left: int | None = None
+
+
+def heat_cell(member: Member, credential: Credential, on: dt.date) -> HeatCell:
+    """Return the state of one credential (or group) for one member on `on`."""
+    held = holding(member.certifications, credential, on)
+    if held is not None:
+        return HeatCell(status_on(held, on), held, days_left(held, on))
+    last = latest_for((c for c in member.certifications if c.earned_on <= on), credential)
+    if last is not None:
+        return HeatCell(Status.EXPIRED, last, days_left(last, on))
+    return HeatCell(Status.MISSING, None)
+
+
+def heat_columns(
+    template: TeamTemplate, path_credentials: Sequence[Credential]
+) -> list[Credential]:
+    """Return the credentials a team's heat map shows: the paths' exams, then the template's."""
+    columns: list[Credential] = []
+    for credential in [
+        *path_credentials,
+        *(c for slot in template.slots for c in slot.credentials),
+        *template.team_credentials,
+    ]:
+        if credential not in columns:
+            columns.append(credential)
+    return columns
+
+
+# --- return on investment (DOMAIN.md section 6) -----------------------------
+
+
+@dataclass(frozen=True)
+class Roi:
+    investment_total: int
+    returns_total: int
+
+    @property
+    def first_year_roi_percent(self) -> int:
+        """(returns - investment) / investment, in whole percent (rounded down)."""
+        return (self.returns_total - self.investment_total) * 100 // self.investment_total
+
+    @property
+    def ongoing_roi_percent(self) -> int:
+        """Later years, with no new investment: returns / first-year investment."""
+        return self.returns_total * 100 // self.investment_total
+
+
+def roi(investment: dict[str, int], returns: dict[str, int]) -> Roi:
+    """Return the ROI of named investment and return lines (currency units)."""
+    errors = {}
+    for kind, lines in (("investment", investment), ("returns", returns)):
+        for name, amount in lines.items():
+            if isinstance(amount, bool) or not isinstance(amount, int) or amount < 0:
+                errors[f"{kind}.{name}"] = "must be a whole amount of 0 or more"
+    total = sum(investment.values()) if not errors else 0
+    if not errors and total <= 0:
+        errors["investment"] = "the investment must be more than 0"
+    if errors:
+        raise ValidationError(errors)
+    return Roi(total, sum(returns.values()))
