@@ -12,6 +12,8 @@ from tracker.config import INSTANCE_DIR, PROJECT_ROOT, Config
 def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     """Create the application: configuration, database, extensions, blueprints, commands."""
     from tracker import cli, web
+    from tracker.admin.views import bp as admin_bp
+    from tracker.api.views import bp as api_bp
     from tracker.catalog.views import bp as catalog_bp
     from tracker.db import make_engine, make_session_factory
     from tracker.extensions import close_db_session, csrf, init_limiter, login_manager
@@ -42,6 +44,8 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     web.init_app(app)
     app.register_blueprint(catalog_bp)
     app.register_blueprint(people_bp)
+    app.register_blueprint(admin_bp)
     app.register_blueprint(progress_bp)
+    app.register_blueprint(api_bp)
     cli.register_commands(app)
     return app

@@ -24,6 +24,7 @@ NAV_ITEMS = [
     ("admin.people", "People", ("admin",)),
     ("admin.teams", "Admin teams", ("admin",)),
     ("admin.imports", "Import", ("admin",)),
+    ("admin.catalog", "Admin catalog", ("admin",)),
     ("catalog.catalog", "Catalog", ("engineer", "manager", "admin")),
 ]
 

@@ -775,3 +775,15 @@ def test_a_prerequisite_cycle_is_refused(tmp_path):
     )
     with pytest.raises(SeedError, match="NCA-AIIO"):
         read_seed(write(tmp_path, text))
+
+
+def test_seed_does_not_take_over_a_code_the_organisation_created(db, tmp_path):
+    """An internal course created from the web keeps its code; the seed load stops instead."""
+    db.add(Course(code="OWN-101", title="Our runbook", hours=4, origin="internal"))
+    db.flush()
+    text = SEED.read_text() + '\n[[courses]]\ncode = "OWN-101"\ntitle = "Clash"\nhours = 2\n'
+    path = tmp_path / "clash.toml"
+    path.write_text(text)
+    with pytest.raises(SeedError, match="already used by an entry created in the tracker"):
+        load_seed(db, path)
+    assert db.scalars(select(Course).where(Course.code == "OWN-101")).one().title == "Our runbook"

@@ -433,6 +433,12 @@ class _Loader:
 
     def upsert(self, model: type, key: dict[str, Any], values: dict[str, Any]) -> Any:
         obj = self.session.scalars(select(model).filter_by(**key)).one_or_none()
+        if obj is not None and getattr(obj, "origin", "seed") != "seed":
+            # The organisation made this code itself; the seed must not take it over.
+            raise SeedError(
+                f"{model.__tablename__} {key}: the code is already used by an entry "
+                f"created in the tracker ({obj.origin}); rename it in the seed file"
+            )
         created = obj is None
         if created:
             obj = model(**key)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
+import secrets
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -23,6 +24,8 @@ from tracker.people.models import Engineer
 from tracker.progress.models import Certification, ExamAttempt, ExamPlan, HourLog
 
 EXPIRING_WITHIN_DAYS = 90
+MAX_NOTE_LENGTH = 500
+MAX_EVIDENCE_LENGTH = 2000
 ZERO = Decimal(0)
 
 
@@ -349,6 +352,9 @@ def record_attempt(
         )
     if isinstance(score, bool) or not isinstance(score, int) or not 0 <= score <= 100:
         errors["score"] = "score must be a whole number from 0 to 100"
+    for name, limit in (("voucher_code", 80), ("proctoring", 200), ("note", MAX_NOTE_LENGTH)):
+        if len(str(details.get(name) or "")) > limit:
+            errors[name] = f"{name.replace('_', ' ')} must be at most {limit} characters"
     if errors:
         raise ValidationError(errors)
 
@@ -420,6 +426,8 @@ def record_credential(
         errors["expires_on"] = "expiry must not be before the issue date"
     if not evidence.strip():
         errors["evidence"] = "evidence is required (a certificate number, a link or a note)"
+    elif len(evidence.strip()) > MAX_EVIDENCE_LENGTH:
+        errors["evidence"] = f"evidence must be at most {MAX_EVIDENCE_LENGTH} characters"
     if errors:
         raise ValidationError(errors)
     cert = Certification(
@@ -452,7 +460,6 @@ def paths_with_courses(session: Session) -> list[LearningPath]:
     )
 
 
-MAX_NOTE_LENGTH = 500
 HOURS_PER_DAY = Decimal(24)
 
 
@@ -782,9 +789,13 @@ def credential_for_entry(
     if existing is not None:
         return existing
     slug = "".join(ch if ch.isalnum() else "-" for ch in name.upper())[:24].strip("-")
-    count = session.scalar(select(func.count()).select_from(Credential)) or 0
+    # A random suffix: counting rows could collide after a deletion or a race.
     credential = Credential(
-        code=f"X-{slug}-{count + 1}", name=name, issuer=issuer, kind="external", origin="engineer"
+        code=f"X-{slug}-{secrets.token_hex(4).upper()}",
+        name=name,
+        issuer=issuer,
+        kind="external",
+        origin="engineer",
     )
     session.add(credential)
     session.flush()

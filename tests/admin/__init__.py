@@ -1,0 +1,1 @@
+"""Tests of the admin pages and rules."""

@@ -1,0 +1,137 @@
+"""Fixtures for the JSON API: a pinned "today", a people scene with tokens, a caller."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+from werkzeug.test import TestResponse
+
+from tests import factories
+from tracker.audit.models import AuditEvent
+from tracker.catalog.models import Credential
+from tracker.people.models import Engineer
+from tracker.people.services import create_token, revoke_token, set_active
+from tracker.progress.models import Certification, ExamAttempt, HourLog
+
+TODAY = factories.TODAY  # 2026-11-29
+NOW = dt.datetime(2026, 11, 29, 12, 0)
+TABLES = {
+    "hour_logs": HourLog,
+    "exam_attempts": ExamAttempt,
+    "certifications": Certification,
+    "credentials": Credential,
+    "audit_events": AuditEvent,
+}
+
+
+@pytest.fixture(autouse=True)
+def pinned_today(app: Flask) -> Iterator[dt.date]:
+    """Make every API request reason about factories.TODAY."""
+    saved = app.config.get("TODAY")
+    app.config["TODAY"] = TODAY
+    yield TODAY
+    if saved is None:
+        app.config.pop("TODAY", None)
+    else:
+        app.config["TODAY"] = saved
+
+
+def row_counts(db: Session) -> dict[str, int]:
+    """Count the rows of every table a write through the API may touch."""
+    return {
+        name: db.scalar(select(func.count()).select_from(model)) for name, model in TABLES.items()
+    }
+
+
+class Api:
+    """Call the API with a bearer token."""
+
+    def __init__(self, client: FlaskClient) -> None:
+        self.client = client
+
+    def call(
+        self,
+        method: str,
+        url: str,
+        token: str | None = None,
+        json: Any = None,
+        **kwargs: Any,
+    ) -> TestResponse:
+        headers = dict(kwargs.pop("headers", {}))
+        if token is not None:
+            headers["Authorization"] = f"Bearer {token}"
+        if json is not None:
+            kwargs["json"] = json
+        return self.client.open(url, method=method, headers=headers, **kwargs)
+
+    def get(self, url: str, token: str | None = None, **kwargs: Any) -> TestResponse:
+        return self.call("GET", url, token, **kwargs)
+
+    def post(self, url: str, token: str | None, json: Any = None, **kw: Any) -> TestResponse:
+        return self.call("POST", url, token, json, **kw)
+
+    def put(self, url: str, token: str | None, json: Any = None, **kw: Any) -> TestResponse:
+        return self.call("PUT", url, token, json, **kw)
+
+    def delete(self, url: str, token: str | None = None, **kw: Any) -> TestResponse:
+        return self.call("DELETE", url, token, **kw)
+
+
+@pytest.fixture
+def api(client: FlaskClient) -> Api:
+    return Api(client)
+
+
+def token_for(db: Session, who: Engineer) -> str:
+    return create_token(db, who, "test")[1]
+
+
+@dataclass
+class Scene:
+    """Who is who: the engineer whose records are asked for, and everyone around them."""
+
+    target: Engineer
+    other: Engineer
+    manager: Engineer
+    other_manager: Engineer
+    admin: Engineer
+    tokens: dict[str, str | None] = field(default_factory=dict)
+    entry: HourLog | None = None
+
+
+@pytest.fixture
+def scene(db: Session) -> Scene:
+    """target reports to manager; other is in other_manager's team; tokens for every role.
+
+    Roles without a valid token: none (no header), revoked (target's revoked
+    token) and deactivated (a deactivated admin's token).
+    """
+    manager = factories.engineer(db, name="Manager", access_role="manager")
+    other_manager = factories.engineer(db, name="Other manager", access_role="manager")
+    team = factories.team(db, manager=other_manager)
+    target = factories.engineer(db, name="Target", manager=manager)
+    other = factories.engineer(db, name="Other", team=team)
+    admin = factories.engineer(db, name="Admin", access_role="admin")
+    gone = factories.engineer(db, name="Gone", access_role="admin")
+    revoked, revoked_secret = create_token(db, target, "old")
+    revoke_token(db, revoked, NOW)
+    tokens: dict[str, str | None] = {
+        "self": token_for(db, target),
+        "other engineer": token_for(db, other),
+        "manager": token_for(db, manager),
+        "other manager": token_for(db, other_manager),
+        "admin": token_for(db, admin),
+        "no token": None,
+        "revoked token": revoked_secret,
+        "deactivated": token_for(db, gone),
+    }
+    set_active(db, gone, False)
+    return Scene(target, other, manager, other_manager, admin, tokens)

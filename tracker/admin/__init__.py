@@ -1,0 +1,1 @@
+"""Admin pages: people, teams, the internal track and CSV imports."""

@@ -1,0 +1,273 @@
+"""Admin forms: people, teams, the internal certification track and CSV imports.
+
+Choices are filled by the views from the database; a value outside them is
+refused with a message naming the rule, not WTForms' generic one.
+"""
+
+from __future__ import annotations
+
+from flask_wtf import FlaskForm
+from flask_wtf.file import FileField, FileRequired
+from wtforms import (
+    DateField,
+    IntegerField,
+    PasswordField,
+    SelectField,
+    SelectMultipleField,
+    StringField,
+    TextAreaField,
+)
+from wtforms.fields.choices import SelectChoice
+from wtforms.validators import DataRequired, Email, InputRequired, Length, NumberRange, Optional
+
+from tracker.admin.services import MAX_EXPERIENCE_MONTHS, MAX_GPUS
+from tracker.people.models import ACCESS_ROLES
+from tracker.people.services import MIN_PASSWORD_LENGTH
+
+
+def optional_id(value: object) -> int | None:
+    """Coerce a select's value to an id; the empty choice is None."""
+    if value in (None, "", "None"):
+        return None
+    return int(value)  # type: ignore[call-overload]
+
+
+def ListedChoice(label, not_listed="choose one of the listed options", **kw) -> SelectField:
+    """A select whose value must be one of its choices; the message names the rule."""
+    return SelectField(
+        label, invalid_value_message=not_listed, invalid_choice_message=not_listed, **kw
+    )
+
+
+def ListedChoices(label, not_listed="choose only listed options", **kw) -> SelectMultipleField:
+    """A multiple select whose values must all be among its choices."""
+    return SelectMultipleField(
+        label,
+        invalid_value_message=not_listed,
+        invalid_choice_message=not_listed + " ('%(value)s' is not one)",
+        **kw,
+    )
+
+
+def choices(pairs) -> list[SelectChoice]:
+    """Return (value, label) pairs as WTForms choices."""
+    return [SelectChoice(value=value, label=label) for value, label in pairs]
+
+
+def _access_role():
+    return ListedChoice(
+        "Access role",
+        choices=choices((r, r) for r in ACCESS_ROLES),
+        validators=[InputRequired(message="an access role is required")],
+        not_listed=f"role must be one of {', '.join(ACCESS_ROLES)}",
+        description="engineer: own records; manager: also their reports; admin: everything.",
+    )
+
+
+def _job_roles():
+    return ListedChoices(
+        "Job roles",
+        choices=[],
+        not_listed="choose job roles from the list",
+        description="Hold Ctrl (or Cmd) to choose several.",
+    )
+
+
+def _level():
+    return ListedChoice(
+        "Level",
+        coerce=optional_id,
+        choices=[],
+        validators=[InputRequired(message="a level is required")],
+        not_listed="level must be from 1 to 5",
+    )
+
+
+def _team():
+    return ListedChoice(
+        "Team", coerce=optional_id, choices=[], not_listed="choose one of the listed teams"
+    )
+
+
+def _manager():
+    return ListedChoice(
+        "Manager",
+        coerce=optional_id,
+        choices=[],
+        not_listed="choose one of the listed managers (managers and admins)",
+    )
+
+
+def _hired_on():
+    return DateField("Hire date", validators=[Optional()])
+
+
+def _experience():
+    return IntegerField(
+        "Experience before joining (months)",
+        default=0,
+        validators=[
+            InputRequired(message="experience is required (0 or more months)"),
+            NumberRange(
+                min=0,
+                max=MAX_EXPERIENCE_MONTHS,
+                message=f"experience must be from 0 to {MAX_EXPERIENCE_MONTHS} months",
+            ),
+        ],
+    )
+
+
+class PersonAddForm(FlaskForm):
+    name = StringField(
+        "Name",
+        validators=[
+            DataRequired(message="a name is required"),
+            Length(max=120, message="name must be at most 120 characters"),
+        ],
+    )
+    email = StringField(
+        "Email",
+        validators=[
+            DataRequired(message="an email is required"),
+            Length(max=254, message="email must be at most 254 characters"),
+            Email(message="not a valid email address (name@example.com)"),
+        ],
+        render_kw={"autocomplete": "off"},
+    )
+    access_role = _access_role()
+    job_roles = _job_roles()
+    level = _level()
+    team = _team()
+    manager = _manager()
+    hired_on = _hired_on()
+    experience_months = _experience()
+    password = PasswordField(
+        "Initial password",
+        validators=[
+            DataRequired(message="an initial password is required"),
+            Length(
+                min=MIN_PASSWORD_LENGTH,
+                max=200,
+                message=f"password must be {MIN_PASSWORD_LENGTH} to 200 characters",
+            ),
+        ],
+        render_kw={"autocomplete": "new-password"},
+    )
+
+
+class PersonEditForm(FlaskForm):
+    access_role = _access_role()
+    job_roles = _job_roles()
+    level = _level()
+    team = _team()
+    manager = _manager()
+    hired_on = _hired_on()
+    experience_months = _experience()
+
+
+class ConfirmForm(FlaskForm):
+    """A button that posts with its CSRF token (deactivate, reactivate)."""
+
+
+class TeamForm(FlaskForm):
+    name = StringField(
+        "Name",
+        validators=[
+            DataRequired(message="a name is required"),
+            Length(max=120, message="name must be at most 120 characters"),
+        ],
+    )
+    gpus = IntegerField(
+        "Fleet size (GPUs)",
+        validators=[
+            InputRequired(message="a fleet size is required (0 or more GPUs)"),
+            NumberRange(
+                min=0,
+                max=MAX_GPUS,
+                message=f"fleet size must be a whole number of GPUs from 0 to {MAX_GPUS:,}",
+            ),
+        ],
+    )
+    manager = _manager()
+
+
+class TrackForm(FlaskForm):
+    exam_code = StringField(
+        "Exam code",
+        validators=[DataRequired(message="an exam code is required"), Length(max=40)],
+        description="New to the whole catalog, e.g. ACME-GPU-OPS.",
+    )
+    exam_name = StringField(
+        "Exam name",
+        validators=[DataRequired(message="an exam name is required"), Length(max=200)],
+    )
+    validity_months = IntegerField(
+        "Validity (months)",
+        default=24,
+        validators=[
+            InputRequired(message="a validity is required"),
+            NumberRange(min=1, max=120, message="validity must be from 1 to 120 months"),
+        ],
+    )
+    prerequisites = ListedChoices(
+        "Prerequisites",
+        choices=[],
+        not_listed="choose prerequisites among the catalog's credentials",
+        description="Credentials that must be valid on the attempt date. Ctrl/Cmd for several.",
+    )
+    experience_months = IntegerField(
+        "Documented experience required (months)",
+        default=0,
+        validators=[
+            InputRequired(message="experience is required (0 or more months)"),
+            NumberRange(
+                min=0,
+                max=MAX_EXPERIENCE_MONTHS,
+                message=f"experience must be from 0 to {MAX_EXPERIENCE_MONTHS} months",
+            ),
+        ],
+    )
+    retake_wait_days = IntegerField(
+        "Retake wait (days)",
+        default=14,
+        validators=[
+            InputRequired(message="a retake wait is required (0 or more days)"),
+            NumberRange(min=0, max=365, message="retake wait must be from 0 to 365 days"),
+        ],
+    )
+    courses = TextAreaField(
+        "Courses",
+        validators=[DataRequired(message="list at least one course")],
+        description="One per line, in path order: CODE | Title | hours",
+        render_kw={"rows": 5, "placeholder": "ACME-101 | Our cluster runbook | 6"},
+    )
+    path_code = StringField(
+        "Learning path code",
+        validators=[DataRequired(message="a path code is required"), Length(max=40)],
+    )
+    path_name = StringField(
+        "Learning path name",
+        validators=[DataRequired(message="a path name is required"), Length(max=200)],
+    )
+    target_months = IntegerField(
+        "Target duration (months)",
+        default=3,
+        validators=[
+            InputRequired(message="a target duration is required"),
+            NumberRange(min=1, max=120, message="target duration must be from 1 to 120 months"),
+        ],
+    )
+
+
+class ImportForm(FlaskForm):
+    kind = ListedChoice(
+        "What the file holds",
+        choices=[],
+        validators=[InputRequired(message="choose what the file holds")],
+        not_listed="choose one of the listed kinds of file",
+    )
+    file = FileField(
+        "CSV file (UTF-8)",
+        validators=[FileRequired(message="choose a CSV file to import")],
+        render_kw={"accept": ".csv,text/csv"},
+    )

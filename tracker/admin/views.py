@@ -1,0 +1,351 @@
+"""Admin pages: people, teams, the catalog with the internal track, and CSV imports.
+
+Thin views: forms check the shape of the input, tracker.admin.services the
+rules; a refusal answers 400 with the message next to its field.
+"""
+
+from __future__ import annotations
+
+from flask import (
+    Blueprint,
+    abort,
+    flash,
+    redirect,
+    render_template,
+    url_for,
+)
+from flask_login import current_user
+from flask_wtf import FlaskForm
+
+from tracker.admin import services
+from tracker.admin.forms import (
+    ConfirmForm,
+    ImportForm,
+    PersonAddForm,
+    PersonEditForm,
+    TeamForm,
+    TrackForm,
+    choices,
+)
+from tracker.catalog.services import catalog_dict
+from tracker.errors import ValidationError
+from tracker.extensions import db_session
+from tracker.people.models import Engineer, Team
+from tracker.web import role_required, today
+
+bp = Blueprint("admin", __name__, url_prefix="/admin")
+
+NONE = ("", "— none —")
+
+
+def _actor() -> Engineer:
+    return current_user._get_current_object()
+
+
+def _show_errors(form: FlaskForm, exc: ValidationError) -> None:
+    """Put each service error next to its field (or above the form when it has none)."""
+    for key, message in exc.errors.items():
+        field = form._fields.get(key)
+        if field is not None:
+            field.errors = [*field.errors, message]
+        else:
+            form.form_errors.append(message)
+
+
+def _status(form: FlaskForm) -> int:
+    return 400 if form.is_submitted() else 200
+
+
+def _get_or_404(model: type, ident: int):
+    obj = db_session().get(model, ident)
+    if obj is None:
+        abort(404)
+    return obj
+
+
+def _manager_choices(form: FlaskForm, person: Engineer | None, current: Engineer | None) -> None:
+    candidates = [
+        m for m in services.manager_candidates(db_session()) if person is None or m.id != person.id
+    ]
+    if current is not None and current not in candidates:
+        candidates.append(current)
+    form.manager.choices = choices([NONE, *((m.id, f"{m.name} ({m.email})") for m in candidates)])
+
+
+def _person_choices(form: FlaskForm, person: Engineer | None = None) -> None:
+    session = db_session()
+    form.job_roles.choices = choices((r.code, r.name) for r in services.job_roles(session))
+    form.level.choices = choices(
+        (lv.number, f"{lv.number} · {lv.name}") for lv in services.levels(session)
+    )
+    form.team.choices = choices([NONE, *((t.id, t.name) for t in services.teams(session))])
+    _manager_choices(form, person, person.manager if person else None)
+
+
+def _fill_person_form(form: PersonEditForm, person: Engineer) -> None:
+    form.access_role.data = person.access_role
+    form.job_roles.data = sorted(person.job_role_codes)
+    form.level.data = person.level
+    form.team.data = person.team_id
+    form.manager.data = person.manager_id
+    form.hired_on.data = person.hired_on
+    form.experience_months.data = person.experience_months
+
+
+# --- people -----------------------------------------------------------------
+
+
+@bp.get("/")
+@role_required("admin")
+def index():
+    return redirect(url_for("admin.people"))
+
+
+@bp.get("/people")
+@role_required("admin")
+def people():
+    """List every person with role, job roles, level, team, manager and state."""
+    return render_template("admin/people.html", people=services.people_overview(db_session()))
+
+
+@bp.route("/people/new", methods=["GET", "POST"])
+@role_required("admin")
+def add_person():
+    """Add a person and their account."""
+    form = PersonAddForm()
+    _person_choices(form)
+    if form.validate_on_submit():
+        try:
+            person = services.create_person(
+                db_session(),
+                actor=_actor(),
+                today=today(),
+                email=form.email.data,
+                name=form.name.data,
+                access_role=form.access_role.data,
+                job_roles=form.job_roles.data,
+                level=form.level.data,
+                team_id=form.team.data,
+                manager_id=form.manager.data,
+                hired_on=form.hired_on.data,
+                experience_months=form.experience_months.data,
+                password=form.password.data,
+            )
+        except ValidationError as exc:
+            _show_errors(form, exc)
+        else:
+            flash(f"{person.name} added.", "success")
+            return redirect(url_for("admin.people"))
+    return render_template("admin/person_form.html", form=form, person=None), _status(form)
+
+
+@bp.route("/people/<int:person_id>", methods=["GET", "POST"])
+@role_required("admin")
+def edit_person(person_id: int):
+    """Edit a person: access role, job roles, level, team, manager, hire date, experience."""
+    session = db_session()
+    person = _get_or_404(Engineer, person_id)
+    form = PersonEditForm()
+    _person_choices(form, person)
+    if not form.is_submitted():
+        _fill_person_form(form, person)
+    elif form.validate():
+        try:
+            services.update_engineer(
+                session,
+                person,
+                _actor(),
+                today(),
+                access_role=form.access_role.data,
+                job_roles=form.job_roles.data,
+                level=form.level.data,
+                team_id=form.team.data,
+                manager_id=form.manager.data,
+                hired_on=form.hired_on.data,
+                experience_months=form.experience_months.data,
+            )
+        except ValidationError as exc:
+            _show_errors(form, exc)
+        else:
+            flash(f"{person.name} saved.", "success")
+            return redirect(url_for("admin.edit_person", person_id=person.id))
+    return _person_page(person, form, _status(form))
+
+
+def _person_page(person: Engineer, form: FlaskForm, status: int, active_form=None):
+    return render_template(
+        "admin/person_form.html",
+        form=form,
+        person=person,
+        active_form=active_form or ConfirmForm(),
+        levels=services.level_history(db_session(), person),
+    ), status
+
+
+@bp.post("/people/<int:person_id>/deactivate")
+@role_required("admin")
+def deactivate_person(person_id: int):
+    """Deactivate an account; the person's sessions end at once."""
+    return _set_active(person_id, False)
+
+
+@bp.post("/people/<int:person_id>/reactivate")
+@role_required("admin")
+def reactivate_person(person_id: int):
+    """Reactivate an account."""
+    return _set_active(person_id, True)
+
+
+def _set_active(person_id: int, active: bool):
+    person = _get_or_404(Engineer, person_id)
+    form = ConfirmForm()
+    if form.validate_on_submit():
+        try:
+            services.set_person_active(db_session(), person, active, _actor())
+        except ValidationError as exc:
+            form.form_errors.extend(exc.errors.values())
+        else:
+            flash(f"{person.name} {'reactivated' if active else 'deactivated'}.", "success")
+            return redirect(url_for("admin.edit_person", person_id=person.id))
+    edit_form = PersonEditForm(formdata=None)
+    _person_choices(edit_form, person)
+    _fill_person_form(edit_form, person)
+    return _person_page(person, edit_form, 400, active_form=form)
+
+
+# --- teams ------------------------------------------------------------------
+
+
+@bp.get("/teams")
+@role_required("admin")
+def teams():
+    """List the teams with fleet size, manager and number of members."""
+    return render_template("admin/teams.html", teams=services.teams_overview(db_session()))
+
+
+@bp.route("/teams/new", methods=["GET", "POST"])
+@role_required("admin")
+def add_team():
+    """Add a team."""
+    form = TeamForm()
+    _manager_choices(form, None, None)
+    if form.validate_on_submit():
+        try:
+            team = services.add_team(
+                db_session(), form.name.data, form.gpus.data, form.manager.data
+            )
+        except ValidationError as exc:
+            _show_errors(form, exc)
+        else:
+            flash(f"Team {team.name} added.", "success")
+            return redirect(url_for("admin.teams"))
+    return render_template("admin/team_form.html", form=form, team=None), _status(form)
+
+
+@bp.route("/teams/<int:team_id>", methods=["GET", "POST"])
+@role_required("admin")
+def edit_team(team_id: int):
+    """Rename a team, change its fleet size or manager."""
+    team = _get_or_404(Team, team_id)
+    form = TeamForm()
+    _manager_choices(form, None, team.manager)
+    if not form.is_submitted():
+        form.name.data = team.name
+        form.gpus.data = team.gpus
+        form.manager.data = team.manager_id
+    elif form.validate():
+        try:
+            services.update_team(
+                db_session(),
+                team,
+                name=form.name.data,
+                gpus=form.gpus.data,
+                manager_id=form.manager.data,
+            )
+        except ValidationError as exc:
+            _show_errors(form, exc)
+        else:
+            flash(f"Team {team.name} saved.", "success")
+            return redirect(url_for("admin.teams"))
+    return render_template("admin/team_form.html", form=form, team=team), _status(form)
+
+
+# --- catalog and the internal certification track ---------------------------
+
+
+@bp.route("/catalog", methods=["GET", "POST"])
+@role_required("admin")
+def catalog():
+    """Show the catalog and create an internal certification track."""
+    session = db_session()
+    form = TrackForm()
+    form.prerequisites.choices = choices(
+        (c.code, f"{c.code} · {c.name}") for c in services.credentials(session)
+    )
+    if form.validate_on_submit():
+        try:
+            path = services.create_internal_track(
+                session,
+                exam_code=form.exam_code.data,
+                exam_name=form.exam_name.data,
+                validity_months=form.validity_months.data,
+                prerequisites=form.prerequisites.data,
+                experience_months=form.experience_months.data,
+                retake_wait_days=form.retake_wait_days.data,
+                courses=form.courses.data,
+                path_code=form.path_code.data,
+                path_name=form.path_name.data,
+                target_months=form.target_months.data,
+            )
+        except ValidationError as exc:
+            _show_errors(form, exc)
+        else:
+            flash(
+                f"Internal track {path.name} created: {len(path.path_courses)} courses "
+                f"ending in exam {path.exam.code}.",
+                "success",
+            )
+            return redirect(url_for("admin.catalog"))
+    return render_template(
+        "admin/catalog.html",
+        form=form,
+        catalog=catalog_dict(session),
+        internal=services.internal_codes(session),
+    ), _status(form)
+
+
+# --- CSV imports ------------------------------------------------------------
+
+
+@bp.route("/imports", methods=["GET", "POST"])
+@role_required("admin")
+def imports():
+    """Import people, hour logs, exam attempts or external credentials from a CSV file."""
+    form = ImportForm()
+    form.kind.choices = choices((k.code, k.label) for k in services.IMPORT_KINDS.values())
+    row_errors: list[services.RowError] = []
+    if form.validate_on_submit():
+        try:
+            text = services.decode_csv(form.file.data.read())
+            result = services.import_csv(
+                db_session(), form.kind.data, text, today(), actor=_actor()
+            )
+        except services.ImportRefused as exc:
+            row_errors = exc.errors
+            bad_lines = len({e.line for e in row_errors})
+            form.file.errors = [
+                *form.file.errors,
+                f"{bad_lines} {'row breaks' if bad_lines == 1 else 'rows break'} a rule "
+                "(listed below); nothing was imported",
+            ]
+        except ValidationError as exc:
+            _show_errors(form, exc)
+        else:
+            flash(f"{result.summary}.", "success")
+            return redirect(url_for("admin.imports"))
+    return render_template(
+        "admin/imports.html",
+        form=form,
+        kinds=services.IMPORT_KINDS.values(),
+        row_errors=row_errors,
+    ), _status(form)

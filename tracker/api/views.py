@@ -1,0 +1,477 @@
+"""The JSON API under /api/v1, for scripts and HR systems.
+
+Authenticated only by `Authorization: Bearer TOKEN` (no cookies, so no CSRF).
+Views are thin: read the input, check the permission, call the service,
+write the answer. Every refusal is `{"errors": {field: message}}`: 400 for bad
+input (nothing is stored), 401 without a live token, 403 for another
+person's records without the right, 404 for an unknown id in the URL, 413 for
+a body over MAX_CONTENT_LENGTH and 415 for a body that is not JSON.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from decimal import Decimal
+from typing import Any
+
+from flask import Blueprint, Response, g, jsonify, request, url_for
+from sqlalchemy import func, select
+from sqlalchemy.orm import selectinload
+from werkzeug.exceptions import RequestEntityTooLarge
+
+from tracker import web
+from tracker.api.schemas import (
+    ApiError,
+    Reader,
+    attempt_json,
+    certification_json,
+    engineer_json,
+    hour_log_json,
+    overview_json,
+    parse_json_object,
+    person_ref,
+    read_query_int,
+    rename,
+)
+from tracker.catalog.models import Course, Credential, Exam
+from tracker.db import utcnow
+from tracker.errors import ValidationError
+from tracker.extensions import csrf, db_session
+from tracker.people.models import Engineer
+from tracker.people.services import (
+    can_log_hours,
+    can_record_results,
+    can_view,
+    engineer_for_token,
+    visible_engineers,
+)
+from tracker.progress import services
+from tracker.progress.models import Certification, HourLog
+
+bp = Blueprint("api", __name__, url_prefix="/api/v1")
+csrf.exempt(bp)
+
+MAX_COST = Decimal(1_000_000)
+MAX_DETAIL_LENGTHS = {"voucher_code": 80, "proctoring": 200, "note": services.MAX_NOTE_LENGTH}
+MAX_EVIDENCE_LENGTH = 2000
+MAX_EXPIRING_WITHIN = 36_500
+STATUSES = ("valid", "expiring", "expired")
+
+
+# --- the boundary: tokens, errors, bodies ------------------------------------
+
+
+@bp.errorhandler(ApiError)
+def api_error(exc: ApiError):
+    response = jsonify({"errors": exc.errors})
+    response.headers.update(exc.headers)
+    return response, exc.status
+
+
+@bp.errorhandler(ValidationError)
+def validation_error(exc: ValidationError):
+    # Views rename the fields a service names; this catches any they do not.
+    return jsonify({"errors": exc.errors}), 400
+
+
+@bp.before_request
+def authenticate() -> None:
+    """Identify the caller by their bearer token, or answer 401."""
+    scheme, _, secret = request.headers.get("Authorization", "").strip().partition(" ")
+    secret = secret.strip()
+    if scheme.lower() != "bearer" or not secret:
+        raise ApiError(
+            401,
+            {"token": "send an API token in the header Authorization: Bearer TOKEN"},
+            {"WWW-Authenticate": 'Bearer realm="tracker"'},
+        )
+    engineer = None
+    if len(secret) <= 200:
+        engineer = engineer_for_token(db_session(), secret, utcnow())
+    if engineer is None:
+        raise ApiError(
+            401,
+            {"token": "the token is not valid: unknown, revoked, or its account is deactivated"},
+            {"WWW-Authenticate": 'Bearer realm="tracker", error="invalid_token"'},
+        )
+    g.api_user = engineer
+
+
+def caller() -> Engineer:
+    return g.api_user
+
+
+def json_body(allowed: Iterable[str]) -> dict[str, Any]:
+    """Return the request's JSON object, refusing other content types and unknown fields."""
+    if not request.is_json:
+        raise ApiError(
+            415, {"request": "send the body as JSON with Content-Type: application/json"}
+        )
+    # Werkzeug answers 413 when Content-Length passes MAX_CONTENT_LENGTH; a
+    # chunked body (no Content-Length) is instead cut at the limit, so a body
+    # that fills it is refused here rather than parsed truncated.
+    raw = request.get_data(cache=False)
+    limit = request.max_content_length
+    if request.content_length is None and limit is not None and len(raw) >= limit:
+        raise RequestEntityTooLarge()
+    return parse_json_object(raw, allowed)
+
+
+def query(allowed: Iterable[str]) -> dict[str, str]:
+    """Return the query parameters that have a value; unknown ones are a 400."""
+    unknown = sorted(set(request.args) - set(allowed))
+    if unknown:
+        known = ", ".join(sorted(allowed))
+        raise ApiError(400, dict.fromkeys(unknown, f"unknown parameter (known: {known})"))
+    return {key: value for key, value in request.args.items() if value.strip()}
+
+
+def _get(model: type, record_id: int | None) -> Any:
+    if record_id is None or not 1 <= record_id < 2**31:
+        return None
+    return db_session().get(model, record_id)
+
+
+def engineer_in_url(engineer_id: int) -> Engineer:
+    """Return the engineer the URL names when the caller may see their records."""
+    engineer = _get(Engineer, engineer_id)
+    if engineer is None:
+        raise ApiError(404, {"engineer": f"no engineer with id {engineer_id}"})
+    if not can_view(caller(), engineer):
+        raise ApiError(403, {"engineer": "you may not see this engineer's records"})
+    return engineer
+
+
+def engineer_in_query(params: dict[str, str]) -> Engineer:
+    """Return the engineer of ?engineer=ID (the caller when absent)."""
+    if "engineer" not in params:
+        return caller()
+    engineer_id = read_query_int(params["engineer"])
+    if engineer_id is None:
+        raise ApiError(400, {"engineer": "must be a whole number (an engineer's id)"})
+    return engineer_in_url(engineer_id)
+
+
+def engineer_in_body(
+    data: dict[str, Any], allowed: Callable[[Engineer, Engineer], bool], action: str
+) -> Engineer:
+    """Return the engineer a write is for: `engineer` in the body, else the caller."""
+    if data.get("engineer") is None:
+        engineer = caller()
+    else:
+        reader = Reader(data)
+        engineer_id = reader.id("engineer")
+        reader.check()
+        engineer = _get(Engineer, engineer_id)
+        if engineer is None:
+            raise ApiError(400, {"engineer": f"no engineer with id {engineer_id}"})
+    if not allowed(caller(), engineer):
+        raise ApiError(403, {"engineer": f"you may not {action} for this engineer"})
+    return engineer
+
+
+def created(payload: dict[str, Any], location: str | None = None) -> tuple[Response, int]:
+    response = jsonify(payload)
+    if location:
+        response.headers["Location"] = location
+    return response, 201
+
+
+# --- who am I, progress --------------------------------------------------------
+
+
+@bp.get("/me")
+def me():
+    """The caller's account."""
+    query(())
+    engineer = caller()
+    return jsonify(
+        {
+            **engineer_json(engineer),
+            "experience_months": services.experience_months(engineer, web.today()),
+        }
+    )
+
+
+@bp.get("/engineers/<int:engineer_id>/progress")
+def progress(engineer_id: int):
+    """Paths with percent, courses with hours, exam readiness, certifications, next steps."""
+    query(())
+    engineer = engineer_in_url(engineer_id)
+    return jsonify(overview_json(services.overview(db_session(), engineer, web.today())))
+
+
+# --- hours ----------------------------------------------------------------------
+
+HOURS_FIELDS = ("course", "course_id", "date", "hours", "note")
+HOURS_NAMES = {"logged_on": "date"}
+
+
+def _read_hours(data: dict[str, Any]) -> tuple[Course | None, Any, Any, str, Reader]:
+    """Read course (by code or id), date, hours and note; the reader holds the errors."""
+    reader = Reader(data)
+    course = None
+    if reader.has("course") and reader.has("course_id"):
+        reader.errors["course"] = "give the course by code or by course_id, not both"
+    elif reader.has("course_id"):
+        course_id = reader.id("course_id")
+        if course_id is not None:
+            course = _get(Course, course_id)
+            if course is None:
+                reader.errors["course_id"] = f"no course with id {course_id}"
+    elif reader.has("course"):
+        code = reader.code("course")
+        if code is not None:
+            course = (
+                db_session()
+                .scalars(select(Course).where(func.upper(Course.code) == code.upper()))
+                .one_or_none()
+            )
+            if course is None:
+                reader.errors["course"] = f"unknown course code {code!r}"
+    else:
+        reader.errors["course"] = "this field is required (a course code, or give course_id)"
+    logged_on = reader.date("date")
+    hours = reader.number("hours")
+    note = reader.text("note", services.MAX_NOTE_LENGTH)
+    return course, logged_on, hours, note, reader
+
+
+@bp.get("/hours")
+def list_hours():
+    """The caller's hour log (or, with ?engineer=ID, a person the caller may see)."""
+    engineer = engineer_in_query(query(("engineer",)))
+    entries = db_session().scalars(
+        select(HourLog)
+        .where(HourLog.engineer_id == engineer.id)
+        .options(selectinload(HourLog.course), selectinload(HourLog.engineer))
+        .order_by(HourLog.logged_on.desc(), HourLog.id.desc())
+    )
+    return jsonify(
+        {"engineer": person_ref(engineer), "entries": [hour_log_json(e) for e in entries]}
+    )
+
+
+@bp.post("/hours")
+def log_hours():
+    """Log hours on a course: course or course_id, date, hours, note; engineer for an admin."""
+    data = json_body((*HOURS_FIELDS, "engineer"))
+    engineer = engineer_in_body(data, can_log_hours, "log hours")
+    course, logged_on, hours, note, reader = _read_hours(data)
+    reader.check()
+    try:
+        entry = services.log_hours(
+            db_session(), engineer, course, logged_on, hours, web.today(), note, actor=caller()
+        )
+    except ValidationError as exc:
+        raise ApiError(400, rename(exc.errors, HOURS_NAMES)) from None
+    return created(hour_log_json(entry), url_for("api.hours_entry", entry_id=entry.id))
+
+
+def _entry(entry_id: int, write: bool) -> HourLog:
+    entry = _get(HourLog, entry_id)
+    if entry is None:
+        raise ApiError(404, {"entry": f"no hour log entry with id {entry_id}"})
+    if not can_view(caller(), entry.engineer):
+        raise ApiError(403, {"entry": "you may not see this engineer's records"})
+    if write and not can_log_hours(caller(), entry.engineer):
+        raise ApiError(403, {"entry": "only the owner or an admin may change hour logs"})
+    return entry
+
+
+@bp.get("/hours/<int:entry_id>")
+def hours_entry(entry_id: int):
+    """One hour log entry."""
+    query(())
+    return jsonify(hour_log_json(_entry(entry_id, write=False)))
+
+
+@bp.put("/hours/<int:entry_id>")
+def update_hours(entry_id: int):
+    """Replace an entry's course, date, hours and note (the audit trail keeps the old ones)."""
+    entry = _entry(entry_id, write=True)
+    course, logged_on, hours, note, reader = _read_hours(json_body(HOURS_FIELDS))
+    reader.check()
+    try:
+        services.update_hours(
+            db_session(), entry, course, logged_on, hours, web.today(), note, actor=caller()
+        )
+    except ValidationError as exc:
+        raise ApiError(400, rename(exc.errors, HOURS_NAMES)) from None
+    return jsonify(hour_log_json(entry))
+
+
+@bp.delete("/hours/<int:entry_id>")
+def delete_hours(entry_id: int):
+    """Delete an entry (the audit trail keeps what it held)."""
+    entry = _entry(entry_id, write=True)
+    services.delete_hours(db_session(), entry, actor=caller())
+    return "", 204
+
+
+# --- exam attempts and credentials -------------------------------------------------
+
+ATTEMPT_FIELDS = (
+    "exam",
+    "date",
+    "score",
+    "passed",
+    "engineer",
+    "cost",
+    "voucher_code",
+    "proctoring",
+    "note",
+)
+
+
+@bp.post("/exam-attempts")
+def record_attempt():
+    """Record an exam attempt; a pass answers with the certification and its expiry."""
+    data = json_body(ATTEMPT_FIELDS)
+    engineer = engineer_in_body(data, can_record_results, "record exam attempts")
+    session = db_session()
+    reader = Reader(data)
+    exam = None
+    code = reader.code("exam")
+    if code is not None:
+        exam = session.scalars(
+            select(Exam).join(Exam.credential).where(func.upper(Credential.code) == code.upper())
+        ).one_or_none()
+        if exam is None:
+            known = ", ".join(
+                session.scalars(
+                    select(Credential.code).join(Credential.exam).order_by(Credential.code)
+                )
+            )
+            reader.errors["exam"] = f"unknown exam code {code!r} (known: {known})"
+    attempted_on = reader.date("date")
+    score = reader.integer("score")
+    passed = reader.boolean("passed")
+    details = {name: reader.text(name, length) for name, length in MAX_DETAIL_LENGTHS.items()}
+    cost = reader.money("cost", MAX_COST)
+    reader.check()
+    on = web.today()
+    try:
+        attempt = services.record_attempt(
+            session,
+            engineer,
+            exam,
+            attempted_on,
+            score,
+            passed,
+            on,
+            recorded_by=caller(),
+            cost=cost,
+            **details,
+        )
+    except ValidationError as exc:
+        raise ApiError(400, rename(exc.errors, {"attempted_on": "date"})) from None
+    cert = session.scalars(
+        select(Certification).where(Certification.attempt_id == attempt.id)
+    ).one_or_none()
+    return created(attempt_json(attempt, cert, on))
+
+
+CREDENTIAL_FIELDS = ("code", "name", "issuer", "issued_on", "expires_on", "evidence", "engineer")
+
+
+@bp.post("/credentials")
+def record_credential():
+    """Record a credential earned elsewhere: a catalog `code`, or `name` and `issuer`."""
+    data = json_body(CREDENTIAL_FIELDS)
+    engineer = engineer_in_body(data, can_record_results, "record credentials")
+    session = db_session()
+    reader = Reader(data)
+    by_name = reader.has("name") or reader.has("issuer")
+    code = name = issuer = None
+    if reader.has("code") and by_name:
+        reader.errors["code"] = (
+            "give either the code of a catalog credential, or name and issuer, not both"
+        )
+    elif by_name:
+        name = reader.text("name", 200, required=True)
+        issuer = reader.text("issuer", 120, required=True)
+    else:
+        code = reader.code("code")
+        if code is None and "code" not in reader.errors:
+            reader.errors["code"] = (
+                "this field is required (or name and issuer for a credential outside the catalog)"
+            )
+    issued_on = reader.date("issued_on")
+    expires_on = reader.date("expires_on", required=False)
+    evidence = reader.text("evidence", MAX_EVIDENCE_LENGTH)
+    reader.check()
+    on = web.today()
+    try:
+        credential = services.credential_for_entry(session, code=code, name=name, issuer=issuer)
+        cert = services.record_credential(
+            session,
+            engineer,
+            credential,
+            issued_on,
+            on,
+            evidence=evidence,
+            expires_on=expires_on,
+            recorded_by=caller(),
+        )
+    except ValidationError as exc:
+        # Nothing is committed on a 400: a credential row made for a name is dropped too.
+        raise ApiError(400, rename(exc.errors, {"credential": "code"})) from None
+    return created(certification_json(cert, on))
+
+
+# --- certifications ---------------------------------------------------------------
+
+
+@bp.get("/certifications")
+def certifications():
+    """The newest certification per credential of each visible engineer, filtered.
+
+    ?engineer=ID for one person; ?status=valid|expiring|expired keeps those whose
+    status is exactly that ("expiring": valid and expiring within
+    ?expiring_within=DAYS, default 90; "valid": valid beyond that window).
+    """
+    params = query(("engineer", "status", "expiring_within"))
+    errors: dict[str, str] = {}
+    status = params.get("status", "").strip().lower() or None
+    if status is not None and status not in STATUSES:
+        errors["status"] = f"must be one of {', '.join(STATUSES)}"
+    within = services.EXPIRING_WITHIN_DAYS
+    if "expiring_within" in params:
+        parsed = read_query_int(params["expiring_within"])
+        if parsed is None or parsed > MAX_EXPIRING_WITHIN:
+            errors["expiring_within"] = (
+                f"must be a whole number of days, 0 to {MAX_EXPIRING_WITHIN}"
+            )
+        else:
+            within = parsed
+    if errors:
+        raise ApiError(400, errors)
+    session = db_session()
+    on = web.today()
+    select_certs = select(Certification).options(
+        selectinload(Certification.credential), selectinload(Certification.engineer)
+    )
+    if "engineer" in params:
+        select_certs = select_certs.where(Certification.engineer_id == engineer_in_query(params).id)
+    elif caller().access_role != "admin":
+        ids = [e.id for e in visible_engineers(session, caller())]
+        select_certs = select_certs.where(Certification.engineer_id.in_(ids))
+    by_engineer: dict[int, list[Certification]] = {}
+    for cert in session.scalars(select_certs):
+        by_engineer.setdefault(cert.engineer_id, []).append(cert)
+    newest = [
+        cert
+        for certs in by_engineer.values()
+        for cert in services.newest_per_credential(certs).values()
+    ]
+    items = [
+        certification_json(cert, on, within)
+        for cert in sorted(
+            newest,
+            key=lambda c: (c.expires_on is None, c.expires_on, c.engineer.name, c.credential.code),
+        )
+    ]
+    if status is not None:
+        items = [item for item in items if item["status"] == status]
+    return jsonify({"on": on.isoformat(), "expiring_within": within, "certifications": items})
