@@ -1123,3 +1123,20 @@ def test_log_hours_stores_1_25_as_decimal_1_25(db):
     log_hours(db, who, fdl, D(2026, 1, 6), Decimal("0.1"), TODAY)
     log_hours(db, who, fdl, D(2026, 1, 7), Decimal("0.2"), TODAY)
     assert logged_hours(db, who.id) == {fdl.id: Decimal("1.55")}
+
+
+def test_the_exam_is_not_open_during_the_retake_wait(db):
+    """An exam's retake waiting period keeps the path's exam closed until the day it opens."""
+    engineer = factories.engineer(db, hired_on=dt.date(2025, 1, 1))
+    for day, code in enumerate(("FDL", "INTRO-AI-INFRA", "GPU-ARCH"), start=1):
+        course = factories.course(db, code)
+        services.log_hours(db, engineer, course, dt.date(2026, 11, day), course.hours, TODAY)
+    nca = factories.exam(db, "NCA-AIIO")
+    services.record_attempt(db, engineer, nca, dt.date(2026, 11, 20), 55, False, TODAY)
+
+    foundations, readiness = services.overview(db, engineer, TODAY).paths[0]
+    assert foundations.complete and not readiness.ready
+    assert "a retake of NCA-AIIO opens on 2026-12-04" in readiness.reasons
+
+    opening_day = services.overview(db, engineer, dt.date(2026, 12, 4)).paths[0][1]
+    assert opening_day.ready

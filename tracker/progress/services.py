@@ -268,15 +268,36 @@ class Readiness:
 
 
 def exam_readiness(
-    progress: PathProgress, certs: Iterable[Certification], experience: int, on: dt.date
+    progress: PathProgress,
+    certs: Iterable[Certification],
+    experience: int,
+    on: dt.date,
+    retake_opens: dt.date | None = None,
 ) -> Readiness:
-    """Return readiness for the path's exam: every course complete and prerequisites met on `on`."""
+    """Return readiness for the path's exam: courses complete, prerequisites met on `on`.
+
+    `retake_opens` is when the waiting period after a failed attempt ends; before
+    it the exam is not open either.
+    """
     exam = progress.path.exam
     gaps = prerequisite_gaps(exam, certs, experience, on) if exam else []
+    if exam is not None and retake_opens is not None and on < retake_opens:
+        gaps.append(f"a retake of {exam.code} opens on {retake_opens.isoformat()}")
     open_courses = progress.open_courses
     return Readiness(
         ready=not open_courses and not gaps, open_courses=open_courses, prerequisite_gaps=gaps
     )
+
+
+def retake_openings(session: Session, engineer_id: int) -> dict[int, dt.date]:
+    """Return exam id -> the day a retake opens after the engineer's latest failure."""
+    rows = session.execute(
+        select(ExamAttempt.exam_id, func.max(ExamAttempt.attempted_on), Exam.retake_wait_days)
+        .join(Exam, Exam.id == ExamAttempt.exam_id)
+        .where(ExamAttempt.engineer_id == engineer_id, ExamAttempt.passed.is_(False))
+        .group_by(ExamAttempt.exam_id, Exam.retake_wait_days)
+    )
+    return {exam_id: last + dt.timedelta(days=wait) for exam_id, last, wait in rows}
 
 
 def _hours(value: Decimal) -> str:
@@ -686,10 +707,12 @@ def overview(session: Session, engineer: Engineer, on: dt.date) -> Overview:
     logged = logged_hours(session, engineer.id)
     certs = certifications_of(session, engineer.id)
     experience = experience_months(engineer, on)
+    openings = retake_openings(session, engineer.id)
     paths = []
     for path in paths_with_courses(session):
         progress = path_progress(path, logged)
-        paths.append((progress, exam_readiness(progress, certs, experience, on)))
+        opens = openings.get(path.exam_id) if path.exam_id else None
+        paths.append((progress, exam_readiness(progress, certs, experience, on, opens)))
     states = sorted(
         (
             CertificationState(c, status_on(c, on), days_left(c, on))
