@@ -1,0 +1,102 @@
+"""Every route, every method, as every role, on another person's objects.
+
+The matrix is generated from the app's URL map, so a new route is covered
+without editing this file (a new kind of URL parameter must be mapped below).
+"""
+
+from __future__ import annotations
+
+import pytest
+from flask import Flask
+
+from tests import factories
+from tracker.progress.services import log_hours
+
+PUBLIC = {"catalog.home", "catalog.catalog", "people.login", "static"}
+ROLES = ("anonymous", "engineer", "manager", "admin")
+
+
+def _routes() -> list[tuple[str, str, str]]:
+    from tracker import create_app
+
+    app = create_app({"DATABASE_URL": "sqlite://", "SECRET_KEY": "x"})
+    routes = sorted(
+        (rule.endpoint, rule.rule, method)
+        for rule in app.url_map.iter_rules()
+        for method in rule.methods - {"HEAD", "OPTIONS"}
+        if rule.endpoint != "static"
+    )
+    app.extensions["tracker.engine"].dispose()
+    return routes
+
+
+ROUTES = _routes()
+
+
+@pytest.fixture
+def scene(db, app: Flask):
+    """A victim in a team of their own, with an hour log; and one person of each role."""
+    app.config["TODAY"] = factories.TODAY
+    victim_manager = factories.engineer(db, access_role="manager")
+    team = factories.team(db, gpus=64, manager=victim_manager)
+    victim = factories.engineer(db, team=team, manager=victim_manager)
+    entry = log_hours(
+        db,
+        victim,
+        factories.course(db, "FDL"),
+        factories.TODAY,
+        factories.hours(2),
+        factories.TODAY,
+    )
+    people = {
+        "engineer": factories.engineer(db),
+        "manager": factories.engineer(db, access_role="manager"),
+        "admin": factories.engineer(db, access_role="admin"),
+    }
+    db.flush()
+    ids = {
+        "engineer_id": victim.id,
+        "person_id": victim.id,
+        "entry_id": entry.id,
+        "team_id": team.id,
+    }
+    yield people, ids
+    app.config.pop("TODAY", None)
+
+
+def _url(rule: str, ids: dict[str, int]) -> str:
+    url = rule
+    while "<" in url:
+        start, end = url.index("<"), url.index(">")
+        name = url[start + 1 : end].split(":")[-1]
+        assert name in ids, f"map the URL parameter {name!r} of {rule} to an object in scene()"
+        url = url[:start] + str(ids[name]) + url[end + 1 :]
+    return url
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize(
+    ("endpoint", "rule", "method"), ROUTES, ids=[f"{method} {rule}" for _, rule, method in ROUTES]
+)
+def test_route_answers_as_the_role_allows(client, auth, scene, role, endpoint, rule, method):
+    people, ids = scene
+    if role != "anonymous":
+        assert auth.login(people[role].email).status_code == 302
+    response = client.open(_url(rule, ids), method=method, data={})
+    status = response.status_code
+    assert status < 500, f"{method} {rule} as {role} answered {status}"
+
+    if endpoint.startswith("api."):
+        # The API opens with a bearer token only, never with a browser session.
+        assert status == 401
+    elif endpoint in PUBLIC:
+        assert status in (200, 302, 400, 401)
+    elif role == "anonymous":
+        assert status == 302 and "/login" in response.headers["Location"]
+    elif endpoint.startswith("admin."):
+        assert status in ((200, 302, 400) if role == "admin" else (403,))
+    elif any(name in rule for name in ("engineer_id", "entry_id")):
+        # Another person's records: only an admin (or the person's own manager) may.
+        assert status in ((200, 302, 400) if role == "admin" else (403, 404))
+    else:
+        assert status in (200, 302, 400)
