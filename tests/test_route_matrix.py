@@ -93,8 +93,14 @@ def test_route_answers_as_the_role_allows(client, auth, scene, role, endpoint, r
         assert status in (200, 302, 400, 401)
     elif role == "anonymous":
         assert status == 302 and "/login" in response.headers["Location"]
-    elif endpoint.startswith("admin."):
+    elif endpoint.startswith("admin.") or endpoint == "readiness.organisation":
         assert status in ((200, 302, 400) if role == "admin" else (403,))
+    elif endpoint.startswith("readiness."):
+        # Managers see the teams they run; the victim's team is not this manager's.
+        allowed = {"engineer": (403,), "manager": (200, 400), "admin": (200, 400)}[role]
+        if "team_id" in rule and role == "manager":
+            allowed = (403,)
+        assert status in allowed
     elif any(name in rule for name in ("engineer_id", "entry_id")):
         # Another person's records: only an admin (or the person's own manager) may.
         assert status in ((200, 302, 400) if role == "admin" else (403, 404))

@@ -94,6 +94,7 @@ def register_commands(app: Flask) -> None:
     from tracker.catalog.cli import catalog_command
     from tracker.demo.cli import demo_command
     from tracker.people.cli import team_cli, token_cli, user_cli
+    from tracker.readiness.cli import readiness_command
 
     for command in (
         init_command,
@@ -103,6 +104,7 @@ def register_commands(app: Flask) -> None:
         user_cli,
         token_cli,
         team_cli,
+        readiness_command,
     ):
         app.cli.add_command(command)
 

@@ -21,6 +21,7 @@ NAV_ITEMS = [
     ("progress.attempts", "Exams", ("engineer", "manager", "admin")),
     ("progress.credentials", "Credentials", ("engineer", "manager", "admin")),
     ("readiness.teams", "Teams", ("manager", "admin")),
+    ("readiness.organisation", "Organisation", ("admin",)),
     ("admin.people", "People", ("admin",)),
     ("admin.teams", "Admin teams", ("admin",)),
     ("admin.imports", "Import", ("admin",)),

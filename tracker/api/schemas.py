@@ -15,7 +15,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from tracker.catalog.models import Course, Credential
-from tracker.people.models import Engineer
+from tracker.people.models import Engineer, Team
 from tracker.progress.models import Certification, ExamAttempt, HourLog
 from tracker.progress.services import (
     EXPIRING_WITHIN_DAYS,
@@ -26,6 +26,7 @@ from tracker.progress.services import (
     days_left,
     status_on,
 )
+from tracker.readiness.services import ForecastPoint, Roi, Seat, TeamReadiness
 
 # Ids are stored as 32-bit integers on PostgreSQL; a larger one names nothing.
 MAX_ID = 2**31 - 1
@@ -374,4 +375,79 @@ def overview_json(view: Overview) -> dict[str, Any]:
         ],
         "certifications": [state_json(s, view.on) for s in view.certifications],
         "next_steps": view.next_steps,
+    }
+
+
+# --- readiness --------------------------------------------------------------
+
+
+def team_json(team: Team) -> dict[str, Any]:
+    return {
+        "id": team.id,
+        "name": team.name,
+        "gpus": team.gpus,
+        "manager": person_ref(team.manager),
+    }
+
+
+def readiness_json(result: TeamReadiness) -> dict[str, Any]:
+    """Return a team's readiness: template, filled/total/percent, seats, gaps, team-wide."""
+
+    def slot(seat: Seat) -> dict[str, Any]:
+        s = seat.slot
+        return {
+            "title": s.title,
+            "role": s.job_role.code,
+            "min_level": s.min_level,
+            "max_level": s.max_level,
+            "certifications": [c.code for c in s.credentials],
+        }
+
+    return {
+        "team": team_json(result.team),
+        "gpus": result.gpus,
+        "on": result.on.isoformat(),
+        "template": result.template.code,
+        "filled": result.filled,
+        "total": result.total,
+        "percent": result.percent,
+        "slots": [
+            {**slot(s.seat), "engineer": person_ref(s.member.engineer) if s.member else None}
+            for s in result.seats
+        ],
+        "gaps": [
+            {
+                **slot(s.seat),
+                "candidates": [
+                    {"engineer": person_ref(c.member.engineer), "lacks": c.lacks}
+                    for c in s.candidates
+                ],
+                "hire": not s.candidates,
+            }
+            for s in result.gaps
+        ],
+        "team_certifications": [
+            {
+                "code": t.credential.code,
+                "met": t.met,
+                "holders": [person_ref(m.engineer) for m in t.holders],
+            }
+            for t in result.team_credentials
+        ],
+    }
+
+
+def forecast_json(points: Iterable[ForecastPoint]) -> list[dict[str, Any]]:
+    return [
+        {"date": p.on.isoformat(), "filled": p.filled, "total": p.total, "percent": p.percent}
+        for p in points
+    ]
+
+
+def roi_json(result: Roi) -> dict[str, Any]:
+    return {
+        "investment_total": result.investment_total,
+        "returns_total": result.returns_total,
+        "first_year_roi_percent": result.first_year_roi_percent,
+        "ongoing_roi_percent": result.ongoing_roi_percent,
     }

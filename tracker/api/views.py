@@ -26,18 +26,23 @@ from tracker.api.schemas import (
     attempt_json,
     certification_json,
     engineer_json,
+    forecast_json,
     hour_log_json,
     overview_json,
     parse_json_object,
     person_ref,
+    read_date,
     read_query_int,
+    readiness_json,
     rename,
+    roi_json,
+    team_json,
 )
-from tracker.catalog.models import Course, Credential, Exam
+from tracker.catalog.models import Course, Credential, Exam, RoiLine
 from tracker.db import utcnow
 from tracker.errors import ValidationError
 from tracker.extensions import csrf, db_session
-from tracker.people.models import Engineer
+from tracker.people.models import Engineer, Team
 from tracker.people.services import (
     can_log_hours,
     can_record_results,
@@ -47,6 +52,7 @@ from tracker.people.services import (
 )
 from tracker.progress import services
 from tracker.progress.models import Certification, HourLog
+from tracker.readiness import services as readiness_services
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 csrf.exempt(bp)
@@ -475,3 +481,96 @@ def certifications():
     if status is not None:
         items = [item for item in items if item["status"] == status]
     return jsonify({"on": on.isoformat(), "expiring_within": within, "certifications": items})
+
+
+# --- teams, readiness, forecast, ROI ------------------------------------------
+
+
+def _team_in_url(team_id: int) -> Team:
+    team = _get(Team, team_id)
+    if team is None:
+        raise ApiError(404, {"team": f"no team with id {team_id}"})
+    if not readiness_services.can_view_team(caller(), team):
+        raise ApiError(403, {"team": "only the team's manager or an admin may see its readiness"})
+    return team
+
+
+def _managers_only() -> None:
+    if caller().access_role not in ("manager", "admin"):
+        raise ApiError(403, {"engineer": "team readiness is for managers and admins"})
+
+
+def _gpus(params: dict[str, str], team: Team) -> int:
+    if "gpus" not in params:
+        return team.gpus
+    gpus = read_query_int(params["gpus"])
+    if gpus is None or gpus > 10_000_000:
+        raise ApiError(400, {"gpus": "must be a whole number of GPUs, 0 or more"})
+    return gpus
+
+
+@bp.get("/teams")
+def teams():
+    """The teams the caller manages (every team for an admin)."""
+    _managers_only()
+    query(())
+    return jsonify(
+        {"teams": [team_json(t) for t in readiness_services.visible_teams(db_session(), caller())]}
+    )
+
+
+@bp.get("/teams/<int:team_id>/readiness")
+def team_readiness(team_id: int):
+    """Readiness of a team for ?gpus=N (default its fleet) on ?on=YYYY-MM-DD (default today)."""
+    _managers_only()
+    team = _team_in_url(team_id)
+    params = query(("gpus", "on"))
+    gpus = _gpus(params, team)
+    on = web.today()
+    if "on" in params:
+        on = read_date(params["on"])
+        if on is None:
+            raise ApiError(400, {"on": "must be a date YYYY-MM-DD"})
+    result = readiness_services.team_readiness(db_session(), team, on, gpus)
+    return jsonify(readiness_json(result))
+
+
+@bp.get("/teams/<int:team_id>/forecast")
+def team_forecast(team_id: int):
+    """Readiness at the start of each of the next ?months=12 months, assuming no renewals."""
+    _managers_only()
+    team = _team_in_url(team_id)
+    params = query(("gpus", "months"))
+    gpus = _gpus(params, team)
+    months = 12
+    if "months" in params:
+        months = read_query_int(params["months"]) or 0
+        if not 1 <= months <= 60:
+            raise ApiError(400, {"months": "must be a whole number from 1 to 60"})
+    session = db_session()
+    members = readiness_services.load_members(session, [team.id]).get(team.id, [])
+    points = readiness_services.forecast(
+        team, members, readiness_services.load_templates(session), web.today(), gpus, months
+    )
+    return jsonify({"team": team_json(team), "gpus": gpus, "points": forecast_json(points)})
+
+
+@bp.post("/roi")
+def roi():
+    """First-year and ongoing ROI of named lines; an empty body uses DOMAIN.md's example."""
+    _managers_only()
+    raw = request.get_data(cache=True)
+    data = parse_json_object(raw, ("investment", "returns")) if raw.strip() else {}
+    lines = {}
+    if not data:
+        session = db_session()
+        for row in session.scalars(select(RoiLine).order_by(RoiLine.position)):
+            lines.setdefault(row.kind, {})[row.code] = row.amount
+        data = {"investment": lines.get("investment", {}), "returns": lines.get("return", {})}
+    errors = {}
+    for key in ("investment", "returns"):
+        if not isinstance(data.get(key), dict) or not data[key]:
+            errors[key] = 'must be an object of named amounts, e.g. {"training": 75000}'
+    if errors:
+        raise ApiError(400, errors)
+    return jsonify(roi_json(readiness_services.roi(data["investment"], data["returns"])))

@@ -823,3 +823,21 @@ def credential_for_entry(
     session.add(credential)
     session.flush()
     return credential
+
+
+def logged_hours_for(
+    session: Session, engineer_ids: Iterable[int]
+) -> dict[int, dict[int, Decimal]]:
+    """Return engineer id -> course id -> hours logged, for many engineers in one query."""
+    ids = list(engineer_ids)
+    result: dict[int, dict[int, Decimal]] = {i: {} for i in ids}
+    if not ids:
+        return result
+    rows = session.execute(
+        select(HourLog.engineer_id, HourLog.course_id, func.sum(HourLog.hours))
+        .where(HourLog.engineer_id.in_(ids))
+        .group_by(HourLog.engineer_id, HourLog.course_id)
+    )
+    for engineer_id, course_id, total in rows:
+        result[engineer_id][course_id] = total
+    return result

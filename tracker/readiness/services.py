@@ -21,7 +21,16 @@ from tracker.catalog.models import (
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer, JobRoleAssignment, Team
 from tracker.progress.models import Certification
-from tracker.progress.services import Status, add_months, days_left, holding, latest_for, status_on
+from tracker.progress.services import (
+    PathProgress,
+    Status,
+    add_months,
+    days_left,
+    holding,
+    latest_for,
+    newest_per_credential,
+    status_on,
+)
 
 NEAREST_CANDIDATES = 3
 
@@ -150,7 +159,9 @@ def lacks(member: Member, slot: TemplateSlot, on: dt.date) -> list[str]:
         if holding(certs, credential, on) is None:
             last = latest_for((c for c in certs if c.earned_on <= on), credential)
             if last is not None and last.expires_on is not None and last.expires_on < on:
-                missing.append(f"valid {credential.code} (expired {last.expires_on.isoformat()})")
+                # Name what lapsed (NCA-AIIO), not the group the seat asks for.
+                lapsed = last.credential.code
+                missing.append(f"valid {lapsed} (expired {last.expires_on.isoformat()})")
             else:
                 missing.append(f"certification {credential.code}")
     return missing
@@ -692,3 +703,79 @@ def _strategy_costs(
         else:
             costs.append(StrategyCost(strategy, None, None, "the organisation's own cost"))
     return costs
+
+
+# --- what the team and organisation pages show ------------------------------
+
+
+def visible_teams(session: Session, actor: Engineer) -> list[Team]:
+    """Return the teams whose readiness `actor` may see: their own as a manager, all as admin."""
+    query = select(Team).options(selectinload(Team.manager)).order_by(Team.name)
+    if actor.access_role != "admin":
+        query = query.where(Team.manager_id == actor.id)
+    return list(session.scalars(query))
+
+
+def can_view_team(actor: Engineer, team: Team) -> bool:
+    """Return whether `actor` may see a team's readiness (its manager, or an admin)."""
+    return actor.active and (actor.access_role == "admin" or team.manager_id == actor.id)
+
+
+@dataclass(frozen=True)
+class HeatRow:
+    member: Member
+    cells: list[HeatCell]
+    paths: list[PathProgress]
+
+
+@dataclass(frozen=True)
+class TeamPage:
+    readiness: TeamReadiness
+    columns: list[Credential]
+    rows: list[HeatRow]
+    expiring: list[tuple[Member, Certification, Status, int | None]]
+    forecast: list[ForecastPoint]
+
+
+def team_page(
+    session: Session, team: Team, on: dt.date, gpus: int | None = None, months: int = 12
+) -> TeamPage:
+    """Gather a team page's readiness, heat map, progress and forecast in a fixed set of queries."""
+    from tracker.progress.services import logged_hours_for, path_progress, paths_with_courses
+
+    members = load_members(session, [team.id]).get(team.id, [])
+    templates = load_templates(session)
+    result = readiness(team, members, templates, on, gpus)
+    paths = paths_with_courses(session)
+    columns = heat_columns(result.template, [p.exam.credential for p in paths if p.exam])
+    logged = logged_hours_for(session, [m.id for m in members])
+    rows = [
+        HeatRow(
+            m,
+            [heat_cell(m, c, on) for c in columns],
+            [path_progress(p, logged.get(m.id, {})) for p in paths],
+        )
+        for m in members
+    ]
+    current = [
+        (m, c)
+        for m in members
+        for c in newest_per_credential(m.certifications).values()
+        if c.expires_on is not None
+    ]
+    expiring = sorted(
+        ((m, c, status_on(c, on), days_left(c, on)) for m, c in current),
+        key=lambda row: (row[1].expires_on, row[0].name),
+    )
+    points = forecast(team, members, templates, on, gpus, months)
+    return TeamPage(result, columns, rows, expiring, points)
+
+
+def organisation(session: Session, on: dt.date) -> list[TeamReadiness]:
+    """Return every team's readiness on `on` (the admins' organisation page)."""
+    teams = list(
+        session.scalars(select(Team).options(selectinload(Team.manager)).order_by(Team.name))
+    )
+    members = load_members(session, [t.id for t in teams])
+    templates = load_templates(session)
+    return [readiness(t, members.get(t.id, []), templates, on) for t in teams]

@@ -1,0 +1,45 @@
+"""`tracker readiness TEAM`: a team's readiness from the command line."""
+
+from __future__ import annotations
+
+import json
+
+import click
+from flask.cli import with_appcontext
+
+from tracker.api.schemas import readiness_json
+from tracker.cli import today
+from tracker.extensions import db_session
+from tracker.people.services import find_team
+from tracker.readiness.services import team_readiness
+
+
+@click.command("readiness")
+@with_appcontext
+@click.argument("team_name")
+@click.option("--gpus", type=click.IntRange(min=0), help="Fleet size (default: the team's).")
+@click.option("--on", "on", type=click.DateTime(formats=["%Y-%m-%d"]), help="Date YYYY-MM-DD.")
+@click.option("--json", "as_json", is_flag=True, help="Print the API's JSON.")
+def readiness_command(team_name: str, gpus: int | None, on, as_json: bool) -> None:
+    """Show whether TEAM can run a fleet of --gpus on a date, and its gaps."""
+    session = db_session()
+    team = find_team(session, team_name)
+    if team is None:
+        raise click.ClickException(f"no team named {team_name!r}")
+    result = team_readiness(session, team, on.date() if on else today(), gpus)
+    if as_json:
+        click.echo(json.dumps(readiness_json(result), indent=2))
+        return
+    click.echo(
+        f"{team.name}: {result.gpus} GPUs -> {result.template.name}; "
+        f"{result.filled}/{result.total} seats ({result.percent} %) on {result.on.isoformat()}"
+    )
+    for seat in result.seats:
+        who = seat.member.name if seat.member else "OPEN"
+        click.echo(f"  {seat.seat.slot.title:<26} {who}")
+        for candidate in seat.candidates:
+            click.echo(f"      nearest {candidate.member.name}: lacks {', '.join(candidate.lacks)}")
+        if seat.member is None and not seat.candidates:
+            click.echo("      hire")
+    for item in result.team_credentials:
+        click.echo(f"  team-wide {item.credential.code}: {'met' if item.met else 'missing'}")

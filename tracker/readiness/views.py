@@ -1,0 +1,221 @@
+"""Managers' pages: teams, readiness, heat map, forecast, plans, CSV, ROI; the organisation."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from flask import Blueprint, Response, abort, render_template, request
+from flask_login import current_user
+from sqlalchemy import select
+
+from tracker.catalog.models import RoiLine
+from tracker.errors import ValidationError
+from tracker.extensions import db_session
+from tracker.people.models import Team
+from tracker.readiness import services
+from tracker.readiness.forms import PlanQueryForm, ReadinessQueryForm, RoiForm
+from tracker.web import role_required, today
+
+bp = Blueprint("readiness", __name__)
+MANAGERS = ("manager", "admin")
+
+
+def _team_or_404(team_id: int) -> Team:
+    team = db_session().get(Team, team_id)
+    if team is None:
+        abort(404)
+    if not services.can_view_team(current_user, team):
+        abort(403)
+    return team
+
+
+def _query(team: Team) -> tuple[ReadinessQueryForm, int, object, int]:
+    """Read ?gpus=&on= (defaults: the team's fleet, today); 400 on bad values."""
+    form = ReadinessQueryForm(request.args)
+    status = 200
+    if request.args and not form.validate():
+        status = 400
+    gpus = form.gpus.data if status == 200 and form.gpus.data is not None else team.gpus
+    on = form.on.data if status == 200 and form.on.data is not None else today()
+    if not request.args:
+        form.gpus.data, form.on.data = gpus, on
+    return form, gpus, on, status
+
+
+@bp.get("/teams")
+@role_required(*MANAGERS)
+def teams():
+    """List the teams the manager runs (all of them for an admin) with today's readiness."""
+    session = db_session()
+    on = today()
+    visible = {t.id for t in services.visible_teams(session, current_user)}
+    results = [r for r in services.organisation(session, on) if r.team.id in visible]
+    return render_template("readiness/teams.html", results=results, on=on)
+
+
+@bp.get("/organisation")
+@role_required("admin")
+def organisation():
+    """Show every team's readiness and gaps: the organisation at a glance."""
+    on = today()
+    results = services.organisation(db_session(), on)
+    return render_template("readiness/organisation.html", results=results, on=on)
+
+
+@bp.get("/teams/<int:team_id>")
+@role_required(*MANAGERS)
+def team(team_id: int):
+    """Show a team's readiness for a fleet on a date, its heat map and forecast."""
+    team = _team_or_404(team_id)
+    form, gpus, on, status = _query(team)
+    page = services.team_page(db_session(), team, on, gpus)
+    template = "readiness/print.html" if request.args.get("print") else "readiness/team.html"
+    return render_template(template, team=team, page=page, form=form), status
+
+
+def _csv(rows: list[list[object]], filename: str) -> Response:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    for row in rows:
+        # Spreadsheet formula injection: text starting with = + - @ is quoted.
+        writer.writerow([_cell(value) for value in row])
+    return Response(
+        buffer.getvalue(),
+        mimetype="text/csv",
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )
+
+
+def _cell(value: object) -> object:
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
+@bp.get("/teams/<int:team_id>/heatmap.csv")
+@role_required(*MANAGERS)
+def heatmap_csv(team_id: int):
+    """Download the heat map: one row per engineer, one column per certification."""
+    team = _team_or_404(team_id)
+    _, gpus, on, status = _query(team)
+    if status != 200:
+        abort(400, "gpus must be a whole number of 0 or more and on a date YYYY-MM-DD")
+    page = services.team_page(db_session(), team, on, gpus, months=0)
+    rows: list[list[object]] = [["engineer", "email", "level", *[c.code for c in page.columns]]]
+    for row in page.rows:
+        rows.append(
+            [row.member.name, row.member.engineer.email, row.member.level]
+            + [
+                cell.status.value
+                + (
+                    f" ({cell.certification.expires_on.isoformat()})"
+                    if cell.certification and cell.certification.expires_on
+                    else ""
+                )
+                for cell in row.cells
+            ]
+        )
+    return _csv(rows, f"heatmap-team-{team.id}-{on.isoformat()}.csv")
+
+
+@bp.get("/teams/<int:team_id>/gaps.csv")
+@role_required(*MANAGERS)
+def gaps_csv(team_id: int):
+    """Download the readiness gaps: each unfilled seat with its nearest candidates."""
+    team = _team_or_404(team_id)
+    _, gpus, on, status = _query(team)
+    if status != 200:
+        abort(400, "gpus must be a whole number of 0 or more and on a date YYYY-MM-DD")
+    result = services.team_readiness(db_session(), team, on, gpus)
+    rows: list[list[object]] = [
+        ["template", "slot", "role", "min_level", "max_level", "candidate", "lacks"]
+    ]
+    for gap in result.gaps:
+        slot = gap.seat.slot
+        base = [
+            result.template.code,
+            slot.title,
+            slot.job_role.code,
+            slot.min_level,
+            slot.max_level,
+        ]
+        if not gap.candidates:
+            rows.append([*base, "hire", ""])
+        for candidate in gap.candidates:
+            rows.append([*base, candidate.member.name, "; ".join(candidate.lacks)])
+    for item in result.team_credentials:
+        if not item.met:
+            rows.append(
+                [
+                    result.template.code,
+                    "team-wide",
+                    "",
+                    "",
+                    "",
+                    "nobody",
+                    f"certification {item.credential.code}",
+                ]
+            )
+    return _csv(rows, f"gaps-team-{team.id}-{on.isoformat()}.csv")
+
+
+@bp.get("/teams/<int:team_id>/plan")
+@role_required(*MANAGERS)
+def plan(team_id: int):
+    """Plan the training and hires to reach a fleet size by a date, with costs."""
+    team = _team_or_404(team_id)
+    form = PlanQueryForm(request.args)
+    result, status = None, 200
+    if request.args:
+        if form.validate():
+            try:
+                result = services.plan_to_target(
+                    db_session(), team, form.gpus.data, form.target.data, today()
+                )
+            except ValidationError as exc:
+                for key, message in exc.errors.items():
+                    getattr(form, key, form.gpus).errors.append(message)
+                status = 400
+        else:
+            status = 400
+    return render_template(
+        "readiness/plan.html",
+        team=team,
+        form=form,
+        plan=result,
+        weekly_limit=services.SANE_WEEKLY_HOURS,
+    ), status
+
+
+@bp.route("/roi", methods=["GET", "POST"])
+@role_required(*MANAGERS)
+def roi():
+    """Compute first-year and ongoing ROI; prefilled with DOMAIN.md's example."""
+    session = db_session()
+    form = RoiForm()
+    if request.method == "GET":
+        lines = session.scalars(select(RoiLine).order_by(RoiLine.kind, RoiLine.position)).all()
+        form = RoiForm(
+            data={
+                "investment": [
+                    {"label": r.label, "amount": r.amount} for r in lines if r.kind == "investment"
+                ],
+                "returns": [
+                    {"label": r.label, "amount": r.amount} for r in lines if r.kind == "return"
+                ],
+            }
+        )
+    result, status = None, 200
+    if request.method == "GET" or form.validate_on_submit():
+        try:
+            result = services.roi(
+                {f"{i}": line.amount.data for i, line in enumerate(form.investment)},
+                {f"{i}": line.amount.data for i, line in enumerate(form.returns)},
+            )
+        except ValidationError as exc:
+            form.form_errors.extend(exc.errors.values())
+            status = 400
+    else:
+        status = 400
+    return render_template("readiness/roi.html", form=form, result=result), status
