@@ -97,6 +97,30 @@ def test_init_demo_builds_an_organisation_and_prints_its_logins(fresh_app, fresh
     assert dump(fresh_url) == before
 
 
+def _sign_in_over_http(port: int) -> None:
+    import http.cookiejar
+    import re
+    import urllib.parse
+
+    from tests.factories import PASSWORD
+
+    base = f"http://127.0.0.1:{port}"
+    # Two browsers one after the other: each must get a session cookie of its own.
+    for _ in range(2):
+        jar = http.cookiejar.CookieJar()
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+        with opener.open(f"{base}/login", timeout=5) as response:
+            page = response.read().decode()
+        token = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', page)[1]
+        assert any(cookie.name == "session" for cookie in jar)
+    body = urllib.parse.urlencode(
+        {"csrf_token": token, "email": "server@example.com", "password": PASSWORD}
+    ).encode()
+    with opener.open(f"{base}/login", data=body, timeout=5) as response:
+        assert response.url.endswith("/dashboard"), response.url
+        assert "Your progress" in response.read().decode()
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -104,7 +128,14 @@ def _free_port() -> int:
 
 
 def test_serve_runs_a_real_wsgi_server(fresh_app, fresh_url, tmp_path: Path):
-    assert fresh_app.test_cli_runner().invoke(args=["init"]).exit_code == 0
+    runner = fresh_app.test_cli_runner()
+    assert runner.invoke(args=["init"]).exit_code == 0
+    from tests.factories import PASSWORD
+
+    added = runner.invoke(
+        args=["user", "add", "server@example.com", "--name", "Server Test", "--password", PASSWORD]
+    )
+    assert added.exit_code == 0, added.output
     port = _free_port()
     env = {**os.environ, "TRACKER_DATABASE_URL": fresh_url, "TRACKER_SECRET_KEY": "x"}
     tracker = Path(sys.executable).with_name("tracker")
@@ -126,6 +157,9 @@ def test_serve_runs_a_real_wsgi_server(fresh_app, fresh_url, tmp_path: Path):
                 time.sleep(0.2)
         assert "Foundations" in body and "NCA-AIIO" in body
         assert "gunicorn" in server
+        # Requests must not share state: a fresh CSRF token in a session cookie
+        # each time, and a sign-in that goes through.
+        _sign_in_over_http(port)
     finally:
         proc.terminate()
         proc.wait(timeout=10)

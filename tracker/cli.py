@@ -73,8 +73,6 @@ def serve_command(host: str, port: int, workers: int) -> None:
     """Serve the application with gunicorn, a production WSGI server."""
     from gunicorn.app.base import BaseApplication
 
-    app = current_app._get_current_object()
-
     class Server(BaseApplication):
         def load_config(self) -> None:
             self.cfg.set("bind", f"{host}:{port}")
@@ -83,7 +81,12 @@ def serve_command(host: str, port: int, workers: int) -> None:
             self.cfg.set("timeout", 60)
 
         def load(self) -> Flask:
-            return app
+            # A fresh app per worker: this command runs inside the CLI's app
+            # context, and a request reusing it would share `g` (and its
+            # database session and CSRF token) with every other request.
+            from tracker import create_app
+
+            return create_app()
 
     click.echo(f"serving on http://{host}:{port} with {workers} worker(s)")
     Server().run()
