@@ -98,6 +98,7 @@ def register_commands(app: Flask) -> None:
     from tracker.demo.cli import demo_command
     from tracker.people.cli import team_cli, token_cli, user_cli
     from tracker.readiness.cli import readiness_command
+    from tracker.reminders.cli import remind_command
 
     for command in (
         init_command,
@@ -108,6 +109,7 @@ def register_commands(app: Flask) -> None:
         token_cli,
         team_cli,
         readiness_command,
+        remind_command,
     ):
         app.cli.add_command(command)
 

@@ -47,6 +47,15 @@ class Config:
         self.SEED_PATH = env.get("TRACKER_SEED_PATH") or str(PROJECT_ROOT / "seed" / "catalog.toml")
         self.BASE_URL = env.get("TRACKER_BASE_URL", "http://127.0.0.1:5000")
         self.TIMEZONE = env.get("TRACKER_TIMEZONE", "UTC")
+        self.REMINDER_TIME = env.get("TRACKER_REMINDER_TIME", "07:00")
+        self.REMINDER_WINDOWS = env.get("TRACKER_REMINDER_WINDOWS", "90,60,30,7")
+        self.SMTP_HOST = env.get("TRACKER_SMTP_HOST", "127.0.0.1")
+        self.SMTP_PORT = int(env.get("TRACKER_SMTP_PORT", "25"))
+        self.SMTP_USERNAME = env.get("TRACKER_SMTP_USERNAME", "")
+        self.SMTP_PASSWORD = env.get("TRACKER_SMTP_PASSWORD", "")
+        self.SMTP_STARTTLS = env.get("TRACKER_SMTP_STARTTLS", "").lower() in ("1", "true", "yes")
+        self.SMTP_TIMEOUT = float(env.get("TRACKER_SMTP_TIMEOUT", "10"))
+        self.MAIL_FROM = env.get("TRACKER_MAIL_FROM", "tracker@localhost")
         self.SESSION_COOKIE_HTTPONLY = True
         self.SESSION_COOKIE_SAMESITE = "Lax"
         self.MAX_CONTENT_LENGTH = 2 * 1024 * 1024

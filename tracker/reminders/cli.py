@@ -1,0 +1,38 @@
+"""`tracker remind` and `tracker scheduler`."""
+
+from __future__ import annotations
+
+import json
+
+import click
+from flask import current_app
+from flask.cli import with_appcontext
+
+from tracker.cli import today as clock_today
+from tracker.errors import ValidationError
+from tracker.reminders import jobs
+
+
+@click.command("remind")
+@with_appcontext
+@click.option(
+    "--today",
+    "on",
+    type=click.DateTime(formats=["%Y-%m-%d"]),
+    help="Run the pass as of this date (default: today).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print queued/sent/retried/failed as JSON.")
+def remind_command(on, as_json: bool) -> None:
+    """Run one reminder pass, then deliver every pending notice now."""
+    app = current_app._get_current_object()
+    try:
+        report = jobs.remind(app, on.date() if on else clock_today())
+    except ValidationError as exc:
+        raise click.ClickException("; ".join(exc.errors.values())) from None
+    if as_json:
+        click.echo(json.dumps(report.as_dict()))
+    else:
+        click.echo(
+            f"queued {report.queued}, sent {report.sent}, retried {report.retried}, "
+            f"failed {report.failed}"
+        )

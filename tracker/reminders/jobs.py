@@ -1,0 +1,69 @@
+"""Scheduled work: the daily reminder pass and the sender, as plain functions."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from flask import Flask
+
+from tracker.db import session_scope, utcnow
+from tracker.reminders import services
+
+
+@dataclass(frozen=True)
+class RunReport:
+    queued: int
+    sent: int
+    retried: int
+    failed: int
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "queued": self.queued,
+            "sent": self.sent,
+            "retried": self.retried,
+            "failed": self.failed,
+        }
+
+
+def smtp_settings(app: Flask) -> services.SmtpSettings:
+    c = app.config
+    return services.SmtpSettings(
+        host=c["SMTP_HOST"],
+        port=int(c["SMTP_PORT"]),
+        mail_from=c["MAIL_FROM"],
+        username=c["SMTP_USERNAME"],
+        password=c["SMTP_PASSWORD"],
+        starttls=bool(c["SMTP_STARTTLS"]),
+        timeout=float(c["SMTP_TIMEOUT"]),
+    )
+
+
+def mail_settings(app: Flask) -> services.Mail:
+    base = app.config["BASE_URL"]
+    domain = urlsplit(base).hostname or "tracker.localhost"
+    return services.Mail(base_url=base, domain=domain)
+
+
+def run_pass(app: Flask, today: dt.date) -> int:
+    """Queue what is due on `today` and commit; return how many notices were queued."""
+    windows = services.parse_windows(app.config["REMINDER_WINDOWS"])
+    with session_scope(app.extensions["tracker.sessions"]) as session:
+        report = services.plan(session, today, windows, mail_settings(app))
+        return report.count()
+
+
+def run_sender(app: Flask, now: dt.datetime | None = None, force: bool = False):
+    """Deliver due outbox rows after the pass committed them."""
+    return services.deliver(
+        app.extensions["tracker.sessions"], smtp_settings(app), now or utcnow(), force=force
+    )
+
+
+def remind(app: Flask, today: dt.date) -> RunReport:
+    """Run one pass for `today`, then deliver every pending row now (back-off notwithstanding)."""
+    queued = run_pass(app, today)
+    delivery = run_sender(app, force=True)
+    return RunReport(queued, delivery.sent, delivery.retried, delivery.failed)
