@@ -69,9 +69,33 @@ def init_command(demo: bool, seed_path: str | None) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=5000, show_default=True, type=int)
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64))
-def serve_command(host: str, port: int, workers: int) -> None:
+@click.option(
+    "--scheduler/--no-scheduler",
+    default=False,
+    show_default=True,
+    help="Also run the reminder scheduler, in the server's master process (one per deployment).",
+)
+def serve_command(host: str, port: int, workers: int, scheduler: bool) -> None:
     """Serve the application with gunicorn, a production WSGI server."""
+    import threading
+
     from gunicorn.app.base import BaseApplication
+
+    stop = threading.Event()
+
+    def when_ready(server) -> None:
+        # The master, not a worker, runs the scheduler: workers come and go,
+        # and the deployment-wide lock keeps other hosts as standbys.
+        from tracker import create_app
+        from tracker import scheduler as scheduling
+
+        thread = threading.Thread(
+            target=scheduling.run_when_elected, args=(create_app(), stop), daemon=True
+        )
+        thread.start()
+
+    def on_exit(server) -> None:
+        stop.set()
 
     class Server(BaseApplication):
         def load_config(self) -> None:
@@ -79,6 +103,9 @@ def serve_command(host: str, port: int, workers: int) -> None:
             self.cfg.set("workers", workers)
             self.cfg.set("accesslog", "-")
             self.cfg.set("timeout", 60)
+            if scheduler:
+                self.cfg.set("when_ready", when_ready)
+                self.cfg.set("on_exit", on_exit)
 
         def load(self) -> Flask:
             # A fresh app per worker: this command runs inside the CLI's app
@@ -98,7 +125,7 @@ def register_commands(app: Flask) -> None:
     from tracker.demo.cli import demo_command
     from tracker.people.cli import team_cli, token_cli, user_cli
     from tracker.readiness.cli import readiness_command
-    from tracker.reminders.cli import remind_command
+    from tracker.reminders.cli import remind_command, scheduler_command
 
     for command in (
         init_command,
@@ -110,6 +137,7 @@ def register_commands(app: Flask) -> None:
         team_cli,
         readiness_command,
         remind_command,
+        scheduler_command,
     ):
         app.cli.add_command(command)
 

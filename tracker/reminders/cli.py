@@ -36,3 +36,37 @@ def remind_command(on, as_json: bool) -> None:
             f"queued {report.queued}, sent {report.sent}, retried {report.retried}, "
             f"failed {report.failed}"
         )
+
+
+@click.command("scheduler")
+@with_appcontext
+@click.option(
+    "--once", is_flag=True, help="Run the daily job once (if this process wins the lock) and exit."
+)
+def scheduler_command(once: bool) -> None:
+    """Run the reminder scheduler: daily at TRACKER_REMINDER_TIME, catching up at start."""
+    import logging
+    import signal
+    import threading
+
+    from tracker import scheduler
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    app = current_app._get_current_object()
+    if once:
+        lock = scheduler.SchedulerLock(app)
+        if not lock.acquire():
+            raise click.ClickException("another scheduler holds the lock")
+        try:
+            scheduler.daily(app)
+        finally:
+            lock.release()
+        return
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    click.echo(
+        f"scheduler: daily at {app.config['REMINDER_TIME']} {app.config['TIMEZONE']}; "
+        "waiting for the deployment's scheduler lock"
+    )
+    scheduler.run_when_elected(app, stop)
