@@ -11,8 +11,17 @@ from flask import Flask
 
 from tests import factories
 from tracker.progress.services import log_hours
+from tracker.reminders.models import Notification
 
-PUBLIC = {"catalog.home", "catalog.catalog", "people.login", "static"}
+PUBLIC = {
+    "catalog.home",
+    "catalog.catalog",
+    "people.login",
+    "static",
+    # Calendar feeds open with the secret token in their URL, without a session.
+    "calendars.engineer_feed",
+    "calendars.team_feed",
+}
 ROLES = ("anonymous", "engineer", "manager", "admin")
 
 
@@ -53,12 +62,26 @@ def scene(db, app: Flask):
         "manager": factories.engineer(db, access_role="manager"),
         "admin": factories.engineer(db, access_role="admin"),
     }
+    notification = Notification(
+        dedupe_key="matrix",
+        kind="reminder",
+        to_addrs=victim.email,
+        subject="matrix",
+        body_text="matrix",
+        message_id="<matrix@example.com>",
+        status="failed",
+    )
+    db.add(notification)
+    # One value for both feeds (the tokens of engineers and of teams are apart).
+    victim.calendar_token = team.calendar_token = "route-matrix-calendar-feed-token"
     db.flush()
     ids = {
         "engineer_id": victim.id,
         "person_id": victim.id,
         "entry_id": entry.id,
         "team_id": team.id,
+        "notification_id": notification.id,
+        "token": victim.calendar_token,
     }
     yield people, ids
     app.config.pop("TODAY", None)
@@ -95,6 +118,9 @@ def test_route_answers_as_the_role_allows(client, auth, scene, role, endpoint, r
         assert status == 302 and "/login" in response.headers["Location"]
     elif endpoint.startswith("admin.") or endpoint == "readiness.organisation":
         assert status in ((200, 302, 400) if role == "admin" else (403,))
+    elif endpoint.startswith("calendars.") and "team_id" in rule:
+        # A team's calendar feed: its manager or an admin manages it.
+        assert status in ((302,) if role == "admin" else (403,))
     elif endpoint.startswith("readiness."):
         # Managers see the teams they run; the victim's team is not this manager's.
         allowed = {"engineer": (403,), "manager": (200, 400), "admin": (200, 400)}[role]

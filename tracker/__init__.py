@@ -21,6 +21,7 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     from tracker.people.views import load_user
     from tracker.progress.views import bp as progress_bp
     from tracker.readiness.views import bp as readiness_bp
+    from tracker.reminders.views import bp as calendars_bp
 
     app = Flask(
         __name__,
@@ -48,6 +49,7 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(admin_bp)
     app.register_blueprint(progress_bp)
     app.register_blueprint(readiness_bp)
+    app.register_blueprint(calendars_bp)
     app.register_blueprint(api_bp)
     cli.register_commands(app)
     return app

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import datetime as dt
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -64,6 +65,23 @@ class Fixed(TypeDecorator[Decimal]):
         return (Decimal(value) / self.factor).quantize(Decimal(1).scaleb(-self.scale))
 
 
+# Whether the unit of work running now means to write. On SQLite its transaction
+# then takes the write lock at BEGIN (BEGIN IMMEDIATE), so a read-then-write
+# waits its turn (busy timeout) instead of failing with "database is locked"
+# when it tries to upgrade a read snapshot that another writer has moved past.
+WRITE_INTENT: contextvars.ContextVar[bool] = contextvars.ContextVar("write_intent", default=False)
+
+
+@contextmanager
+def writing() -> Iterator[None]:
+    """Mark the transactions begun inside the block as writers."""
+    token = WRITE_INTENT.set(True)
+    try:
+        yield
+    finally:
+        WRITE_INTENT.reset(token)
+
+
 def _configure_sqlite(engine: Engine) -> None:
     """Turn on foreign keys, WAL and a busy timeout, and let SQLAlchemy own BEGIN."""
 
@@ -81,7 +99,7 @@ def _configure_sqlite(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def on_begin(conn):
-        conn.exec_driver_sql("BEGIN")
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if WRITE_INTENT.get() else "BEGIN")
 
 
 def make_engine(url: str, **kwargs: object) -> Engine:
@@ -99,13 +117,14 @@ def make_session_factory(engine_or_connection) -> sessionmaker[Session]:
 
 @contextmanager
 def session_scope(factory: sessionmaker[Session]) -> Iterator[Session]:
-    """Run a unit of work: commit when the block succeeds, roll back when it raises."""
-    session = factory()
-    try:
-        yield session
-        session.commit()
-    except BaseException:
-        session.rollback()
-        raise
-    finally:
-        session.close()
+    """Run a unit of work that writes: commit when the block succeeds, roll back when it raises."""
+    with writing():
+        session = factory()
+        try:
+            yield session
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
+        finally:
+            session.close()

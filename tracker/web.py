@@ -8,6 +8,8 @@ from decimal import Decimal
 from flask import Flask, Response, g, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
+from tracker.db import WRITE_INTENT
+
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
@@ -26,6 +28,7 @@ NAV_ITEMS = [
     ("admin.teams", "Admin teams", ("admin",)),
     ("admin.imports", "Import", ("admin",)),
     ("admin.catalog", "Admin catalog", ("admin",)),
+    ("admin.outbox", "Outbox", ("admin",)),
     ("catalog.catalog", "Catalog", ("engineer", "manager", "admin")),
 ]
 
@@ -47,6 +50,18 @@ def init_app(app: Flask) -> None:
     def navigation():
         # Features add their pages here; the menu shows those that exist.
         return {"nav_items": NAV_ITEMS, "url_map_endpoints": app.view_functions}
+
+    @app.before_request
+    def declare_write_intent() -> None:
+        # Forms and API calls write (the API records each token's use).
+        if request.method not in ("GET", "HEAD", "OPTIONS") or request.path.startswith("/api/"):
+            g.write_intent = WRITE_INTENT.set(True)
+
+    @app.teardown_request
+    def end_write_intent(exc: BaseException | None = None) -> None:
+        token = g.pop("write_intent", None)
+        if token is not None:
+            WRITE_INTENT.reset(token)
 
     @app.after_request
     def commit_and_harden(response: Response) -> Response:

@@ -23,6 +23,7 @@ from wtforms.validators import DataRequired, Email, InputRequired, Length, Numbe
 from tracker.admin.services import MAX_EXPERIENCE_MONTHS, MAX_GPUS
 from tracker.people.models import ACCESS_ROLES
 from tracker.people.services import MIN_PASSWORD_LENGTH
+from tracker.reminders.models import NOTIFICATION_KINDS, NOTIFICATION_STATUSES
 
 
 def optional_id(value: object) -> int | None:
@@ -270,4 +271,29 @@ class ImportForm(FlaskForm):
         "CSV file (UTF-8)",
         validators=[FileRequired(message="choose a CSV file to import")],
         render_kw={"accept": ".csv,text/csv"},
+    )
+
+
+class OutboxFilterForm(FlaskForm):
+    """A GET form: which outbox rows to list."""
+
+    class Meta:
+        csrf = False
+
+    status = ListedChoice(
+        "Status",
+        choices=choices([("", "any status"), *((s, s) for s in NOTIFICATION_STATUSES)]),
+        default="",
+        not_listed=f"status must be one of {', '.join(NOTIFICATION_STATUSES)}",
+    )
+    kind = ListedChoice(
+        "Kind",
+        choices=choices([("", "any kind"), *((k, k) for k in NOTIFICATION_KINDS)]),
+        default="",
+        not_listed=f"kind must be one of {', '.join(NOTIFICATION_KINDS)}",
+    )
+    q = StringField(
+        "Recipient or subject contains",
+        validators=[Optional(), Length(max=200, message="search at most 200 characters")],
+        render_kw={"type": "search"},
     )

@@ -1,4 +1,4 @@
-"""Admin pages: people, teams, the catalog with the internal track, and CSV imports.
+"""Admin pages: people, teams, the catalog with the internal track, CSV imports, the outbox.
 
 Thin views: forms check the shape of the input, tracker.admin.services the
 rules; a refusal answers 400 with the message next to its field.
@@ -12,6 +12,7 @@ from flask import (
     flash,
     redirect,
     render_template,
+    request,
     url_for,
 )
 from flask_login import current_user
@@ -21,6 +22,7 @@ from tracker.admin import services
 from tracker.admin.forms import (
     ConfirmForm,
     ImportForm,
+    OutboxFilterForm,
     PersonAddForm,
     PersonEditForm,
     TeamForm,
@@ -28,9 +30,12 @@ from tracker.admin.forms import (
     choices,
 )
 from tracker.catalog.services import catalog_dict
+from tracker.db import utcnow
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.people.models import Engineer, Team
+from tracker.reminders.models import Notification
+from tracker.reminders.services import retry_failed
 from tracker.web import role_required, today
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
@@ -349,3 +354,66 @@ def imports():
         kinds=services.IMPORT_KINDS.values(),
         row_errors=row_errors,
     ), _status(form)
+
+
+# --- the outbox -------------------------------------------------------------
+
+OUTBOX_ARGS = ("status", "kind", "q", "page")
+
+
+def _outbox_args() -> dict[str, str]:
+    """Return the outbox's filters and page from the query string (to keep them on links)."""
+    return {k: request.args[k] for k in OUTBOX_ARGS if request.args.get(k)}
+
+
+def _outbox_page(status: int = 200, error: str | None = None):
+    form = OutboxFilterForm(request.args)
+    if request.args and not form.validate():
+        status = 400
+    valid = not form.errors
+    page = services.outbox(
+        db_session(),
+        status=form.status.data if valid else None,
+        kind=form.kind.data if valid else None,
+        search=(form.q.data or "") if valid else "",
+        page=request.args.get("page", 1, type=int),
+    )
+    filters = {k: v for k, v in _outbox_args().items() if k != "page"}
+    retry_forms = {
+        n.id: ConfirmForm(formdata=None, prefix=f"retry-{n.id}")
+        for n in page.rows
+        if n.status == "failed"
+    }
+    return render_template(
+        "admin/outbox.html",
+        form=form,
+        page=page,
+        filters=filters,
+        retry_forms=retry_forms,
+        counts=services.outbox_counts(db_session()),
+        error=error,
+    ), status
+
+
+@bp.get("/outbox")
+@role_required("admin")
+def outbox():
+    """List the outbox newest first: status, attempts, last error; filter by status, kind, text."""
+    return _outbox_page()
+
+
+@bp.post("/outbox/<int:notification_id>/retry")
+@role_required("admin")
+def retry_notification(notification_id: int):
+    """Put a failed notice back in the queue; the sender delivers it on its next run."""
+    notification = _get_or_404(Notification, notification_id)
+    form = ConfirmForm(prefix=f"retry-{notification_id}")
+    if not form.validate_on_submit():
+        return _outbox_page(400, "The form expired: reload the page and try again.")
+    try:
+        retry_failed(db_session(), notification, utcnow())
+    except ValidationError as exc:
+        message = "; ".join(exc.errors.values())
+        return _outbox_page(400, f"Notice #{notification.id} is {notification.status}: {message}.")
+    flash(f"Notice #{notification.id} queued again: the sender retries it shortly.", "success")
+    return redirect(url_for("admin.outbox", **_outbox_args()))

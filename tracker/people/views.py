@@ -11,6 +11,7 @@ from tracker.errors import ValidationError
 from tracker.extensions import db_session, signin_limiter
 from tracker.people.forms import LoginForm, PasswordForm, ProfileForm
 from tracker.people.services import authenticate, set_password, verify_password
+from tracker.reminders.views import engineer_panel
 
 bp = Blueprint("people", __name__)
 
@@ -69,7 +70,16 @@ def profile():
         flash("Profile saved.", "success")
         return redirect(url_for("people.profile"))
     status = 400 if form.is_submitted() else 200
-    return render_template("people/profile.html", form=form, password_form=PasswordForm()), status
+    return _profile_page(form, PasswordForm(), status)
+
+
+def _profile_page(form: ProfileForm, password_form: PasswordForm, status: int):
+    return render_template(
+        "people/profile.html",
+        form=form,
+        password_form=password_form,
+        feed=engineer_panel(current_user),
+    ), status
 
 
 @bp.post("/profile/password")
@@ -89,9 +99,7 @@ def change_password():
                 login_user(current_user)
                 flash("Password changed; other sessions are signed out.", "success")
                 return redirect(url_for("people.profile"))
-    return render_template(
-        "people/profile.html", form=ProfileForm(obj=current_user), password_form=form
-    ), 400
+    return _profile_page(ProfileForm(obj=current_user), form, 400)
 
 
 def load_user(user_id: str):

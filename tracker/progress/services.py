@@ -509,6 +509,10 @@ def _check_hours(
 def _check_day_total(
     session: Session, engineer: Engineer, logged_on: dt.date, hours: Decimal, skip_id: int | None
 ) -> None:
+    # Concurrent logs for one engineer take turns: the engineer's row is locked
+    # (PostgreSQL; SQLite's writers already hold the database's write lock), so
+    # two requests can never both see 20 h and both add 4.
+    session.execute(select(Engineer.id).where(Engineer.id == engineer.id).with_for_update()).all()
     query = select(func.sum(HourLog.hours)).where(
         HourLog.engineer_id == engineer.id, HourLog.logged_on == logged_on
     )

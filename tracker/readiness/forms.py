@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 from flask_wtf import FlaskForm
 from wtforms import DateField, FieldList, FormField, IntegerField, StringField
-from wtforms.validators import InputRequired, Length, NumberRange, Optional
+from wtforms.validators import InputRequired, Length, NumberRange, Optional, ValidationError
+
+FIRST_DAY = dt.date(1970, 1, 1)
+LAST_DAY = dt.date(2999, 12, 31)
+MAX_ROI_LINES = 20
+
+
+def within_calendar(form: FlaskForm, field: DateField) -> None:
+    """Keep dates where a 12-month forecast from them still fits the calendar."""
+    if field.data is not None and not FIRST_DAY <= field.data <= LAST_DAY:
+        raise ValidationError(f"date must be from {FIRST_DAY} to {LAST_DAY}")
 
 
 class ReadinessQueryForm(FlaskForm):
@@ -17,10 +29,10 @@ class ReadinessQueryForm(FlaskForm):
         "Fleet size (GPUs)",
         validators=[
             Optional(),
-            NumberRange(min=0, max=10_000_000, message="GPUs must be 0 or more"),
+            NumberRange(min=0, max=10_000_000, message="GPUs must be from 0 to 10,000,000"),
         ],
     )
-    on = DateField("On date", validators=[Optional()])
+    on = DateField("On date", validators=[Optional(), within_calendar])
 
 
 class PlanQueryForm(FlaskForm):
@@ -33,11 +45,12 @@ class PlanQueryForm(FlaskForm):
         "Target fleet size (GPUs)",
         validators=[
             InputRequired(message="a target fleet size is required"),
-            NumberRange(min=0, max=10_000_000, message="GPUs must be 0 or more"),
+            NumberRange(min=0, max=10_000_000, message="GPUs must be from 0 to 10,000,000"),
         ],
     )
     target = DateField(
-        "Target date", validators=[InputRequired(message="a target date is required")]
+        "Target date",
+        validators=[InputRequired(message="a target date is required"), within_calendar],
     )
 
 
@@ -50,11 +63,13 @@ class RoiLineForm(FlaskForm):
         "Amount (USD)",
         validators=[
             InputRequired(message="an amount is required"),
-            NumberRange(min=0, max=10_000_000_000, message="amount must be 0 or more"),
+            NumberRange(
+                min=0, max=10_000_000_000, message="amount must be from 0 to 10,000,000,000"
+            ),
         ],
     )
 
 
 class RoiForm(FlaskForm):
-    investment = FieldList(FormField(RoiLineForm), min_entries=1, max_entries=20)
-    returns = FieldList(FormField(RoiLineForm), min_entries=1, max_entries=20)
+    investment = FieldList(FormField(RoiLineForm), min_entries=1, max_entries=MAX_ROI_LINES)
+    returns = FieldList(FormField(RoiLineForm), min_entries=1, max_entries=MAX_ROI_LINES)

@@ -14,7 +14,8 @@ from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.people.models import Team
 from tracker.readiness import services
-from tracker.readiness.forms import PlanQueryForm, ReadinessQueryForm, RoiForm
+from tracker.readiness.forms import MAX_ROI_LINES, PlanQueryForm, ReadinessQueryForm, RoiForm
+from tracker.reminders.views import team_panel
 from tracker.web import role_required, today
 
 bp = Blueprint("readiness", __name__)
@@ -70,8 +71,12 @@ def team(team_id: int):
     team = _team_or_404(team_id)
     form, gpus, on, status = _query(team)
     page = services.team_page(db_session(), team, on, gpus)
-    template = "readiness/print.html" if request.args.get("print") else "readiness/team.html"
-    return render_template(template, team=team, page=page, form=form), status
+    # A bad query shows the full page, where the form says what was wrong.
+    if request.args.get("print") and status == 200:
+        return render_template("readiness/print.html", team=team, page=page, form=form), status
+    return render_template(
+        "readiness/team.html", team=team, page=page, form=form, feed=team_panel(team)
+    ), status
 
 
 def _csv(rows: list[list[object]], filename: str) -> Response:
@@ -207,7 +212,12 @@ def roi():
             }
         )
     result, status = None, 200
-    if request.method == "GET" or form.validate_on_submit():
+    too_many = _roi_lines_over_limit()
+    if too_many:
+        form.validate()
+        form.form_errors.append(too_many)
+        status = 400
+    elif request.method == "GET" or form.validate_on_submit():
         try:
             result = services.roi(
                 {f"{i}": line.amount.data for i, line in enumerate(form.investment)},
@@ -216,6 +226,15 @@ def roi():
         except ValidationError as exc:
             form.form_errors.extend(exc.errors.values())
             status = 400
-    else:
+    elif request.method == "POST":
         status = 400
     return render_template("readiness/roi.html", form=form, result=result), status
+
+
+def _roi_lines_over_limit() -> str:
+    """Say so when a POST holds more lines than the form takes (WTForms would drop them)."""
+    for name in ("investment", "returns"):
+        lines = {key.split("-")[1] for key in request.form if key.startswith(f"{name}-")}
+        if len(lines) > MAX_ROI_LINES:
+            return f"{name}: at most {MAX_ROI_LINES} lines (got {len(lines)})"
+    return ""

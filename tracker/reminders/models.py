@@ -12,7 +12,8 @@ from tracker.people.models import Engineer
 from tracker.progress.models import Certification
 
 NOTIFICATION_KINDS = ("reminder", "expired", "escalation", "digest")
-NOTIFICATION_STATUSES = ("pending", "sending", "sent", "failed")
+# skipped: not sent because it no longer applies (its certification was renewed).
+NOTIFICATION_STATUSES = ("pending", "sending", "sent", "failed", "skipped")
 
 
 class Notification(Base):
@@ -23,7 +24,9 @@ class Notification(Base):
         CheckConstraint(
             "kind IN ('reminder', 'expired', 'escalation', 'digest')", name="kind_known"
         ),
-        CheckConstraint("status IN ('pending', 'sending', 'sent', 'failed')", name="status_known"),
+        CheckConstraint(
+            "status IN ('pending', 'sending', 'sent', 'failed', 'skipped')", name="status_known"
+        ),
         CheckConstraint("attempts >= 0", name="attempts_not_negative"),
         Index("ix_notifications_due", "status", "next_attempt_at"),
     )

@@ -22,6 +22,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, aliased, selectinload, sessionmaker
 
 from tracker.catalog.models import Credential
+from tracker.db import writing
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer
 from tracker.progress.models import Certification, ExamPlan
@@ -261,7 +262,12 @@ def _reminder(
 
 
 def _midnight(day: dt.date) -> dt.datetime:
-    return dt.datetime.combine(day, dt.time())
+    """Return when a notice queued on `day` becomes due: at once, in every time zone.
+
+    `day` is the deployment's local date; the sender compares in UTC. The start
+    of the day before is earlier than "now" wherever the deployment runs.
+    """
+    return dt.datetime.combine(day - dt.timedelta(days=1), dt.time())
 
 
 def plan(
@@ -461,6 +467,7 @@ class DeliveryReport:
     sent: int = 0
     retried: int = 0
     failed: int = 0
+    skipped: int = 0
 
 
 class _ConnectionLost(Exception):
@@ -485,7 +492,7 @@ def _claim(
     skip: set[int],
 ) -> list[Notification]:
     """Take up to `batch` due rows for this worker, atomically; commit the claim."""
-    with factory() as session, session.begin():
+    with writing(), factory() as session, session.begin():
         due = select(Notification.id).where(
             or_(Notification.status == "pending", Notification.status == "sending")
         )
@@ -522,7 +529,7 @@ def _finish(
     factory: sessionmaker[Session], row: Notification, worker: str, now: dt.datetime, **values
 ) -> None:
     """Record a row's outcome, only if this worker still holds it; commit at once."""
-    with factory() as session, session.begin():
+    with writing(), factory() as session, session.begin():
         session.execute(
             update(Notification)
             .where(
@@ -614,7 +621,29 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+def _superseded(factory: sessionmaker[Session], row: Notification) -> bool:
+    """Return whether the certification a notice is about was renewed since it was queued."""
+    if row.certification_id is None or row.kind == "digest":
+        return False
+    newer = aliased(Certification)
+    with factory() as session:
+        return session.scalar(select(exists().where(newer.renews_id == row.certification_id)))
+
+
 def _send_one(factory, smtp, settings, row, worker, now, report) -> None:
+    if _superseded(factory, row):
+        # "A renewed certification stops all further reminders for the older one",
+        # also those queued before the renewal and still waiting for SMTP.
+        _finish(
+            factory,
+            row,
+            worker,
+            now,
+            status="skipped",
+            last_error="not sent: the certification was renewed before delivery",
+        )
+        report.skipped += 1
+        return
     to = [a.strip() for a in row.to_addrs.split(",") if a.strip()]
     cc = [a.strip() for a in row.cc_addrs.split(",") if a.strip()]
     message = messages.build_email(
@@ -650,11 +679,14 @@ def _send_one(factory, smtp, settings, row, worker, now, report) -> None:
         else:
             _retry(factory, row, worker, now, detail, report)
         return
-    except (smtplib.SMTPServerDisconnected, OSError) as exc:
-        raise _ConnectionLost(f"connection lost: {_describe(exc)}") from exc
-    except smtplib.SMTPException as exc:
+    except (smtplib.SMTPException, OSError) as exc:
+        # Classified by the server's reply code, not by exception class (every
+        # SMTPException is an OSError): no code means the connection broke.
         code = _code_of(exc)
-        if code is not None and 500 <= code < 600:
+        if code is None or code == 421:
+            # Refused, timed out, dropped, or 421 "closing": the rest of the batch waits.
+            raise _ConnectionLost(f"connection lost: {_describe(exc)}") from exc
+        if 500 <= code < 600:
             _finish(
                 factory,
                 row,
@@ -665,9 +697,6 @@ def _send_one(factory, smtp, settings, row, worker, now, report) -> None:
                 last_error=_describe(exc)[:2000],
             )
             report.failed += 1
-        elif code is not None and code in (421,):
-            # 421: the server is closing the connection.
-            raise _ConnectionLost(_describe(exc)) from exc
         else:
             _retry(factory, row, worker, now, _describe(exc), report)
         return

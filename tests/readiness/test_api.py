@@ -1,0 +1,525 @@
+"""The readiness part of the JSON API (issue 4 items 6 and 7).
+
+GET /api/v1/teams, /api/v1/teams/<id>/readiness, /api/v1/teams/<id>/forecast and
+POST /api/v1/roi: who may call them, the shapes they answer, bad input, and a
+bounded number of SQL queries. TODAY (2026-11-29) is pinned in app.config.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlalchemy.orm import Session
+
+from tests import factories
+from tests.api.conftest import Api, token_for
+from tests.readiness.helpers import FAR, D, person
+from tests.readiness.test_views import count_statements, grow
+from tracker.people.models import Engineer, Team
+from tracker.people.services import set_active
+
+TODAY = factories.TODAY  # 2026-11-29
+BEN_EXPIRY = D(2027, 1, 15)
+CY_EXPIRY = D(2026, 6, 1)
+EXAMPLE = {
+    "investment_total": 145000,
+    "returns_total": 675000,
+    "first_year_roi_percent": 365,
+    "ongoing_roi_percent": 465,
+}
+
+
+@pytest.fixture(autouse=True)
+def pinned_today(app: Flask) -> Iterator[dt.date]:
+    """Make every request reason about factories.TODAY."""
+    saved = app.config.get("TODAY")
+    app.config["TODAY"] = TODAY
+    yield TODAY
+    if saved is None:
+        app.config.pop("TODAY", None)
+    else:
+        app.config["TODAY"] = saved
+
+
+@pytest.fixture
+def api(client: FlaskClient) -> Api:
+    return Api(client)
+
+
+@dataclass
+class Org:
+    """Alpha (Mona's, 50 GPUs): Ada fills network, Ben (NCA-AIIO expiring 2027-01-15) an
+    operations seat, Cy's NCA-AIIO expired. Bravo (Otto's, 40 GPUs): Otis alone."""
+
+    mona: Engineer
+    otto: Engineer
+    admin: Engineer
+    ada: Engineer
+    ben: Engineer
+    cy: Engineer
+    otis: Engineer
+    alpha: Team
+    bravo: Team
+    tokens: dict[str, str | None]
+
+
+@pytest.fixture
+def org(db: Session) -> Org:
+    mona = factories.engineer(db, name="Mona", access_role="manager")
+    otto = factories.engineer(db, name="Otto", access_role="manager")
+    admin = factories.engineer(db, name="Adele", access_role="admin")
+    alpha = factories.team(db, gpus=50, name="Alpha", manager=mona)
+    bravo = factories.team(db, gpus=40, name="Bravo", manager=otto)
+    ada = person(
+        db,
+        "Ada",
+        alpha,
+        roles=("network",),
+        level=3,
+        certs={"NVIDIA-NETWORKING": None, "NCA-AIIO": FAR, "CKA": FAR},
+    )
+    ben = person(db, "Ben", alpha, certs={"NCA-AIIO": BEN_EXPIRY})
+    cy = person(db, "Cy", alpha, certs={"NCA-AIIO": CY_EXPIRY})
+    otis = person(db, "Otis", bravo, certs={"NCA-AIIO": FAR})
+    gone = factories.engineer(db, name="Gone", access_role="admin")
+    tokens: dict[str, str | None] = {
+        "mona": token_for(db, mona),
+        "otto": token_for(db, otto),
+        "admin": token_for(db, admin),
+        "ben": token_for(db, ben),
+        "deactivated": token_for(db, gone),
+        "none": None,
+    }
+    set_active(db, gone, False)
+    return Org(mona, otto, admin, ada, ben, cy, otis, alpha, bravo, tokens)
+
+
+def readiness(api: Api, org: Org, query: str = "", who: str = "mona", team: Team | None = None):
+    team = team or org.alpha
+    return api.get(f"/api/v1/teams/{team.id}/readiness{query}", org.tokens[who])
+
+
+# --- permissions ----------------------------------------------------------------
+
+TEAM_CALLS = ["/api/v1/teams/{id}/readiness", "/api/v1/teams/{id}/forecast"]
+
+
+@pytest.mark.parametrize("url", TEAM_CALLS)
+@pytest.mark.parametrize(
+    ("who", "status"),
+    [("mona", 200), ("admin", 200), ("otto", 403), ("ben", 403)],
+)
+def test_team_readiness_is_for_its_manager_and_admins(
+    api: Api, org: Org, url: str, who: str, status: int
+) -> None:
+    response = api.get(url.format(id=org.alpha.id), org.tokens[who])
+    assert response.status_code == status
+    if status == 403:
+        assert set(response.get_json()["errors"]) in ({"team"}, {"engineer"})
+        assert "Ada" not in response.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("url", [*TEAM_CALLS, "/api/v1/teams"])
+@pytest.mark.parametrize("who", ["none", "deactivated"])
+def test_without_a_valid_token_the_api_answers_401(api: Api, org: Org, url: str, who: str) -> None:
+    response = api.get(url.format(id=org.alpha.id), org.tokens[who])
+    assert response.status_code == 401
+    assert response.headers["WWW-Authenticate"].startswith("Bearer")
+
+
+@pytest.mark.parametrize("who", ["none", "deactivated"])
+def test_roi_without_a_valid_token_is_401(api: Api, org: Org, who: str) -> None:
+    assert api.post("/api/v1/roi", org.tokens[who]).status_code == 401
+
+
+def test_a_browser_session_does_not_open_the_api(api: Api, auth, org: Org) -> None:
+    assert auth.login(org.mona.email).status_code == 302
+    assert api.get(f"/api/v1/teams/{org.alpha.id}/readiness").status_code == 401
+    assert api.get("/api/v1/teams").status_code == 401
+
+
+@pytest.mark.parametrize(
+    ("method", "url"),
+    [
+        ("GET", "/api/v1/teams"),
+        ("GET", "/api/v1/teams/{id}/readiness"),
+        ("GET", "/api/v1/teams/{id}/forecast"),
+        ("GET", "/api/v1/teams/{missing}/readiness"),
+        ("POST", "/api/v1/roi"),
+    ],
+)
+def test_engineers_get_403_on_every_readiness_call(
+    api: Api, org: Org, method: str, url: str
+) -> None:
+    """Issue 4 item 6: "engineers get 403" - Ben is a member of Alpha."""
+    response = api.call(
+        method, url.format(id=org.alpha.id, missing=org.bravo.id + 1000), org.tokens["ben"]
+    )
+    assert response.status_code == 403
+    assert "errors" in response.get_json()
+
+
+@pytest.mark.parametrize("url", TEAM_CALLS)
+@pytest.mark.parametrize("who", ["mona", "admin"])
+def test_an_unknown_team_is_404(api: Api, org: Org, url: str, who: str) -> None:
+    response = api.get(url.format(id=org.bravo.id + 1000), org.tokens[who])
+    assert response.status_code == 404
+    assert "team" in response.get_json()["errors"]
+
+
+@pytest.mark.parametrize(
+    ("who", "names"),
+    [("mona", ["Alpha"]), ("otto", ["Bravo"]), ("admin", ["Alpha", "Bravo"])],
+)
+def test_teams_lists_the_callers_teams_and_every_team_for_an_admin(
+    api: Api, org: Org, who: str, names: list[str]
+) -> None:
+    response = api.get("/api/v1/teams", org.tokens[who])
+    assert response.status_code == 200
+    teams = response.get_json()["teams"]
+    assert [t["name"] for t in teams] == names
+    alpha = {
+        "id": org.alpha.id,
+        "name": "Alpha",
+        "gpus": 50,
+        "manager": {"id": org.mona.id, "name": "Mona"},
+    }
+    if "Alpha" in names:
+        assert teams[0] == alpha
+
+
+def test_a_manager_without_teams_gets_an_empty_list(api: Api, db: Session, org: Org) -> None:
+    idle = factories.engineer(db, name="Idle", access_role="manager")
+    assert api.get("/api/v1/teams", token_for(db, idle)).get_json() == {"teams": []}
+
+
+def test_teams_refuses_unknown_parameters(api: Api, org: Org) -> None:
+    response = api.get("/api/v1/teams?all=1", org.tokens["mona"])
+    assert response.status_code == 400
+    assert "all" in response.get_json()["errors"]
+
+
+# --- the readiness JSON -----------------------------------------------------------
+
+
+def test_readiness_json_shape(api: Api, org: Org) -> None:
+    """Issue 4 item 6: `template`, `filled`, `total`, `percent`, `slots` (each with `role`,
+    `min_level`, `max_level`, `engineer` or null) and `gaps` (each with `role` and
+    `candidates`, each candidate with `engineer` and `lacks`)."""
+    response = readiness(api, org)
+    assert response.status_code == 200
+    body = response.get_json()
+    assert {"template", "filled", "total", "percent", "slots", "gaps"} <= set(body)
+    assert body["template"] == "small"
+    assert (body["filled"], body["total"], body["percent"]) == (2, 4, 50.0)
+    assert body["gpus"] == 50
+    assert body["on"] == "2026-11-29"
+    assert body["team"]["id"] == org.alpha.id
+    slots = [
+        (s["role"], s["min_level"], s["max_level"], s["engineer"] and s["engineer"]["name"])
+        for s in body["slots"]
+    ]
+    assert slots == [
+        ("lead", 4, 4, None),
+        ("operations", 2, 3, "Ben"),
+        ("operations", 2, 3, None),
+        ("network", 3, 3, "Ada"),
+    ]
+    assert body["slots"][1]["engineer"] == {"id": org.ben.id, "name": "Ben"}
+    assert body["slots"][0]["engineer"] is None
+    assert [g["role"] for g in body["gaps"]] == ["lead", "operations"]
+    lead, operations = body["gaps"]
+    assert lead["candidates"] == [
+        {
+            "engineer": {"id": org.cy.id, "name": "Cy"},
+            "lacks": [
+                "job role lead",
+                "level 4 (is 2)",
+                "certification NVIDIA-PROFESSIONAL",
+                "certification VENDOR-EXPERT",
+            ],
+        }
+    ]
+    assert operations["candidates"] == [
+        {
+            "engineer": {"id": org.cy.id, "name": "Cy"},
+            "lacks": ["valid NCA-AIIO (expired 2026-06-01)"],
+        }
+    ]
+    assert (operations["min_level"], operations["max_level"]) == (2, 3)
+    assert body["team_certifications"] == []
+
+
+def test_readiness_gaps_without_anyone_left_say_hire(api: Api, org: Org) -> None:
+    body = readiness(api, org, who="admin", team=org.bravo).get_json()
+    assert body["filled"] == 1
+    assert [(g["role"], g["candidates"], g["hire"]) for g in body["gaps"]] == [
+        ("lead", [], True),
+        ("operations", [], True),
+        ("network", [], True),
+    ]
+
+
+def test_readiness_changes_the_day_after_an_expiry(api: Api, org: Org) -> None:
+    """DOMAIN 3: valid on its expiry date, expired the day after (Ben's NCA-AIIO)."""
+    on_expiry = readiness(api, org, "?on=2027-01-15").get_json()
+    day_after = readiness(api, org, "?on=2027-01-16").get_json()
+    assert (on_expiry["on"], on_expiry["filled"]) == ("2027-01-15", 2)
+    assert (day_after["on"], day_after["filled"], day_after["percent"]) == ("2027-01-16", 1, 25.0)
+    ops = [g for g in day_after["gaps"] if g["role"] == "operations"]
+    assert len(ops) == 2
+    lacks = {c["engineer"]["name"]: c["lacks"] for c in ops[0]["candidates"]}
+    assert lacks["Ben"] == ["valid NCA-AIIO (expired 2027-01-15)"]
+
+
+@pytest.mark.parametrize(
+    ("gpus", "template", "total"),
+    [(0, "small", 4), (9, "small", 4), (99, "small", 4), (100, "medium", 10), (1000, "large", 22)],
+)
+def test_readiness_for_another_fleet(
+    api: Api, org: Org, gpus: int, template: str, total: int
+) -> None:
+    body = readiness(api, org, f"?gpus={gpus}").get_json()
+    assert (body["gpus"], body["template"], body["total"]) == (gpus, template, total)
+    assert len(body["slots"]) == total
+    assert body["filled"] + len(body["gaps"]) == total
+
+
+def test_readiness_team_wide_certifications(api: Api, org: Org) -> None:
+    body = readiness(api, org, "?gpus=500").get_json()
+    assert body["team_certifications"] == [
+        {"code": "CKA", "met": True, "holders": [{"id": org.ada.id, "name": "Ada"}]},
+        {"code": "RHCE", "met": False, "holders": []},
+        {"code": "VCP-DCV", "met": False, "holders": []},
+    ]
+
+
+def test_an_empty_query_value_means_the_default(api: Api, org: Org) -> None:
+    body = readiness(api, org, "?gpus=&on=").get_json()
+    assert (body["gpus"], body["on"]) == (50, "2026-11-29")
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [
+        ("?gpus=-1", "gpus"),
+        ("?gpus=abc", "gpus"),
+        ("?gpus=1.5", "gpus"),
+        ("?gpus=10000001", "gpus"),
+        ("?gpus=99999999999999999999999", "gpus"),
+        ("?on=not-a-date", "on"),
+        ("?on=2027-02-30", "on"),
+        ("?on=20270101", "on"),
+        ("?on=2027-1-5", "on"),
+        ("?fleet=10", "fleet"),
+    ],
+)
+def test_readiness_bad_query_is_400(api: Api, org: Org, query: str, field: str) -> None:
+    response = readiness(api, org, query)
+    assert response.status_code == 400
+    assert list(response.get_json()["errors"]) == [field]
+
+
+# --- the forecast -------------------------------------------------------------------
+
+
+def forecast(api: Api, org: Org, query: str = "", who: str = "mona"):
+    return api.get(f"/api/v1/teams/{org.alpha.id}/forecast{query}", org.tokens[who])
+
+
+def test_forecast_has_12_monthly_points(api: Api, org: Org) -> None:
+    """Issue 4 item 6: "a list of points, each with `date`, `filled`, `total` and `percent`";
+    Ben's NCA-AIIO lapses on 2027-01-15, so February drops."""
+    response = forecast(api, org)
+    assert response.status_code == 200
+    body = response.get_json()
+    assert body["gpus"] == 50
+    assert body["team"]["id"] == org.alpha.id
+    points = body["points"]
+    assert len(points) == 12
+    assert all(set(p) >= {"date", "filled", "total", "percent"} for p in points)
+    assert [p["date"] for p in points] == ["2026-12-01"] + [
+        f"2027-{m:02d}-01" for m in range(1, 12)
+    ]
+    assert [p["filled"] for p in points] == [2, 2] + [1] * 10
+    assert {p["total"] for p in points} == {4}
+    assert points[0]["percent"] == 50.0
+    assert points[2]["percent"] == 25.0
+
+
+def test_forecast_for_another_fleet_and_length(api: Api, org: Org) -> None:
+    body = forecast(api, org, "?gpus=1000&months=3").get_json()
+    assert body["gpus"] == 1000
+    assert [(p["date"], p["total"]) for p in body["points"]] == [
+        ("2026-12-01", 22),
+        ("2027-01-01", 22),
+        ("2027-02-01", 22),
+    ]
+    assert len(forecast(api, org, "?months=60").get_json()["points"]) == 60
+    assert len(forecast(api, org, "?months=1").get_json()["points"]) == 1
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [
+        ("?months=0", "months"),
+        ("?months=61", "months"),
+        ("?months=-1", "months"),
+        ("?months=abc", "months"),
+        ("?months=1.5", "months"),
+        ("?gpus=-1", "gpus"),
+        ("?gpus=abc", "gpus"),
+        ("?on=2027-01-01", "on"),
+    ],
+)
+def test_forecast_bad_query_is_400(api: Api, org: Org, query: str, field: str) -> None:
+    response = forecast(api, org, query)
+    assert response.status_code == 400
+    assert list(response.get_json()["errors"]) == [field]
+
+
+# --- ROI ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("who", ["mona", "admin"])
+def test_roi_with_an_empty_body_answers_the_documents_example(api: Api, org: Org, who: str) -> None:
+    """DOMAIN 6 and issue 4 item 6: "an empty body uses the document's example"."""
+    response = api.post("/api/v1/roi", org.tokens[who])
+    assert response.status_code == 200
+    assert response.get_json() == EXAMPLE
+
+
+def test_roi_with_an_empty_json_object_answers_the_example(api: Api, org: Org) -> None:
+    response = api.post("/api/v1/roi", org.tokens["mona"], json={})
+    assert response.status_code == 200
+    assert response.get_json() == EXAMPLE
+
+
+def test_roi_of_the_documents_lines_sent_explicitly(api: Api, org: Org) -> None:
+    body = {
+        "investment": {"training": 75000, "exams-materials": 20000, "bootcamp-lab": 50000},
+        "returns": {
+            "downtime": 100000,
+            "contractors": 200000,
+            "efficiency": 75000,
+            "faster-deployment": 300000,
+        },
+    }
+    response = api.post("/api/v1/roi", org.tokens["mona"], json=body)
+    assert response.status_code == 200
+    assert response.get_json() == EXAMPLE
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (
+            {"investment": {"courses": 60000, "labs": 40000}, "returns": {"downtime": 250000}},
+            {
+                "investment_total": 100000,
+                "returns_total": 250000,
+                "first_year_roi_percent": 150,
+                "ongoing_roi_percent": 250,
+            },
+        ),
+        (
+            {"investment": {"training": 200000}, "returns": {"downtime": 100000}},
+            {
+                "investment_total": 200000,
+                "returns_total": 100000,
+                "first_year_roi_percent": -50,
+                "ongoing_roi_percent": 50,
+            },
+        ),
+        (
+            {"investment": {"training": 1000}, "returns": {"none": 0}},
+            {
+                "investment_total": 1000,
+                "returns_total": 0,
+                "first_year_roi_percent": -100,
+                "ongoing_roi_percent": 0,
+            },
+        ),
+    ],
+)
+def test_roi_with_custom_lines(api: Api, org: Org, body: dict, expected: dict) -> None:
+    response = api.post("/api/v1/roi", org.tokens["admin"], json=body)
+    assert response.status_code == 200
+    assert response.get_json() == expected
+
+
+GOOD_RETURNS = {"downtime": 100000}
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"investment": {"training": -1}, "returns": GOOD_RETURNS}, "investment.training"),
+        ({"investment": {"training": 1000}, "returns": {"downtime": -5}}, "returns.downtime"),
+        ({"investment": {"training": "75000"}, "returns": GOOD_RETURNS}, "investment.training"),
+        ({"investment": {"training": 1.5}, "returns": GOOD_RETURNS}, "investment.training"),
+        ({"investment": {"training": None}, "returns": GOOD_RETURNS}, "investment.training"),
+        ({"investment": {"training": True}, "returns": GOOD_RETURNS}, "investment.training"),
+        ({"investment": {"training": [1]}, "returns": GOOD_RETURNS}, "investment.training"),
+        ({"investment": {"training": 0}, "returns": GOOD_RETURNS}, "investment"),
+        ({"investment": {}, "returns": GOOD_RETURNS}, "investment"),
+        ({"investment": [75000], "returns": GOOD_RETURNS}, "investment"),
+        ({"investment": 75000, "returns": GOOD_RETURNS}, "investment"),
+        ({"investment": {"training": 1000}}, "returns"),
+        ({"returns": GOOD_RETURNS}, "investment"),
+        ({"investment": {"training": 1000}, "returns": GOOD_RETURNS, "extra": 1}, "extra"),
+    ],
+)
+def test_roi_bad_lines_are_400(api: Api, org: Org, body: dict, field: str) -> None:
+    response = api.post("/api/v1/roi", org.tokens["mona"], json=body)
+    assert response.status_code == 400
+    assert field in response.get_json()["errors"]
+
+
+@pytest.mark.parametrize("raw", [b"not json", b"[1, 2]", b'"text"', b"{", b'{"investment": NaN}'])
+def test_roi_body_that_is_not_a_json_object_is_400(api: Api, org: Org, raw: bytes) -> None:
+    response = api.post(
+        "/api/v1/roi",
+        org.tokens["mona"],
+        data=raw,
+        headers={"Content-Type": "application/json"},
+    )
+    assert response.status_code == 400
+    assert "errors" in response.get_json()
+
+
+# --- a bounded number of queries ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("query", ["", "?gpus=1000"])
+def test_readiness_issues_the_same_queries_for_a_ten_times_larger_organisation(
+    api: Api, db: Session, query: str
+) -> None:
+    """Issue 4 item 7: "the readiness call issue[s] a bounded number of SQL queries,
+    independent of the number of engineers and records"."""
+    admin = factories.engineer(db, name="Admin", access_role="admin")
+    token = token_for(db, admin)
+    teams = [factories.team(db, gpus=500, name=f"Q{n}", manager=admin) for n in range(3)]
+    for n, crew in enumerate(teams):
+        grow(db, crew, 3, f"S{n}-")
+    url = f"/api/v1/teams/{teams[0].id}/readiness{query}"
+
+    def get() -> dict:
+        response = api.get(url, token)
+        assert response.status_code == 200
+        return response.get_json()
+
+    get()  # the token's first use is recorded once; count the calls after it
+    few, small = count_statements(db, get)
+    for n, crew in enumerate(teams):
+        grow(db, crew, 27, f"L{n}-")
+    many, large = count_statements(db, get)
+
+    assert small["filled"] < large["filled"]  # the larger team fills more seats
+    assert few == many, f"{few} statements for 3 engineers, {many} for 30"
+    assert 0 < few <= 30

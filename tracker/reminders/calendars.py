@@ -1,0 +1,160 @@
+"""Calendar feeds: each engineer's and each team's certification expiries as iCalendar.
+
+A feed lives at a secret URL (the token is the only key), so people can
+subscribe from their calendar program; replacing or removing the token revokes
+the old URL at once. Plain functions taking a session; they only flush.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+from icalendar import Calendar
+from sqlalchemy import select
+from sqlalchemy.orm import Session, selectinload
+
+from tracker.people.models import Engineer, Team
+from tracker.progress.models import Certification
+from tracker.progress.services import newest_per_credential
+from tracker.reminders import messages
+
+# secrets.token_urlsafe(32) gives 43 characters of [A-Za-z0-9_-]; the column holds 64.
+TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_-]{20,64}")
+DEFAULT_BASE_URL = "http://127.0.0.1:5000"
+
+
+def new_token() -> str:
+    """Return a fresh, unguessable feed token."""
+    return secrets.token_urlsafe(32)
+
+
+def well_formed(token: str) -> bool:
+    """Return whether `token` could be a feed token (saves a query on junk)."""
+    return TOKEN_SHAPE.fullmatch(token) is not None
+
+
+# --- tokens -----------------------------------------------------------------
+
+
+def engineer_by_token(session: Session, token: str) -> Engineer | None:
+    """Return the active engineer whose feed `token` is, or None."""
+    if not well_formed(token):
+        return None
+    return session.scalar(
+        select(Engineer).where(Engineer.calendar_token == token, Engineer.active.is_(True))
+    )
+
+
+def team_by_token(session: Session, token: str) -> Team | None:
+    """Return the team whose feed `token` is, or None."""
+    if not well_formed(token):
+        return None
+    return session.scalar(select(Team).where(Team.calendar_token == token))
+
+
+def replace_token(session: Session, owner: Engineer | Team) -> str:
+    """Give `owner` a new feed token (revoking any old one) and return it."""
+    owner.calendar_token = new_token()
+    session.flush()
+    return owner.calendar_token
+
+
+def remove_token(session: Session, owner: Engineer | Team) -> None:
+    """Revoke `owner`'s feed: its URL answers 404 from now on."""
+    owner.calendar_token = None
+    session.flush()
+
+
+# --- feeds ------------------------------------------------------------------
+
+
+def current_certifications(session: Session, engineer_ids: Iterable[int]) -> list[Certification]:
+    """Return each engineer's current certifications that expire, by expiry date.
+
+    Current: the newest per credential, so one that was renewed is left out.
+    """
+    ids = list(engineer_ids)
+    if not ids:
+        return []
+    certs = session.scalars(
+        select(Certification)
+        .where(Certification.engineer_id.in_(ids))
+        .options(
+            selectinload(Certification.credential),
+            selectinload(Certification.engineer),
+            selectinload(Certification.renewed_by),
+        )
+    ).all()
+    by_engineer: dict[int, list[Certification]] = {}
+    for cert in certs:
+        by_engineer.setdefault(cert.engineer_id, []).append(cert)
+    current = [
+        cert
+        for held in by_engineer.values()
+        for cert in newest_per_credential(held).values()
+        if cert.expires_on is not None and cert.renewed_by is None
+    ]
+    return sorted(current, key=lambda c: (c.expires_on, c.engineer.name, c.credential.code, c.id))
+
+
+def event_uid(cert: Certification, base_url: str) -> str:
+    """Return the event's UID: stable per certification, the same as the reminder's .ics."""
+    return f"cert-{cert.id}@{urlsplit(base_url).hostname or 'tracker.localhost'}"
+
+
+def _feed(
+    name: str,
+    certs: Iterable[Certification],
+    base_url: str,
+    link: str,
+    *,
+    with_names: bool,
+) -> str:
+    calendar = Calendar()
+    calendar.add("prodid", "-//tracker//certification expiry//EN")
+    calendar.add("version", "2.0")
+    calendar.add("calscale", "GREGORIAN")
+    calendar.add("method", "PUBLISH")
+    calendar.add("x-wr-calname", name)
+    calendar.add("x-published-ttl", "PT12H")
+    for cert in certs:
+        who = cert.engineer.name
+        summary = f"{cert.credential.code} expires"
+        calendar.add_component(
+            messages.expiry_event(
+                event_uid(cert, base_url),
+                f"{who}: {summary}" if with_names else summary,
+                f"{who}'s {cert.credential.name} is valid through this day.",
+                cert.expires_on,
+                link,
+            )
+        )
+    return calendar.to_ical().decode()
+
+
+def engineer_feed(session: Session, engineer: Engineer, base_url: str = DEFAULT_BASE_URL) -> str:
+    """Return the engineer's feed: one all-day event per current certification's expiry."""
+    return _feed(
+        f"Certification expiries · {engineer.name}",
+        current_certifications(session, [engineer.id]),
+        base_url,
+        f"{base_url.rstrip('/')}/dashboard",
+        with_names=False,
+    )
+
+
+def team_feed(session: Session, team: Team, base_url: str = DEFAULT_BASE_URL) -> str:
+    """Return the team's feed: the expiries of every active member's current certifications."""
+    members = session.scalars(
+        select(Engineer.id).where(Engineer.team_id == team.id, Engineer.active.is_(True))
+    ).all()
+    return _feed(
+        f"Certification expiries · {team.name}",
+        current_certifications(session, members),
+        base_url,
+        f"{base_url.rstrip('/')}/teams/{team.id}",
+        with_names=True,
+    )

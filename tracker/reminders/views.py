@@ -1,0 +1,185 @@
+"""Calendar feeds: the secret .ics URLs, and the buttons that create, replace or remove them.
+
+The feed URLs need no sign-in: the token is the secret. Managing a token is a
+signed-in POST with its CSRF token: an engineer manages their own feed only; a
+team's feed is managed by its manager or an admin.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flask import Blueprint, Response, abort, current_app, flash, redirect, url_for
+from flask_login import current_user, login_required
+
+from tracker.extensions import db_session
+from tracker.people.models import Engineer, Team
+from tracker.readiness.services import can_view_team
+from tracker.reminders import calendars
+from tracker.reminders.forms import FeedTokenForm
+from tracker.web import role_required
+
+bp = Blueprint("calendars", __name__, url_prefix="/calendar")
+MANAGERS = ("manager", "admin")
+
+
+def _base_url() -> str:
+    return str(current_app.config.get("BASE_URL") or "").rstrip("/")
+
+
+def _ics(body: str, filename: str) -> Response:
+    response = Response(body, content_type="text/calendar; charset=utf-8")
+    response.headers["Content-Disposition"] = f'inline; filename="{filename}"'
+    # Revoking a token must take effect at once: no shared cache may keep the feed.
+    response.headers["Cache-Control"] = "private, no-cache"
+    response.headers["X-Robots-Tag"] = "noindex, nofollow"
+    return response
+
+
+# --- the feeds ----------------------------------------------------------------
+
+
+@bp.get("/engineer/<token>.ics")
+def engineer_feed(token: str):
+    """An engineer's certification expiries; 404 for an unknown or revoked token."""
+    session = db_session()
+    engineer = calendars.engineer_by_token(session, token)
+    if engineer is None:
+        abort(404)
+    body = calendars.engineer_feed(session, engineer, _base_url() or calendars.DEFAULT_BASE_URL)
+    return _ics(body, "certifications.ics")
+
+
+@bp.get("/team/<token>.ics")
+def team_feed(token: str):
+    """A team's certification expiries (every active member); 404 for a bad token."""
+    session = db_session()
+    team = calendars.team_by_token(session, token)
+    if team is None:
+        abort(404)
+    body = calendars.team_feed(session, team, _base_url() or calendars.DEFAULT_BASE_URL)
+    return _ics(body, "team-certifications.ics")
+
+
+# --- what the profile and team pages show -------------------------------------
+
+
+@dataclass(frozen=True)
+class FeedPanel:
+    """A feed's URL (None when there is none) and the buttons that manage it."""
+
+    url: str | None
+    replace_action: str
+    remove_action: str
+    replace_form: FeedTokenForm
+    remove_form: FeedTokenForm
+
+
+def _feed_url(endpoint: str, token: str | None) -> str | None:
+    if token is None:
+        return None
+    path = url_for(endpoint, token=token)
+    base = _base_url()
+    return f"{base}{path}" if base else url_for(endpoint, token=token, _external=True)
+
+
+def engineer_panel(engineer: Engineer) -> FeedPanel:
+    """Return the calendar-feed section of the engineer's own profile."""
+    return FeedPanel(
+        url=_feed_url("calendars.engineer_feed", engineer.calendar_token),
+        replace_action=url_for("calendars.replace_own_token"),
+        remove_action=url_for("calendars.remove_own_token"),
+        replace_form=FeedTokenForm(formdata=None, prefix="feed-replace"),
+        remove_form=FeedTokenForm(formdata=None, prefix="feed-remove"),
+    )
+
+
+def team_panel(team: Team) -> FeedPanel:
+    """Return the calendar-feed section of a team's page."""
+    return FeedPanel(
+        url=_feed_url("calendars.team_feed", team.calendar_token),
+        replace_action=url_for("calendars.replace_team_token", team_id=team.id),
+        remove_action=url_for("calendars.remove_team_token", team_id=team.id),
+        replace_form=FeedTokenForm(formdata=None, prefix="feed-replace"),
+        remove_form=FeedTokenForm(formdata=None, prefix="feed-remove"),
+    )
+
+
+def _check(prefix: str) -> None:
+    """Validate the button's form (its CSRF token, when protection is on)."""
+    if not FeedTokenForm(prefix=prefix).validate_on_submit():
+        abort(400, "The form expired: reload the page and try again.")
+
+
+def _me() -> Engineer:
+    return current_user._get_current_object()
+
+
+# --- managing the engineer's own token ----------------------------------------
+
+
+@bp.post("/mine/token")
+@login_required
+def replace_own_token():
+    """Create the signed-in engineer's feed URL, or replace it (the old one stops working)."""
+    _check("feed-replace")
+    me = _me()
+    had = me.calendar_token is not None
+    calendars.replace_token(db_session(), me)
+    flash(
+        "Calendar feed replaced: the old link no longer works."
+        if had
+        else "Calendar feed created: subscribe to the link from your calendar program.",
+        "success",
+    )
+    return redirect(url_for("people.profile"))
+
+
+@bp.post("/mine/token/remove")
+@login_required
+def remove_own_token():
+    """Remove the signed-in engineer's feed URL."""
+    _check("feed-remove")
+    calendars.remove_token(db_session(), _me())
+    flash("Calendar feed removed: its link no longer works.", "success")
+    return redirect(url_for("people.profile"))
+
+
+# --- managing a team's token --------------------------------------------------
+
+
+def _team_or_404(team_id: int) -> Team:
+    team = db_session().get(Team, team_id)
+    if team is None:
+        abort(404)
+    if not can_view_team(current_user, team):
+        abort(403)
+    return team
+
+
+@bp.post("/team/<int:team_id>/token")
+@role_required(*MANAGERS)
+def replace_team_token(team_id: int):
+    """Create a team's feed URL, or replace it; for the team's manager or an admin."""
+    team = _team_or_404(team_id)
+    _check("feed-replace")
+    had = team.calendar_token is not None
+    calendars.replace_token(db_session(), team)
+    flash(
+        f"{team.name}'s calendar feed replaced: the old link no longer works."
+        if had
+        else f"{team.name}'s calendar feed created.",
+        "success",
+    )
+    return redirect(url_for("readiness.team", team_id=team.id))
+
+
+@bp.post("/team/<int:team_id>/token/remove")
+@role_required(*MANAGERS)
+def remove_team_token(team_id: int):
+    """Remove a team's feed URL; for the team's manager or an admin."""
+    team = _team_or_404(team_id)
+    _check("feed-remove")
+    calendars.remove_token(db_session(), team)
+    flash(f"{team.name}'s calendar feed removed: its link no longer works.", "success")
+    return redirect(url_for("readiness.team", team_id=team.id))
