@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -172,18 +172,27 @@ def fits(member: Member, slot: TemplateSlot, on: dt.date) -> bool:
 
 
 def max_matching(
-    seats: Sequence[Seat], engineers: Sequence[Member], fit: dict[tuple[int, int], bool]
+    seats: Sequence[Seat],
+    engineers: Sequence[Member],
+    fit: dict[tuple[int, int], bool],
+    start: dict[int, int] | None = None,
+    preference: Callable[[int, int], object] | None = None,
 ) -> dict[int, int]:
     """Return seat index -> engineer index of a maximum matching (augmenting paths).
 
     Kuhn's algorithm: each seat tries every fitting engineer, displacing one
     already placed when that engineer can move to another seat. A greedy fill
-    would leave seats empty that a rearrangement fills.
+    would leave seats empty that a rearrangement fills. Starting from a
+    matching (`start`) keeps its seats filled: augmenting paths only add.
+    `preference(seat, engineer)` orders who a seat tries first.
     """
-    engineer_of: dict[int, int] = {}  # engineer index -> seat index
-    candidates = [
-        [e for e in range(len(engineers)) if fit.get((s, e), False)] for s in range(len(seats))
-    ]
+    engineer_of = {e: s for s, e in (start or {}).items()}  # engineer -> seat
+    candidates = []
+    for s in range(len(seats)):
+        fitting = [e for e in range(len(engineers)) if fit.get((s, e), False)]
+        if preference is not None:
+            fitting.sort(key=lambda e, s=s: preference(s, e))
+        candidates.append(fitting)
 
     def place(seat: int, visited: set[int]) -> bool:
         for e in candidates[seat]:
@@ -195,8 +204,10 @@ def max_matching(
                 return True
         return False
 
+    matched = set(engineer_of.values())
     for seat in range(len(seats)):
-        place(seat, set())
+        if seat not in matched:
+            place(seat, set())
     return {seat: e for e, seat in engineer_of.items()}
 
 
@@ -587,7 +598,9 @@ def plan_to_target(
     # without ever emptying a seat that was filled.
     matching = max_matching(seats, members, ready_fit)
     train_fit = {k: v or trainings.get(k) is not None for k, v in ready_fit.items()}
-    matching = _extend_matching(seats, members, train_fit, matching, trainings)
+    matching = max_matching(
+        seats, members, train_fit, start=matching, preference=_fewest_hours(trainings)
+    )
 
     plan_seats = []
     for s, seat in enumerate(seats):
@@ -604,39 +617,14 @@ def plan_to_target(
     return Plan(team, gpus, today, target, template, plan_seats, costs, yearly)
 
 
-def _extend_matching(
-    seats: Sequence[Seat],
-    members: Sequence[Member],
-    fit: dict[tuple[int, int], bool],
-    matching: dict[int, int],
-    trainings: dict[tuple[int, int], Training | None],
-) -> dict[int, int]:
-    """Augment a matching with more edges; prefer trainees with the fewest hours left."""
-    engineer_of = {e: s for s, e in matching.items()}
+def _fewest_hours(trainings: dict[tuple[int, int], Training | None]):
+    """Prefer, for a seat, whoever is ready or has the fewest training hours left."""
 
-    def cost(s: int, e: int) -> Decimal:
-        training = trainings.get((s, e))
+    def hours(seat: int, engineer: int) -> Decimal:
+        training = trainings.get((seat, engineer))
         return Decimal(0) if training is None else training.remaining_hours
 
-    candidates = [
-        sorted((e for e in range(len(members)) if fit.get((s, e))), key=lambda e: cost(s, e))
-        for s in range(len(seats))
-    ]
-
-    def place(seat: int, visited: set[int]) -> bool:
-        for e in candidates[seat]:
-            if e in visited:
-                continue
-            visited.add(e)
-            if e not in engineer_of or place(engineer_of[e], visited):
-                engineer_of[e] = seat
-                return True
-        return False
-
-    for seat in range(len(seats)):
-        if seat not in matching:
-            place(seat, set())
-    return {s: e for e, s in engineer_of.items()}
+    return hours
 
 
 def _strategy_costs(
