@@ -52,8 +52,8 @@ def database_url(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 @pytest.fixture(scope="session")
-def app(database_url: str) -> Flask:
-    return create_app(
+def app(database_url: str) -> Iterator[Flask]:
+    application = create_app(
         {
             "DATABASE_URL": database_url,
             "TESTING": True,
@@ -63,6 +63,9 @@ def app(database_url: str) -> Flask:
             "WTF_CSRF_ENABLED": False,
         }
     )
+    yield application
+    # Close pooled connections now, not at interpreter exit (a ResourceWarning).
+    application.extensions["tracker.engine"].dispose()
 
 
 @pytest.fixture
