@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test lint format clean
+.PHONY: install run test lint format clean bench load
 
 install: $(STAMP)
 
@@ -22,12 +22,22 @@ test: install
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: install
-	$(BIN)/ruff check tracker tests migrations
-	$(BIN)/ruff format --check tracker tests migrations
+	$(BIN)/ruff check tracker tests migrations bench
+	$(BIN)/ruff format --check tracker tests migrations bench
 
 format: install
-	$(BIN)/ruff format tracker tests migrations
-	$(BIN)/ruff check --fix tracker tests migrations
+	$(BIN)/ruff format tracker tests migrations bench
+	$(BIN)/ruff check --fix tracker tests migrations bench
+
+# Benchmarks at two organisation sizes (BENCH_SIZES=1000,10000) on PostgreSQL when
+# reachable (TRACKER_BENCH_DATABASE_URL), else SQLite; writes bench/results.json.
+# BENCH_LOAD=1 also runs the load test.
+bench: install
+	$(BIN)/python -m bench.run
+
+# Concurrent clients logging hours and reading pages, on SQLite and PostgreSQL.
+load: install
+	$(BIN)/python -m bench.load
 
 clean:
 	rm -rf $(VENV) instance/*.db .pytest_cache

@@ -23,6 +23,9 @@ PUBLIC = {
     "calendars.team_feed",
 }
 ROLES = ("anonymous", "engineer", "manager", "admin")
+# Career pages for managers and admins (a manager sees only their own people there).
+CAREERS_MANAGERS = {"careers.promotions", "careers.apprenticeships"}
+CAREERS_ADMIN = {"careers.bonus_amounts"}
 
 
 def _routes() -> list[tuple[str, str, str]]:
@@ -82,6 +85,7 @@ def scene(db, app: Flask):
         "team_id": team.id,
         "notification_id": notification.id,
         "token": victim.calendar_token,
+        "speciality": "infiniband-rdma",
     }
     yield people, ids
     app.config.pop("TODAY", None)
@@ -127,6 +131,13 @@ def test_route_answers_as_the_role_allows(client, auth, scene, role, endpoint, r
         if "team_id" in rule and role == "manager":
             allowed = (403,)
         assert status in allowed
+    elif endpoint.startswith("careers.") and "team_id" in rule:
+        # A team's skills coverage: its manager or an admin.
+        assert status in ((200,) if role == "admin" else (403,))
+    elif endpoint in CAREERS_MANAGERS:
+        assert status in ((403,) if role == "engineer" else (200, 302, 400))
+    elif endpoint in CAREERS_ADMIN:
+        assert status in ((200, 302, 400) if role == "admin" else (403,))
     elif any(name in rule for name in ("engineer_id", "entry_id")):
         # Another person's records: only an admin (or the person's own manager) may.
         assert status in ((200, 302, 400) if role == "admin" else (403, 404))

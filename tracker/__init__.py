@@ -14,6 +14,7 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     from tracker import cli, web
     from tracker.admin.views import bp as admin_bp
     from tracker.api.views import bp as api_bp
+    from tracker.careers.views import bp as careers_bp
     from tracker.catalog.views import bp as catalog_bp
     from tracker.db import make_engine, make_session_factory
     from tracker.extensions import close_db_session, csrf, init_limiter, login_manager
@@ -34,7 +35,10 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
         config = Config(**config)
     app.config.from_mapping(config.as_dict())
 
-    engine = make_engine(app.config["DATABASE_URL"])
+    engine = make_engine(
+        app.config["DATABASE_URL"],
+        sqlite_busy_timeout_ms=int(app.config.get("SQLITE_BUSY_TIMEOUT_MS", 15000)),
+    )
     app.extensions["tracker.engine"] = engine
     app.extensions["tracker.sessions"] = make_session_factory(engine)
     app.teardown_appcontext(close_db_session)
@@ -50,6 +54,7 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(progress_bp)
     app.register_blueprint(readiness_bp)
     app.register_blueprint(calendars_bp)
+    app.register_blueprint(careers_bp)
     app.register_blueprint(api_bp)
     cli.register_commands(app)
     return app

@@ -121,6 +121,7 @@ def serve_command(host: str, port: int, workers: int, scheduler: bool) -> None:
 
 def register_commands(app: Flask) -> None:
     """Add every command to the app's CLI group."""
+    from tracker.careers.cli import bonus_cli
     from tracker.catalog.cli import catalog_command
     from tracker.demo.cli import demo_command
     from tracker.people.cli import team_cli, token_cli, user_cli
@@ -138,6 +139,7 @@ def register_commands(app: Flask) -> None:
         readiness_command,
         remind_command,
         scheduler_command,
+        bonus_cli,
     ):
         app.cli.add_command(command)
 

@@ -59,6 +59,8 @@ class Config:
         self.SESSION_COOKIE_HTTPONLY = True
         self.SESSION_COOKIE_SAMESITE = "Lax"
         self.MAX_CONTENT_LENGTH = 2 * 1024 * 1024
+        # How long a SQLite writer waits for the write lock before answering 503.
+        self.SQLITE_BUSY_TIMEOUT_MS = int(env.get("TRACKER_SQLITE_BUSY_TIMEOUT_MS", "15000"))
         self.RATELIMIT_STORAGE_URL = env.get("TRACKER_RATELIMIT_STORAGE_URL", "memory://")
         self.SIGNIN_LIMIT_PER_ACCOUNT = "5/15minutes"
         self.SIGNIN_LIMIT_PER_ADDRESS = "30/15minutes"

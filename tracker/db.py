@@ -82,7 +82,10 @@ def writing() -> Iterator[None]:
         WRITE_INTENT.reset(token)
 
 
-def _configure_sqlite(engine: Engine) -> None:
+DEFAULT_SQLITE_BUSY_TIMEOUT_MS = 15000
+
+
+def _configure_sqlite(engine: Engine, busy_timeout_ms: int) -> None:
     """Turn on foreign keys, WAL and a busy timeout, and let SQLAlchemy own BEGIN."""
 
     @event.listens_for(engine, "connect")
@@ -92,7 +95,7 @@ def _configure_sqlite(engine: Engine) -> None:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA foreign_keys = ON")
-        cursor.execute("PRAGMA busy_timeout = 15000")
+        cursor.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
         if engine.url.database not in (None, "", ":memory:"):
             cursor.execute("PRAGMA journal_mode = WAL")
         cursor.close()
@@ -102,11 +105,20 @@ def _configure_sqlite(engine: Engine) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if WRITE_INTENT.get() else "BEGIN")
 
 
-def make_engine(url: str, **kwargs: object) -> Engine:
-    """Create an engine with the per-dialect settings the tracker relies on."""
+def make_engine(
+    url: str,
+    *,
+    sqlite_busy_timeout_ms: int = DEFAULT_SQLITE_BUSY_TIMEOUT_MS,
+    **kwargs: object,
+) -> Engine:
+    """Create an engine with the per-dialect settings the tracker relies on.
+
+    On SQLite a writer waits up to `sqlite_busy_timeout_ms` for the write lock
+    before failing with "database is locked" (answered 503 by the web layer).
+    """
     engine = create_engine(url, **kwargs)
     if engine.dialect.name == "sqlite":
-        _configure_sqlite(engine)
+        _configure_sqlite(engine, sqlite_busy_timeout_ms)
     return engine
 
 

@@ -5,8 +5,11 @@ from __future__ import annotations
 import datetime as dt
 from decimal import Decimal
 
-from flask import Flask, Response, g, jsonify, render_template, request
+from flask import Flask, Response, abort, g, jsonify, render_template, request
+from flask import session as cookie_session
+from sqlalchemy.exc import DBAPIError, OperationalError
 from werkzeug.exceptions import HTTPException
+from werkzeug.routing import IntegerConverter
 
 from tracker.db import WRITE_INTENT
 
@@ -22,13 +25,18 @@ NAV_ITEMS = [
     ("progress.hours", "Hours", ("engineer", "manager", "admin")),
     ("progress.attempts", "Exams", ("engineer", "manager", "admin")),
     ("progress.credentials", "Credentials", ("engineer", "manager", "admin")),
+    ("careers.mine", "Career", ("engineer", "manager", "admin")),
+    ("careers.bonuses", "Bonuses", ("engineer", "manager", "admin")),
     ("readiness.teams", "Teams", ("manager", "admin")),
+    ("careers.promotions", "Promotions", ("manager", "admin")),
+    ("careers.apprenticeships", "Apprenticeships", ("manager", "admin")),
     ("readiness.organisation", "Organisation", ("admin",)),
     ("admin.people", "People", ("admin",)),
     ("admin.teams", "Admin teams", ("admin",)),
     ("admin.imports", "Import", ("admin",)),
     ("admin.catalog", "Admin catalog", ("admin",)),
     ("admin.outbox", "Outbox", ("admin",)),
+    ("careers.bonus_amounts", "Bonus amounts", ("admin",)),
     ("catalog.catalog", "Catalog", ("engineer", "manager", "admin")),
 ]
 
@@ -37,19 +45,78 @@ def _wants_json() -> bool:
     return request.path.startswith("/api/")
 
 
+DATABASE_UNAVAILABLE = (
+    "The database is unavailable or busy right now, so nothing was changed. Try again in a minute."
+)
+
+
+def _database_unavailable(app: Flask, exc: BaseException) -> Response:
+    """Roll back this request's work and answer 503 without touching the database again."""
+    app.logger.warning("database unavailable: %s", exc)
+    session = g.pop("db_session", None)
+    if session is not None:
+        try:
+            session.rollback()
+        except DBAPIError:
+            session.invalidate()
+        finally:
+            session.close()
+    # A message the view flashed ("Logged 2 h") would tell a lie on the next page.
+    cookie_session.pop("_flashes", None)
+    if _wants_json():
+        response = jsonify({"errors": {"database": DATABASE_UNAVAILABLE}})
+    else:
+        from flask_login import AnonymousUserMixin
+
+        # The page must not query the database: draw it for no one in particular
+        # (the signed-in user may be the very query that failed).
+        g._login_user = AnonymousUserMixin()
+        response = Response(render_template("unavailable.html", message=DATABASE_UNAVAILABLE))
+    response.status_code = 503
+    response.headers["Retry-After"] = "60"
+    return response
+
+
+def _is_outage(exc: BaseException) -> bool:
+    """Return whether a database error means "unavailable or locked", not a bug."""
+    return isinstance(exc, OperationalError) or (
+        isinstance(exc, DBAPIError) and exc.connection_invalidated
+    )
+
+
 def format_hours(value: Decimal | int | float) -> str:
     """Show hours without trailing zeros: 8, 1.5, 0.25."""
     return f"{Decimal(value).normalize():f}"
 
 
+class IdConverter(IntegerConverter):
+    """`<int:...>` in a URL: a record id, at most what an INTEGER column holds.
+
+    A larger number names nothing: the route does not match (404) instead of
+    the database refusing the query (500).
+    """
+
+    def __init__(self, map, fixed_digits=0, min=None, max=2**31 - 1, signed=False) -> None:
+        super().__init__(map, fixed_digits=fixed_digits, min=min, max=max, signed=signed)
+
+
 def init_app(app: Flask) -> None:
     """Install the request-boundary hooks and template filters on the app."""
     app.add_template_filter(format_hours, "hours")
+    # Before any blueprint adds its rules, which read the converters.
+    app.url_map.converters["int"] = IdConverter
 
     @app.context_processor
     def navigation():
         # Features add their pages here; the menu shows those that exist.
         return {"nav_items": NAV_ITEMS, "url_map_endpoints": app.view_functions}
+
+    @app.before_request
+    def refuse_nul_characters() -> None:
+        # No text column takes NUL (PostgreSQL refuses it): a clear 400, never a 500.
+        for values in (request.args, request.form):
+            if any("\x00" in value for _, items in values.lists() for value in items):
+                abort(400, "The request holds a NUL character; text must not contain one.")
 
     @app.before_request
     def declare_write_intent() -> None:
@@ -68,7 +135,12 @@ def init_app(app: Flask) -> None:
         session = g.get("db_session")
         # Services only flush: the request boundary commits what succeeded.
         if session is not None and response.status_code < 400:
-            session.commit()
+            try:
+                session.commit()
+            except DBAPIError as exc:
+                if not _is_outage(exc):
+                    raise
+                response = _database_unavailable(app, exc)
         response.headers.setdefault("Content-Security-Policy", CSP)
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("X-Frame-Options", "DENY")
@@ -76,6 +148,14 @@ def init_app(app: Flask) -> None:
         if app.config.get("SESSION_COOKIE_SECURE"):
             response.headers.setdefault("Strict-Transport-Security", "max-age=31536000")
         return response
+
+    @app.errorhandler(DBAPIError)
+    def database_error(exc: DBAPIError):
+        # Unavailable, locked or disconnected: 503 with a clear message, the
+        # request's work rolled back. Any other database error is a bug (500).
+        if not _is_outage(exc):
+            raise exc
+        return _database_unavailable(app, exc)
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):

@@ -755,7 +755,7 @@ def decode_csv(data: bytes) -> str:
     if not data.strip():
         raise ValidationError({"file": "the file is empty; it needs a header line and rows"})
     try:
-        return data.decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise ValidationError(
@@ -764,6 +764,12 @@ def decode_csv(data: bytes) -> str:
                 "UTF-8); save it as CSV UTF-8 and upload it again"
             }
         ) from None
+    if "\x00" in text:
+        line = text[: text.index("\x00")].count("\n") + 1
+        raise ValidationError(
+            {"file": f"the file is not CSV text (line {line} holds a NUL character)"}
+        )
+    return text
 
 
 def _cells(row: Row, problems: dict[str, str]) -> Callable[..., object]:

@@ -14,7 +14,10 @@ from collections.abc import Iterable, Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from tracker.catalog.models import Course, Credential
+from tracker.careers import services as careers
+from tracker.careers.models import Evidence, SkillAssessment
+from tracker.careers.services import BonusRow, Career, Coverage, Quarter
+from tracker.catalog.models import Course, Credential, Speciality
 from tracker.people.models import Engineer, Team
 from tracker.progress.models import Certification, ExamAttempt, HourLog
 from tracker.progress.services import (
@@ -68,7 +71,39 @@ def parse_json_object(raw: bytes, allowed: Iterable[str]) -> dict[str, Any]:
     if unknown:
         known = ", ".join(sorted(allowed))
         raise ApiError(400, dict.fromkeys(unknown, f"unknown field (known: {known})"))
+    unstorable = sorted(name for name, value in data.items() if not _storable(value))
+    if unstorable:
+        raise ApiError(
+            400,
+            dict.fromkeys(
+                unstorable, "text must not contain NUL characters or unpaired surrogates"
+            ),
+        )
     return data
+
+
+def _storable(value: Any) -> bool:
+    """Return whether every string in `value` can be stored: UTF-8 encodable, without NUL.
+
+    JSON may escape a lone surrogate ("\\ud800") or NUL ("\\u0000"); neither can be
+    stored as text (SQLite cannot encode the one, PostgreSQL refuses the other).
+    """
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return False
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return False
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return True
 
 
 def read_id(value: Any) -> int | None:
@@ -450,4 +485,119 @@ def roi_json(result: Roi) -> dict[str, Any]:
         "returns_total": result.returns_total,
         "first_year_roi_percent": result.first_year_roi_percent,
         "ongoing_roi_percent": result.ongoing_roi_percent,
+    }
+
+
+# --- careers ----------------------------------------------------------------
+
+
+def evidence_json(entry: Evidence) -> dict[str, Any]:
+    return {
+        "id": entry.id,
+        "kind": entry.kind,
+        "title": entry.title,
+        "date": iso(entry.occurred_on),
+        "note": entry.note,
+    }
+
+
+def career_json(career: Career) -> dict[str, Any]:
+    """Return where an engineer stands on the ladder: level, experience, next level, lacks."""
+    following = career.next_level
+    rotation = careers.rotation(career.engineer, career.on)
+    return {
+        "engineer": person_ref(career.engineer),
+        "on": iso(career.on),
+        "level": career.level,
+        "level_name": career.level_row.name if career.level_row else None,
+        "experience_months": career.experience_months,
+        "next_level": following.number if following else None,
+        "next_level_name": following.name if following else None,
+        "meets_next_level": career.meets_next_level,
+        "lacks": career.lacks,
+        "next_level_rule": None
+        if following is None
+        else {
+            "min_experience_months": following.min_experience_months,
+            "requires": [c.code for c in following.required_credentials],
+            "requires_evidence": following.requires_evidence,
+        },
+        "evidence": [evidence_json(e) for e in career.evidence],
+        "job_roles_history": [
+            {
+                "role": a.job_role.code,
+                "started_on": iso(a.started_on),
+                "ended_on": iso(a.ended_on),
+            }
+            for a in rotation.assignments
+        ],
+        "across_domains": rotation.across_domains,
+    }
+
+
+def speciality_ref(speciality: Speciality) -> dict[str, Any]:
+    return {"code": speciality.code, "name": speciality.name, "emerging": speciality.emerging}
+
+
+def skill_json(row: SkillAssessment, assessed_by: Engineer | None = None) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "speciality": speciality_ref(row.speciality),
+        "level": row.proficiency,
+        "label": careers.PROFICIENCY_LABELS[row.proficiency],
+        "confirmed": row.confirmed,
+        "assessed_by": person_ref(assessed_by),
+        "assessed_at": iso(row.created_at),
+    }
+
+
+def coverage_json(coverage: Coverage) -> dict[str, Any]:
+    """Return a team's specialities by people, with single points of failure by code."""
+    return {
+        "team": team_json(coverage.team),
+        "held_at": careers.HELD_AT,
+        "people": [person_ref(m) for m in coverage.members],
+        "specialities": [
+            {
+                **speciality_ref(row.speciality),
+                "levels": [
+                    {
+                        "engineer": person_ref(member),
+                        "level": None if a is None else a.proficiency,
+                        "confirmed": None if a is None else a.confirmed,
+                    }
+                    for member, a in row.cells
+                ],
+                "holders": [person_ref(m) for m in row.holders],
+                "single_point_of_failure": row.single_point_of_failure,
+            }
+            for row in coverage.rows
+        ],
+        "single_points_of_failure": [s.code for s in coverage.single_points_of_failure],
+        "uncovered": [s.code for s in coverage.uncovered],
+    }
+
+
+def ledger_json(quarter: Quarter, rows: Iterable[BonusRow]) -> dict[str, Any]:
+    """Return a quarter's bonus ledger: who, which certification, pass date, amount."""
+    rows = list(rows)
+    return {
+        "quarter": str(quarter),
+        "from": iso(quarter.starts_on),
+        "to": iso(quarter.ends_on),
+        "rows": [
+            {
+                "engineer": {**person_ref(r.engineer), "email": r.engineer.email},
+                "certification": {
+                    "code": r.credential.code,
+                    "name": r.credential.name,
+                    "id": r.certification.id,
+                },
+                "passed_on": iso(r.passed_on),
+                "amount": number(r.amount),
+                "renewal": r.renewal,
+            }
+            for r in rows
+        ],
+        "total": number(sum((r.amount for r in rows), Decimal(0))),
     }

@@ -24,10 +24,14 @@ from tracker.api.schemas import (
     ApiError,
     Reader,
     attempt_json,
+    career_json,
     certification_json,
+    coverage_json,
     engineer_json,
+    evidence_json,
     forecast_json,
     hour_log_json,
+    ledger_json,
     overview_json,
     parse_json_object,
     person_ref,
@@ -36,8 +40,10 @@ from tracker.api.schemas import (
     readiness_json,
     rename,
     roi_json,
+    skill_json,
     team_json,
 )
+from tracker.careers import services as careers
 from tracker.catalog.models import Course, Credential, Exam, RoiLine
 from tracker.db import utcnow
 from tracker.errors import ValidationError
@@ -574,3 +580,128 @@ def roi():
     if errors:
         raise ApiError(400, errors)
     return jsonify(roi_json(readiness_services.roi(data["investment"], data["returns"])))
+
+
+# --- careers: the ladder, skills, coverage, bonuses ------------------------------
+
+
+def _on_date(params: dict[str, str]):
+    if "on" not in params:
+        return web.today()
+    on = read_date(params["on"])
+    if on is None:
+        raise ApiError(400, {"on": "must be a date YYYY-MM-DD"})
+    return on
+
+
+@bp.get("/engineers/<int:engineer_id>/career")
+def career(engineer_id: int):
+    """Level, experience, next level, whether its rule is met on ?on= (default today), lacks."""
+    engineer = engineer_in_url(engineer_id)
+    on = _on_date(query(("on",)))
+    return jsonify(career_json(careers.career(db_session(), engineer, on)))
+
+
+@bp.put("/engineers/<int:engineer_id>/level")
+def set_level(engineer_id: int):
+    """Set a report's level (their manager or an admin); the history keeps who, when, from, to."""
+    engineer = engineer_in_url(engineer_id)
+    if not careers.can_manage(caller(), engineer):
+        raise ApiError(403, {"engineer": "only this engineer's manager or an admin sets the level"})
+    reader = Reader(json_body(("level",)))
+    level = reader.integer("level")
+    reader.check()
+    careers.change_level(db_session(), engineer, level, caller(), web.today())
+    return jsonify(career_json(careers.career(db_session(), engineer, web.today())))
+
+
+@bp.post("/engineers/<int:engineer_id>/evidence")
+def record_evidence(engineer_id: int):
+    """Record a patent, publication or deployment led (`kind`, `title`, `date`, `note`)."""
+    engineer = engineer_in_url(engineer_id)
+    reader = Reader(json_body(("kind", "title", "date", "note")))
+    kind = reader.code("kind")
+    title = reader.text("title", careers.MAX_EVIDENCE_TITLE, required=True)
+    occurred_on = reader.date("date")
+    note = reader.text("note", careers.MAX_EVIDENCE_NOTE)
+    if kind is not None and kind not in careers.EVIDENCE_KINDS:
+        reader.errors["kind"] = f"must be one of {', '.join(careers.EVIDENCE_KINDS)}"
+    reader.check()
+    try:
+        entry = careers.record_evidence(
+            db_session(), engineer, kind, title, occurred_on, web.today(), note
+        )
+    except ValidationError as exc:
+        raise ApiError(400, rename(exc.errors, {"occurred_on": "date"})) from None
+    return created(evidence_json(entry))
+
+
+@bp.get("/engineers/<int:engineer_id>/skills")
+def skills(engineer_id: int):
+    """The current proficiency per speciality (the newest counts) and the history."""
+    engineer = engineer_in_url(engineer_id)
+    query(())
+    session = db_session()
+    history = careers.skill_history(session, engineer.id)
+    people = careers.assessors(session, history)
+    current = careers.current_skills(session, [engineer.id])[engineer.id]
+    return jsonify(
+        {
+            "engineer": person_ref(engineer),
+            "skills": [
+                skill_json(current[s.id], people.get(current[s.id].assessed_by_id))
+                for s in careers.specialities(session)
+                if s.id in current
+            ],
+            "history": [skill_json(r, people.get(r.assessed_by_id)) for r in history],
+        }
+    )
+
+
+@bp.put("/engineers/<int:engineer_id>/skills/<speciality>")
+def put_skill(engineer_id: int, speciality: str):
+    """Set a proficiency 0-4: self-assessed by the engineer, confirmed by their manager."""
+    code = speciality[:40]
+    engineer = engineer_in_url(engineer_id)
+    if not careers.can_assess(caller(), engineer):
+        raise ApiError(403, {"engineer": "you may not assess this engineer's skills"})
+    session = db_session()
+    reader = Reader(json_body(("level",)))
+    found = careers.find_speciality(session, code)
+    if found is None:
+        known = ", ".join(s.code for s in careers.specialities(session))
+        reader.errors["speciality"] = f"unknown speciality {code!r} (known: {known})"
+    level = reader.integer("level")
+    if level is not None and not 0 <= level <= 4:
+        reader.errors["level"] = "must be a whole number from 0 (none) to 4 (expert)"
+    reader.check()
+    row = careers.assess(session, engineer, found, level, caller())
+    return jsonify({**skill_json(row, caller()), "engineer": person_ref(engineer)})
+
+
+@bp.get("/teams/<int:team_id>/skills")
+def team_skills(team_id: int):
+    """A team's specialities by people, with `single_points_of_failure` (speciality codes)."""
+    _managers_only()
+    team = _team_in_url(team_id)
+    query(())
+    return jsonify(coverage_json(careers.team_coverage(db_session(), team)))
+
+
+@bp.get("/bonuses")
+def bonuses():
+    """The bonuses earned in ?quarter=YYYY-Qn (default this quarter), for the people one sees."""
+    params = query(("quarter",))
+    try:
+        quarter = (
+            careers.Quarter.parse(params["quarter"])
+            if "quarter" in params
+            else careers.Quarter.of(web.today())
+        )
+    except ValidationError as exc:
+        raise ApiError(400, exc.errors) from None
+    session = db_session()
+    ids = None
+    if caller().access_role != "admin":
+        ids = [e.id for e in visible_engineers(session, caller())]
+    return jsonify(ledger_json(quarter, careers.ledger(session, quarter, ids)))

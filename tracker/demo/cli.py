@@ -7,14 +7,45 @@ from flask.cli import with_appcontext
 
 from tracker.cli import today
 from tracker.db import session_scope
-from tracker.demo.services import DEMO_PASSWORD, build_demo
+from tracker.demo.services import DEMO_PASSWORD, build_demo, generate_organisation
+from tracker.errors import ValidationError
 from tracker.extensions import session_factory
 
 
 @click.command("demo")
 @with_appcontext
-def demo_command() -> None:
-    """Add the demo organisation to an initialised database and print its logins."""
+@click.option(
+    "--engineers",
+    type=click.IntRange(1, 1_000_000),
+    default=None,
+    help="Generate a synthetic organisation of N engineers instead of the small demo.",
+)
+@click.option(
+    "--seed", type=int, default=1, show_default=True, help="Same seed, same organisation."
+)
+@click.option(
+    "--years",
+    type=click.IntRange(1, 20),
+    default=4,
+    show_default=True,
+    help="Years of history to generate.",
+)
+def demo_command(engineers: int | None, seed: int, years: int) -> None:
+    """Add the demo organisation (or, with --engineers, a generated one) and print its logins."""
+    if engineers is not None:
+        try:
+            with session_scope(session_factory()) as session:
+                result = generate_organisation(
+                    session, engineers, today(), seed=seed, years=years, analyze=True
+                )
+        except ValidationError as exc:
+            raise click.ClickException("; ".join(exc.errors.values())) from None
+        click.echo(result.summary())
+        click.echo(
+            f"admin login: {result.admin_email}; engineers and managers sign in as "
+            f"<first>.<last>.<id>@{result.domain}; every password is {result.password!r}"
+        )
+        return
     with session_scope(session_factory()) as session:
         logins = build_demo(session, today())
     click.echo(f"demo organisation ready; every login's password is {DEMO_PASSWORD!r}:")

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 
 from email_validator import EmailNotValidError, validate_email
 from sqlalchemy import func, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, joinedload
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from tracker.catalog.models import JobRole, Level
@@ -235,14 +235,22 @@ def create_token(session: Session, engineer: Engineer, name: str = "") -> tuple[
     return token, secret
 
 
+# A token's last use is recorded to the minute: writing it on every call
+# would add an UPDATE to every API request.
+TOKEN_USE_PRECISION = dt.timedelta(minutes=1)
+
+
 def engineer_for_token(session: Session, secret: str, now: dt.datetime) -> Engineer | None:
     """Return the active engineer a live token belongs to, recording its use."""
     token = session.scalars(
-        select(ApiToken).where(ApiToken.token_hash == _token_hash(secret))
+        select(ApiToken)
+        .where(ApiToken.token_hash == _token_hash(secret))
+        .options(joinedload(ApiToken.engineer))
     ).one_or_none()
     if token is None or token.revoked_at is not None or not token.engineer.active:
         return None
-    token.last_used_at = now
+    if token.last_used_at is None or not (now - TOKEN_USE_PRECISION < token.last_used_at <= now):
+        token.last_used_at = now
     return token.engineer
 
 

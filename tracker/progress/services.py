@@ -15,7 +15,7 @@ from decimal import Decimal
 from enum import StrEnum
 
 from sqlalchemy import func, select
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session, joinedload, selectinload
 
 from tracker.audit import services as audit
 from tracker.catalog.models import Course, Credential, Exam, LearningPath, PathCourse
@@ -472,9 +472,10 @@ def paths_with_courses(session: Session) -> list[LearningPath]:
         session.scalars(
             select(LearningPath)
             .options(
-                selectinload(LearningPath.path_courses).selectinload(PathCourse.course),
-                selectinload(LearningPath.exam).selectinload(Exam.credential),
-                selectinload(LearningPath.exam).selectinload(Exam.prerequisites),
+                # Many-to-one loads ride on their parent's query (joined).
+                selectinload(LearningPath.path_courses).joinedload(PathCourse.course),
+                joinedload(LearningPath.exam).joinedload(Exam.credential),
+                joinedload(LearningPath.exam).selectinload(Exam.prerequisites),
             )
             .order_by(LearningPath.id)
         )

@@ -6,9 +6,11 @@ import datetime as dt
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import cached_property
+from typing import NamedTuple
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session, joinedload, selectinload
 
 from tracker.catalog.models import (
     Credential,
@@ -44,7 +46,8 @@ def load_templates(session: Session) -> list[TeamTemplate]:
         session.scalars(
             select(TeamTemplate)
             .options(
-                selectinload(TeamTemplate.slots).selectinload(TemplateSlot.job_role),
+                # Many-to-one loads ride on their parent's query (joined).
+                selectinload(TeamTemplate.slots).joinedload(TemplateSlot.job_role),
                 selectinload(TeamTemplate.slots)
                 .selectinload(TemplateSlot.credentials)
                 .selectinload(Credential.members),
@@ -59,8 +62,8 @@ def load_templates(session: Session) -> list[TeamTemplate]:
 class Member:
     """An engineer with what readiness reads: job roles, level and certifications."""
 
-    engineer: Engineer
-    certifications: tuple[Certification, ...]
+    engineer: Engineer | Person
+    certifications: tuple[Certification | HeldCertification, ...]
 
     @property
     def id(self) -> int:
@@ -70,41 +73,133 @@ class Member:
     def name(self) -> str:
         return self.engineer.name
 
-    @property
+    # Read once: matching asks for every slot of every template and date, and
+    # plain values are many times cheaper to read than mapped attributes.
+    @cached_property
     def level(self) -> int:
         return self.engineer.level
 
-    @property
+    @cached_property
     def role_codes(self) -> frozenset[str]:
         return self.engineer.job_role_codes
 
+    @cached_property
+    def held(self) -> tuple[tuple[int, dt.date, dt.date | None], ...]:
+        """Return (credential id, earned on, expires on) of every certification."""
+        return tuple((c.credential_id, c.earned_on, c.expires_on) for c in self.certifications)
+
+    @cached_property
+    def _periods(self) -> dict[frozenset[int], tuple[tuple[dt.date, dt.date | None], ...]]:
+        return {}
+
+    def holds(self, wanted: frozenset[int], on: dt.date) -> bool:
+        """Return whether a certification of one of `wanted` is valid on `on`."""
+        periods = self._periods.get(wanted)
+        if periods is None:
+            periods = tuple((e, x) for c, e, x in self.held if c in wanted)
+            self._periods[wanted] = periods
+        return any(
+            earned <= on and (expires is None or on <= expires) for earned, expires in periods
+        )
+
+
+class Person(NamedTuple):
+    """What readiness reads of an engineer, as plain values (the engineer's `Member.engineer`)."""
+
+    id: int
+    name: str
+    email: str
+    level: int
+    team_id: int | None
+    hired_on: dt.date | None
+    experience_months: int
+    job_role_codes: frozenset[str]
+
+
+class HeldCertification(NamedTuple):
+    """A certification as readiness reads it: plain values and the credential it is of."""
+
+    id: int
+    engineer_id: int
+    credential_id: int
+    earned_on: dt.date
+    expires_on: dt.date | None
+    credential: Credential
+
 
 def load_members(session: Session, team_ids: Iterable[int]) -> dict[int, list[Member]]:
-    """Return the active members of teams with job roles and certifications (few queries)."""
-    engineers = session.scalars(
-        select(Engineer)
-        .where(Engineer.team_id.in_(list(team_ids)), Engineer.active.is_(True))
-        .options(
-            selectinload(Engineer.role_assignments).selectinload(JobRoleAssignment.job_role),
-        )
-        .order_by(Engineer.name, Engineer.id)
-    ).all()
-    certs = (
-        session.scalars(
-            select(Certification)
-            .where(Certification.engineer_id.in_([e.id for e in engineers]))
-            .options(selectinload(Certification.credential))
-        ).all()
-        if engineers
-        else []
+    """Return the active members of teams with job roles and certifications.
+
+    Four queries however many people the teams hold, none per person, and
+    plain rows rather than mapped entities: an organisation's page reads tens
+    of thousands of certifications, and building an entity for each would
+    cost many times the query. Members carry a `Person` and `HeldCertification`s,
+    which read like the engineer and the certifications they stand for.
+    """
+    from tracker.catalog.models import JobRole
+
+    ids = list(team_ids)
+    if not ids:
+        return {}
+    members_of = (Engineer.team_id.in_(ids), Engineer.active.is_(True))
+    roles: dict[int, set[str]] = {}
+    for engineer_id, code in session.execute(
+        select(JobRoleAssignment.engineer_id, JobRole.code)
+        .join(JobRole, JobRole.id == JobRoleAssignment.job_role_id)
+        .join(Engineer, Engineer.id == JobRoleAssignment.engineer_id)
+        .where(*members_of, JobRoleAssignment.ended_on.is_(None))
+    ):
+        roles.setdefault(engineer_id, set()).add(code)
+    held = (
+        select(Certification.credential_id)
+        .join(Engineer, Engineer.id == Certification.engineer_id)
+        .where(*members_of)
     )
-    by_engineer: dict[int, list[Certification]] = {}
-    for cert in certs:
-        by_engineer.setdefault(cert.engineer_id, []).append(cert)
+    credentials = {
+        c.id: c
+        for c in session.scalars(
+            select(Credential).where(Credential.id.in_(held.distinct().scalar_subquery()))
+        )
+    }
+    by_engineer: dict[int, list[HeldCertification]] = {}
+    for cert_id, engineer_id, credential_id, earned_on, expires_on in session.execute(
+        select(
+            Certification.id,
+            Certification.engineer_id,
+            Certification.credential_id,
+            Certification.earned_on,
+            Certification.expires_on,
+        )
+        .join(Engineer, Engineer.id == Certification.engineer_id)
+        .where(*members_of)
+    ):
+        by_engineer.setdefault(engineer_id, []).append(
+            HeldCertification(
+                cert_id,
+                engineer_id,
+                credential_id,
+                earned_on,
+                expires_on,
+                credentials[credential_id],
+            )
+        )
     members: dict[int, list[Member]] = {}
-    for engineer in engineers:
-        member = Member(engineer, tuple(by_engineer.get(engineer.id, ())))
-        members.setdefault(engineer.team_id, []).append(member)
+    for row in session.execute(
+        select(
+            Engineer.id,
+            Engineer.name,
+            Engineer.email,
+            Engineer.level,
+            Engineer.team_id,
+            Engineer.hired_on,
+            Engineer.experience_months,
+        )
+        .where(*members_of)
+        .order_by(Engineer.name, Engineer.id)
+    ):
+        person = Person(*row, job_role_codes=frozenset(roles.get(row.id, ())))
+        member = Member(person, tuple(by_engineer.get(person.id, ())))
+        members.setdefault(person.team_id, []).append(member)
     return members
 
 
@@ -167,8 +262,43 @@ def lacks(member: Member, slot: TemplateSlot, on: dt.date) -> list[str]:
     return missing
 
 
+@dataclass(frozen=True)
+class SlotNeeds:
+    """What a slot asks, as plain values: job role, level range, credentials (satisfying ids)."""
+
+    role: str
+    min_level: int
+    max_level: int
+    credentials: tuple[frozenset[int], ...]
+
+    @classmethod
+    def of(cls, slot: TemplateSlot) -> SlotNeeds:
+        return cls(
+            slot.job_role.code,
+            slot.min_level,
+            slot.max_level,
+            tuple(c.satisfying_ids() for c in slot.credentials),
+        )
+
+    def lacking(self, member: Member, on: dt.date) -> int:
+        """Return how many things `lacks` names: job role, level, each credential not held."""
+        return (
+            (self.role not in member.role_codes)
+            + (not self.min_level <= member.level <= self.max_level)
+            + sum(1 for wanted in self.credentials if not member.holds(wanted, on))
+        )
+
+    def met_by(self, member: Member, on: dt.date) -> bool:
+        return (
+            self.role in member.role_codes
+            and self.min_level <= member.level <= self.max_level
+            and all(member.holds(wanted, on) for wanted in self.credentials)
+        )
+
+
 def fits(member: Member, slot: TemplateSlot, on: dt.date) -> bool:
-    return not lacks(member, slot, on)
+    """Return whether a member can take the slot on `on` (what `lacks` checks, without words)."""
+    return SlotNeeds.of(slot).met_by(member, on)
 
 
 def max_matching(
@@ -268,35 +398,52 @@ def readiness(
     templates: Sequence[TeamTemplate],
     on: dt.date,
     gpus: int | None = None,
+    candidates: bool = True,
 ) -> TeamReadiness:
-    """Fill the template's seats with a maximum matching and report the gaps on `on`."""
+    """Fill the template's seats with a maximum matching and report the gaps on `on`.
+
+    Without `candidates` the gaps name no nearest candidates (a forecast
+    point needs the filled seats only).
+    """
     gpus = team.gpus if gpus is None else gpus
     template = choose_template(templates, gpus)
     seats = seats_of(template)
+    # Seats of one slot ask the same: judge each member once per slot.
+    slot_fit = {}
+    for slot in template.slots:
+        needs = SlotNeeds.of(slot)
+        for e, member in enumerate(members):
+            slot_fit[(slot.id, e)] = needs.met_by(member, on)
     fit = {
-        (s, e): fits(member, seat.slot, on)
-        for s, seat in enumerate(seats)
-        for e, member in enumerate(members)
+        (s, e): slot_fit[(slot_id, e)]
+        for s, slot_id in enumerate([seat.slot.id for seat in seats])
+        for e in range(len(members))
     }
     matching = max_matching(seats, members, fit)
     assigned = set(matching.values())
     free = [e for i, e in enumerate(members) if i not in assigned]
     results = []
+    nearest: dict[int, list[Candidate]] = {}
     for s, seat in enumerate(seats):
         if s in matching:
             results.append(SeatResult(seat, members[matching[s]]))
             continue
-        ranked = sorted(
-            (Candidate(e, lacks(e, seat.slot, on)) for e in free),
-            key=lambda c: (len(c.lacks), c.member.name, c.member.id),
-        )
-        results.append(SeatResult(seat, None, ranked[:NEAREST_CANDIDATES]))
+        if not candidates:
+            results.append(SeatResult(seat, None))
+            continue
+        if seat.slot.id not in nearest:
+            # Rank by how many things each lacks (counted cheaply, as `lacks`
+            # would list them), then word what the nearest few lack.
+            needs = SlotNeeds.of(seat.slot)
+            ranked = sorted(free, key=lambda m: (needs.lacking(m, on), m.name, m.id))
+            nearest[seat.slot.id] = [
+                Candidate(m, lacks(m, seat.slot, on)) for m in ranked[:NEAREST_CANDIDATES]
+            ]
+        results.append(SeatResult(seat, None, list(nearest[seat.slot.id])))
     team_credentials = [
-        TeamCredentialResult(
-            credential,
-            [m for m in members if holding(m.certifications, credential, on) is not None],
-        )
+        TeamCredentialResult(credential, [m for m in members if m.holds(wanted, on)])
         for credential in template.team_credentials
+        for wanted in [credential.satisfying_ids()]
     ]
     return TeamReadiness(team, gpus, on, template, results, team_credentials)
 
@@ -322,7 +469,7 @@ def forecast(
     points = []
     for n in range(1, months + 1):
         on = add_months(first, n)
-        result = readiness(team, members, templates, on, gpus)
+        result = readiness(team, members, templates, on, gpus, candidates=False)
         points.append(ForecastPoint(on, result.filled, result.total, result.percent))
     return points
 
@@ -762,7 +909,7 @@ def team_page(
 def organisation(session: Session, on: dt.date) -> list[TeamReadiness]:
     """Return every team's readiness on `on` (the admins' organisation page)."""
     teams = list(
-        session.scalars(select(Team).options(selectinload(Team.manager)).order_by(Team.name))
+        session.scalars(select(Team).options(joinedload(Team.manager)).order_by(Team.name))
     )
     members = load_members(session, [t.id for t in teams])
     templates = load_templates(session)

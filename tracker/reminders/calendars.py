@@ -130,6 +130,7 @@ def _feed(
                 f"{who}'s {cert.credential.name} is valid through this day.",
                 cert.expires_on,
                 link,
+                stamp=cert.created_at,
             )
         )
     return calendar.to_ical().decode()

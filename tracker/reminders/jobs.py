@@ -51,7 +51,9 @@ def run_pass(app: Flask, today: dt.date) -> int:
     """Queue what is due on `today` and commit; return how many notices were queued."""
     windows = services.parse_windows(app.config["REMINDER_WINDOWS"])
     with session_scope(app.extensions["tracker.sessions"]) as session:
-        report = services.plan(session, today, windows, mail_settings(app))
+        # Counts only: the notices are in the outbox, and holding them all
+        # would make the scheduler's memory grow with the organisation.
+        report = services.plan(session, today, windows, mail_settings(app), keep=False)
         return report.count()
 
 

@@ -30,19 +30,37 @@ def render(name: str, **context: object) -> tuple[str, str]:
     )
 
 
-def expiry_calendar(uid: str, summary: str, description: str, on: dt.date, url: str) -> str:
+def expiry_calendar(
+    uid: str,
+    summary: str,
+    description: str,
+    on: dt.date,
+    url: str,
+    stamp: dt.datetime | None = None,
+) -> str:
     """Return an iCalendar document with one all-day event on `on`."""
     calendar = Calendar()
     calendar.add("prodid", "-//tracker//certification expiry//EN")
     calendar.add("version", "2.0")
-    calendar.add_component(expiry_event(uid, summary, description, on, url))
+    calendar.add_component(expiry_event(uid, summary, description, on, url, stamp))
     return calendar.to_ical().decode()
 
 
-def expiry_event(uid: str, summary: str, description: str, on: dt.date, url: str) -> Event:
+def expiry_event(
+    uid: str,
+    summary: str,
+    description: str,
+    on: dt.date,
+    url: str,
+    stamp: dt.datetime | None = None,
+) -> Event:
+    """Return an all-day event on `on`; `stamp` is when its information was made (UTC)."""
     event = Event()
     event.add("uid", uid)
-    event.add("dtstamp", dt.datetime(on.year, on.month, on.day, tzinfo=dt.UTC))
+    # DTSTAMP is when the event's information was created, not the event's day;
+    # the certification's record time keeps it stable across feed downloads.
+    stamp = stamp or dt.datetime(on.year, on.month, on.day)
+    event.add("dtstamp", stamp.replace(tzinfo=dt.UTC))
     event.add("dtstart", on)
     event.add("dtend", on + dt.timedelta(days=1))
     event.add("summary", summary)

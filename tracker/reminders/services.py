@@ -10,6 +10,7 @@ Message-ID stays the same, so mail systems can tell it is the same notice).
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import smtplib
 import socket
@@ -18,13 +19,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy import exists, or_, select, update
+from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, aliased, selectinload, sessionmaker
 
 from tracker.catalog.models import Credential
 from tracker.db import writing
 from tracker.errors import ValidationError
-from tracker.people.models import Engineer
+from tracker.people.models import Engineer, Team
 from tracker.progress.models import Certification, ExamPlan
 from tracker.reminders import messages
 from tracker.reminders.models import Notification
@@ -83,14 +85,35 @@ def due_window(expires_on: dt.date, today: dt.date, windows: Windows) -> int | N
 
 
 # --- the daily pass ---------------------------------------------------------
+#
+# The pass runs every day over every certification that is within reach of a
+# window, so it reads them as plain rows (one query), learns in a few more
+# queries what is queued already and which renewals are planned, judges the
+# readiness impact team by team (a bounded number of teams at a time, so its
+# memory does not grow with the organisation) and loads entities only for
+# the notices it writes.
+
+TEAMS_PER_BATCH = 25
+CERTIFICATIONS_PER_BATCH = 200
 
 
 @dataclass
 class PassReport:
+    """What a pass queued: the notices themselves (unless `keep` is off) and counts by kind."""
+
     queued: list[Notification] = field(default_factory=list)
+    keep: bool = True
+    counts: dict[str, int] = field(default_factory=dict)
+
+    def add(self, notification: Notification) -> None:
+        self.counts[notification.kind] = self.counts.get(notification.kind, 0) + 1
+        if self.keep:
+            self.queued.append(notification)
 
     def count(self, kind: str | None = None) -> int:
-        return sum(1 for n in self.queued if kind is None or n.kind == kind)
+        if kind is None:
+            return sum(self.counts.values())
+        return self.counts.get(kind, 0)
 
 
 @dataclass(frozen=True)
@@ -105,47 +128,114 @@ class Mail:
         return f"<{safe}.{uuid.uuid4().hex[:12]}@{self.domain}>"
 
 
-def _current_certifications(session: Session, today: dt.date, windows: Windows):
-    """Return certifications that count (not renewed) and expire within reach of a window."""
+def _in_reach(today: dt.date, windows: Windows) -> tuple:
+    """Criteria of the certifications that count (not renewed) and expire within reach."""
     newer = aliased(Certification)
-    return session.scalars(
-        select(Certification)
-        .join(Engineer, Engineer.id == Certification.engineer_id)
-        .where(
-            Engineer.active.is_(True),
-            Certification.expires_on.is_not(None),
-            Certification.expires_on >= today - dt.timedelta(days=windows.expired_grace_days),
-            Certification.expires_on <= today + dt.timedelta(days=windows.widest),
-            ~exists().where(newer.renews_id == Certification.id),
-        )
-        .options(
-            selectinload(Certification.credential).selectinload(Credential.exam),
-            selectinload(Certification.engineer).selectinload(Engineer.manager),
-            selectinload(Certification.engineer).selectinload(Engineer.team),
-        )
-        .order_by(Certification.expires_on, Certification.id)
-    ).all()
-
-
-def _acknowledged(session: Session, cert: Certification, today: dt.date) -> bool:
-    """Return whether a renewal exam is planned between today and the expiry."""
-    exam = cert.credential.exam
-    if exam is None:
-        return False
     return (
-        session.scalar(
-            select(ExamPlan.id)
-            .where(
-                ExamPlan.engineer_id == cert.engineer_id,
-                ExamPlan.exam_id == exam.id,
-                ExamPlan.cancelled_at.is_(None),
-                ExamPlan.planned_on >= today,
-                ExamPlan.planned_on <= cert.expires_on,
-            )
-            .limit(1)
-        )
-        is not None
+        Engineer.active.is_(True),
+        Certification.expires_on.is_not(None),
+        Certification.expires_on >= today - dt.timedelta(days=windows.expired_grace_days),
+        Certification.expires_on <= today + dt.timedelta(days=windows.widest),
+        ~exists().where(newer.renews_id == Certification.id),
     )
+
+
+def _in_reach_ids(today: dt.date, windows: Windows):
+    return (
+        select(Certification.id)
+        .join(Engineer, Engineer.id == Certification.engineer_id)
+        .where(*_in_reach(today, windows))
+    )
+
+
+@dataclass(frozen=True)
+class Named:
+    """A person in a digest line: what the digest shows of them."""
+
+    id: int
+    name: str
+
+
+@dataclass
+class _Due:
+    """A certification within reach of a window, as plain values, and what the pass owes it."""
+
+    id: int
+    engineer_id: int
+    engineer_name: str
+    credential_id: int
+    expires_on: dt.date
+    team_id: int | None
+    gpus: int | None
+    manager_ids: tuple[int | None, int | None]
+    window: int | None = None
+    reminder: bool = False
+    escalate: bool = False
+    digest_for: tuple[int, ...] = ()
+
+
+def _due(session: Session, today: dt.date, windows: Windows) -> list[_Due]:
+    return [
+        _Due(cid, eid, name, credential, expires, team_id, gpus, (own, team_manager))
+        for cid, eid, name, credential, expires, team_id, gpus, own, team_manager in (
+            session.execute(
+                select(
+                    Certification.id,
+                    Certification.engineer_id,
+                    Engineer.name,
+                    Certification.credential_id,
+                    Certification.expires_on,
+                    Engineer.team_id,
+                    Team.gpus,
+                    Engineer.manager_id,
+                    Team.manager_id,
+                )
+                .join(Engineer, Engineer.id == Certification.engineer_id)
+                .outerjoin(Team, Team.id == Engineer.team_id)
+                .where(*_in_reach(today, windows))
+                .order_by(Certification.expires_on, Certification.id)
+            )
+        )
+    ]
+
+
+def _active_managers(session: Session) -> set[int]:
+    """Return the ids of active people who manage someone or a team."""
+    report = aliased(Engineer)
+    return set(
+        session.scalars(
+            select(Engineer.id).where(
+                Engineer.active.is_(True),
+                or_(
+                    Engineer.id.in_(
+                        select(report.manager_id).where(report.manager_id.is_not(None))
+                    ),
+                    Engineer.id.in_(select(Team.manager_id).where(Team.manager_id.is_not(None))),
+                ),
+            )
+        )
+    )
+
+
+def _planned_renewals(
+    session: Session, today: dt.date, windows: Windows
+) -> dict[tuple[int, int], list[dt.date]]:
+    """Return (engineer, exam) -> dates of open plans from today, for the people in reach."""
+    engineers = (
+        select(Certification.engineer_id)
+        .join(Engineer, Engineer.id == Certification.engineer_id)
+        .where(*_in_reach(today, windows))
+    )
+    plans: dict[tuple[int, int], list[dt.date]] = {}
+    for engineer_id, exam_id, planned_on in session.execute(
+        select(ExamPlan.engineer_id, ExamPlan.exam_id, ExamPlan.planned_on).where(
+            ExamPlan.cancelled_at.is_(None),
+            ExamPlan.planned_on >= today,
+            ExamPlan.engineer_id.in_(engineers.scalar_subquery()),
+        )
+    ):
+        plans.setdefault((engineer_id, exam_id), []).append(planned_on)
+    return plans
 
 
 def managers_of(engineer: Engineer) -> list[Engineer]:
@@ -162,6 +252,20 @@ def managers_of(engineer: Engineer) -> list[Engineer]:
     return found
 
 
+def _manager_ids(due: _Due, active: set[int]) -> list[int]:
+    """`managers_of` on plain values."""
+    found: list[int] = []
+    for manager_id in due.manager_ids:
+        if (
+            manager_id is not None
+            and manager_id in active
+            and manager_id not in found
+            and manager_id != due.engineer_id
+        ):
+            found.append(manager_id)
+    return found
+
+
 def _queue(session: Session, report: PassReport, notification: Notification) -> bool:
     """Insert a notice unless its key exists; the unique constraint settles races."""
     if session.scalar(
@@ -174,7 +278,7 @@ def _queue(session: Session, report: PassReport, notification: Notification) -> 
             session.flush()
     except IntegrityError:
         return False
-    report.queued.append(notification)
+    report.add(notification)
     return True
 
 
@@ -197,23 +301,28 @@ def renew_steps(cert: Certification, open_courses: Sequence[str]) -> list[str]:
     return steps
 
 
-def _open_courses(session: Session, cert: Certification) -> list[str]:
-    from tracker.progress.services import logged_hours, path_progress, paths_with_courses
+def _open_courses(paths, logged, cert: Certification) -> list[str]:
+    """Name the open courses of the paths that end in the certification's exam."""
+    from tracker.progress.services import path_progress
 
     exam = cert.credential.exam
     if exam is None:
         return []
-    logged = logged_hours(session, cert.engineer_id)
     return [
         f"{c.course.title} ({c.logged.normalize():f} of {c.required.normalize():f} h)"
-        for path in paths_with_courses(session)
+        for path in paths
         if path.exam_id == exam.id
         for c in path_progress(path, logged).open_courses
     ]
 
 
 def _reminder(
-    session: Session, cert: Certification, window: int, today: dt.date, windows: Windows, mail: Mail
+    cert: Certification,
+    window: int,
+    today: dt.date,
+    windows: Windows,
+    mail: Mail,
+    open_courses: Sequence[str],
 ) -> Notification:
     engineer = cert.engineer
     days_left = (cert.expires_on - today).days
@@ -235,7 +344,7 @@ def _reminder(
         expires_on=cert.expires_on,
         days_left=days_left,
         link=link,
-        renew_steps=renew_steps(cert, _open_courses(session, cert)),
+        renew_steps=renew_steps(cert, open_courses),
     )
     key = f"{kind}:{cert.id}:{window}"
     return Notification(
@@ -255,6 +364,7 @@ def _reminder(
             f"{engineer.name}'s {cert.credential.name} is valid through this day.",
             cert.expires_on,
             link,
+            stamp=cert.created_at,
         ),
         message_id=mail.message_id(key),
         next_attempt_at=_midnight(today),
@@ -275,31 +385,208 @@ def plan(
     today: dt.date,
     windows: Windows,
     mail: Mail,
+    *,
+    keep: bool = True,
 ) -> PassReport:
     """Queue every notice due on `today`: reminders, expiry notices, escalations, digests.
 
     Writes outbox rows only (flushes); the caller commits, and the sender
-    delivers after the commit.
+    delivers after the commit. With `keep` off the report counts the notices
+    without holding them (the scheduler's way: its memory stays flat).
     """
-    report = PassReport()
-    certs = _current_certifications(session, today, windows)
-    impacts = ReadinessImpact(session, today)
-    for cert in certs:
-        window = due_window(cert.expires_on, today, windows)
-        if window is None:
-            continue
-        if window != EXPIRED and _acknowledged(session, cert, today):
-            continue
-        _queue(session, report, _reminder(session, cert, window, today, windows, mail))
-        if window != EXPIRED:
-            impact = impacts.of(cert)
-            if impact:
-                _queue(session, report, _escalation(cert, impact, today, mail))
-    _digests(session, report, certs, impacts, today, mail)
+    from tracker.catalog.models import Exam
+
+    report = PassReport(keep=keep)
+    due = _due(session, today, windows)
+    if not due:
+        return report
+    queued = set(
+        session.scalars(
+            select(Notification.dedupe_key).where(
+                Notification.certification_id.in_(_in_reach_ids(today, windows).scalar_subquery())
+            )
+        )
+    )
+    year, week, _ = today.isocalendar()
+    week_key = f"{year}-W{week:02d}"
+    digested = set(
+        session.scalars(
+            select(Notification.dedupe_key).where(
+                Notification.kind == "digest", Notification.dedupe_key.like(f"digest:%:{week_key}")
+            )
+        )
+    )
+    exam_of = dict(session.execute(select(Exam.credential_id, Exam.id)).tuples().all())
+    plans = _planned_renewals(session, today, windows)
+    active = _active_managers(session)
+
+    for d in due:
+        left = (d.expires_on - today).days
+        window = due_window(d.expires_on, today, windows)
+        exam_id = exam_of.get(d.credential_id)
+        acknowledged = (
+            window != EXPIRED
+            and exam_id is not None
+            and any(today <= p <= d.expires_on for p in plans.get((d.engineer_id, exam_id), ()))
+        )
+        if window is not None and not acknowledged:
+            kind = "expired" if window == EXPIRED else "reminder"
+            d.window = window
+            d.reminder = f"{kind}:{d.id}:{window}" not in queued
+            d.escalate = window != EXPIRED and f"escalation:{d.id}" not in queued
+        if 0 <= left <= DIGEST_HORIZON_DAYS:
+            d.digest_for = tuple(
+                m for m in _manager_ids(d, active) if f"digest:{m}:{week_key}" not in digested
+            )
+
+    impacts = _impacts(session, [d for d in due if d.escalate or d.digest_for], today)
+    _queue_reminders(session, report, due, impacts, today, windows, mail)
+    _digests(session, report, due, impacts, today, week_key, mail)
     return report
 
 
+def _queue_reminders(session, report, due, impacts, today, windows, mail) -> None:
+    """Write the reminders and escalations owed, in expiry order, a batch of entities at a time."""
+    from tracker.progress.services import logged_hours_for, paths_with_courses
+
+    owed = [d for d in due if d.reminder or (d.escalate and impacts.get(d.id))]
+    paths = paths_with_courses(session) if owed else []
+    for start in range(0, len(owed), CERTIFICATIONS_PER_BATCH):
+        batch = owed[start : start + CERTIFICATIONS_PER_BATCH]
+        certs = {
+            c.id: c
+            for c in session.scalars(
+                select(Certification)
+                .where(Certification.id.in_([d.id for d in batch]))
+                .options(
+                    selectinload(Certification.credential).selectinload(Credential.exam),
+                    selectinload(Certification.engineer).selectinload(Engineer.manager),
+                    selectinload(Certification.engineer)
+                    .selectinload(Engineer.team)
+                    .selectinload(Team.manager),
+                )
+            )
+        }
+        logged = logged_hours_for(session, {d.engineer_id for d in batch if d.reminder})
+        for d in batch:
+            cert = certs[d.id]
+            if d.reminder:
+                courses = _open_courses(paths, logged.get(d.engineer_id, {}), cert)
+                _queue(session, report, _reminder(cert, d.window, today, windows, mail, courses))
+            impact = impacts.get(d.id) if d.escalate else ""
+            if impact:
+                _queue(session, report, _escalation(cert, impact, today, mail))
+
+
 # --- readiness impact, escalation and digest --------------------------------
+
+
+def lapse_impact(
+    team: Team,
+    members: Sequence,
+    templates: Sequence,
+    certification_id: int,
+    engineer_id: int,
+    after: dt.date,
+) -> str:
+    """Return how the team's readiness on `after` drops because a certification lapses.
+
+    Compared with the same team in which the certification never expires.
+    Only its holder differs between the two, so unless the holder fits a slot
+    thanks to it, no seat changes and the matchings need not be run.
+    """
+    from tracker.readiness.services import (
+        HeldCertification,
+        Member,
+        SlotNeeds,
+        choose_template,
+        readiness,
+    )
+
+    if not templates:
+        return ""
+    member = next((m for m in members if m.id == engineer_id), None)
+    cert = None
+    if member is not None:
+        cert = next((c for c in member.certifications if c.id == certification_id), None)
+    if member is None or cert is None:
+        return ""
+    kept_cert = HeldCertification(
+        cert.id, cert.engineer_id, cert.credential_id, cert.earned_on, None, cert.credential
+    )
+    kept = Member(
+        member.engineer,
+        tuple(kept_cert if c.id == cert.id else c for c in member.certifications),
+    )
+    template = choose_template(templates, team.gpus)
+    reasons = []
+    if any(
+        needs.met_by(kept, after) != needs.met_by(member, after)
+        for needs in (SlotNeeds.of(slot) for slot in template.slots)
+    ):
+        lapsed_result = readiness(team, members, templates, after, candidates=False)
+        kept_result = readiness(
+            team,
+            [kept if m.id == engineer_id else m for m in members],
+            templates,
+            after,
+            candidates=False,
+        )
+        if kept_result.filled > lapsed_result.filled:
+            reasons.append(
+                f"{kept_result.filled - lapsed_result.filled} seat(s) no one else can fill "
+                f"({lapsed_result.filled}/{lapsed_result.total} instead of "
+                f"{kept_result.filled}/{kept_result.total})"
+            )
+    for credential in template.team_credentials:
+        wanted = credential.satisfying_ids()
+        if kept.holds(wanted, after) and not any(m.holds(wanted, after) for m in members):
+            reasons.append(f"the team loses its last valid {credential.code}")
+    return "; ".join(reasons)
+
+
+def _impacts(session: Session, due: list[_Due], today: dt.date) -> dict[int, str]:
+    """Return certification id -> readiness impact of its lapse, judged a few teams at a time."""
+    from tracker.readiness.services import choose_template, load_members, load_templates
+
+    templates = load_templates(session)
+    if not templates:
+        return {}
+    # A lapse can only matter to a team whose template asks for the credential.
+    relevant = {}
+    for template in templates:
+        ids: set[int] = set()
+        for credential in [c for s in template.slots for c in s.credentials]:
+            ids |= credential.satisfying_ids()
+        for credential in template.team_credentials:
+            ids |= credential.satisfying_ids()
+        relevant[template.id] = ids
+    by_team: dict[int, list[_Due]] = {}
+    for d in due:
+        if (
+            d.team_id is not None
+            and d.credential_id in relevant[choose_template(templates, d.gpus or 0).id]
+        ):
+            by_team.setdefault(d.team_id, []).append(d)
+    impacts: dict[int, str] = {}
+    team_ids = list(by_team)
+    for start in range(0, len(team_ids), TEAMS_PER_BATCH):
+        batch = team_ids[start : start + TEAMS_PER_BATCH]
+        teams = {t.id: t for t in session.scalars(select(Team).where(Team.id.in_(batch)))}
+        members = load_members(session, batch)
+        for team_id in batch:
+            for d in by_team[team_id]:
+                impact = lapse_impact(
+                    teams[team_id],
+                    members.get(team_id, []),
+                    templates,
+                    d.id,
+                    d.engineer_id,
+                    d.expires_on + dt.timedelta(days=1),
+                )
+                if impact:
+                    impacts[d.id] = impact
+    return impacts
 
 
 class ReadinessImpact:
@@ -316,41 +603,19 @@ class ReadinessImpact:
 
     def of(self, cert: Certification) -> str:
         """Return how the team's readiness drops when `cert` lapses, or "" when it does not."""
-        from tracker.readiness.services import Member, readiness
-
         team = cert.engineer.team
         if team is None or not self.templates:
             return ""
         if team.id not in self.members:
             self.members.update(self._load_members(self.session, [team.id]))
-        members = self.members.get(team.id, [])
-        after = cert.expires_on + dt.timedelta(days=1)
-        lapsed = readiness(team, members, self.templates, after)
-        kept_cert = Certification(
-            id=cert.id,
-            engineer_id=cert.engineer_id,
-            credential_id=cert.credential_id,
-            earned_on=cert.earned_on,
-            expires_on=None,
-            credential=cert.credential,
+        return lapse_impact(
+            team,
+            self.members.get(team.id, []),
+            self.templates,
+            cert.id,
+            cert.engineer_id,
+            cert.expires_on + dt.timedelta(days=1),
         )
-        kept_members = [
-            Member(m.engineer, tuple(kept_cert if c.id == cert.id else c for c in m.certifications))
-            if m.id == cert.engineer_id
-            else m
-            for m in members
-        ]
-        kept = readiness(team, kept_members, self.templates, after)
-        reasons = []
-        if kept.filled > lapsed.filled:
-            reasons.append(
-                f"{kept.filled - lapsed.filled} seat(s) no one else can fill "
-                f"({lapsed.filled}/{lapsed.total} instead of {kept.filled}/{kept.total})"
-            )
-        for before, now in zip(kept.team_credentials, lapsed.team_credentials, strict=True):
-            if before.met and not now.met:
-                reasons.append(f"the team loses its last valid {before.credential.code}")
-        return "; ".join(reasons)
 
 
 def _escalation(cert: Certification, impact: str, today: dt.date, mail: Mail) -> Notification:
@@ -391,7 +656,7 @@ def _escalation(cert: Certification, impact: str, today: dt.date, mail: Mail) ->
 
 @dataclass(frozen=True)
 class DigestItem:
-    engineer: Engineer
+    engineer: Named
     credential: Credential
     expires_on: dt.date
     days_left: int
@@ -401,23 +666,47 @@ class DigestItem:
 def _digests(
     session: Session,
     report: PassReport,
-    certs: Iterable[Certification],
-    impacts: ReadinessImpact,
+    due: Iterable[_Due],
+    impacts: dict[int, str],
     today: dt.date,
+    week_key: str,
     mail: Mail,
 ) -> None:
     """Queue one digest per manager per ISO week of their people's upcoming expiries."""
-    by_manager: dict[int, tuple[Engineer, list[DigestItem]]] = {}
-    for cert in certs:
-        left = (cert.expires_on - today).days
-        if not 0 <= left <= DIGEST_HORIZON_DAYS:
-            continue
-        item = DigestItem(cert.engineer, cert.credential, cert.expires_on, left, impacts.of(cert))
-        for manager in managers_of(cert.engineer):
-            by_manager.setdefault(manager.id, (manager, []))[1].append(item)
-    year, week, _ = today.isocalendar()
-    for manager, items in by_manager.values():
-        key = f"digest:{manager.id}:{year}-W{week:02d}"
+    owed = [d for d in due if d.digest_for]
+    if not owed:
+        return
+    credentials = {
+        c.id: c
+        for c in session.scalars(
+            select(Credential).where(Credential.id.in_({d.credential_id for d in owed}))
+        )
+    }
+    by_manager: dict[int, list[DigestItem]] = {}
+    for d in owed:
+        item = DigestItem(
+            Named(d.engineer_id, d.engineer_name),
+            credentials[d.credential_id],
+            d.expires_on,
+            (d.expires_on - today).days,
+            impacts.get(d.id, ""),
+        )
+        for manager_id in d.digest_for:
+            by_manager.setdefault(manager_id, []).append(item)
+    ids = list(by_manager)
+    managers: dict[int, Engineer] = {}
+    for start in range(0, len(ids), CERTIFICATIONS_PER_BATCH):
+        managers.update(
+            (m.id, m)
+            for m in session.scalars(
+                select(Engineer).where(
+                    Engineer.id.in_(ids[start : start + CERTIFICATIONS_PER_BATCH])
+                )
+            )
+        )
+    for manager_id, items in by_manager.items():
+        manager = managers[manager_id]
+        key = f"digest:{manager.id}:{week_key}"
         text, html = messages.render(
             "digest",
             manager=manager,
@@ -525,27 +814,53 @@ def _claim(
         )
 
 
-def _finish(
-    factory: sessionmaker[Session], row: Notification, worker: str, now: dt.datetime, **values
-) -> None:
+class _Marks:
+    """Where a batch records each row's outcome as it goes: one commit per row.
+
+    On PostgreSQL (an engine of its own) each mark is one statement in
+    autocommit: its own transaction in one round trip, not three (BEGIN,
+    UPDATE, COMMIT), once per message sent. Elsewhere, and inside a caller's
+    connection (the tests'), a session commits after each mark; SQLite's
+    writers take the lock at BEGIN (`writing()`).
+    """
+
+    def __init__(self, factory: sessionmaker[Session]) -> None:
+        bind = factory.kw.get("bind")
+        self.connection = None
+        self.session = None
+        if isinstance(bind, Engine) and bind.dialect.name == "postgresql":
+            self.connection = bind.connect().execution_options(isolation_level="AUTOCOMMIT")
+        else:
+            self.session = factory()
+
+    def execute(self, statement) -> None:
+        if self.connection is not None:
+            self.connection.execute(statement)
+        else:
+            self.session.connection().execute(statement)
+            self.session.commit()
+
+    def close(self) -> None:
+        if self.connection is not None:
+            self.connection.close()
+        if self.session is not None:
+            self.session.close()
+
+
+def _finish(marks: _Marks, row: Notification, worker: str, now: dt.datetime, **values) -> None:
     """Record a row's outcome, only if this worker still holds it; commit at once."""
-    with writing(), factory() as session, session.begin():
-        session.execute(
-            update(Notification)
-            .where(
-                Notification.id == row.id,
-                Notification.claimed_by == worker,
-                Notification.status == "sending",
-            )
-            .values(claimed_by=None, **values)
-            .execution_options(synchronize_session=False)
-        )
+    table = Notification.__table__
+    marks.execute(
+        update(table)
+        .where(table.c.id == row.id, table.c.claimed_by == worker, table.c.status == "sending")
+        .values(claimed_by=None, **values)
+    )
 
 
-def _retry(factory, row: Notification, worker: str, now: dt.datetime, error: str, report) -> None:
+def _retry(marks: _Marks, row: Notification, worker: str, now: dt.datetime, error: str, report):
     attempts = row.attempts + 1
     _finish(
-        factory,
+        marks,
         row,
         worker,
         now,
@@ -575,25 +890,27 @@ def deliver(
         if not rows:
             return report
         seen.update(r.id for r in rows)
-        try:
-            smtp = _connect(settings)
-        except (OSError, smtplib.SMTPException) as exc:
-            for row in rows:
-                _retry(factory, row, worker, now, f"cannot connect: {_describe(exc)}", report)
-            return report
-        try:
-            for index, row in enumerate(rows):
-                try:
-                    _send_one(factory, smtp, settings, row, worker, now, report)
-                except _ConnectionLost as lost:
-                    for rest in rows[index:]:
-                        _retry(factory, rest, worker, now, str(lost), report)
-                    return report
-        finally:
+        with writing(), contextlib.closing(_Marks(factory)) as marks:
             try:
-                smtp.quit()
-            except (OSError, smtplib.SMTPException):
-                smtp.close()
+                smtp = _connect(settings)
+            except (OSError, smtplib.SMTPException) as exc:
+                for row in rows:
+                    _retry(marks, row, worker, now, f"cannot connect: {_describe(exc)}", report)
+                return report
+            try:
+                renewed = _superseded(factory, rows)
+                for index, row in enumerate(rows):
+                    try:
+                        _send_one(marks, smtp, settings, row, worker, now, report, renewed)
+                    except _ConnectionLost as lost:
+                        for rest in rows[index:]:
+                            _retry(marks, rest, worker, now, str(lost), report)
+                        return report
+            finally:
+                try:
+                    smtp.quit()
+                except (OSError, smtplib.SMTPException):
+                    smtp.close()
 
 
 def _connect(settings: SmtpSettings) -> smtplib.SMTP:
@@ -621,21 +938,27 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _superseded(factory: sessionmaker[Session], row: Notification) -> bool:
-    """Return whether the certification a notice is about was renewed since it was queued."""
-    if row.certification_id is None or row.kind == "digest":
-        return False
+def _superseded(factory: sessionmaker[Session], rows: Sequence[Notification]) -> set[int]:
+    """Return which of the rows' certifications were renewed since they were queued.
+
+    One read for the batch, just before it is sent (and no lock held while sending).
+    """
+    ids = {
+        r.certification_id for r in rows if r.certification_id is not None and r.kind != "digest"
+    }
+    if not ids:
+        return set()
     newer = aliased(Certification)
     with factory() as session:
-        return session.scalar(select(exists().where(newer.renews_id == row.certification_id)))
+        return set(session.scalars(select(newer.renews_id).where(newer.renews_id.in_(ids))))
 
 
-def _send_one(factory, smtp, settings, row, worker, now, report) -> None:
-    if _superseded(factory, row):
+def _send_one(marks, smtp, settings, row, worker, now, report, renewed: set[int]) -> None:
+    if row.certification_id in renewed and row.kind != "digest":
         # "A renewed certification stops all further reminders for the older one",
         # also those queued before the renewal and still waiting for SMTP.
         _finish(
-            factory,
+            marks,
             row,
             worker,
             now,
@@ -667,7 +990,7 @@ def _send_one(factory, smtp, settings, row, worker, now, report) -> None:
         )
         if codes and all(500 <= c < 600 for c in codes):
             _finish(
-                factory,
+                marks,
                 row,
                 worker,
                 now,
@@ -677,7 +1000,7 @@ def _send_one(factory, smtp, settings, row, worker, now, report) -> None:
             )
             report.failed += 1
         else:
-            _retry(factory, row, worker, now, detail, report)
+            _retry(marks, row, worker, now, detail, report)
         return
     except (smtplib.SMTPException, OSError) as exc:
         # Classified by the server's reply code, not by exception class (every
@@ -688,7 +1011,7 @@ def _send_one(factory, smtp, settings, row, worker, now, report) -> None:
             raise _ConnectionLost(f"connection lost: {_describe(exc)}") from exc
         if 500 <= code < 600:
             _finish(
-                factory,
+                marks,
                 row,
                 worker,
                 now,
@@ -698,7 +1021,7 @@ def _send_one(factory, smtp, settings, row, worker, now, report) -> None:
             )
             report.failed += 1
         else:
-            _retry(factory, row, worker, now, _describe(exc), report)
+            _retry(marks, row, worker, now, _describe(exc), report)
         return
     # Accepted for at least one recipient: sent. Those refused alone are noted,
     # not retried, so the others never get the notice twice.
@@ -710,7 +1033,7 @@ def _send_one(factory, smtp, settings, row, worker, now, report) -> None:
         or None
     )
     _finish(
-        factory,
+        marks,
         row,
         worker,
         now,

@@ -1,0 +1,1 @@
+"""Benchmarks and the load test: `make bench`, `make load` (see README, "Benchmarks")."""

@@ -1,0 +1,340 @@
+"""Hand-written SQL baselines: the numbers the pages and the pass produce, without the ORM.
+
+Each baseline reads what it needs with plain SQL (a handful of queries, none
+per person) and computes the same numbers in plain Python over tuples, with
+the same maximum-matching function the tracker uses. It renders nothing.
+
+- team page: the template's seats filled today (maximum matching) with the
+  three nearest candidates of each empty seat, the team-wide credentials
+  met, the same for the first day of each of the next 12 months (forecast),
+  the heat-map status of every member for every column, path progress per
+  member and path, and the list of current certifications by expiry;
+- organisation page: every team's seats filled today, its nearest candidates
+  for each empty seat and its team-wide credentials met;
+- reminder pass: the certifications due for a notice on the day (engineer
+  active, not renewed, expiring from 30 days ago to 90 days ahead), one query.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from sqlalchemy import Date, text
+from sqlalchemy.engine import Connection
+
+from tracker.progress.services import add_months
+from tracker.readiness.services import max_matching
+
+EXPIRING_WITHIN = 90
+
+
+@dataclass
+class Slot:
+    id: int
+    title: str
+    count: int
+    role: str
+    min_level: int
+    max_level: int
+    # Each required credential as the set of credential ids that satisfy it.
+    credentials: list[frozenset[int]] = field(default_factory=list)
+
+
+@dataclass
+class Template:
+    id: int
+    min_gpus: int
+    max_gpus: int | None
+    slots: list[Slot] = field(default_factory=list)
+    team_credentials: list[frozenset[int]] = field(default_factory=list)
+    # Heat-map columns beyond the paths' exams: (credential id, satisfying ids).
+    columns: list[tuple[int, frozenset[int]]] = field(default_factory=list)
+
+
+@dataclass
+class Person:
+    id: int
+    name: str
+    level: int
+    roles: set[str] = field(default_factory=set)
+    certs: list[tuple[int, int, dt.date, dt.date | None]] = field(default_factory=list)
+
+
+def _satisfying(conn: Connection) -> dict[int, frozenset[int]]:
+    members: dict[int, set[int]] = defaultdict(set)
+    kinds = {}
+    for cid, kind, member in conn.execute(
+        text(
+            "SELECT c.id, c.kind, g.member_id FROM credentials c "
+            "LEFT JOIN credential_group_members g ON g.group_id = c.id"
+        )
+    ):
+        kinds[cid] = kind
+        if member is not None:
+            members[cid].add(member)
+    return {
+        cid: frozenset(members[cid]) if kind == "group" else frozenset({cid})
+        for cid, kind in kinds.items()
+    }
+
+
+def read_catalog(conn: Connection) -> tuple[list[Template], list[tuple]]:
+    """Return the templates (slots, credentials) and the paths (exam credential, courses)."""
+    satisfying = _satisfying(conn)
+    templates: dict[int, Template] = {}
+    slots: dict[int, Slot] = {}
+    for row in conn.execute(
+        text(
+            "SELECT t.id, t.min_gpus, t.max_gpus, s.id, s.title, s.count, r.code, s.min_level,"
+            " s.max_level, sc.credential_id "
+            "FROM team_templates t JOIN template_slots s ON s.template_id = t.id "
+            "JOIN job_roles r ON r.id = s.job_role_id "
+            "LEFT JOIN template_slot_credentials sc ON sc.slot_id = s.id "
+            "LEFT JOIN credentials k ON k.id = sc.credential_id "
+            "ORDER BY t.min_gpus, s.position, k.code"
+        )
+    ):
+        tid, min_gpus, max_gpus, sid, title, count, role, low, high, credential = row
+        template = templates.setdefault(tid, Template(tid, min_gpus, max_gpus))
+        if sid not in slots:
+            slots[sid] = Slot(sid, title, count, role, low, high)
+            template.slots.append(slots[sid])
+        if credential is not None:
+            slots[sid].credentials.append(satisfying[credential])
+            if credential not in [c for c, _ in template.columns]:
+                template.columns.append((credential, satisfying[credential]))
+    for tid, credential in conn.execute(
+        text(
+            "SELECT tc.template_id, tc.credential_id FROM team_template_credentials tc "
+            "JOIN credentials k ON k.id = tc.credential_id ORDER BY tc.template_id, k.code"
+        )
+    ):
+        if tid in templates:
+            templates[tid].team_credentials.append(satisfying[credential])
+            if credential not in [c for c, _ in templates[tid].columns]:
+                templates[tid].columns.append((credential, satisfying[credential]))
+    paths: dict[int, tuple[int | None, list[tuple[int, int]]]] = {}
+    for path_id, credential, course_id, hours in conn.execute(
+        text(
+            "SELECT p.id, e.credential_id, pc.course_id, c.hours FROM learning_paths p "
+            "LEFT JOIN exams e ON e.id = p.exam_id "
+            "JOIN path_courses pc ON pc.path_id = p.id JOIN courses c ON c.id = pc.course_id "
+            "ORDER BY p.id, pc.position"
+        )
+    ):
+        paths.setdefault(path_id, (credential, []))[1].append((course_id, hours))
+    path_list = [
+        (pid, credential, satisfying.get(credential, frozenset()), courses)
+        for pid, (credential, courses) in paths.items()
+    ]
+    return sorted(templates.values(), key=lambda t: t.min_gpus), path_list
+
+
+def choose(templates: list[Template], gpus: int) -> Template:
+    for t in templates:
+        if t.min_gpus <= gpus and (t.max_gpus is None or gpus <= t.max_gpus):
+            return t
+    if gpus < templates[0].min_gpus:
+        return templates[0]
+    return max((t for t in templates if t.min_gpus <= gpus), key=lambda t: t.min_gpus)
+
+
+def _valid(person: Person, wanted: frozenset[int], on: dt.date) -> bool:
+    return any(
+        c in wanted and earned <= on and (expires is None or on <= expires)
+        for _, c, earned, expires in person.certs
+    )
+
+
+def _lacks(person: Person, slot: Slot, on: dt.date) -> int:
+    missing = (slot.role not in person.roles) + (
+        not slot.min_level <= person.level <= slot.max_level
+    )
+    return missing + sum(1 for wanted in slot.credentials if not _valid(person, wanted, on))
+
+
+def fill(template: Template, people: list[Person], on: dt.date) -> dict:
+    """Seats filled by a maximum matching, nearest candidates, team-wide credentials met."""
+    seats = [slot for slot in template.slots for _ in range(slot.count)]
+    by_slot = {
+        (slot.id, e): _lacks(person, slot, on)
+        for slot in template.slots
+        for e, person in enumerate(people)
+    }
+    fit = {
+        (s, e): by_slot[(slot.id, e)] == 0
+        for s, slot in enumerate(seats)
+        for e in range(len(people))
+    }
+    matching = max_matching(seats, people, fit)
+    taken = set(matching.values())
+    free = [e for e in range(len(people)) if e not in taken]
+    ranked = {
+        slot.id: sorted(
+            free, key=lambda e, k=slot.id: (by_slot[(k, e)], people[e].name, people[e].id)
+        )[:3]
+        for slot in template.slots
+    }
+    nearest = {s: ranked[slot.id] for s, slot in enumerate(seats) if s not in matching}
+    met = [any(_valid(p, wanted, on) for p in people) for wanted in template.team_credentials]
+    return {"filled": len(matching), "total": len(seats), "nearest": nearest, "met": met}
+
+
+def _people(rows, cert_rows) -> dict[int, Person]:
+    people: dict[int, Person] = {}
+    for eid, name, level, role in rows:
+        person = people.setdefault(eid, Person(eid, name, level))
+        if role is not None:
+            person.roles.add(role)
+    for cid, eid, credential, earned, expires in cert_rows:
+        if eid in people:
+            people[eid].certs.append((cid, credential, earned, expires))
+    return people
+
+
+MEMBERS_SQL = (
+    "SELECT e.id, e.name, e.level, r.code{extra} FROM engineers e "
+    "LEFT JOIN job_role_assignments a ON a.engineer_id = e.id AND a.ended_on IS NULL "
+    "LEFT JOIN job_roles r ON r.id = a.job_role_id "
+    "WHERE e.active = :yes AND {where} ORDER BY e.name, e.id"
+)
+CERTS_SQL = (
+    "SELECT c.id, c.engineer_id, c.credential_id, c.earned_on, c.expires_on{extra} "
+    "FROM certifications c JOIN engineers e ON e.id = c.engineer_id "
+    "WHERE e.active = :yes AND {where}"
+)
+
+
+def _status(person: Person, wanted: frozenset[int], on: dt.date) -> tuple[str, int | None]:
+    valid = [
+        (expires or dt.date.max, earned, expires)
+        for _, c, earned, expires in person.certs
+        if c in wanted and earned <= on and (expires is None or on <= expires)
+    ]
+    if valid:
+        _, _, expires = max(valid)
+        if expires is None:
+            return "valid", None
+        left = (expires - on).days
+        return ("expiring" if left <= EXPIRING_WITHIN else "valid"), left
+    earlier = [
+        (earned, cid, expires)
+        for cid, c, earned, expires in person.certs
+        if c in wanted and earned <= on
+    ]
+    if earlier:
+        _, _, expires = max(earlier)
+        return "expired", None if expires is None else (expires - on).days
+    return "missing", None
+
+
+def team_numbers(conn: Connection, team_id: int, on: dt.date, months: int = 12) -> dict:
+    """Everything the team page shows, as numbers (see the module's docstring)."""
+    templates, paths = read_catalog(conn)
+    gpus = conn.execute(text("SELECT gpus FROM teams WHERE id = :t"), {"t": team_id}).scalar_one()
+    rows = conn.execute(
+        text(MEMBERS_SQL.format(extra="", where="e.team_id = :t")), {"t": team_id, "yes": True}
+    ).all()
+    cert_rows = conn.execute(
+        text(CERTS_SQL.format(extra="", where="e.team_id = :t")).columns(
+            earned_on=Date, expires_on=Date
+        ),
+        {"t": team_id, "yes": True},
+    ).all()
+    hours: dict[int, dict[int, int]] = defaultdict(dict)
+    for eid, course, total in conn.execute(
+        text(
+            "SELECT h.engineer_id, h.course_id, SUM(h.hours) FROM hour_logs h "
+            "JOIN engineers e ON e.id = h.engineer_id WHERE e.team_id = :t AND e.active = :yes "
+            "GROUP BY h.engineer_id, h.course_id"
+        ),
+        {"t": team_id, "yes": True},
+    ):
+        hours[eid][course] = int(total)
+    people = list(_people(rows, cert_rows).values())
+    template = choose(templates, gpus)
+    today = fill(template, people, on)
+    first = dt.date(on.year, on.month, 1)
+    forecast = [
+        fill(template, people, add_months(first, n))["filled"] for n in range(1, months + 1)
+    ]
+    columns = [(c, wanted) for _, c, wanted, _ in paths if c is not None]
+    columns += [col for col in template.columns if col[0] not in [c for c, _ in columns]]
+    heat = [[_status(p, wanted, on)[0] for _, wanted in columns] for p in people]
+    # Hours are stored in hundredths on both sides (logged and required).
+    progress = [
+        [
+            sum(min(hours[p.id].get(course, 0), required) for course, required in courses)
+            * 100
+            / (sum(required for _, required in courses) or 1)
+            for _, _, _, courses in paths
+        ]
+        for p in people
+    ]
+    newest: dict[tuple[int, int], tuple] = {}
+    for p in people:
+        for cid, credential, earned, expires in p.certs:
+            key = (p.id, credential)
+            if key not in newest or (earned, cid) > newest[key][:2]:
+                newest[key] = (earned, cid, expires, p.name)
+    expiring = sorted(
+        (expires, name) for _, _, expires, name in newest.values() if expires is not None
+    )
+    return {
+        "filled": today["filled"],
+        "total": today["total"],
+        "forecast": forecast,
+        "heat": heat,
+        "progress": progress,
+        "expiring": len(expiring),
+    }
+
+
+def organisation_numbers(conn: Connection, on: dt.date) -> dict[int, tuple[int, int]]:
+    """Every team's (filled, total) today, with nearest candidates and team-wide credentials."""
+    templates, _ = read_catalog(conn)
+    teams = conn.execute(text("SELECT id, gpus FROM teams ORDER BY name")).all()
+    rows = conn.execute(
+        text(MEMBERS_SQL.format(extra=", e.team_id", where="e.team_id IS NOT NULL")),
+        {"yes": True},
+    ).all()
+    cert_rows = conn.execute(
+        text(CERTS_SQL.format(extra="", where="e.team_id IS NOT NULL")).columns(
+            earned_on=Date, expires_on=Date
+        ),
+        {"yes": True},
+    ).all()
+    team_of = {eid: team for eid, _, _, _, team in rows}
+    people = _people([r[:4] for r in rows], cert_rows)
+    by_team: dict[int, list[Person]] = defaultdict(list)
+    for person in people.values():
+        by_team[team_of[person.id]].append(person)
+    result = {}
+    for team_id, gpus in teams:
+        numbers = fill(choose(templates, gpus), by_team.get(team_id, []), on)
+        result[team_id] = (numbers["filled"], numbers["total"])
+    return result
+
+
+DUE_SQL = (
+    "SELECT c.id, c.engineer_id, c.credential_id, c.expires_on, e.email "
+    "FROM certifications c JOIN engineers e ON e.id = c.engineer_id "
+    "WHERE e.active = :yes AND c.expires_on IS NOT NULL "
+    "AND c.expires_on >= :since AND c.expires_on <= :until "
+    "AND NOT EXISTS (SELECT 1 FROM certifications r WHERE r.renews_id = c.id) "
+    "ORDER BY c.expires_on, c.id"
+)
+
+
+def due_certifications(conn: Connection, on: dt.date, grace: int = 30, widest: int = 90):
+    """The certifications due for a notice on `on`: one query."""
+    return conn.execute(
+        text(DUE_SQL),
+        {
+            "yes": True,
+            "since": on - dt.timedelta(days=grace),
+            "until": on + dt.timedelta(days=widest),
+        },
+    ).all()

@@ -1,0 +1,577 @@
+"""`make bench`: every figure beside its baseline, at two organisation sizes, in one run.
+
+Environment:
+  BENCH_SIZES                 organisation sizes in engineers (default 1000,10000)
+  TRACKER_BENCH_DATABASE_URL  scratch database, created and dropped here (default
+                              postgresql+psycopg://postgres@127.0.0.1:5432/tracker_bench;
+                              a SQLite file in a temporary folder when PostgreSQL is not reachable)
+  BENCH_HTTP_SECONDS          seconds per hour-logging round (default 8)
+  BENCH_HTTP_ROUNDS           rounds per server, alternating tracker and bare (default 3)
+  BENCH_CLIENTS               concurrent HTTP clients (default 8)
+  BENCH_NOTICES               notices delivered over SMTP per run (default 300)
+  BENCH_LOAD=1                also run the load test (bench/load.py) on both databases
+
+Prints a table and writes bench/results.json. Exits 0 whether or not a target is
+met (the table and the JSON say which); 1 when a step fails.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import platform
+import smtplib
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from sqlalchemy import event, func, insert, select, text, update
+
+from bench import baselines
+from bench.common import (
+    Database,
+    Server,
+    SmtpSink,
+    build_organisation,
+    create_tokens,
+    get,
+    hammer,
+    hours_request,
+    log,
+    make_app,
+    run_measured,
+    server_env,
+    sign_in,
+    vm_hwm_mb,
+)
+
+RESULTS = Path(__file__).resolve().parent / "results.json"
+PAGE_TARGET = 1.5
+HOURS_TARGET = 0.70
+PASS_TARGET = 1.5
+DELIVERY_TARGET = 0.80
+# "Flat": the scheduler's peak at the largest size within 20 % of the smallest's.
+MEMORY_FLAT = 1.20
+
+
+def env_int(name: str, default: int) -> int:
+    return int(os.environ.get(name) or default)
+
+
+def sizes() -> list[int]:
+    raw = os.environ.get("BENCH_SIZES") or "1000,10000"
+    return sorted({int(part) for part in raw.split(",") if part.strip()})
+
+
+class Figures:
+    """The run's figures: printed as a table, written as JSON."""
+
+    def __init__(self) -> None:
+        self.rows: list[dict] = []
+
+    def add(self, size, figure, unit, value, baseline=None, target=None, met=None, **extra):
+        ratio = None
+        if baseline not in (None, 0) and value is not None:
+            ratio = round(value / baseline, 3)
+        row = {
+            "size": size,
+            "figure": figure,
+            "unit": unit,
+            "value": _round(value),
+            "baseline": _round(baseline),
+            "ratio": ratio,
+            "target": target,
+            "met": met,
+            **extra,
+        }
+        self.rows.append(row)
+        log(
+            f"{size:>6} {figure}: {row['value']} {unit}"
+            + (f" vs {row['baseline']} (x{ratio})" if baseline is not None else "")
+            + (f" -> {'met' if met else 'MISSED'}" if met is not None else "")
+        )
+        return row
+
+
+def _round(value):
+    if isinstance(value, float):
+        return round(value, 3 if value < 10 else 1)
+    return value
+
+
+def median_time(fn, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        began = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - began)
+    return statistics.median(times)
+
+
+# --- pages ----------------------------------------------------------------------
+
+
+def bench_pages(url: str, size: int, admin: str, password: str, today, figures: Figures):
+    from tracker.people.models import Engineer, Team
+    from tracker.readiness import services as readiness
+
+    app = make_app(url)
+    engine = app.extensions["tracker.engine"]
+    queries = [0]
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def count(*_):
+        queries[0] += 1
+
+    factory = app.extensions["tracker.sessions"]
+    with factory() as session:
+        team_id = session.execute(
+            select(Team.id)
+            .join(Engineer, Engineer.team_id == Team.id)
+            .where(Engineer.active.is_(True))
+            .group_by(Team.id)
+            .order_by(func.count(Engineer.id).desc(), Team.id)
+            .limit(1)
+        ).scalar_one()
+        team = session.get(Team, team_id)
+        page = readiness.team_page(session, team, today)
+        org = {r.team.id: (r.filled, r.total) for r in readiness.organisation(session, today)}
+        members = len(page.rows)
+    # The baselines compute the same numbers: check before timing them.
+    with engine.connect() as conn:
+        numbers = baselines.team_numbers(conn, team_id, today)
+        assert (numbers["filled"], numbers["total"]) == (
+            page.readiness.filled,
+            page.readiness.total,
+        ), "team baseline disagrees with the page"
+        assert numbers["forecast"] == [p.filled for p in page.forecast], "forecast differs"
+        assert numbers["heat"] == [[c.status.value for c in r.cells] for r in page.rows]
+        assert baselines.organisation_numbers(conn, today) == org, "organisation differs"
+
+    client = app.test_client()
+    response = client.post("/login", data={"email": admin, "password": password})
+    assert response.status_code in (302, 303), f"sign-in answered {response.status_code}"
+    repeat_org = 3 if size > 5000 else 5
+    for label, path, repeat, baseline in (
+        (
+            "team page",
+            f"/teams/{team_id}",
+            15,
+            lambda c: baselines.team_numbers(c, team_id, today),
+        ),
+        (
+            "organisation page",
+            "/organisation",
+            repeat_org,
+            lambda c: baselines.organisation_numbers(c, today),
+        ),
+    ):
+        for _ in range(2):
+            assert client.get(path).status_code == 200
+        queries[0] = 0
+        assert client.get(path).status_code == 200
+        per_page = queries[0]
+
+        def request(path=path):
+            assert client.get(path).status_code == 200
+
+        page_time = median_time(request, repeat)
+
+        def raw(baseline=baseline):
+            with engine.connect() as conn:
+                baseline(conn)
+
+        raw()
+        base_time = median_time(raw, repeat)
+        figures.add(
+            size,
+            f"{label} (admin, {members} members)" if label == "team page" else label,
+            "ms/request",
+            page_time * 1000,
+            base_time * 1000,
+            f"<= {PAGE_TARGET}x SQL baseline",
+            page_time <= PAGE_TARGET * base_time,
+            key=label,
+        )
+        figures.add(size, f"{label}: SQL queries", "queries", per_page, key=f"{label} queries")
+    engine.dispose()
+
+
+# --- the reminder pass, the scheduler, SMTP delivery -----------------------------------
+
+
+def bench_reminders(url: str, size: int, today, figures: Figures) -> None:
+    from tracker.db import session_scope, utcnow, writing
+    from tracker.reminders import jobs, messages, services
+    from tracker.reminders.models import Notification
+
+    app = make_app(url)
+    engine = app.extensions["tracker.engine"]
+    factory = app.extensions["tracker.sessions"]
+    windows = services.parse_windows(app.config["REMINDER_WINDOWS"])
+    mail = jobs.mail_settings(app)
+
+    # Yesterday's pass on an empty outbox (the first run ever), delivered: the
+    # state a deployment is in every morning.
+    began = time.perf_counter()
+    with session_scope(factory) as session:
+        first = services.plan(session, today - dt.timedelta(days=1), windows, mail).count()
+    first_time = time.perf_counter() - began
+    with writing(), factory() as session, session.begin():
+        session.execute(
+            update(Notification)
+            .where(Notification.status == "pending")
+            .values(status="sent", sent_at=utcnow())
+        )
+    figures.add(
+        size, f"first reminder pass ({first} notices queued)", "s", first_time, key="first pass"
+    )
+
+    queued = []
+
+    def daily():
+        with writing():
+            session = factory()
+            try:
+                queued.append(services.plan(session, today, windows, mail).count())
+                session.flush()
+            finally:
+                session.rollback()
+                session.close()
+
+    daily()
+    pass_time = median_time(daily, 5)
+
+    def raw():
+        with engine.connect() as conn:
+            due = baselines.due_certifications(conn, today)
+        raw.due = len(due)
+
+    raw()
+    raw_time = median_time(raw, 5)
+    figures.add(
+        size,
+        f"daily reminder pass ({queued[-1]} new notices, {raw.due} due certifications)",
+        "ms",
+        pass_time * 1000,
+        raw_time * 1000,
+        f"<= {PASS_TARGET}x raw query",
+        pass_time <= PASS_TARGET * raw_time,
+        key="reminder pass",
+    )
+
+    sink = SmtpSink()
+    try:
+        env = server_env(
+            url,
+            TRACKER_SMTP_HOST="127.0.0.1",
+            TRACKER_SMTP_PORT=str(sink.port),
+            TRACKER_TIMEZONE="UTC",
+        )
+        peak = run_measured(["scheduler", "--once"], env)
+        figures.add(
+            size,
+            f"scheduler peak memory (`tracker scheduler --once`, {sink.count()} sent)",
+            "MB",
+            peak,
+            key="scheduler memory",
+        )
+        bench_delivery(app, factory, sink, size, figures, messages, services, Notification)
+    finally:
+        sink.stop()
+        engine.dispose()
+
+
+def bench_delivery(app, factory, sink, size, figures, messages, services, Notification) -> None:
+    from tracker.db import utcnow, writing
+    from tracker.reminders import jobs
+
+    count = env_int("BENCH_NOTICES", 300)
+    with factory() as session:
+        sources = session.scalars(select(Notification).order_by(Notification.id).limit(count)).all()
+    if not sources:
+        figures.add(size, "SMTP delivery", "messages/s", None, note="no notices to send")
+        return
+    while len(sources) < count:
+        sources = sources + sources[: count - len(sources)]
+    now = utcnow()
+
+    def queue(label: str) -> None:
+        with writing(), factory() as session, session.begin():
+            session.execute(
+                insert(Notification),
+                [
+                    {
+                        "dedupe_key": f"bench-{label}:{i}",
+                        "kind": n.kind,
+                        "certification_id": n.certification_id,
+                        "window_days": n.window_days,
+                        "engineer_id": n.engineer_id,
+                        "to_addrs": n.to_addrs,
+                        "cc_addrs": n.cc_addrs,
+                        "subject": n.subject,
+                        "body_text": n.body_text,
+                        "body_html": n.body_html,
+                        "ics": n.ics,
+                        "message_id": f"<bench-{label}-{i}@tracker.bench>",
+                        "status": "pending",
+                        "attempts": 0,
+                        "next_attempt_at": now - dt.timedelta(days=1),
+                        "created_at": now,
+                    }
+                    for i, n in enumerate(sources)
+                ],
+            )
+
+    settings = jobs.smtp_settings(app)
+    settings = services.SmtpSettings(
+        host="127.0.0.1", port=sink.port, mail_from=settings.mail_from, timeout=30
+    )
+
+    def raw_loop() -> float:
+        began = time.perf_counter()
+        smtp = smtplib.SMTP(settings.host, settings.port, timeout=30)
+        smtp.ehlo()
+        for i, n in enumerate(sources):
+            to = [a.strip() for a in n.to_addrs.split(",") if a.strip()]
+            cc = [a.strip() for a in n.cc_addrs.split(",") if a.strip()]
+            message = messages.build_email(
+                mail_from=settings.mail_from,
+                to=to,
+                cc=cc,
+                subject=n.subject,
+                text=n.body_text,
+                html=n.body_html,
+                message_id=f"<bench-raw-{i}@tracker.bench>",
+                ics=n.ics,
+            )
+            smtp.send_message(message, from_addr=settings.mail_from, to_addrs=to + cc)
+        smtp.quit()
+        return len(sources) / (time.perf_counter() - began)
+
+    before = sink.count()
+    raw_rates = [raw_loop()]
+    tracker_rates = []
+    sent = 0
+    # Alternate: raw, tracker, raw, tracker, raw (the machine's noise hits both).
+    for label in ("a", "b"):
+        queue(label)
+        began = time.perf_counter()
+        report = services.deliver(factory, settings, utcnow(), force=True)
+        tracker_rates.append(report.sent / (time.perf_counter() - began))
+        sent += report.sent
+        raw_rates.append(raw_loop())
+    received = sink.count() - before
+    tracker_rate = statistics.mean(tracker_rates)
+    baseline = statistics.mean(raw_rates)
+    figures.add(
+        size,
+        f"SMTP delivery of {len(sources)} notices x2 (sent {sent}, sink got {received} with raw)",
+        "messages/s",
+        tracker_rate,
+        baseline,
+        f">= {DELIVERY_TARGET:.0%} of raw smtplib loop",
+        tracker_rate >= DELIVERY_TARGET * baseline,
+        key="delivery",
+    )
+
+
+# --- hours over HTTP and the server's memory ------------------------------------------
+
+
+def bench_http(url: str, size: int, admin: str, password: str, today, figures: Figures) -> None:
+    from bench.bare_app import bench_hours
+    from tracker.db import make_engine
+
+    seconds = float(os.environ.get("BENCH_HTTP_SECONDS") or 8)
+    clients = env_int("BENCH_CLIENTS", 8)
+    tokens = create_tokens(url, 64)
+    engine = make_engine(url)
+    bench_hours.drop(engine, checkfirst=True)
+    bench_hours.create(engine)
+    tracker = Server.tracker(url, workers=2)
+    bare = Server.bare(url, workers=2)
+    try:
+        make = hours_request(tokens, "FDL", today)
+        for server in (tracker, bare):
+            hammer(server.port, make, 1.0, clients)  # warm up
+        runs: dict[str, list] = {"tracker": [], "bare": []}
+        for _ in range(env_int("BENCH_HTTP_ROUNDS", 3)):
+            runs["tracker"].append(hammer(tracker.port, make, seconds, clients))
+            runs["bare"].append(hammer(bare.port, make, seconds, clients))
+        tracker_rps = statistics.mean(r.rps for r in runs["tracker"])
+        bare_rps = statistics.mean(r.rps for r in runs["bare"])
+        statuses: dict[str, int] = {}
+        for r in runs["tracker"]:
+            for status, n in r.statuses.items():
+                statuses[str(status)] = statuses.get(str(status), 0) + n
+        errors = sum(sum(r.errors.values()) for r in runs["tracker"] + runs["bare"])
+        server_errors = sum(r.count(500, 600) for r in runs["tracker"] + runs["bare"])
+        figures.add(
+            size,
+            f"POST /api/v1/hours, 2 workers, {clients} clients",
+            "requests/s",
+            tracker_rps,
+            bare_rps,
+            f">= {HOURS_TARGET:.0%} of bare endpoint",
+            tracker_rps >= HOURS_TARGET * bare_rps and not server_errors and not errors,
+            key="hours",
+            statuses=statuses,
+            errors=errors,
+            server_errors=server_errors,
+        )
+        # The workers' peak memory after the hour logs and the heaviest pages.
+        cookie = sign_in(tracker.port, admin, password)
+        with engine.connect() as conn:
+            team_id = conn.execute(text("SELECT min(id) FROM teams")).scalar()
+        for path in ("/organisation", f"/teams/{team_id}", "/organisation"):
+            status, _ = get(tracker.port, path, cookie)
+            assert status == 200, f"{path} answered {status} through the server"
+        peaks = [vm_hwm_mb(pid) or 0 for pid in tracker.worker_pids()]
+        figures.add(
+            size,
+            "server worker peak memory (after the organisation page)",
+            "MB",
+            max(peaks),
+            key="server memory",
+        )
+    finally:
+        tracker.stop()
+        bare.stop()
+        bench_hours.drop(engine, checkfirst=True)
+        engine.dispose()
+
+
+# --- the run ------------------------------------------------------------------------
+
+
+def cross_size(figures: Figures, run_sizes: list[int]) -> list[dict]:
+    """Checks across sizes: query counts equal, scheduler memory flat."""
+    checks = []
+    by_key: dict[str, dict[int, dict]] = {}
+    for row in figures.rows:
+        if row.get("key"):
+            by_key.setdefault(row["key"], {})[row["size"]] = row
+    for key in ("team page queries", "organisation page queries"):
+        counts = {size: row["value"] for size, row in by_key.get(key, {}).items()}
+        if counts:
+            met = len(set(counts.values())) == 1
+            checks.append(
+                {
+                    "check": f"{key.replace(' queries', '')}: SQL queries per page at every size",
+                    "values": counts,
+                    "target": "equal at every size",
+                    "met": met,
+                }
+            )
+    peaks = {size: row["value"] for size, row in by_key.get("scheduler memory", {}).items()}
+    if len(peaks) > 1:
+        small, large = peaks[min(peaks)], peaks[max(peaks)]
+        checks.append(
+            {
+                "check": "scheduler peak memory, largest size against smallest",
+                "values": peaks,
+                "ratio": round(large / small, 3),
+                "target": f"flat: <= {MEMORY_FLAT}x",
+                "met": large <= MEMORY_FLAT * small,
+            }
+        )
+    servers = {size: row["value"] for size, row in by_key.get("server memory", {}).items()}
+    if len(servers) > 1:
+        checks.append(
+            {
+                "check": "server worker peak memory, largest size against smallest",
+                "values": servers,
+                "ratio": round(servers[max(servers)] / servers[min(servers)], 3),
+                "target": "reported (no target: the organisation page shows every team)",
+                "met": None,
+            }
+        )
+    return checks
+
+
+def table(figures: Figures, checks: list[dict]) -> str:
+    lines = []
+    header = f"{'size':>6}  {'figure':<72} {'value':>10} {'baseline':>10} {'ratio':>7}  target"
+    lines.append(header)
+    lines.append("-" * len(header))
+    for row in figures.rows:
+        value = "-" if row["value"] is None else f"{row['value']:,}"
+        baseline = "" if row["baseline"] is None else f"{row['baseline']:,}"
+        ratio = "" if row["ratio"] is None else f"{row['ratio']:.2f}"
+        target = ""
+        if row["target"]:
+            target = f"{row['target']}: {'met' if row['met'] else 'MISSED'}"
+        figure = f"{row['figure']} [{row['unit']}]"
+        lines.append(
+            f"{row['size']:>6}  {figure:<72.72} {value:>10} {baseline:>10} {ratio:>7}  {target}"
+        )
+    lines.append("")
+    for check in checks:
+        state = "" if check["met"] is None else ("met" if check["met"] else "MISSED")
+        values = ", ".join(f"{size}: {value}" for size, value in check["values"].items())
+        lines.append(f"{check['check']}: {values} ({check['target']}) {state}")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    started = time.monotonic()
+    run_sizes = sizes()
+    db = Database.choose()
+    today = dt.datetime.now(dt.UTC).date()
+    log(f"benchmarks on {db.label} ({db.url}), sizes {run_sizes}, today {today}")
+    figures = Figures()
+    report = {
+        "database": db.label,
+        "sizes": run_sizes,
+        "date": today.isoformat(),
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+        },
+    }
+    try:
+        for size in run_sizes:
+            log(f"--- {size} engineers: generating the organisation")
+            generated = build_organisation(db, size, today)
+            figures.add(
+                size,
+                "generate the organisation: " + generated.summary().removeprefix("generated "),
+                "s",
+                generated.seconds,
+                key="generate",
+                rows=generated.rows,
+            )
+            admin, password = generated.admin_email, generated.password
+            bench_pages(db.url, size, admin, password, today, figures)
+            bench_reminders(db.url, size, today, figures)
+            bench_http(db.url, size, admin, password, today, figures)
+            db.drop()
+    finally:
+        db.drop()
+    checks = cross_size(figures, run_sizes)
+    if os.environ.get("BENCH_LOAD"):
+        from bench import load
+
+        report["load"] = load.run_both()
+    report["figures"] = figures.rows
+    report["checks"] = checks
+    report["seconds"] = round(time.monotonic() - started, 1)
+    missed = [r["figure"] for r in figures.rows if r["met"] is False]
+    missed += [c["check"] for c in checks if c["met"] is False]
+    report["targets_missed"] = missed
+    RESULTS.write_text(json.dumps(report, indent=2, default=str) + "\n")
+    print()
+    print(table(figures, checks))
+    print()
+    print(f"{db.label}; sizes {run_sizes}; {report['seconds']:.0f} s in all; written {RESULTS}")
+    if missed:
+        print("targets missed: " + "; ".join(missed))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

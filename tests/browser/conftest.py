@@ -1,0 +1,135 @@
+"""Real-browser tests: Playwright's sync API driving Debian's Chromium against `tracker serve`.
+
+One server for the whole session, on a temporary SQLite file prepared with
+`tracker init --demo` (password "tracker-demo" for every login). Each test gets
+a fresh browser context (no cookies) and leaves a screenshot under
+test-artifacts/. Without /usr/bin/chromium every browser test is skipped, and
+pytest's -ra summary says why.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.live import LiveServer, run_tracker, start_server, tracker_env
+from tracker.config import PROJECT_ROOT
+
+CHROMIUM = Path("/usr/bin/chromium")
+SKIP_REASON = f"Chromium not found at {CHROMIUM}: browser tests skipped"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+ARTIFACTS = PROJECT_ROOT / "test-artifacts"
+DEMO_PASSWORD = "tracker-demo"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip every browser test, visibly, when Chromium is not installed."""
+    if CHROMIUM.exists():
+        return
+    skip = pytest.mark.skip(reason=SKIP_REASON)
+    here = Path(__file__).parent
+    for item in items:
+        if Path(str(item.fspath)).is_relative_to(here):
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """`tracker serve` on a demo organisation of its own."""
+    folder = tmp_path_factory.mktemp("browser")
+    env = tracker_env(f"sqlite:///{folder / 'tracker.db'}")
+    run_tracker(env, "init", "--demo")
+    live = start_server(env, folder / "serve.log")
+    try:
+        yield live
+    finally:
+        live.stop()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def _artifact_name(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-")[:120]
+
+
+class Shots:
+    """Screenshots of one test, numbered in the order taken."""
+
+    def __init__(self, test_name: str) -> None:
+        self.prefix = _artifact_name(test_name)
+        self.count = 0
+        for old in ARTIFACTS.glob(f"{self.prefix}-[0-9][0-9]-*.png"):
+            old.unlink()  # an earlier run's pictures of this test
+
+    def take(self, page, label: str) -> Path:
+        ARTIFACTS.mkdir(exist_ok=True)
+        self.count += 1
+        path = ARTIFACTS / f"{self.prefix}-{self.count:02d}-{_artifact_name(label)}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+
+
+@pytest.fixture
+def page(browser, server: LiveServer, request: pytest.FixtureRequest) -> Iterator[object]:
+    """A page in a fresh context (no cookies); a last screenshot is taken at the end.
+
+    Console messages about the Content-Security-Policy fail the test: every page
+    must work without inline script or style.
+    """
+    context = browser.new_context(
+        base_url=server.url, accept_downloads=True, viewport={"width": 1280, "height": 900}
+    )
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    violations: list[str] = []
+    page.on(
+        "console",
+        lambda message: (
+            violations.append(message.text) if "Content Security Policy" in message.text else None
+        ),
+    )
+    shots = Shots(request.node.name)
+    page.shots = shots  # type: ignore[attr-defined]
+    try:
+        yield page
+        assert not violations, f"CSP violations: {violations}"
+    finally:
+        try:
+            shots.take(page, "end")
+        finally:
+            context.close()
+
+
+def snap(page, label: str) -> Path:
+    """Save a screenshot of the page now, under test-artifacts/."""
+    return page.shots.take(page, label)
+
+
+def sign_in(page, email: str, password: str = DEMO_PASSWORD) -> None:
+    """Sign in through the form and land on the dashboard."""
+    page.goto("/login")
+    page.get_by_label("Email").fill(email)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url("**/dashboard")

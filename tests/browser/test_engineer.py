@@ -1,0 +1,122 @@
+"""An engineer in the browser: hours move the progress bar, exams, the next level.
+
+Tom Becker (tom@example.com) of the demo organisation joined two months ago
+with no prior experience: FDL done (8 h), 6.5 of 16 h of INTRO-AI-INFRA, no
+GPU-ARCH hours, no certification.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+import pytest
+
+from tests.browser.conftest import sign_in, snap
+from tracker.progress.services import add_months
+
+TOM = "tom@example.com"
+
+
+def progress_value(page, element_id: str) -> float:
+    return float(page.locator(f"progress#{element_id}").get_attribute("value"))
+
+
+def test_logging_hours_moves_the_progress_bar(page):
+    sign_in(page, TOM)
+    path_before = progress_value(page, "path-FOUNDATIONS")
+    course_before = progress_value(page, "course-FOUNDATIONS-GPU-ARCH")
+    snap(page, "dashboard before")
+
+    page.get_by_role("link", name="Hours", exact=True).click()
+    page.get_by_label("Course").select_option(label="GPU Architecture Essentials (GPU-ARCH)")
+    page.get_by_label("Hours").fill("2")
+    page.get_by_label("Note").fill("browser test: lab 1")
+    page.get_by_role("button", name="Log hours").click()
+    page.wait_for_url("**/hours")
+    assert "Logged 2 h on GPU Architecture Essentials." in page.get_by_role("status").inner_text()
+    assert page.get_by_role("cell", name="browser test: lab 1").count() == 1
+    snap(page, "hours logged")
+
+    page.get_by_role("link", name="Dashboard", exact=True).click()
+    assert progress_value(page, "course-FOUNDATIONS-GPU-ARCH") == course_before + 2
+    assert progress_value(page, "path-FOUNDATIONS") == path_before + 2
+    snap(page, "dashboard after")
+
+
+def test_a_passed_nca_aiio_shows_with_its_expiry_and_ncp_aii_is_refused(page):
+    sign_in(page, TOM)
+    page.get_by_role("link", name="Exams", exact=True).click()
+    form = attempt_form(page)
+
+    # Without NCA-AIIO (and with two months of experience), NCP-AII is refused with the reason.
+    form.get_by_label(label("Exam")).select_option(label=_exam_label(form, "NCP-AII"))
+    form.get_by_label("Score (%)").fill("80")
+    form.get_by_label("Passed").check()
+    form.get_by_role("button", name="Record attempt").click()
+    form = attempt_form(page)
+    error = form.locator("#exam-error")
+    assert "NCA-AIIO" in error.inner_text()
+    assert form.get_by_label(label("Exam")).get_attribute("aria-invalid") == "true"
+    snap(page, "ncp-aii refused without nca-aiio")
+
+    # A pass of NCA-AIIO creates the certification, valid 24 months from the attempt.
+    form.get_by_label(label("Exam")).select_option(label=_exam_label(form, "NCA-AIIO"))
+    attempted_on = dt.date.fromisoformat(form.get_by_label(label("Date")).input_value())
+    form.get_by_label("Score (%)").fill("78")
+    form.get_by_label("Passed").check()
+    form.get_by_role("button", name="Record attempt").click()
+    page.wait_for_url("**/exams")
+    expires = add_months(attempted_on, 24).isoformat()
+    assert f"NCA-AIIO passed: certified until {expires}." in page.get_by_role("status").inner_text()
+    snap(page, "nca-aiio passed")
+
+    page.get_by_role("link", name="Dashboard", exact=True).click()
+    row = page.locator("table tr", has_text="NCA-AIIO")
+    assert row.count() == 1
+    assert expires in row.inner_text()
+    assert "valid" in row.inner_text()
+    snap(page, "certification on the dashboard")
+
+    # With NCA-AIIO held, NCP-AII is still refused: 12 months of experience are missing.
+    page.get_by_role("link", name="Exams", exact=True).click()
+    form = attempt_form(page)
+    form.get_by_label(label("Exam")).select_option(label=_exam_label(form, "NCP-AII"))
+    form.get_by_label("Score (%)").fill("80")
+    form.get_by_label("Passed").check()
+    form.get_by_role("button", name="Record attempt").click()
+    reason = page.locator("#exam-error").inner_text()
+    assert "experience" in reason and "12" in reason, reason
+    assert "NCA-AIIO" not in reason
+    snap(page, "ncp-aii refused for experience")
+
+
+def label(text: str) -> re.Pattern[str]:
+    """Match a field's label exactly, with or without the "required" star."""
+    return re.compile(rf"^{re.escape(text)}( \*)?$")
+
+
+def attempt_form(page):
+    return page.locator("form[action$='/exams']")
+
+
+def _exam_label(form, code: str) -> str:
+    labels = form.get_by_label(label("Exam")).locator("option").all_text_contents()
+    (option,) = [text for text in labels if text.startswith(f"{code} ")]
+    return option
+
+
+def _careers_page_is_built(page) -> bool:
+    return "stands between you and level" in page.content()
+
+
+def test_an_engineer_reads_what_stands_between_them_and_the_next_level(page, request):
+    sign_in(page, "sam@example.com")
+    snap(page, "dashboard")
+    if not _careers_page_is_built(page):
+        request.applymarker(pytest.mark.xfail(strict=False, reason="careers page not built yet"))
+    text = page.locator("main").inner_text()
+    assert "stands between you and level" in text
+    section = page.get_by_text("stands between you and level").first
+    section.scroll_into_view_if_needed()
+    snap(page, "next level")

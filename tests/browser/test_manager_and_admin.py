@@ -1,0 +1,93 @@
+"""A manager reads a team's readiness in the browser; an admin opens the outbox.
+
+Omar Haddad (omar@example.com) manages "Borealis Cluster" (480 GPUs, the
+Medium template) and "Cygnus Supercompute" (2048 GPUs, Large).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+from tests.browser.conftest import sign_in, snap
+from tests.live import LiveServer, free_port
+
+STATES = ("valid", "expiring", "expired", "missing")
+
+
+def test_a_manager_reads_the_team_page_changes_the_fleet_and_downloads_the_csv(page):
+    sign_in(page, "omar@example.com")
+    page.get_by_role("link", name="Teams", exact=True).click()
+    teams = page.locator("main table tbody tr")
+    assert sorted(teams.locator("td:first-child").all_inner_texts()) == [
+        "Borealis Cluster",
+        "Cygnus Supercompute",
+    ]
+    snap(page, "teams")
+
+    page.get_by_role("link", name="Borealis Cluster").click()
+    summary = page.locator("main hgroup p")
+    assert "480 GPUs" in summary.inner_text()
+    assert "Medium (100-1,000 GPUs)" in summary.inner_text()
+
+    # The heat map: one row per member, one state per certification, in words.
+    heat_map = page.locator("table.heatmap")
+    members = heat_map.locator("tbody th[scope=row]").all_inner_texts()
+    assert any("Grace Liu" in name for name in members), members
+    cells = heat_map.locator("tbody td")
+    assert cells.count() >= len(members)
+    for text in cells.all_inner_texts():
+        assert any(state in text for state in STATES), text
+
+    # The gaps: each open seat with the nearest candidates and what they lack.
+    gaps = page.locator("ul.gaps > li")
+    assert gaps.count() >= 1
+    assert "lacks" in gaps.first.inner_text() or "hire" in gaps.first.inner_text()
+    snap(page, "borealis at 480 gpus")
+
+    # A larger fleet needs the Large template.
+    page.get_by_label("Fleet size (GPUs)").fill("2000")
+    page.get_by_role("button", name="Show readiness").click()
+    page.wait_for_url(re.compile(r".*gpus=2000.*"))
+    assert "2000 GPUs" in summary.inner_text()
+    assert "Large (1,000+ GPUs)" in summary.inner_text()
+    assert "Medium" not in summary.inner_text()
+    snap(page, "borealis at 2000 gpus")
+
+    with page.expect_download() as download_info:
+        page.get_by_role("link", name="Heat map CSV").click()
+    download = download_info.value
+    assert download.suggested_filename.startswith("heatmap-team-")
+    with open(download.path(), encoding="utf-8") as handle:
+        rows = list(csv.reader(io.StringIO(handle.read())))
+    header = rows[0]
+    assert header[:3] == ["engineer", "email", "level"]
+    assert "NCA-AIIO" in header
+    names = [row[0] for row in rows[1:]]
+    assert "Grace Liu" in names and len(names) == len(members)
+    for row in rows[1:]:
+        for cell in row[3:]:
+            assert cell.split(" ")[0] in STATES, cell
+
+
+def test_an_admin_opens_the_outbox(page, server: LiveServer):
+    # The daily pass queues the demo's due reminders; the SMTP server is down,
+    # so they wait in the outbox with the reason.
+    server.tracker_with(
+        {"TRACKER_SMTP_PORT": str(free_port()), "TRACKER_SMTP_TIMEOUT": "2"}, "remind"
+    )
+    sign_in(page, "admin@example.com")
+    page.get_by_role("link", name="Outbox", exact=True).click()
+    assert page.get_by_role("heading", name="Outbox", level=1).is_visible()
+    rows = page.locator("table.outbox tbody tr")
+    assert rows.count() >= 1
+    first = rows.first.inner_text()
+    assert "pending" in first and "cannot connect" in first, first
+    snap(page, "outbox")
+
+    page.get_by_label("Status").select_option("pending")
+    page.get_by_role("button", name="Filter").click()
+    page.wait_for_url(re.compile(r".*status=pending.*"))
+    assert "match" in page.locator("main").inner_text()
+    snap(page, "outbox filtered")

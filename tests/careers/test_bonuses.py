@@ -1,0 +1,267 @@
+"""Certification bonuses (DOMAIN.md section 8): amounts, the ledger per quarter, the CLI."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from decimal import Decimal
+
+import pytest
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from tests import factories
+from tracker.careers import services
+from tracker.careers.models import CertificationBonus
+from tracker.careers.services import Quarter
+from tracker.errors import ValidationError
+from tracker.progress.services import record_attempt, record_credential
+
+D = dt.date
+TODAY = factories.TODAY  # 2026-11-29
+Q4 = Quarter(2026, 4)
+
+
+def bonus(db: Session, code: str, amount: int | str, renewals: bool | None = None):
+    return services.set_bonus(db, factories.credential(db, code), Decimal(amount), renewals)
+
+
+def passes(db: Session, who, code: str, on: dt.date):
+    """Pass an exam (a second pass renews the first)."""
+    return record_attempt(db, who, factories.exam(db, code), on, 80, True, TODAY).certification
+
+
+def earns(db: Session, who, code: str, on: dt.date):
+    """Record a credential earned elsewhere (a second one renews the first)."""
+    return record_credential(db, who, factories.credential(db, code), on, TODAY, evidence="cert")
+
+
+def rows(db: Session, quarter: Quarter = Q4, ids=None) -> list[tuple[str, str, dt.date, str, bool]]:
+    return [
+        (r.engineer.name, r.credential.code, r.passed_on, f"{r.amount:.2f}", r.renewal)
+        for r in services.ledger(db, quarter, ids)
+    ]
+
+
+# --- quarters ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("2026-Q1", D(2026, 1, 1), D(2026, 3, 31)),
+        ("2026-Q2", D(2026, 4, 1), D(2026, 6, 30)),
+        ("2026-q3", D(2026, 7, 1), D(2026, 9, 30)),
+        ("2026-Q4", D(2026, 10, 1), D(2026, 12, 31)),
+        ("2024-Q1", D(2024, 1, 1), D(2024, 3, 31)),
+    ],
+)
+def test_a_quarter_runs_from_its_first_to_its_last_day(text, start, end):
+    quarter = Quarter.parse(text)
+    assert (quarter.starts_on, quarter.ends_on) == (start, end)
+    assert str(quarter) == text.upper()
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["2026-Q0", "2026-Q5", "2026Q4", "26-Q1", "2026-4", "Q4-2026", "", "2026-Q4x", "0001-Q1"],
+)
+def test_a_malformed_quarter_is_refused(text):
+    with pytest.raises(ValidationError) as caught:
+        Quarter.parse(text)
+    assert "YYYY-Qn" in caught.value.errors["quarter"]
+
+
+def test_quarters_of_days_and_neighbours():
+    assert Quarter.of(D(2026, 9, 30)) == Quarter(2026, 3)
+    assert Quarter.of(D(2026, 10, 1)) == Q4
+    assert (str(Q4.previous), str(Q4.next)) == ("2026-Q3", "2027-Q1")
+    assert str(Quarter(2027, 1).previous) == "2026-Q4"
+
+
+# --- amounts ---------------------------------------------------------------------------
+
+
+def test_setting_a_bonus_creates_then_updates_one_row(db: Session):
+    first = bonus(db, "NCA-AIIO", "500")
+    assert (first.amount, first.renewals_earn) == (Decimal("500.00"), False)
+    again = bonus(db, "NCA-AIIO", "750.50", True)
+    assert again.id == first.id
+    assert (again.amount, again.renewals_earn) == (Decimal("750.50"), True)
+    kept = bonus(db, "NCA-AIIO", "800")  # renewals left as they were
+    assert kept.renewals_earn is True
+    assert db.scalar(select(func.count()).select_from(CertificationBonus)) == 1
+
+
+@pytest.mark.parametrize(
+    ("amount", "message"),
+    [
+        (Decimal("-1"), "amount must be from 0 to 1,000,000"),
+        (Decimal("1000000.01"), "amount must be from 0 to 1,000,000"),
+        (Decimal("1.005"), "amount must have at most 2 decimals"),
+        (Decimal("NaN"), "amount must be from 0 to 1,000,000"),
+        ("500", "amount must be a number"),
+        (True, "amount must be a number"),
+    ],
+)
+def test_a_bad_amount_is_refused_and_nothing_is_stored(db: Session, amount, message):
+    with pytest.raises(ValidationError) as caught:
+        services.set_bonus(db, factories.credential(db, "NCA-AIIO"), amount)
+    assert caught.value.errors["amount"] == message
+    assert db.scalar(select(func.count()).select_from(CertificationBonus)) == 0
+
+
+def test_a_group_or_unknown_code_takes_no_bonus(db: Session):
+    with pytest.raises(ValidationError) as caught:
+        services.bonus_credential(db, "NVIDIA-ASSOCIATE+")
+    assert "is a group" in caught.value.errors["credential"]
+    assert "NCA-AIIO, NCP-AII, NCP-AIO" in caught.value.errors["credential"]
+    with pytest.raises(ValidationError) as caught:
+        services.bonus_credential(db, "NOPE")
+    assert caught.value.errors["credential"] == "unknown credential code 'NOPE'"
+    assert services.bonus_credential(db, "nca-aiio").code == "NCA-AIIO"
+
+
+# --- the ledger --------------------------------------------------------------------------
+
+
+def test_the_ledger_holds_the_passes_inside_the_quarter(db: Session):
+    bonus(db, "NCA-AIIO", "500")
+    bonus(db, "VENDOR-EXPERT", "2000")
+    ann = factories.engineer(db, name="Ann")
+    bob = factories.engineer(db, name="Bob")
+    cy = factories.engineer(db, name="Cy")
+    passes(db, ann, "NCA-AIIO", D(2026, 9, 30))  # the last day of Q3
+    passes(db, bob, "NCA-AIIO", D(2026, 10, 1))  # the first day of Q4
+    earns(db, cy, "VENDOR-EXPERT", D(2026, 11, 29))
+    earns(db, cy, "CKA", D(2026, 11, 1))  # no bonus set for CKA
+    record_attempt(db, ann, factories.exam(db, "NCA-AIIO"), D(2026, 11, 1), 40, False, TODAY)
+
+    assert rows(db) == [
+        ("Bob", "NCA-AIIO", D(2026, 10, 1), "500.00", False),
+        ("Cy", "VENDOR-EXPERT", D(2026, 11, 29), "2000.00", False),
+    ]
+    assert rows(db, Quarter(2026, 3)) == [("Ann", "NCA-AIIO", D(2026, 9, 30), "500.00", False)]
+    assert rows(db, Quarter(2027, 1)) == []
+
+
+def test_the_last_day_of_the_year_is_in_q4_and_the_next_day_in_q1(db: Session):
+    """Judged on later dates: the attempts are recorded with a 'today' after them."""
+    bonus(db, "NCA-AIIO", "500")
+    dee = factories.engineer(db, name="Dee")
+    eve = factories.engineer(db, name="Eve")
+    for who, on in ((dee, D(2026, 12, 31)), (eve, D(2027, 1, 1))):
+        record_attempt(db, who, factories.exam(db, "NCA-AIIO"), on, 80, True, D(2027, 2, 1))
+    assert [r[0] for r in rows(db, Quarter(2026, 4))] == ["Dee"]
+    assert [r[0] for r in rows(db, Quarter(2027, 1))] == ["Eve"]
+
+
+def test_a_renewal_earns_only_when_the_organisation_says_so(db: Session):
+    bonus(db, "NCA-AIIO", "500", renewals=False)
+    fay = factories.engineer(db, name="Fay")
+    gus = factories.engineer(db, name="Gus")
+    passes(db, fay, "NCA-AIIO", D(2024, 11, 1))
+    renewal = passes(db, fay, "NCA-AIIO", D(2026, 11, 2))
+    assert renewal.renews_id is not None
+    passes(db, gus, "NCA-AIIO", D(2026, 11, 3))
+
+    assert rows(db) == [("Gus", "NCA-AIIO", D(2026, 11, 3), "500.00", False)]
+    assert rows(db, Quarter(2024, 4)) == [("Fay", "NCA-AIIO", D(2024, 11, 1), "500.00", False)]
+
+    bonus(db, "NCA-AIIO", "500", renewals=True)
+    assert rows(db) == [
+        ("Fay", "NCA-AIIO", D(2026, 11, 2), "500.00", True),
+        ("Gus", "NCA-AIIO", D(2026, 11, 3), "500.00", False),
+    ]
+
+
+def test_renewals_of_external_credentials_follow_the_same_rule(db: Session):
+    bonus(db, "VENDOR-EXPERT", "1000", renewals=False)
+    hal = factories.engineer(db, name="Hal")
+    earns(db, hal, "VENDOR-EXPERT", D(2023, 5, 1))
+    earns(db, hal, "VENDOR-EXPERT", D(2026, 10, 5))
+    assert rows(db) == []
+    bonus(db, "VENDOR-EXPERT", "1000", renewals=True)
+    assert rows(db) == [("Hal", "VENDOR-EXPERT", D(2026, 10, 5), "1000.00", True)]
+
+
+def test_a_bonus_of_zero_leaves_the_ledger(db: Session):
+    bonus(db, "NCA-AIIO", "0")
+    passes(db, factories.engineer(db), "NCA-AIIO", D(2026, 11, 1))
+    assert rows(db) == []
+
+
+def test_the_ledger_can_be_limited_to_some_people(db: Session):
+    bonus(db, "NCA-AIIO", "500")
+    ivy = factories.engineer(db, name="Ivy")
+    jon = factories.engineer(db, name="Jon")
+    passes(db, ivy, "NCA-AIIO", D(2026, 11, 1))
+    passes(db, jon, "NCA-AIIO", D(2026, 11, 2))
+    assert [r[0] for r in rows(db, ids=[jon.id])] == ["Jon"]
+    assert rows(db, ids=[]) == []
+
+
+# --- the CLI -------------------------------------------------------------------------------
+
+
+def fresh(db: Session, code: str) -> CertificationBonus | None:
+    db.expire_all()
+    return db.scalars(
+        select(CertificationBonus).where(
+            CertificationBonus.credential_id == factories.credential(db, code).id
+        )
+    ).one_or_none()
+
+
+def test_cli_bonus_set(runner, db: Session):
+    result = runner.invoke(args=["bonus", "set", "NCA-AIIO", "500"])
+    assert result.exit_code == 0, result.output
+    assert "NCA-AIIO: bonus 500.00 (renewals do not earn it)" in result.output
+    row = fresh(db, "NCA-AIIO")
+    assert (row.amount, row.renewals_earn) == (Decimal("500.00"), False)
+
+    result = runner.invoke(args=["bonus", "set", "nca-aiio", "1,250.50", "--renewals"])
+    assert result.exit_code == 0, result.output
+    row = fresh(db, "NCA-AIIO")
+    assert (row.amount, row.renewals_earn) == (Decimal("1250.50"), True)
+
+    result = runner.invoke(args=["bonus", "set", "NCA-AIIO", "900"])
+    assert fresh(db, "NCA-AIIO").renewals_earn is True
+    result = runner.invoke(args=["bonus", "set", "NCA-AIIO", "900", "--no-renewals"])
+    assert fresh(db, "NCA-AIIO").renewals_earn is False
+
+    listed = runner.invoke(args=["bonus", "list"])
+    assert "NCA-AIIO\t900.00\tfirst pass only" in listed.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["NOPE", "100"], "credential: unknown credential code 'NOPE'"),
+        (["NVIDIA-PROFESSIONAL", "100"], "is a group"),
+        (["NCA-AIIO", "lots"], "amount: 'lots' is not a number"),
+        (["NCA-AIIO", "-5"], "amount must be from 0 to 1,000,000"),
+        (["NCA-AIIO", "12.345"], "amount must have at most 2 decimals"),
+        (["NCA-AIIO", "Infinity"], "amount must be from 0 to 1,000,000"),
+    ],
+)
+def test_cli_bonus_set_refuses_bad_input(runner, db: Session, args, message):
+    result = runner.invoke(args=["bonus", "set", "--", *args])
+    assert result.exit_code == 1
+    assert message in result.output
+    assert db.scalar(select(func.count()).select_from(CertificationBonus)) == 0
+
+
+def test_cli_bonus_ledger(runner, db: Session):
+    bonus(db, "NCA-AIIO", "500")
+    kim = factories.engineer(db, name="Kim", email="kim@example.com")
+    passes(db, kim, "NCA-AIIO", D(2026, 11, 1))
+    db.commit()
+    result = runner.invoke(args=["bonus", "ledger", "2026-Q4"])
+    assert result.exit_code == 0, result.output
+    assert "2026-11-01\tkim@example.com\tNCA-AIIO\t500.00" in result.output
+    assert "2026-Q4: 1 bonuses, 500.00 in all" in result.output
+    data = json.loads(runner.invoke(args=["bonus", "ledger", "2026-Q4", "--json"]).output)
+    assert data["rows"][0]["certification"]["code"] == "NCA-AIIO"
+    bad = runner.invoke(args=["bonus", "ledger", "2026-Q9"])
+    assert bad.exit_code == 1 and "YYYY-Qn" in bad.output

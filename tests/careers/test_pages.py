@@ -1,0 +1,494 @@
+"""The careers pages: dashboard section, career page forms, promotions, coverage,
+apprenticeships, the bonus ledger with its CSV and the bonus amounts; who may see what."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+from decimal import Decimal
+
+import pytest
+from flask.testing import FlaskClient
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from tests import factories
+from tests.careers.conftest import People
+from tracker.careers import services
+from tracker.careers.models import (
+    Apprenticeship,
+    CertificationBonus,
+    Evidence,
+    LevelChange,
+    SkillAssessment,
+)
+from tracker.progress.services import record_attempt
+
+D = dt.date
+TODAY = factories.TODAY  # 2026-11-29
+
+
+def count(db: Session, model) -> int:
+    return db.scalar(select(func.count()).select_from(model))
+
+
+@pytest.fixture
+def login(auth, people: People):
+    def sign_in(name: str) -> None:
+        assert auth.login(getattr(people, name).email).status_code == 302
+
+    return sign_in
+
+
+def page(client: FlaskClient, url: str, status: int = 200) -> str:
+    response = client.get(url)
+    assert response.status_code == status, url
+    return response.get_data(as_text=True)
+
+
+# --- the dashboard ----------------------------------------------------------------
+
+
+def test_the_dashboard_says_what_stands_between_you_and_the_next_level(client, login, people):
+    login("junior")
+    html = page(client, "/dashboard")
+    assert "What stands between you and level 2 (Operational)" in html
+    assert "<li>a valid NCA-AIIO</li>" in html
+    assert f'href="/careers/engineers/{people.junior.id}"' in html
+
+
+def test_a_manager_sees_it_for_their_report(client, db, login, people: People):
+    factories.certification(db, people.junior, "NCA-AIIO", D(2026, 1, 1), D(2028, 1, 1))
+    login("manager")
+    html = page(client, f"/engineers/{people.junior.id}")
+    assert "What stands between Jules Junior and level 2 (Operational)" in html
+    assert "Meets the rule for level 2" in html
+
+
+def test_the_top_of_the_ladder(client, db, login, people: People):
+    people.junior.level = 5
+    db.flush()
+    login("junior")
+    assert "Level 5: the top of the ladder" in page(client, "/dashboard")
+
+
+def test_the_nav_lists_the_new_pages_by_role(client, login):
+    login("junior")
+    html = page(client, "/dashboard")
+    assert 'href="/careers/"' in html and 'href="/careers/bonuses"' in html
+    assert "/careers/promotions" not in html and "/careers/bonuses/amounts" not in html
+    client.post("/logout")
+    login("manager")
+    html = page(client, "/dashboard")
+    assert 'href="/careers/promotions"' in html and 'href="/careers/apprenticeships"' in html
+    assert "/careers/bonuses/amounts" not in html
+    client.post("/logout")
+    login("admin")
+    assert 'href="/careers/bonuses/amounts"' in page(client, "/dashboard")
+
+
+# --- the career page -----------------------------------------------------------------
+
+
+def test_the_career_page(client, db, login, people: People):
+    login("junior")
+    response = client.get("/careers/")
+    assert response.status_code == 302
+    assert response.headers["Location"].endswith(f"/careers/engineers/{people.junior.id}")
+    html = page(client, f"/careers/engineers/{people.junior.id}")
+    assert "Your career" in html
+    assert "What stands between you and level 2 (Operational)" in html
+    assert "48 months of experience; recorded evidence" in html  # the ladder's level 5 rule
+    assert "Set the level" not in html  # one's own level is the manager's to set
+    assert "Infiniband" not in html and "InfiniBand / RDMA" in html
+
+
+@pytest.mark.parametrize(("who", "status"), [("senior", 403), ("other_manager", 403)])
+def test_the_career_page_is_private(client, login, people: People, who, status):
+    login(who)
+    page(client, f"/careers/engineers/{people.junior.id}", status)
+    assert (
+        client.post(
+            f"/careers/engineers/{people.junior.id}/skills",
+            data={"skill-speciality": "nccl", "skill-proficiency": "4"},
+        ).status_code
+        == status
+    )
+
+
+def test_a_manager_sets_a_level_and_the_history_shows_it(client, db, login, people: People):
+    login("manager")
+    url = f"/careers/engineers/{people.junior.id}"
+    assert "Set the level" in page(client, url)
+    response = client.post(f"{url}/level", data={"level-level": "2"})
+    assert response.status_code == 302
+    change = db.scalars(select(LevelChange)).one()
+    assert (change.from_level, change.to_level, change.changed_on) == (1, 2, TODAY)
+    assert change.changed_by_id == people.manager.id
+    html = page(client, url)
+    assert "<td>2026-11-29</td><td>1</td>" in html and "Maya Manager" in html
+
+
+@pytest.mark.parametrize("value", ["9", "0", "x", ""])
+def test_a_bad_level_is_refused_on_the_page(client, db, login, people: People, value):
+    login("manager")
+    response = client.post(
+        f"/careers/engineers/{people.junior.id}/level", data={"level-level": value}
+    )
+    assert response.status_code == 400
+    html = response.get_data(as_text=True)
+    assert "level must be from 1 to 5" in html or "a level is required" in html
+    assert count(db, LevelChange) == 0
+    assert people.junior.level == 1
+
+
+def test_nobody_sets_their_own_level_on_the_page(client, db, login, people: People):
+    login("admin")
+    response = client.post(f"/careers/engineers/{people.admin.id}/level", data={"level-level": "5"})
+    assert response.status_code == 403
+    login_again = client.post(
+        f"/careers/engineers/{people.junior.id}/level", data={"level-level": "2"}
+    )
+    assert login_again.status_code == 302
+    assert count(db, LevelChange) == 1
+
+
+def test_evidence_is_recorded_and_escaped(client, db, login, people: People):
+    login("senior")
+    url = f"/careers/engineers/{people.senior.id}"
+    response = client.post(
+        f"{url}/evidence",
+        data={
+            "evidence-kind": "patent",
+            "evidence-title": "<script>alert(1)</script>",
+            "evidence-occurred_on": "2025-01-01",
+        },
+    )
+    assert response.status_code == 302
+    html = page(client, url)
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "<script>alert(1)" not in html
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"evidence-occurred_on": "2026-11-30"}, "date must not be in the future"),
+        ({"evidence-occurred_on": "someday"}, "Not a valid date value"),
+        ({"evidence-kind": "talk"}, "kind must be a patent, a publication or a deployment led"),
+        ({"evidence-title": ""}, "a title is required"),
+        ({"evidence-title": "t" * 301}, "title must be at most 300 characters"),
+    ],
+)
+def test_bad_evidence_is_refused_on_the_page(client, db, login, people: People, change, message):
+    login("senior")
+    data = {
+        "evidence-kind": "publication",
+        "evidence-title": "NCCL at scale",
+        "evidence-occurred_on": "2025-01-01",
+        **change,
+    }
+    response = client.post(f"/careers/engineers/{people.senior.id}/evidence", data=data)
+    assert response.status_code == 400
+    assert message in response.get_data(as_text=True)
+    assert count(db, Evidence) == 0
+
+
+def test_self_assessment_then_the_managers_confirmation(client, db, login, people: People):
+    url = f"/careers/engineers/{people.junior.id}"
+    login("junior")
+    response = client.post(
+        f"{url}/skills", data={"skill-speciality": "nccl", "skill-proficiency": "3"}
+    )
+    assert response.status_code == 302
+    row = db.scalars(select(SkillAssessment)).one()
+    assert (row.proficiency, row.confirmed) == (3, False)
+    assert "self-assessed" in page(client, url)
+    # The engineer cannot confirm their own.
+    assert client.post(f"{url}/skills/nccl/confirm").status_code == 403
+    client.post("/logout")
+
+    login("manager")
+    html = page(client, url)
+    assert f'action="{url}/skills/nccl/confirm"' in html
+    assert client.post(f"{url}/skills/nccl/confirm").status_code == 302
+    newest = services.current_assessment(db, people.junior.id, row.speciality_id)
+    assert (newest.proficiency, newest.confirmed, newest.assessed_by_id) == (
+        3,
+        True,
+        people.manager.id,
+    )
+    html = page(client, url)
+    assert "✔ confirmed" in html and "Proficiency history (2)" in html
+    assert f'action="{url}/skills/nccl/confirm"' not in html
+
+
+def test_confirming_nothing_or_an_unknown_speciality(client, db, login, people: People):
+    login("manager")
+    url = f"/careers/engineers/{people.junior.id}"
+    response = client.post(f"{url}/skills/nccl/confirm")
+    assert response.status_code == 400
+    assert "has no proficiency in NCCL collectives to confirm" in response.get_data(as_text=True)
+    assert client.post(f"{url}/skills/cobol/confirm").status_code == 404
+    assert count(db, SkillAssessment) == 0
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"skill-speciality": "nccl", "skill-proficiency": "7"}, "proficiency must be from 0"),
+        ({"skill-speciality": "nccl", "skill-proficiency": "two"}, "proficiency must be from 0"),
+        ({"skill-speciality": "cobol", "skill-proficiency": "2"}, "choose one of the listed"),
+        ({"skill-proficiency": "2"}, "a speciality is required"),
+    ],
+)
+def test_bad_proficiency_is_refused_on_the_page(client, db, login, people: People, data, message):
+    login("junior")
+    response = client.post(f"/careers/engineers/{people.junior.id}/skills", data=data)
+    assert response.status_code == 400
+    assert message in response.get_data(as_text=True)
+    assert count(db, SkillAssessment) == 0
+
+
+def test_the_rotation_flags_work_across_domains(client, db, login, people: People):
+    from tracker.admin.services import set_job_roles
+
+    set_job_roles(db, people.senior, ["network"], D(2024, 6, 1))
+    set_job_roles(db, people.senior, ["storage", "network"], D(2025, 6, 1))
+    rotation = services.rotation(people.senior)
+    assert [a.job_role.code for a in rotation.assignments] == ["operations", "network", "storage"]
+    assert rotation.across_domains
+    assert not services.rotation(people.junior).across_domains
+    login("manager")
+    html = page(client, f"/careers/engineers/{people.senior.id}")
+    assert "Has worked across 3 domains" in html
+    assert "<td>2021-01-01</td>" in html and "<td>2024-06-01</td>" in html
+    assert "Has worked across" not in page(client, f"/careers/engineers/{people.junior.id}")
+    assert "(across domains)" in page(client, "/careers/promotions")
+
+
+# --- promotions and coverage ---------------------------------------------------------------
+
+
+def test_promotions_page(client, db, login, people: People):
+    factories.certification(db, people.junior, "NCA-AIIO", D(2026, 1, 1), D(2028, 1, 1))
+    login("manager")
+    html = page(client, "/careers/promotions")
+    ready, others = html.split("Not yet")
+    assert "Jules Junior" in ready and "level 2 · Operational" in ready
+    assert "Remy Report" in others and "a valid NCP-AII" in others
+    assert "Otto Outsider" not in html
+    client.post("/logout")
+    login("junior")
+    page(client, "/careers/promotions", 403)
+
+
+def test_coverage_page(client, db, login, people: People):
+    p = people
+    services.assess(db, p.senior, services.find_speciality(db, "mig"), 4, p.manager)
+    services.assess(db, p.junior, services.find_speciality(db, "mig"), 2, p.junior)
+    login("manager")
+    assert f'href="/careers/teams/{p.team.id}/skills"' in page(client, f"/teams/{p.team.id}")
+    html = page(client, f"/careers/teams/{p.team.id}/skills")
+    assert "Single points of failure (1)" in html
+    assert "MIG partitioning: only Sasha Senior" in html
+    client.post("/logout")
+    login("other_manager")
+    page(client, f"/careers/teams/{p.team.id}/skills", 403)
+    page(client, "/careers/teams/999999/skills", 404)
+
+
+# --- apprenticeships ----------------------------------------------------------------------
+
+
+def pairing(people: People, **change) -> dict[str, str]:
+    data = {
+        "junior": str(people.junior.id),
+        "senior": str(people.senior.id),
+        "path": "",
+        "starts_on": "2026-12-01",
+        "months": "3",
+        "note": "",
+    }
+    data.update(change)
+    return data
+
+
+def test_a_manager_pairs_a_junior_with_a_senior(client, db, login, people: People):
+    login("manager")
+    assert "Pair a junior with a senior" in page(client, "/careers/apprenticeships")
+    response = client.post("/careers/apprenticeships", data=pairing(people))
+    assert response.status_code == 302
+    row = db.scalars(select(Apprenticeship)).one()
+    assert (row.junior_id, row.senior_id, row.ends_on) == (
+        people.junior.id,
+        people.senior.id,
+        D(2027, 3, 1),
+    )
+    html = page(client, "/careers/apprenticeships")
+    assert "10,625 USD" in html and "20 % x 212,500 (level 4 midpoint) x 3/12" in html
+    assert "10,625 USD" in page(client, f"/careers/engineers/{people.junior.id}")
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"months": "13"}, "months must be from 1 to 12"),
+        ({"months": "0"}, "months must be from 1 to 12"),
+        ({"months": ""}, "a number of months is required"),
+        ({"senior": "junior"}, "two different people"),
+        ({"junior": "senior", "senior": "manager"}, "level must be above the junior&#39;s"),
+        ({"junior": "outsider"}, "choose one of your people"),
+        ({"starts_on": ""}, "a date is required"),
+        ({"path": "999999"}, "choose one of the listed paths"),
+    ],
+)
+def test_bad_pairings_are_refused_on_the_page(client, db, login, people: People, change, message):
+    login("manager")
+    for key, value in change.items():
+        if value in ("junior", "senior", "manager", "outsider"):
+            change[key] = str(getattr(people, value).id)
+    response = client.post("/careers/apprenticeships", data=pairing(people, **change))
+    assert response.status_code == 400
+    assert message in response.get_data(as_text=True)
+    assert count(db, Apprenticeship) == 0
+
+
+def test_engineers_do_not_pair(client, login, people: People):
+    login("senior")
+    page(client, "/careers/apprenticeships", 403)
+    assert client.post("/careers/apprenticeships", data=pairing(people)).status_code == 403
+
+
+# --- bonuses ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def earned(db: Session, people: People) -> People:
+    services.set_bonus(db, factories.credential(db, "NCA-AIIO"), Decimal("500"))
+    exam = factories.exam(db, "NCA-AIIO")
+    people.outsider.name = "=HYPERLINK(evil)"
+    for who, on in (
+        (people.junior, D(2026, 10, 1)),
+        (people.report, D(2026, 11, 15)),
+        (people.outsider, D(2026, 11, 20)),
+    ):
+        record_attempt(db, who, exam, on, 80, True, TODAY)
+    return people
+
+
+def csv_rows(client: FlaskClient, url: str) -> list[list[str]]:
+    response = client.get(url)
+    assert response.status_code == 200
+    assert response.mimetype == "text/csv"
+    return list(csv.reader(io.StringIO(response.get_data(as_text=True))))
+
+
+def test_the_ledger_page_and_csv_for_an_admin(client, login, earned: People):
+    login("admin")
+    html = page(client, "/careers/bonuses?quarter=2026-Q4")
+    assert "Certification bonuses · 2026-Q4" in html
+    assert "Jules Junior" in html and "1,500.00" in html
+    assert page(client, "/careers/bonuses").count("2026-Q4") >= 1  # today's quarter
+    rows = csv_rows(client, "/careers/bonuses.csv?quarter=2026-Q4")
+    assert rows[0] == [
+        "quarter",
+        "engineer",
+        "email",
+        "certification",
+        "name",
+        "passed_on",
+        "renewal",
+        "amount",
+    ]
+    assert rows[1] == [
+        "2026-Q4",
+        "Jules Junior",
+        earned.junior.email,
+        "NCA-AIIO",
+        "NVIDIA Certified Associate - AI Infrastructure and Operations",
+        "2026-10-01",
+        "no",
+        "500.00",
+    ]
+    assert [r[1] for r in rows[1:]] == ["Jules Junior", "Remy Report", "'=HYPERLINK(evil)"]
+    assert csv_rows(client, "/careers/bonuses.csv?quarter=2026-Q3") == [rows[0]]
+
+
+def test_managers_and_engineers_see_their_rows(client, login, earned: People):
+    login("manager")
+    rows = csv_rows(client, "/careers/bonuses.csv?quarter=2026-Q4")
+    assert [r[1] for r in rows[1:]] == ["Jules Junior", "Remy Report"]
+    html = page(client, "/careers/bonuses?quarter=2026-Q4")
+    assert "HYPERLINK" not in html
+    client.post("/logout")
+    login("junior")
+    rows = csv_rows(client, "/careers/bonuses.csv?quarter=2026-Q4")
+    assert [r[1] for r in rows[1:]] == ["Jules Junior"]
+
+
+@pytest.mark.parametrize("quarter", ["2026-Q5", "2026Q4", "last", "0001-Q1"])
+def test_a_malformed_quarter_is_400(client, login, earned: People, quarter):
+    login("admin")
+    response = client.get(f"/careers/bonuses?quarter={quarter}")
+    assert response.status_code == 400
+    assert "quarter must be written YYYY-Qn" in response.get_data(as_text=True)
+    assert client.get(f"/careers/bonuses.csv?quarter={quarter}").status_code == 400
+
+
+def test_an_admin_sets_bonus_amounts(client, db, login, people: People):
+    login("admin")
+    assert "No bonus set." in page(client, "/careers/bonuses/amounts")
+    response = client.post(
+        "/careers/bonuses/amounts",
+        data={"credential": "NCP-AII", "amount": "1250.50", "renewals_earn": "y"},
+    )
+    assert response.status_code == 302
+    row = db.scalars(select(CertificationBonus)).one()
+    assert (row.credential.code, row.amount, row.renewals_earn) == (
+        "NCP-AII",
+        Decimal("1250.50"),
+        True,
+    )
+    assert "1,250.50" in page(client, "/careers/bonuses/amounts")
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"credential": "NCP-AII", "amount": "-1"}, "amount must be at least 0"),
+        ({"credential": "NCP-AII", "amount": "2000000"}, "at most 1000000"),
+        ({"credential": "NCP-AII", "amount": "1.234"}, "amount must have at most 2 decimals"),
+        ({"credential": "NCP-AII", "amount": ""}, "an amount is required"),
+        ({"credential": "NVIDIA-PROFESSIONAL", "amount": "5"}, "choose one of the listed"),
+        ({"credential": "NOPE", "amount": "5"}, "choose one of the listed certifications"),
+    ],
+)
+def test_bad_bonus_amounts_are_refused(client, db, login, people: People, data, message):
+    login("admin")
+    response = client.post("/careers/bonuses/amounts", data=data)
+    assert response.status_code == 400
+    assert message in response.get_data(as_text=True)
+    assert count(db, CertificationBonus) == 0
+
+
+def test_only_admins_set_bonus_amounts(client, db, login, people: People):
+    login("manager")
+    page(client, "/careers/bonuses/amounts", 403)
+    response = client.post(
+        "/careers/bonuses/amounts", data={"credential": "NCP-AII", "amount": "5"}
+    )
+    assert response.status_code == 403
+    assert count(db, CertificationBonus) == 0
+
+
+def test_forms_refuse_a_missing_csrf_token(client, db, login, people: People, request):
+    login("junior")
+    request.getfixturevalue("csrf_enabled")
+    response = client.post(
+        f"/careers/engineers/{people.junior.id}/skills",
+        data={"skill-speciality": "nccl", "skill-proficiency": "3"},
+    )
+    assert response.status_code == 400
+    assert count(db, SkillAssessment) == 0

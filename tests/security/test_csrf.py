@@ -1,0 +1,79 @@
+"""Every POST form route refuses a missing or wrong CSRF token with 400 and stores nothing.
+
+The routes come from the URL map (the API, authenticated by bearer tokens
+only, needs none). tests/people/test_views.py holds the sign-in, hours, profile
+and sign-out cases in detail; this covers every route.
+"""
+
+from __future__ import annotations
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlalchemy.orm import Session
+
+from tests.factories import PASSWORD
+from tests.security.conftest import World, csrf_token, snapshot
+from tests.security.test_matrix import ROUTES, objects, url_for_rule
+
+POSTS = [(e, r) for e, r, m in ROUTES if m == "POST" and not e.startswith("api.")]
+# Flask-WTF's reasons: missing, invalid, or signed for another session.
+CSRF_REFUSALS = (
+    "The CSRF token is missing.",
+    "The CSRF token is invalid.",
+    "The CSRF tokens do not match.",
+)
+
+
+@pytest.fixture
+def admin_client(app: Flask, client: FlaskClient, world: World, monkeypatch) -> FlaskClient:
+    """The admin, signed in through the form with its token; CSRF protection on."""
+    monkeypatch.setitem(app.config, "WTF_CSRF_ENABLED", True)
+    token = csrf_token(client.get("/login").get_data(as_text=True))
+    response = client.post(
+        "/login", data={"email": world.admin.email, "password": PASSWORD, "csrf_token": token}
+    )
+    assert response.status_code == 302
+    return client
+
+
+def _forged(app: Flask) -> str:
+    """A well-formed token of another session."""
+    return csrf_token(app.test_client().get("/login").get_data(as_text=True))
+
+
+@pytest.mark.parametrize("token", ["missing", "empty", "garbage", "another session's"])
+@pytest.mark.parametrize(("endpoint", "rule"), POSTS, ids=[rule for _, rule in POSTS])
+def test_a_post_without_a_valid_csrf_token_is_refused(
+    app: Flask, admin_client: FlaskClient, db: Session, world: World, endpoint, rule, token
+):
+    url = url_for_rule(rule, objects(world, "admin", "own", endpoint))
+    # What would be a good post: the page's own fields are not the point here.
+    data = {"email": world.admin.email, "password": PASSWORD, "name": "Forged"}
+    value = {"missing": None, "empty": "", "garbage": "x" * 40, "another session's": _forged(app)}
+    if value[token] is not None:
+        data["csrf_token"] = value[token]
+    if endpoint == "people.login":
+        admin_client.post("/logout", data={"csrf_token": _own_token(admin_client)})
+    before = snapshot(db)
+
+    response = admin_client.post(url, data=data)
+
+    assert response.status_code == 400, f"POST {url}: {response.status_code}"
+    assert any(reason in response.get_data(as_text=True) for reason in CSRF_REFUSALS)
+    assert snapshot(db) == before, f"POST {url} without a valid CSRF token wrote"
+
+
+@pytest.mark.parametrize(("endpoint", "rule"), POSTS, ids=[rule for _, rule in POSTS])
+def test_the_pages_own_token_passes_the_check(
+    admin_client: FlaskClient, world: World, endpoint, rule
+):
+    """The refusals above are the token's doing: with the page's token the check passes."""
+    url = url_for_rule(rule, objects(world, "admin", "own", endpoint))
+    response = admin_client.post(url, data={"csrf_token": _own_token(admin_client)})
+    assert response.status_code < 500
+    assert not any(reason in response.get_data(as_text=True) for reason in CSRF_REFUSALS)
+
+
+def _own_token(client: FlaskClient) -> str:
+    return csrf_token(client.get("/profile").get_data(as_text=True))

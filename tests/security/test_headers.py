@@ -1,0 +1,70 @@
+"""The security headers on every GET route of the URL map, for a stranger and for each role.
+
+Content-Security-Policy without inline script, nosniff, frame denial; and no
+page the tracker draws holds an inline script or an event-handler attribute.
+"""
+
+from __future__ import annotations
+
+import pytest
+from flask.testing import FlaskClient
+
+from tests.security.conftest import World, injected_markup, sign_in
+from tests.security.test_matrix import ROUTES, objects, url_for_rule
+
+GETS = [(e, r) for e, r, m in ROUTES if m == "GET"] + [("static", "/static/app.css")]
+
+
+def csp(header: str) -> dict[str, list[str]]:
+    directives = {}
+    for part in header.split(";"):
+        words = part.split()
+        if words:
+            directives[words[0].lower()] = words[1:]
+    return directives
+
+
+def assert_hardened(response, what: str) -> None:
+    policy = csp(response.headers.get("Content-Security-Policy", ""))
+    scripts = policy.get("script-src", policy.get("default-src"))
+    assert scripts, f"{what}: no script policy"
+    assert not {"'unsafe-inline'", "'unsafe-eval'", "*", "data:"} & set(scripts), what
+    assert policy.get("default-src") == ["'self'"], what
+    assert policy.get("object-src") == ["'none'"], what
+    assert policy.get("frame-ancestors") == ["'none'"], what
+    assert policy.get("base-uri") == ["'self'"], what
+    assert policy.get("form-action") == ["'self'"], what
+    assert response.headers.get("X-Content-Type-Options") == "nosniff", what
+    assert response.headers.get("X-Frame-Options") == "DENY", what
+    assert response.headers.get("Referrer-Policy") == "same-origin", what
+
+
+@pytest.mark.parametrize("role", ["anonymous", "engineer", "manager", "admin"])
+def test_every_get_route_sends_the_security_headers(client: FlaskClient, world: World, role):
+    headers = {}
+    if role != "anonymous":
+        sign_in(client, world.person(role).email)
+        headers = {"Authorization": f"Bearer {world.tokens[role]}"}
+    checked = 0
+    for endpoint, rule in GETS:
+        url = url_for_rule(rule, objects(world, role, "own", endpoint))
+        response = client.get(url, headers=headers if endpoint.startswith("api.") else {})
+        what = f"GET {url} as {role} ({response.status_code})"
+        assert response.status_code < 500, what
+        assert_hardened(response, what)
+        if response.mimetype == "text/html":
+            assert injected_markup(response.get_data(as_text=True)) == [], what
+        response.close()
+        checked += 1
+    assert checked == len(GETS)
+
+
+def test_error_answers_send_the_headers_too(client: FlaskClient, world: World):
+    sign_in(client, world.engineer.email)
+    for url in ("/no-such-page", "/admin/people", "/engineers/999999", "/api/v1/me"):
+        response = client.get(url)
+        assert response.status_code in (401, 403, 404), url
+        assert_hardened(response, url)
+    response = client.post("/hours", data={"hours": "-1"})
+    assert response.status_code == 400
+    assert_hardened(response, "POST /hours (400)")

@@ -1,0 +1,451 @@
+"""Career pages: an engineer's ladder, evidence, skills and rotation; promotions;
+team skill coverage; apprenticeships; the bonus ledger and bonus amounts.
+
+Thin views: forms check the shape of the input, tracker.careers.services the
+rules; a refusal answers 400 with the message next to its field and stores nothing.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from decimal import Decimal
+
+from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
+from flask_login import current_user, login_required
+from flask_wtf import FlaskForm
+from sqlalchemy.orm import Session
+
+from tracker.admin.forms import choices
+from tracker.admin.services import levels as all_levels
+from tracker.careers import services
+from tracker.careers.forms import (
+    QUARTER_MESSAGE,
+    ApprenticeshipForm,
+    BonusForm,
+    ConfirmForm,
+    EvidenceForm,
+    LevelForm,
+    QuarterForm,
+    SkillForm,
+)
+from tracker.errors import ValidationError
+from tracker.extensions import db_session
+from tracker.people.models import Engineer, Team
+from tracker.people.services import can_view, visible_engineers
+from tracker.progress.services import paths_with_courses
+from tracker.readiness.services import can_view_team
+from tracker.web import role_required, today
+
+bp = Blueprint("careers", __name__, url_prefix="/careers")
+MANAGERS = ("manager", "admin")
+NONE = ("", "— none —")
+
+
+def _actor() -> Engineer:
+    return current_user._get_current_object()
+
+
+def _show_errors(form: FlaskForm, exc: ValidationError, mapping: dict[str, str] | None = None):
+    """Put each service error next to its field (or above the form when it has none)."""
+    for key, message in exc.errors.items():
+        field = form._fields.get((mapping or {}).get(key, key))
+        if field is not None:
+            field.errors = [*field.errors, message]
+        else:
+            form.form_errors.append(message)
+
+
+def _engineer_or_404(engineer_id: int) -> Engineer:
+    engineer = db_session().get(Engineer, engineer_id)
+    if engineer is None:
+        abort(404)
+    if not can_view(current_user, engineer):
+        abort(403)
+    return engineer
+
+
+# --- an engineer's career page ------------------------------------------------
+
+
+@bp.get("/")
+@login_required
+def mine():
+    """The signed-in person's own career page."""
+    return redirect(url_for("careers.engineer", engineer_id=current_user.id))
+
+
+def _level_form(session: Session, form: LevelForm | None = None) -> LevelForm:
+    form = form or LevelForm(prefix="level")
+    form.level.choices = choices(
+        (lv.number, f"{lv.number} · {lv.name}") for lv in all_levels(session)
+    )
+    return form
+
+
+def _skill_form(session: Session, form: SkillForm | None = None) -> SkillForm:
+    form = form or SkillForm(prefix="skill")
+    form.speciality.choices = choices((s.code, s.name) for s in services.specialities(session))
+    return form
+
+
+def _page(person: Engineer, status: int = 200, **forms: FlaskForm):
+    session = db_session()
+    on = today()
+    actor = _actor()
+    manage = services.can_manage(actor, person)
+    level_form = forms.get("level_form") or _level_form(session)
+    if "level_form" not in forms:
+        level_form.level.data = person.level
+    history = services.skill_history(session, person.id)
+    current = services.current_skills(session, [person.id])[person.id]
+    return render_template(
+        "careers/engineer.html",
+        person=person,
+        career=services.career(session, person, on),
+        on=on,
+        own=person.id == actor.id,
+        manage=manage,
+        level_form=level_form if manage else None,
+        levels=services.level_history(session, person),
+        evidence=services.evidence_of(session, person.id),
+        evidence_form=forms.get("evidence_form") or EvidenceForm(prefix="evidence"),
+        specialities=services.specialities(session),
+        current=current,
+        history=history,
+        assessors=services.assessors(session, history),
+        skill_form=forms.get("skill_form") or _skill_form(session),
+        confirm_forms={
+            s.speciality.code: ConfirmForm(prefix=f"confirm-{s.speciality.code}")
+            for s in current.values()
+            if manage and not s.confirmed
+        },
+        ladder=sorted(services.load_levels(session).values(), key=lambda lv: lv.number),
+        labels=services.PROFICIENCY_LABELS,
+        evidence_labels=services.EVIDENCE_LABELS,
+        rotation=services.rotation(person),
+        apprenticeships=services.apprenticeships_of(session, person, on),
+    ), status
+
+
+@bp.get("/engineers/<int:engineer_id>")
+@login_required
+def engineer(engineer_id: int):
+    """Show a person's ladder, evidence, skills, apprenticeships and job-role history."""
+    return _page(_engineer_or_404(engineer_id))
+
+
+@bp.post("/engineers/<int:engineer_id>/level")
+@login_required
+def set_level(engineer_id: int):
+    """Set a report's level (their manager or an admin); the history keeps who, when, from, to."""
+    session = db_session()
+    person = _engineer_or_404(engineer_id)
+    if not services.can_manage(_actor(), person):
+        abort(403)
+    form = _level_form(session, LevelForm(prefix="level"))
+    if form.validate_on_submit():
+        before = person.level
+        try:
+            change = services.change_level(session, person, form.level.data, _actor(), today())
+        except ValidationError as exc:
+            _show_errors(form, exc)
+        else:
+            if change is None:
+                flash(f"{person.name} is already level {before}.", "info")
+            else:
+                flash(f"{person.name}: level {before} → {change.to_level}.", "success")
+            return redirect(url_for("careers.engineer", engineer_id=person.id))
+    return _page(person, 400, level_form=form)
+
+
+@bp.post("/engineers/<int:engineer_id>/evidence")
+@login_required
+def add_evidence(engineer_id: int):
+    """Record a patent, publication or deployment led (the level-5 evidence)."""
+    person = _engineer_or_404(engineer_id)
+    if not services.can_record_evidence(_actor(), person):
+        abort(403)
+    form = EvidenceForm(prefix="evidence")
+    if form.validate_on_submit():
+        try:
+            entry = services.record_evidence(
+                db_session(),
+                person,
+                form.kind.data,
+                form.title.data,
+                form.occurred_on.data,
+                today(),
+                form.note.data or "",
+            )
+        except ValidationError as exc:
+            _show_errors(form, exc)
+        else:
+            flash(f"Evidence recorded: {entry.title}.", "success")
+            return redirect(url_for("careers.engineer", engineer_id=person.id))
+    return _page(person, 400, evidence_form=form)
+
+
+@bp.post("/engineers/<int:engineer_id>/skills")
+@login_required
+def assess(engineer_id: int):
+    """Write a proficiency: self-assessed by the engineer, confirmed by their manager."""
+    session = db_session()
+    person = _engineer_or_404(engineer_id)
+    if not services.can_assess(_actor(), person):
+        abort(403)
+    form = _skill_form(session, SkillForm(prefix="skill"))
+    if form.validate_on_submit():
+        speciality = services.find_speciality(session, form.speciality.data)
+        try:
+            row = services.assess(session, person, speciality, form.proficiency.data, _actor())
+        except ValidationError as exc:
+            _show_errors(form, exc, {"level": "proficiency"})
+        else:
+            kind = "confirmed" if row.confirmed else "self-assessed"
+            flash(
+                f"{speciality.name}: {row.proficiency} · "
+                f"{services.PROFICIENCY_LABELS[row.proficiency]} ({kind}).",
+                "success",
+            )
+            return redirect(url_for("careers.engineer", engineer_id=person.id))
+    return _page(person, 400, skill_form=form)
+
+
+@bp.post("/engineers/<int:engineer_id>/skills/<speciality>/confirm")
+@login_required
+def confirm(engineer_id: int, speciality: str):
+    """Confirm a report's current proficiency in a speciality (their manager or an admin)."""
+    session = db_session()
+    person = _engineer_or_404(engineer_id)
+    if not services.can_manage(_actor(), person):
+        abort(403)
+    found = services.find_speciality(session, speciality)
+    if found is None:
+        abort(404)
+    form = ConfirmForm(prefix=f"confirm-{found.code}")
+    if form.validate_on_submit():
+        try:
+            row = services.confirm(session, person, found, _actor())
+        except ValidationError as exc:
+            form.form_errors.extend(exc.errors.values())
+        else:
+            flash(f"{found.name}: {row.proficiency} confirmed.", "success")
+            return redirect(url_for("careers.engineer", engineer_id=person.id))
+    skill_form = _skill_form(session)
+    skill_form.form_errors.extend(form.form_errors or ["the form expired; try again"])
+    return _page(person, 400, skill_form=skill_form)
+
+
+# --- managers: promotions, coverage, apprenticeships -----------------------------
+
+
+@bp.get("/promotions")
+@role_required(*MANAGERS)
+def promotions():
+    """The manager's people: who meets the next level's rule, and what the others lack."""
+    session = db_session()
+    on = today()
+    rows = services.promotions(session, _actor(), on)
+    return render_template(
+        "careers/promotions.html",
+        ready=[c for c in rows if c.meets_next_level],
+        others=[c for c in rows if not c.meets_next_level],
+        rotations={c.engineer.id: services.rotation(c.engineer) for c in rows},
+        on=on,
+    )
+
+
+@bp.get("/teams/<int:team_id>/skills")
+@role_required(*MANAGERS)
+def team_skills(team_id: int):
+    """A team's specialities by people, with its single points of failure."""
+    team = db_session().get(Team, team_id)
+    if team is None:
+        abort(404)
+    if not can_view_team(_actor(), team):
+        abort(403)
+    return render_template(
+        "careers/coverage.html",
+        team=team,
+        coverage=services.team_coverage(db_session(), team),
+        labels=services.PROFICIENCY_LABELS,
+        held_at=services.HELD_AT,
+    )
+
+
+def _apprenticeship_choices(session: Session, form: ApprenticeshipForm) -> None:
+    actor = _actor()
+    people = services.managed_people(session, actor)
+    form.junior.choices = choices([NONE, *((e.id, f"{e.name} (level {e.level})") for e in people)])
+    seniors = people if actor.access_role == "admin" else [actor, *people]
+    form.senior.choices = choices([NONE, *((e.id, f"{e.name} (level {e.level})") for e in seniors)])
+    form.path.choices = choices(
+        [("", "— the junior's first unfinished path —")]
+        + [(p.id, p.name) for p in paths_with_courses(session)]
+    )
+
+
+@bp.route("/apprenticeships", methods=["GET", "POST"])
+@role_required(*MANAGERS)
+def apprenticeships():
+    """Pair a junior with a senior; show each pairing's progress and its cost in senior time."""
+    session = db_session()
+    on = today()
+    form = ApprenticeshipForm()
+    _apprenticeship_choices(session, form)
+    if request.method == "GET":
+        form.starts_on.data = on
+    status = 200
+    if form.validate_on_submit():
+        junior = session.get(Engineer, form.junior.data)
+        senior = session.get(Engineer, form.senior.data)
+        if junior is None or senior is None or not services.can_pair(_actor(), junior, senior):
+            abort(403)
+        path = None
+        if form.path.data is not None:
+            path = next(p for p in paths_with_courses(session) if p.id == form.path.data)
+        try:
+            row = services.create_apprenticeship(
+                session,
+                junior,
+                senior,
+                form.starts_on.data,
+                form.months.data,
+                on,
+                path=path,
+                note=form.note.data or "",
+            )
+        except ValidationError as exc:
+            _show_errors(form, exc)
+        else:
+            flash(
+                f"{junior.name} apprenticed to {senior.name} from {row.starts_on.isoformat()} "
+                f"to {row.ends_on.isoformat()}.",
+                "success",
+            )
+            return redirect(url_for("careers.apprenticeships"))
+    if form.is_submitted():
+        status = 400
+    return render_template(
+        "careers/apprenticeships.html",
+        form=form,
+        rows=services.visible_apprenticeships(session, _actor(), on),
+        on=on,
+    ), status
+
+
+# --- bonuses ------------------------------------------------------------------------
+
+
+def _quarter() -> tuple[QuarterForm, services.Quarter | None]:
+    """Read ?quarter=YYYY-Qn (default: today's quarter); None when malformed."""
+    form = QuarterForm(request.args)
+    if request.args.get("quarter", "").strip():
+        if not form.validate():
+            return form, None
+        try:
+            return form, services.Quarter.parse(form.quarter.data)
+        except ValidationError:
+            form.quarter.errors = [QUARTER_MESSAGE]
+            return form, None
+    quarter = services.Quarter.of(today())
+    form.quarter.data = str(quarter)
+    return form, quarter
+
+
+def _ledger_rows(quarter: services.Quarter) -> list[services.BonusRow]:
+    session = db_session()
+    actor = _actor()
+    ids = None
+    if actor.access_role != "admin":
+        ids = [e.id for e in visible_engineers(session, actor)]
+    return services.ledger(session, quarter, ids)
+
+
+@bp.get("/bonuses")
+@login_required
+def bonuses():
+    """The bonuses earned in a quarter: everyone's for an admin, a manager's people, one's own."""
+    form, quarter = _quarter()
+    if quarter is None:
+        return render_template("careers/bonuses.html", form=form, quarter=None, rows=[]), 400
+    rows = _ledger_rows(quarter)
+    return render_template(
+        "careers/bonuses.html",
+        form=form,
+        quarter=quarter,
+        rows=rows,
+        total=sum((r.amount for r in rows), Decimal(0)),
+    )
+
+
+def _cell(value: object) -> object:
+    """Quote text a spreadsheet would run as a formula (= + - @)."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
+@bp.get("/bonuses.csv")
+@login_required
+def bonuses_csv():
+    """Download a quarter's bonus ledger for payroll."""
+    _, quarter = _quarter()
+    if quarter is None:
+        abort(400, QUARTER_MESSAGE)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(
+        ["quarter", "engineer", "email", "certification", "name", "passed_on", "renewal", "amount"]
+    )
+    for row in _ledger_rows(quarter):
+        writer.writerow(
+            [
+                _cell(value)
+                for value in (
+                    str(quarter),
+                    row.engineer.name,
+                    row.engineer.email,
+                    row.credential.code,
+                    row.credential.name,
+                    row.passed_on.isoformat(),
+                    "yes" if row.renewal else "no",
+                    f"{row.amount:.2f}",
+                )
+            ]
+        )
+    return Response(
+        buffer.getvalue(),
+        mimetype="text/csv",
+        headers={"Content-Disposition": f'attachment; filename="bonuses-{quarter}.csv"'},
+    )
+
+
+@bp.route("/bonuses/amounts", methods=["GET", "POST"])
+@role_required("admin")
+def bonus_amounts():
+    """Set the amount the organisation pays per certification, and whether renewals earn it."""
+    session = db_session()
+    form = BonusForm()
+    form.credential.choices = choices(
+        (c.code, f"{c.code} · {c.name}") for c in services.bonus_credentials(session)
+    )
+    status = 200
+    if form.validate_on_submit():
+        try:
+            credential = services.bonus_credential(session, form.credential.data)
+            bonus = services.set_bonus(
+                session, credential, form.amount.data, form.renewals_earn.data
+            )
+        except ValidationError as exc:
+            _show_errors(form, exc)
+        else:
+            renewals = "renewals earn it too" if bonus.renewals_earn else "renewals do not earn it"
+            flash(f"{credential.code}: bonus {bonus.amount:,.2f} ({renewals}).", "success")
+            return redirect(url_for("careers.bonus_amounts"))
+    if form.is_submitted():
+        status = 400
+    return render_template(
+        "careers/bonus_amounts.html", form=form, bonuses=services.bonuses(session)
+    ), status
