@@ -384,14 +384,16 @@ class LoadReport:
 
     created: dict[str, int] = field(default_factory=dict)
     updated: dict[str, int] = field(default_factory=dict)
-    _seen: set[tuple[str, int]] = field(default_factory=set, repr=False)
+    # Rows counted so far, keyed by identity; holding them keeps each id()
+    # unique (the session only holds weak references to clean rows).
+    _seen: dict[tuple[str, int], object] = field(default_factory=dict, repr=False)
 
     def count(self, table: str, created: bool, obj: object = None) -> None:
         """Count a created or updated row once, however many of its parts changed."""
         if obj is not None:
             if (table, id(obj)) in self._seen:
                 return
-            self._seen.add((table, id(obj)))
+            self._seen[(table, id(obj))] = obj
         bucket = self.created if created else self.updated
         bucket[table] = bucket.get(table, 0) + 1
 
@@ -413,7 +415,7 @@ class _Loader:
     def __init__(self, session: Session, report: LoadReport) -> None:
         self.session = session
         self.report = report
-        self.created: set[int] = set()
+        self.created: dict[int, Any] = {}
 
     def is_new(self, obj: Any) -> bool:
         return id(obj) in self.created
@@ -426,7 +428,7 @@ class _Loader:
                 changed = True
         if created:
             self.session.add(obj)
-            self.created.add(id(obj))
+            self.created[id(obj)] = obj
             self.report.count(type(obj).__tablename__, True, obj)
         elif changed:
             self.report.count(type(obj).__tablename__, False, obj)
