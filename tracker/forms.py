@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
 
-from wtforms import Field
+from wtforms import Field, Form
 from wtforms.validators import ValidationError
+
+from tracker.errors import ValidationError as DomainError
 
 
 class DecimalRange:
@@ -59,3 +61,13 @@ class DecimalRange:
         )
         high = f"at most {self.maximum}" if self.maximum is not None else None
         return f"{self.label} must be " + " and ".join(p for p in (low, high) if p)
+
+
+def show_errors(form: Form, exc: DomainError, mapping: dict[str, str] | None = None) -> None:
+    """Put each service error next to its field (renamed by `mapping`), or above the form."""
+    for key, message in exc.errors.items():
+        field = form._fields.get((mapping or {}).get(key, key))
+        if field is not None:
+            field.errors = [*field.errors, message]
+        else:
+            form.form_errors.append(message)

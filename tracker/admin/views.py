@@ -33,6 +33,7 @@ from tracker.catalog.services import catalog_dict
 from tracker.db import utcnow
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
+from tracker.forms import show_errors
 from tracker.people.models import Engineer, Team
 from tracker.reminders.models import Notification
 from tracker.reminders.services import retry_failed
@@ -45,16 +46,6 @@ NONE = ("", "— none —")
 
 def _actor() -> Engineer:
     return current_user._get_current_object()
-
-
-def _show_errors(form: FlaskForm, exc: ValidationError) -> None:
-    """Put each service error next to its field (or above the form when it has none)."""
-    for key, message in exc.errors.items():
-        field = form._fields.get(key)
-        if field is not None:
-            field.errors = [*field.errors, message]
-        else:
-            form.form_errors.append(message)
 
 
 def _status(form: FlaskForm) -> int:
@@ -137,7 +128,7 @@ def add_person():
                 password=form.password.data,
             )
         except ValidationError as exc:
-            _show_errors(form, exc)
+            show_errors(form, exc)
         else:
             flash(f"{person.name} added.", "success")
             return redirect(url_for("admin.people"))
@@ -170,7 +161,7 @@ def edit_person(person_id: int):
                 experience_months=form.experience_months.data,
             )
         except ValidationError as exc:
-            _show_errors(form, exc)
+            show_errors(form, exc)
         else:
             flash(f"{person.name} saved.", "success")
             return redirect(url_for("admin.edit_person", person_id=person.id))
@@ -240,7 +231,7 @@ def add_team():
                 db_session(), form.name.data, form.gpus.data, form.manager.data
             )
         except ValidationError as exc:
-            _show_errors(form, exc)
+            show_errors(form, exc)
         else:
             flash(f"Team {team.name} added.", "success")
             return redirect(url_for("admin.teams"))
@@ -268,7 +259,7 @@ def edit_team(team_id: int):
                 manager_id=form.manager.data,
             )
         except ValidationError as exc:
-            _show_errors(form, exc)
+            show_errors(form, exc)
         else:
             flash(f"Team {team.name} saved.", "success")
             return redirect(url_for("admin.teams"))
@@ -303,7 +294,7 @@ def catalog():
                 target_months=form.target_months.data,
             )
         except ValidationError as exc:
-            _show_errors(form, exc)
+            show_errors(form, exc)
         else:
             flash(
                 f"Internal track {path.name} created: {len(path.path_courses)} courses "
@@ -344,7 +335,7 @@ def imports():
                 "(listed below); nothing was imported",
             ]
         except ValidationError as exc:
-            _show_errors(form, exc)
+            show_errors(form, exc)
         else:
             flash(f"{result.summary}.", "success")
             return redirect(url_for("admin.imports"))

@@ -31,6 +31,7 @@ from tracker.careers.forms import (
 )
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
+from tracker.forms import show_errors
 from tracker.people.models import Engineer, Team
 from tracker.people.services import can_view, visible_engineers
 from tracker.progress.services import paths_with_courses
@@ -44,16 +45,6 @@ NONE = ("", "— none —")
 
 def _actor() -> Engineer:
     return current_user._get_current_object()
-
-
-def _show_errors(form: FlaskForm, exc: ValidationError, mapping: dict[str, str] | None = None):
-    """Put each service error next to its field (or above the form when it has none)."""
-    for key, message in exc.errors.items():
-        field = form._fields.get((mapping or {}).get(key, key))
-        if field is not None:
-            field.errors = [*field.errors, message]
-        else:
-            form.form_errors.append(message)
 
 
 def _engineer_or_404(engineer_id: int) -> Engineer:
@@ -149,7 +140,7 @@ def set_level(engineer_id: int):
         try:
             change = services.change_level(session, person, form.level.data, _actor(), today())
         except ValidationError as exc:
-            _show_errors(form, exc)
+            show_errors(form, exc)
         else:
             if change is None:
                 flash(f"{person.name} is already level {before}.", "info")
@@ -179,7 +170,7 @@ def add_evidence(engineer_id: int):
                 form.note.data or "",
             )
         except ValidationError as exc:
-            _show_errors(form, exc)
+            show_errors(form, exc)
         else:
             flash(f"Evidence recorded: {entry.title}.", "success")
             return redirect(url_for("careers.engineer", engineer_id=person.id))
@@ -200,7 +191,7 @@ def assess(engineer_id: int):
         try:
             row = services.assess(session, person, speciality, form.proficiency.data, _actor())
         except ValidationError as exc:
-            _show_errors(form, exc, {"level": "proficiency"})
+            show_errors(form, exc, {"level": "proficiency"})
         else:
             kind = "confirmed" if row.confirmed else "self-assessed"
             flash(
@@ -317,7 +308,7 @@ def apprenticeships():
                 note=form.note.data or "",
             )
         except ValidationError as exc:
-            _show_errors(form, exc)
+            show_errors(form, exc)
         else:
             flash(
                 f"{junior.name} apprenticed to {senior.name} from {row.starts_on.isoformat()} "
@@ -439,7 +430,7 @@ def bonus_amounts():
                 session, credential, form.amount.data, form.renewals_earn.data
             )
         except ValidationError as exc:
-            _show_errors(form, exc)
+            show_errors(form, exc)
         else:
             renewals = "renewals earn it too" if bonus.renewals_earn else "renewals do not earn it"
             flash(f"{credential.code}: bonus {bonus.amount:,.2f} ({renewals}).", "success")

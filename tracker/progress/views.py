@@ -12,6 +12,7 @@ from tracker.careers import services as careers
 from tracker.catalog.models import Course, Credential, Exam
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
+from tracker.forms import show_errors
 from tracker.people.models import Engineer
 from tracker.people.services import (
     can_log_hours,
@@ -35,17 +36,6 @@ def _engineer_or_404(engineer_id: int) -> Engineer:
     if not can_view(current_user, engineer):
         abort(403)
     return engineer
-
-
-def _field_errors(form, exc: ValidationError, mapping: dict[str, str] | None = None) -> None:
-    """Show a service's refusal next to the fields it names."""
-    for key, message in exc.errors.items():
-        name = (mapping or {}).get(key, key)
-        field = getattr(form, name, None)
-        if field is not None and hasattr(field, "errors"):
-            field.errors = [*field.errors, message] if isinstance(field.errors, list) else [message]
-        else:
-            form.form_errors.append(message)
 
 
 def _exams(session) -> list[Exam]:
@@ -121,7 +111,7 @@ def hours():
                 actor=current_user,
             )
         except ValidationError as exc:
-            _field_errors(form, exc)
+            show_errors(form, exc)
         else:
             flash(f"Logged {form.hours.data.normalize():f} h on {course.title}.", "success")
             return redirect(url_for("progress.hours"))
@@ -169,7 +159,7 @@ def edit_hours(entry_id: int):
                 actor=current_user,
             )
         except ValidationError as exc:
-            _field_errors(form, exc)
+            show_errors(form, exc)
         else:
             flash("Entry updated.", "success")
             return redirect(url_for("progress.hours"))
@@ -237,7 +227,7 @@ def attempts():
                 note=(form.note.data or "").strip(),
             )
         except ValidationError as exc:
-            _field_errors(form, exc)
+            show_errors(form, exc)
         else:
             if attempt.certification is not None:
                 flash(
@@ -284,7 +274,7 @@ def plan():
         try:
             services.plan_exam(session, current_user, exam, plan_form.planned_on.data, today())
         except ValidationError as exc:
-            _field_errors(plan_form, exc)
+            show_errors(plan_form, exc)
         else:
             outlook = services.plan_outlook(
                 session, current_user, exam, plan_form.planned_on.data, today()
@@ -345,7 +335,7 @@ def credentials():
                 recorded_by=current_user,
             )
         except ValidationError as exc:
-            _field_errors(form, exc, {"code": "credential"})
+            show_errors(form, exc, {"code": "credential"})
         else:
             until = f" until {cert.expires_on.isoformat()}" if cert.expires_on else ""
             flash(f"{credential.name} recorded{until}.", "success")
