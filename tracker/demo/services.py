@@ -250,7 +250,55 @@ def build_demo(session: Session, today: dt.date) -> list[tuple[str, str, str]]:
             _add_person(
                 session, today, person, team, managers[manager_key], courses, exams, credentials
             )
+    _add_careers(session, today, managers["omar"], credentials)
     return logins
+
+
+# Specialities of the Borealis team: (person, speciality code, proficiency 0-4).
+SKILLS = [
+    ("Grace Liu", "infiniband-rdma", 4),
+    ("Grace Liu", "nccl", 3),
+    ("Diego Alvarez", "liquid-cooling", 3),
+    ("Diego Alvarez", "nccl", 3),
+    ("Hana Sato", "infiniband-rdma", 3),
+    ("Ines Costa", "parallel-fs-gds", 3),
+    ("Felix Wagner", "mig", 2),
+    ("Kofi Mensah", "kubernetes", 2),
+]
+
+
+def _add_careers(
+    session: Session, today: dt.date, manager: Engineer, credentials: dict[str, Credential]
+) -> None:
+    """Give the careers pages something to show: bonuses, skills, evidence, an apprenticeship."""
+    from tracker.careers import services as careers
+    from tracker.catalog.models import Speciality
+
+    careers.set_bonus(session, credentials["NCA-AIIO"], 1000)
+    careers.set_bonus(session, credentials["NCP-AII"], 2500)
+    people = {e.name: e for e in session.scalars(select(Engineer))}
+    specialities = {s.code: s for s in session.scalars(select(Speciality))}
+    for name, code, proficiency in SKILLS:
+        # Self-assessed, then confirmed by the manager for most of them.
+        careers.assess(session, people[name], specialities[code], proficiency, people[name])
+        if proficiency >= 3:
+            careers.assess(session, people[name], specialities[code], proficiency, manager)
+    careers.record_evidence(
+        session,
+        people["Grace Liu"],
+        "deployment",
+        "Led the 2,048-GPU Cygnus build-out",
+        add_months(today, -10),
+        today,
+    )
+    careers.create_apprenticeship(
+        session,
+        people["Kofi Mensah"],
+        people["Diego Alvarez"],
+        today,
+        4,
+        today,
+    )
 
 
 def _add_person(
