@@ -1141,34 +1141,6 @@ def read_rows(text: str, kind: ImportKind) -> list[tuple[int, Row]]:
     return rows
 
 
-def import_people(
-    session: Session, text: str, today: dt.date, actor: Engineer | None = None
-) -> ImportResult:
-    """Import people (and their accounts); see IMPORT_KINDS["people"] for the columns."""
-    return import_csv(session, "people", text, today, actor)
-
-
-def import_hours(
-    session: Session, text: str, today: dt.date, actor: Engineer | None = None
-) -> ImportResult:
-    """Import hour logs of people already in the tracker."""
-    return import_csv(session, "hours", text, today, actor)
-
-
-def import_attempts(
-    session: Session, text: str, today: dt.date, actor: Engineer | None = None
-) -> ImportResult:
-    """Import exam attempts; a pass creates the certification, as on the exam form."""
-    return import_csv(session, "attempts", text, today, actor)
-
-
-def import_credentials(
-    session: Session, text: str, today: dt.date, actor: Engineer | None = None
-) -> ImportResult:
-    """Import credentials earned elsewhere, with their evidence."""
-    return import_csv(session, "credentials", text, today, actor)
-
-
 def import_csv(
     session: Session, kind: str, text: str, today: dt.date, actor: Engineer | None = None
 ) -> ImportResult:
