@@ -10,6 +10,7 @@ Environment:
   BENCH_CLIENTS               concurrent HTTP clients (default 8)
   BENCH_NOTICES               notices delivered over SMTP per run (default 300)
   BENCH_LOAD=1                also run the load test (bench/load.py) on both databases
+  BENCH_FIGURES               which groups to measure (default pages,reminders,http)
 
 Prints a table and writes bench/results.json. Exits 0 whether or not a target is
 met (the table and the JSON say which); 1 when a step fails.
@@ -463,6 +464,9 @@ def table(figures: Figures, checks: list[dict]) -> str:
 def main() -> int:
     started = time.monotonic()
     run_sizes = sizes()
+    groups = {
+        g.strip() for g in (os.environ.get("BENCH_FIGURES") or "pages,reminders,http").split(",")
+    }
     db = Database.choose()
     today = dt.datetime.now(dt.UTC).date()
     log(f"benchmarks on {db.label} ({db.url}), sizes {run_sizes}, today {today}")
@@ -490,9 +494,12 @@ def main() -> int:
                 rows=generated.rows,
             )
             admin, password = generated.admin_email, generated.password
-            bench_pages(db.url, size, admin, password, today, figures)
-            bench_reminders(db.url, size, today, figures)
-            bench_http(db.url, size, admin, password, today, figures)
+            if "pages" in groups:
+                bench_pages(db.url, size, admin, password, today, figures)
+            if "reminders" in groups:
+                bench_reminders(db.url, size, today, figures)
+            if "http" in groups:
+                bench_http(db.url, size, admin, password, today, figures)
             db.drop()
     finally:
         db.drop()
