@@ -20,11 +20,14 @@ from tracker.config import PROJECT_ROOT
 from tracker.db import Base, make_engine
 
 SEED = PROJECT_ROOT / "seed" / "catalog.toml"
+# The catalog's content: not the one bookkeeping row of its version stamp.
 CATALOG_TABLES = sorted(
     {
         obj.__table__.name
         for obj in vars(catalog_models).values()
-        if isinstance(obj, type) and issubclass(obj, Base) and obj is not Base
+        if isinstance(obj, type)
+        and issubclass(obj, Base)
+        and obj not in (Base, catalog_models.CatalogVersion)
     }
 )
 

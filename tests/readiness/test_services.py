@@ -23,6 +23,7 @@ from tests.readiness.helpers import (
     seat_names,
 )
 from tracker.catalog.models import TeamTemplate
+from tracker.catalog.snapshot import forget_snapshots
 from tracker.people.models import Team
 from tracker.people.services import set_active
 from tracker.progress.services import Status
@@ -607,8 +608,12 @@ def _build_team(db: Session, size: int, gpus: int) -> int:
 
 
 def _statements(db: Session, team_id: int) -> tuple[int, int]:
-    """Count the statements of a cold team_readiness call and of reading its result."""
+    """Count the statements of a cold team_readiness call and of reading its result.
+
+    Cold: nothing in the session, and no copy of the catalog in the process.
+    """
     db.expunge_all()
+    forget_snapshots()
     crew = db.get(Team, team_id)
     assert crew is not None
     statements: list[str] = []

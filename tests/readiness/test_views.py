@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.readiness.helpers import FAR, LONG_AGO, D, person
+from tracker.catalog.snapshot import forget_snapshots
 from tracker.people.models import Engineer, Team
 from tracker.people.services import set_active
 from tracker.progress.models import Certification, HourLog
@@ -1150,13 +1151,21 @@ def test_pages_issue_the_same_queries_for_a_ten_times_larger_organisation(
         assert response.status_code == 200
         return response.get_data(as_text=True)
 
-    few, small_html = count_statements(db, get)
+    def cold_and_warm() -> tuple[tuple[int, int], str]:
+        """Count a request with no copy of the catalog in the process, then one with it."""
+        forget_snapshots()
+        cold, html = count_statements(db, get)
+        warm, _ = count_statements(db, get)
+        assert warm < cold  # the second reads the catalog from the process's copy
+        return (cold, warm), html
+
+    few, small_html = cold_and_warm()
     for n, crew in enumerate(teams):
         grow(db, crew, 27, f"L{n}-")
     for n in range(27):
         boss = factories.engineer(db, name=f"Boss {n}", access_role="manager")
         grow(db, factories.team(db, gpus=2000, name=f"R{n:02d}", manager=boss), 3, f"R{n}-")
-    many, large_html = count_statements(db, get)
+    many, large_html = cold_and_warm()
 
     # The pages did grow.
     if page.startswith("/teams/"):
@@ -1164,4 +1173,4 @@ def test_pages_issue_the_same_queries_for_a_ten_times_larger_organisation(
     else:
         assert "R26" in large_html and "R26" not in small_html
     assert few == many, f"{few} statements for the small organisation, {many} for the large"
-    assert 0 < few <= 40
+    assert 0 < few[1] < few[0] <= 40

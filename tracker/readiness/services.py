@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterable, Sequence
+import heapq
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import NamedTuple
 
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, Select, bindparam, func, select
 from sqlalchemy.orm import Session, joinedload, selectinload
 
 from tracker.catalog.models import (
@@ -20,6 +21,7 @@ from tracker.catalog.models import (
     TemplateSlot,
     TrainingStrategy,
 )
+from tracker.catalog.snapshot import CredentialInfo, SlotInfo, TemplateInfo, catalog_snapshot
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer, JobRoleAssignment, Team
 from tracker.progress.models import Certification
@@ -58,49 +60,133 @@ def load_templates(session: Session) -> list[TeamTemplate]:
     )
 
 
-@dataclass(frozen=True)
 class Member:
-    """An engineer with what readiness reads: job roles, level and certifications."""
+    """An engineer with what readiness reads: job roles, level and certifications.
+
+    Plain values read once: matching asks for every slot of every template and
+    date, and plain values are many times cheaper to read than mapped
+    attributes (or cached properties). Compares like the (engineer,
+    certifications) pair it stands for.
+    """
+
+    __slots__ = (
+        "_certifications",
+        "_credentials",
+        "_rows",
+        "_valid",
+        "engineer",
+        "id",
+        "level",
+        "name",
+        "role_codes",
+    )
 
     engineer: Engineer | Person
-    certifications: tuple[Certification | HeldCertification, ...]
+    id: int
+    name: str
+    level: int
+    role_codes: frozenset[str]
+
+    def __init__(
+        self,
+        engineer: Engineer | Person,
+        certifications: Iterable[Certification | HeldCertification],
+    ) -> None:
+        certs = tuple(certifications)
+        self._set(
+            engineer,
+            [(c.id, c.engineer_id, c.credential_id, c.earned_on, c.expires_on) for c in certs],
+        )
+        self._certifications: tuple[Certification | HeldCertification, ...] | None = certs
+        self._credentials: Mapping[int, Credential | CredentialInfo] | None = None
+
+    @classmethod
+    def _of_rows(
+        cls,
+        person: Person,
+        rows: Sequence[tuple[int, int, int, dt.date, dt.date | None]],
+        credentials: Mapping[int, Credential | CredentialInfo],
+    ) -> Member:
+        """A member from certification rows (id, engineer, credential, earned, expires).
+
+        Matching reads the rows alone; the `HeldCertification`s, which name
+        their credential, are made when first asked for (a page names few).
+        """
+        member = cls.__new__(cls)
+        member._set(person, rows)
+        member._certifications = None
+        member._credentials = credentials
+        return member
+
+    def _set(self, engineer: Engineer | Person, rows: Sequence[tuple]) -> None:
+        self.engineer = engineer
+        self.id = engineer.id
+        self.name = engineer.name
+        self.level = engineer.level
+        self.role_codes = engineer.job_role_codes
+        self._rows = rows
+        self._valid: dict[dt.date, frozenset[int]] = {}
 
     @property
-    def id(self) -> int:
-        return self.engineer.id
+    def certifications(self) -> tuple[Certification | HeldCertification, ...]:
+        certs = self._certifications
+        if certs is None:
+            credentials = self._credentials
+            assert credentials is not None
+            certs = self._certifications = tuple(
+                HeldCertification(*row, credentials[row[2]]) for row in self._rows
+            )
+        return certs
 
     @property
-    def name(self) -> str:
-        return self.engineer.name
-
-    # Read once: matching asks for every slot of every template and date, and
-    # plain values are many times cheaper to read than mapped attributes.
-    @cached_property
-    def level(self) -> int:
-        return self.engineer.level
-
-    @cached_property
-    def role_codes(self) -> frozenset[str]:
-        return self.engineer.job_role_codes
-
-    @cached_property
     def held(self) -> tuple[tuple[int, dt.date, dt.date | None], ...]:
         """Return (credential id, earned on, expires on) of every certification."""
-        return tuple((c.credential_id, c.earned_on, c.expires_on) for c in self.certifications)
+        return tuple((c, earned, expires) for _, _, c, earned, expires in self._rows)
 
-    @cached_property
-    def _periods(self) -> dict[frozenset[int], tuple[tuple[dt.date, dt.date | None], ...]]:
-        return {}
+    def __repr__(self) -> str:
+        return f"Member({self.engineer!r}, {self.certifications!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Member):
+            return NotImplemented
+        return (self.engineer, self.certifications) == (other.engineer, other.certifications)
+
+    def __hash__(self) -> int:
+        return hash((self.engineer, self.certifications))
+
+    def valid_on(self, on: dt.date) -> frozenset[int]:
+        """Return the ids of the credentials this member holds a valid certification of on `on`."""
+        valid = self._valid.get(on)
+        if valid is None:
+            valid = frozenset(
+                [
+                    c
+                    for _, _, c, earned, expires in self._rows
+                    if earned <= on and (expires is None or on <= expires)
+                ]
+            )
+            self._valid[on] = valid
+        return valid
 
     def holds(self, wanted: frozenset[int], on: dt.date) -> bool:
         """Return whether a certification of one of `wanted` is valid on `on`."""
-        periods = self._periods.get(wanted)
-        if periods is None:
-            periods = tuple((e, x) for c, e, x in self.held if c in wanted)
-            self._periods[wanted] = periods
-        return any(
-            earned <= on and (expires is None or on <= expires) for earned, expires in periods
-        )
+        return not wanted.isdisjoint(self.valid_on(on))
+
+    def latest(
+        self, wanted: frozenset[int], on: dt.date
+    ) -> Certification | HeldCertification | None:
+        """Return the newest certification of one of `wanted` earned by `on`, valid or not.
+
+        What `latest_for` returns of the certifications earned by `on`.
+        """
+        best = None
+        best_key = None
+        for i, (cert_id, _, credential_id, earned, _) in enumerate(self._rows):
+            if credential_id in wanted and earned <= on:
+                key = (earned, cert_id or 0)
+                if best_key is None or key > best_key:
+                    best, best_key = i, key
+        return None if best is None else self.certifications[best]
 
 
 class Person(NamedTuple):
@@ -127,42 +213,99 @@ class HeldCertification(NamedTuple):
     credential: Credential
 
 
-def load_members(session: Session, team_ids: Iterable[int]) -> dict[int, list[Member]]:
+def load_members(
+    session: Session,
+    team_ids: Iterable[int] | None,
+    credentials: Mapping[int, Credential | CredentialInfo] | None = None,
+) -> dict[int, list[Member]]:
     """Return the active members of teams with job roles and certifications.
 
-    Four queries however many people the teams hold, none per person, and
-    plain rows rather than mapped entities: an organisation's page reads tens
-    of thousands of certifications, and building an entity for each would
-    cost many times the query. Members carry a `Person` and `HeldCertification`s,
-    which read like the engineer and the certifications they stand for.
+    Two queries however many people the teams hold (three without
+    `credentials`), none per person, and plain rows rather than mapped
+    entities: an organisation's page reads tens of thousands of
+    certifications, and building an entity for each would cost many times the
+    query. Members carry a `Person` and `HeldCertification`s, which read like
+    the engineer and the certifications they stand for.
+
+    `team_ids` None means every team. With `credentials` (id -> credential,
+    e.g. a catalog snapshot's) the certifications point at those, and the
+    query that loads the credentials held is not needed.
     """
+    params: dict[str, object] = {}
+    if team_ids is None:
+        people, certs = _MEMBER_QUERIES["all"]
+    else:
+        ids = list(team_ids)
+        if not ids:
+            return {}
+        if len(ids) == 1:
+            people, certs = _MEMBER_QUERIES["one"]
+            params = {"team_id": ids[0]}
+        else:
+            people, certs = _member_queries(Engineer.team_id.in_(ids))
+    if session.autoflush:
+        session.flush()
+    # Plain rows (Core), not the ORM's: nothing here becomes an entity; and
+    # fetched at once, not row by row.
+    connection = session.connection()
+    if credentials is None:
+        held = certs.with_only_columns(Certification.credential_id).distinct()
+        credentials = {
+            c.id: c
+            for c in session.scalars(
+                select(Credential).where(Credential.id.in_(held.scalar_subquery())), params
+            )
+        }
+    by_engineer: dict[int, list] = {}
+    cert_rows = connection.execute(certs, params).all()
+    for row in cert_rows:
+        by_engineer.setdefault(row[1], []).append(row)
+    missing = {row[2] for row in cert_rows}.difference(credentials)
+    if missing:
+        # Made after the snapshot was (an engineer's new credential, just now).
+        credentials = {**credentials, **{c: _credential(session, c) for c in missing}}
+    members: dict[int, list[Member]] = {}
+    of_rows = Member._of_rows
+    # One row per engineer and current job role (one without a role), by name.
+    person = None
+    for *row, code in connection.execute(people, params).all():
+        if person is None or person.id != row[0]:
+            person = Person(*row, job_role_codes=frozenset())
+            members.setdefault(person.team_id, []).append(
+                of_rows(person, by_engineer.get(person.id, ()), credentials)
+            )
+        if code is not None:
+            member = members[person.team_id][-1]
+            person = person._replace(job_role_codes=person.job_role_codes | {code})
+            member.engineer, member.role_codes = person, person.job_role_codes
+    return members
+
+
+def _member_queries(team: ColumnElement[bool]) -> tuple[Select, Select]:
+    """Return the queries of `load_members` for the active engineers of teams (`team`)."""
     from tracker.catalog.models import JobRole
 
-    ids = list(team_ids)
-    if not ids:
-        return {}
-    members_of = (Engineer.team_id.in_(ids), Engineer.active.is_(True))
-    roles: dict[int, set[str]] = {}
-    for engineer_id, code in session.execute(
-        select(JobRoleAssignment.engineer_id, JobRole.code)
-        .join(JobRole, JobRole.id == JobRoleAssignment.job_role_id)
-        .join(Engineer, Engineer.id == JobRoleAssignment.engineer_id)
-        .where(*members_of, JobRoleAssignment.ended_on.is_(None))
-    ):
-        roles.setdefault(engineer_id, set()).add(code)
-    held = (
-        select(Certification.credential_id)
-        .join(Engineer, Engineer.id == Certification.engineer_id)
-        .where(*members_of)
-    )
-    credentials = {
-        c.id: c
-        for c in session.scalars(
-            select(Credential).where(Credential.id.in_(held.distinct().scalar_subquery()))
+    members_of = (team, Engineer.active.is_(True))
+    people = (
+        select(
+            Engineer.id,
+            Engineer.name,
+            Engineer.email,
+            Engineer.level,
+            Engineer.team_id,
+            Engineer.hired_on,
+            Engineer.experience_months,
+            JobRole.code,
         )
-    }
-    by_engineer: dict[int, list[HeldCertification]] = {}
-    for cert_id, engineer_id, credential_id, earned_on, expires_on in session.execute(
+        .outerjoin(
+            JobRoleAssignment,
+            (JobRoleAssignment.engineer_id == Engineer.id) & JobRoleAssignment.ended_on.is_(None),
+        )
+        .outerjoin(JobRole, JobRole.id == JobRoleAssignment.job_role_id)
+        .where(*members_of)
+        .order_by(Engineer.name, Engineer.id)
+    )
+    certs = (
         select(
             Certification.id,
             Certification.engineer_id,
@@ -172,35 +315,22 @@ def load_members(session: Session, team_ids: Iterable[int]) -> dict[int, list[Me
         )
         .join(Engineer, Engineer.id == Certification.engineer_id)
         .where(*members_of)
-    ):
-        by_engineer.setdefault(engineer_id, []).append(
-            HeldCertification(
-                cert_id,
-                engineer_id,
-                credential_id,
-                earned_on,
-                expires_on,
-                credentials[credential_id],
-            )
-        )
-    members: dict[int, list[Member]] = {}
-    for row in session.execute(
-        select(
-            Engineer.id,
-            Engineer.name,
-            Engineer.email,
-            Engineer.level,
-            Engineer.team_id,
-            Engineer.hired_on,
-            Engineer.experience_months,
-        )
-        .where(*members_of)
-        .order_by(Engineer.name, Engineer.id)
-    ):
-        person = Person(*row, job_role_codes=frozenset(roles.get(row.id, ())))
-        member = Member(person, tuple(by_engineer.get(person.id, ())))
-        members.setdefault(person.team_id, []).append(member)
-    return members
+    )
+    return people, certs
+
+
+# Built once: an organisation's teams, and one team (:team_id).
+_MEMBER_QUERIES = {
+    "all": _member_queries(Engineer.team_id.is_not(None)),
+    "one": _member_queries(Engineer.team_id == bindparam("team_id")),
+}
+
+
+def _credential(session: Session, credential_id: int) -> Credential:
+    """Load a credential a snapshot lacks (made after it: a race with an engineer's new one)."""
+    credential = session.get(Credential, credential_id)
+    assert credential is not None  # the certification's foreign key
+    return credential
 
 
 # --- the rules --------------------------------------------------------------
@@ -249,10 +379,11 @@ def lacks(member: Member, slot: TemplateSlot, on: dt.date) -> list[str]:
         missing.append(f"level {slot.min_level} (is {member.level})")
     elif member.level > slot.max_level:
         missing.append(f"level at most {slot.max_level} (is {member.level})")
-    certs = member.certifications
+    valid = member.valid_on(on)
     for credential in slot.credentials:
-        if holding(certs, credential, on) is None:
-            last = latest_for((c for c in certs if c.earned_on <= on), credential)
+        wanted = credential.satisfying_ids()
+        if wanted.isdisjoint(valid):  # holding(...) is None, without scanning the list
+            last = member.latest(wanted, on)
             if last is not None and last.expires_on is not None and last.expires_on < on:
                 # Name what lapsed (NCA-AIIO), not the group the seat asks for.
                 lapsed = last.credential.code
@@ -272,7 +403,13 @@ class SlotNeeds:
     credentials: tuple[frozenset[int], ...]
 
     @classmethod
-    def of(cls, slot: TemplateSlot) -> SlotNeeds:
+    def of(cls, slot: TemplateSlot | SlotInfo) -> SlotNeeds:
+        if isinstance(slot, SlotInfo):
+            return _needs_of_info(slot)
+        return cls._of(slot)
+
+    @classmethod
+    def _of(cls, slot: TemplateSlot | SlotInfo) -> SlotNeeds:
         return cls(
             slot.job_role.code,
             slot.min_level,
@@ -282,18 +419,33 @@ class SlotNeeds:
 
     def lacking(self, member: Member, on: dt.date) -> int:
         """Return how many things `lacks` names: job role, level, each credential not held."""
-        return (
-            (self.role not in member.role_codes)
-            + (not self.min_level <= member.level <= self.max_level)
-            + sum(1 for wanted in self.credentials if not member.holds(wanted, on))
+        missing = (self.role not in member.role_codes) + (
+            not self.min_level <= member.level <= self.max_level
         )
+        if self.credentials:
+            valid = member.valid_on(on)
+            for wanted in self.credentials:
+                if wanted.isdisjoint(valid):
+                    missing += 1
+        return missing
 
     def met_by(self, member: Member, on: dt.date) -> bool:
-        return (
-            self.role in member.role_codes
-            and self.min_level <= member.level <= self.max_level
-            and all(member.holds(wanted, on) for wanted in self.credentials)
-        )
+        if self.role not in member.role_codes or not (
+            self.min_level <= member.level <= self.max_level
+        ):
+            return False
+        if self.credentials:
+            valid = member.valid_on(on)
+            for wanted in self.credentials:
+                if wanted.isdisjoint(valid):
+                    return False
+        return True
+
+
+@lru_cache(maxsize=1024)
+def _needs_of_info(slot: SlotInfo) -> SlotNeeds:
+    """A snapshot's slot never changes: work out what it asks once."""
+    return SlotNeeds._of(slot)
 
 
 def fits(member: Member, slot: TemplateSlot, on: dt.date) -> bool:
@@ -316,13 +468,20 @@ def max_matching(
     matching (`start`) keeps its seats filled: augmenting paths only add.
     `preference(seat, engineer)` orders who a seat tries first.
     """
-    engineer_of = {e: s for s, e in (start or {}).items()}  # engineer -> seat
     candidates = []
     for s in range(len(seats)):
         fitting = [e for e in range(len(engineers)) if fit.get((s, e), False)]
         if preference is not None:
             fitting.sort(key=lambda e, s=s: preference(s, e))
         candidates.append(fitting)
+    return _kuhn(candidates, start)
+
+
+def _kuhn(
+    candidates: Sequence[Sequence[int]], start: dict[int, int] | None = None
+) -> dict[int, int]:
+    """`max_matching` on each seat's fitting engineers, in the order each seat tries them."""
+    engineer_of = {e: s for s, e in (start or {}).items()}  # engineer -> seat
 
     def place(seat: int, visited: set[int]) -> bool:
         for e in candidates[seat]:
@@ -335,7 +494,7 @@ def max_matching(
         return False
 
     matched = set(engineer_of.values())
-    for seat in range(len(seats)):
+    for seat in range(len(candidates)):
         if seat not in matched:
             place(seat, set())
     return {seat: e for e, seat in engineer_of.items()}
@@ -375,7 +534,8 @@ class TeamReadiness:
     seats: list[SeatResult]
     team_credentials: list[TeamCredentialResult]
 
-    @property
+    # Counted once: the organisation page reads them for hundreds of teams.
+    @cached_property
     def filled(self) -> int:
         return sum(1 for s in self.seats if s.member is not None)
 
@@ -383,11 +543,11 @@ class TeamReadiness:
     def total(self) -> int:
         return len(self.seats)
 
-    @property
+    @cached_property
     def percent(self) -> float:
-        return round(self.filled / self.total * 100, 1) if self.total else 100.0
+        return _percent(self.filled, self.total)
 
-    @property
+    @cached_property
     def gaps(self) -> list[SeatResult]:
         return [s for s in self.seats if s.member is None]
 
@@ -407,21 +567,11 @@ def readiness(
     """
     gpus = team.gpus if gpus is None else gpus
     template = choose_template(templates, gpus)
-    seats = seats_of(template)
-    # Seats of one slot ask the same: judge each member once per slot.
-    slot_fit = {}
-    for slot in template.slots:
-        needs = SlotNeeds.of(slot)
-        for e, member in enumerate(members):
-            slot_fit[(slot.id, e)] = needs.met_by(member, on)
-    fit = {
-        (s, e): slot_fit[(slot_id, e)]
-        for s, slot_id in enumerate([seat.slot.id for seat in seats])
-        for e in range(len(members))
-    }
-    matching = max_matching(seats, members, fit)
+    seats = _seats(template)
+    people = _judged(members, on)
+    matching = _kuhn(_seat_candidates(template, seats, people))
     assigned = set(matching.values())
-    free = [e for i, e in enumerate(members) if i not in assigned]
+    free = [p for p in people if p[0] not in assigned]
     results = []
     nearest: dict[int, list[Candidate]] = {}
     for s, seat in enumerate(seats):
@@ -434,18 +584,100 @@ def readiness(
         if seat.slot.id not in nearest:
             # Rank by how many things each lacks (counted cheaply, as `lacks`
             # would list them), then word what the nearest few lack.
-            needs = SlotNeeds.of(seat.slot)
-            ranked = sorted(free, key=lambda m: (needs.lacking(m, on), m.name, m.id))
+            ranked = heapq.nsmallest(NEAREST_CANDIDATES, _lacking(seat.slot, free))
             nearest[seat.slot.id] = [
-                Candidate(m, lacks(m, seat.slot, on)) for m in ranked[:NEAREST_CANDIDATES]
+                Candidate(members[e], lacks(members[e], seat.slot, on)) for *_, e in ranked
             ]
         results.append(SeatResult(seat, None, list(nearest[seat.slot.id])))
     team_credentials = [
-        TeamCredentialResult(credential, [m for m in members if m.holds(wanted, on)])
+        TeamCredentialResult(
+            credential, [m for _, m, _, _, valid in people if not wanted.isdisjoint(valid)]
+        )
         for credential in template.team_credentials
         for wanted in [credential.satisfying_ids()]
     ]
     return TeamReadiness(team, gpus, on, template, results, team_credentials)
+
+
+def _seats(template: TeamTemplate | TemplateInfo) -> list[Seat]:
+    if isinstance(template, TemplateInfo):
+        return _seats_of_info(template)
+    return seats_of(template)
+
+
+@lru_cache(maxsize=256)
+def _seats_of_info(template: TemplateInfo) -> list[Seat]:
+    """A snapshot's template never changes: its seats are made once (callers only read them)."""
+    return seats_of(template)
+
+
+# A member as matching reads it: (index, member, job roles, level, credential
+# ids held valid on the day).
+Judged = tuple[int, Member, frozenset[str], int, frozenset[int]]
+
+
+def _judged(members: Sequence[Member], on: dt.date) -> list[Judged]:
+    return [(e, m, m.role_codes, m.level, m.valid_on(on)) for e, m in enumerate(members)]
+
+
+def _seat_candidates(
+    template: TeamTemplate | TemplateInfo, seats: Sequence[Seat], people: Sequence[Judged]
+) -> list[list[int]]:
+    """Return, for each seat, the members (indices, in order) who fit it.
+
+    Seats of one slot ask the same: each member is judged once per slot.
+    SlotNeeds.met_by, inlined: this runs for every member, slot and date.
+    """
+    fitting: dict[int, list[int]] = {}
+    for slot in template.slots:
+        needs = SlotNeeds.of(slot)
+        role, low, high, wanted = needs.role, needs.min_level, needs.max_level, needs.credentials
+        if not wanted:
+            fitting[slot.id] = [
+                e for e, _, roles, level, _ in people if role in roles and low <= level <= high
+            ]
+        elif len(wanted) == 1:
+            only = wanted[0]
+            fitting[slot.id] = [
+                e
+                for e, _, roles, level, valid in people
+                if role in roles and low <= level <= high and not only.isdisjoint(valid)
+            ]
+        else:
+            fitting[slot.id] = [
+                e
+                for e, _, roles, level, valid in people
+                if role in roles
+                and low <= level <= high
+                and not any(w.isdisjoint(valid) for w in wanted)
+            ]
+    return [fitting[seat.slot.id] for seat in seats]
+
+
+def _lacking(
+    slot: TemplateSlot | SlotInfo, free: Iterable[Judged]
+) -> list[tuple[int, str, int, int]]:
+    """Return (how many things `lacks` names, name, id, index) of each free member for a slot.
+
+    SlotNeeds.lacking, inlined: this runs for every free member and open slot.
+    """
+    needs = SlotNeeds.of(slot)
+    role, low, high, wanted = needs.role, needs.min_level, needs.max_level, needs.credentials
+    return [
+        (
+            (role not in roles)
+            + (not low <= level <= high)
+            + sum([w.isdisjoint(valid) for w in wanted]),
+            m.name,
+            m.id,
+            e,
+        )
+        for e, m, roles, level, valid in free
+    ]
+
+
+def _percent(filled: int, total: int) -> float:
+    return round(filled / total * 100, 1) if total else 100.0
 
 
 @dataclass(frozen=True)
@@ -466,11 +698,24 @@ def forecast(
 ) -> list[ForecastPoint]:
     """Return readiness on the first day of each of the next `months` months, without renewals."""
     first = dt.date(today.year, today.month, 1)
-    points = []
+    gpus = team.gpus if gpus is None else gpus
+    points: list[ForecastPoint] = []
+    if months < 1:
+        return points
+    template = choose_template(templates, gpus)
+    seats = _seats(template)
+    total = len(seats)
+    # Months in which the same people fit the same seats fill as many: the
+    # matching is only run for each new pattern of fits.
+    filled_for: dict[tuple[tuple[int, ...], ...], int] = {}
     for n in range(1, months + 1):
         on = add_months(first, n)
-        result = readiness(team, members, templates, on, gpus, candidates=False)
-        points.append(ForecastPoint(on, result.filled, result.total, result.percent))
+        candidates = _seat_candidates(template, seats, _judged(members, on))
+        pattern = tuple(map(tuple, candidates))
+        filled = filled_for.get(pattern)
+        if filled is None:
+            filled = filled_for[pattern] = len(_kuhn(candidates))
+        points.append(ForecastPoint(on, filled, total, _percent(filled, total)))
     return points
 
 
@@ -478,8 +723,9 @@ def team_readiness(
     session: Session, team: Team, on: dt.date, gpus: int | None = None
 ) -> TeamReadiness:
     """Load a team's snapshot and judge its readiness on `on` (a bounded number of queries)."""
-    members = load_members(session, [team.id]).get(team.id, [])
-    return readiness(team, members, load_templates(session), on, gpus)
+    catalog = catalog_snapshot(session)
+    members = load_members(session, [team.id], catalog.credentials).get(team.id, [])
+    return readiness(team, members, catalog.templates, on, gpus)
 
 
 # --- heat map ---------------------------------------------------------------
@@ -876,19 +1122,21 @@ def team_page(
     session: Session, team: Team, on: dt.date, gpus: int | None = None, months: int = 12
 ) -> TeamPage:
     """Gather a team page's readiness, heat map, progress and forecast in a fixed set of queries."""
-    from tracker.progress.services import logged_hours_for, path_progress, paths_with_courses
+    from tracker.progress.services import path_progress
 
-    members = load_members(session, [team.id]).get(team.id, [])
-    templates = load_templates(session)
+    catalog = catalog_snapshot(session)
+    members = load_members(session, [team.id], catalog.credentials).get(team.id, [])
+    templates = catalog.templates
     result = readiness(team, members, templates, on, gpus)
-    paths = paths_with_courses(session)
+    paths = catalog.paths
     columns = heat_columns(result.template, [p.exam.credential for p in paths if p.exam])
-    logged = logged_hours_for(session, [m.id for m in members])
+    logged = _logged_hours_of_team(session, team.id)
+    no_hours: dict[int, Decimal] = {}
     rows = [
         HeatRow(
             m,
             [heat_cell(m, c, on) for c in columns],
-            [path_progress(p, logged.get(m.id, {})) for p in paths],
+            [path_progress(p, logged.get(m.id, no_hours)) for p in paths],
         )
         for m in members
     ]
@@ -906,11 +1154,26 @@ def team_page(
     return TeamPage(result, columns, rows, expiring, points)
 
 
+def _logged_hours_of_team(session: Session, team_id: int) -> dict[int, dict[int, Decimal]]:
+    """Return engineer id -> course id -> hours logged, for a team's active members (one query)."""
+    from tracker.progress.models import HourLog
+
+    result: dict[int, dict[int, Decimal]] = {}
+    for engineer_id, course_id, total in session.execute(
+        select(HourLog.engineer_id, HourLog.course_id, func.sum(HourLog.hours))
+        .join(Engineer, Engineer.id == HourLog.engineer_id)
+        .where(Engineer.team_id == team_id, Engineer.active.is_(True))
+        .group_by(HourLog.engineer_id, HourLog.course_id)
+    ):
+        result.setdefault(engineer_id, {})[course_id] = total
+    return result
+
+
 def organisation(session: Session, on: dt.date) -> list[TeamReadiness]:
     """Return every team's readiness on `on` (the admins' organisation page)."""
     teams = list(
         session.scalars(select(Team).options(joinedload(Team.manager)).order_by(Team.name))
     )
-    members = load_members(session, [t.id for t in teams])
-    templates = load_templates(session)
-    return [readiness(t, members.get(t.id, []), templates, on) for t in teams]
+    catalog = catalog_snapshot(session)
+    members = load_members(session, None, catalog.credentials)
+    return [readiness(t, members.get(t.id, []), catalog.templates, on) for t in teams]

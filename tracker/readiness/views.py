@@ -7,6 +7,7 @@ import io
 
 from flask import Blueprint, Response, abort, render_template, request
 from flask_login import current_user
+from markupsafe import Markup
 from sqlalchemy import select
 
 from tracker.catalog.models import RoiLine
@@ -20,6 +21,43 @@ from tracker.web import role_required, today
 
 bp = Blueprint("readiness", __name__)
 MANAGERS = ("manager", "admin")
+
+DRAWN_KEPT = 4096
+
+
+@bp.record_once
+def _add_drawing_helpers(state) -> None:
+    """Give the app's templates macros drawn once per set of arguments.
+
+    A heat map draws hundreds of cells and badges, and a macro call costs many
+    times a lookup; the macros stay the one drawing of a cell and a badge.
+    `cached_badge(status, days_left)` is _macros/status.html's `status_badge`,
+    `heat_cells(cells)` the `heat_cell` of _macros/readiness.html for each cell.
+    """
+    env = state.app.jinja_env
+    drawn: dict[tuple, Markup] = {}
+
+    def draw(template: str, name: str, *args: object) -> Markup:
+        key = (template, name, *args)
+        markup = drawn.get(key)
+        if markup is None:
+            if len(drawn) >= DRAWN_KEPT or env.auto_reload:
+                drawn.clear()  # templates may change under a reloading server
+            macro = getattr(env.get_template(template).module, name)
+            markup = drawn[key] = Markup(macro(*args))
+        return markup
+
+    def cached_badge(status: str, days_left: int | None = None) -> Markup:
+        return draw("_macros/status.html", "status_badge", status, days_left)
+
+    def heat_cells(cells: list[services.HeatCell]) -> Markup:
+        macros = "_macros/readiness.html"
+        return Markup("").join(
+            [draw(macros, "heat_cell", c.status.value, c.days_left) for c in cells]
+        )
+
+    env.globals["cached_badge"] = cached_badge
+    env.globals["heat_cells"] = heat_cells
 
 
 def _team_or_404(team_id: int) -> Team:
