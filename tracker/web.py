@@ -7,6 +7,7 @@ from decimal import Decimal
 
 from flask import Flask, Response, abort, g, jsonify, render_template, request
 from flask import session as cookie_session
+from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
 from sqlalchemy.exc import DBAPIError, OperationalError
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
@@ -43,6 +44,28 @@ NAV_ITEMS = [
 
 def _wants_json() -> bool:
     return request.path.startswith("/api/")
+
+
+class CookieSessionOutsideApi(SecureCookieSessionInterface):
+    """The signed session cookie for the pages; none for the JSON API.
+
+    The API authenticates by bearer token only (no cookies, so no CSRF): its
+    requests get an empty session without reading the cookie, and its answers
+    never set one. That also spares each API call the cookie's signing setup.
+    """
+
+    def open_session(self, app: Flask, request) -> SecureCookieSession | None:
+        if request.path.startswith("/api/"):
+            return self.session_class()
+        return super().open_session(app, request)
+
+    def save_session(self, app: Flask, session, response: Response) -> None:
+        if request.path.startswith("/api/"):
+            return
+        super().save_session(app, session, response)
+
+
+FORM_MIMETYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 
 
 DATABASE_UNAVAILABLE = (
@@ -105,6 +128,7 @@ def init_app(app: Flask) -> None:
     app.add_template_filter(format_hours, "hours")
     # Before any blueprint adds its rules, which read the converters.
     app.url_map.converters["int"] = IdConverter
+    app.session_interface = CookieSessionOutsideApi()
 
     @app.context_processor
     def navigation():
@@ -114,7 +138,11 @@ def init_app(app: Flask) -> None:
     @app.before_request
     def refuse_nul_characters() -> None:
         # No text column takes NUL (PostgreSQL refuses it): a clear 400, never a 500.
-        for values in (request.args, request.form):
+        # Only a form body fills request.form: a JSON body is not parsed for it.
+        sources = (
+            (request.args, request.form) if request.mimetype in FORM_MIMETYPES else (request.args,)
+        )
+        for values in sources:
             if any("\x00" in value for _, items in values.lists() for value in items):
                 abort(400, "The request holds a NUL character; text must not contain one.")
 

@@ -23,6 +23,7 @@ from tracker.progress.models import Certification, ExamAttempt, HourLog
 from tracker.progress.services import (
     EXPIRING_WITHIN_DAYS,
     CertificationState,
+    LoggedHours,
     Overview,
     PathProgress,
     Readiness,
@@ -313,6 +314,21 @@ def hour_log_json(entry: HourLog) -> dict[str, Any]:
         "note": entry.note,
         "created_at": iso(entry.created_at),
         "updated_at": iso(entry.updated_at),
+    }
+
+
+def logged_hours_json(entry: LoggedHours, engineer: Any) -> dict[str, Any]:
+    """Return an entry add_hours wrote, as hour_log_json would; `engineer` is its owner."""
+    created_at = entry.created_at.isoformat()
+    return {
+        "id": entry.id,
+        "engineer": {"id": engineer.id, "name": engineer.name},
+        "course": {"id": entry.course_id, "code": entry.course_code, "title": entry.course_title},
+        "date": entry.logged_on.isoformat(),
+        "hours": number(entry.hours),
+        "note": entry.note,
+        "created_at": created_at,
+        "updated_at": created_at,
     }
 
 

@@ -32,6 +32,7 @@ from tracker.api.schemas import (
     forecast_json,
     hour_log_json,
     ledger_json,
+    logged_hours_json,
     overview_json,
     parse_json_object,
     person_ref,
@@ -43,6 +44,7 @@ from tracker.api.schemas import (
     skill_json,
     team_json,
 )
+from tracker.api.tokens import caller_for_token
 from tracker.careers import services as careers
 from tracker.catalog.models import Course, Credential, Exam, RoiLine
 from tracker.db import utcnow
@@ -53,7 +55,6 @@ from tracker.people.services import (
     can_log_hours,
     can_record_results,
     can_view,
-    engineer_for_token,
     visible_engineers,
 )
 from tracker.progress import services
@@ -97,20 +98,31 @@ def authenticate() -> None:
             {"token": "send an API token in the header Authorization: Bearer TOKEN"},
             {"WWW-Authenticate": 'Bearer realm="tracker"'},
         )
-    engineer = None
+    found = None
     if len(secret) <= 200:
-        engineer = engineer_for_token(db_session(), secret, utcnow())
-    if engineer is None:
-        raise ApiError(
-            401,
-            {"token": "the token is not valid: unknown, revoked, or its account is deactivated"},
-            {"WWW-Authenticate": 'Bearer realm="tracker", error="invalid_token"'},
-        )
-    g.api_user = engineer
+        found = caller_for_token(db_session(), secret, utcnow())
+    if found is None:
+        raise _invalid_token()
+    g.api_caller = found
+
+
+def _invalid_token() -> ApiError:
+    return ApiError(
+        401,
+        {"token": "the token is not valid: unknown, revoked, or its account is deactivated"},
+        {"WWW-Authenticate": 'Bearer realm="tracker", error="invalid_token"'},
+    )
 
 
 def caller() -> Engineer:
-    return g.api_user
+    """The caller's account, loaded on first use (authentication reads only a few columns)."""
+    engineer = g.get("api_user")
+    if engineer is None:
+        engineer = db_session().get(Engineer, g.api_caller.id)
+        if engineer is None:  # deleted since its token was checked
+            raise _invalid_token()
+        g.api_user = engineer
+    return engineer
 
 
 def json_body(allowed: Iterable[str]) -> dict[str, Any]:
@@ -219,33 +231,46 @@ HOURS_FIELDS = ("course", "course_id", "date", "hours", "note")
 HOURS_NAMES = {"logged_on": "date"}
 
 
-def _read_hours(data: dict[str, Any]) -> tuple[Course | None, Any, Any, str, Reader]:
-    """Read course (by code or id), date, hours and note; the reader holds the errors."""
+def _read_hours_input(
+    data: dict[str, Any],
+) -> tuple[str | None, int | None, Any, Any, str, Reader]:
+    """Read course (code or id), date, hours and note; the reader holds the errors.
+
+    The course is not looked up here: logging hours finds it in the statement
+    that locks the engineer (services.add_hours); _read_hours looks it up.
+    """
     reader = Reader(data)
-    course = None
+    code = course_id = None
     if reader.has("course") and reader.has("course_id"):
         reader.errors["course"] = "give the course by code or by course_id, not both"
     elif reader.has("course_id"):
         course_id = reader.id("course_id")
-        if course_id is not None:
-            course = _get(Course, course_id)
-            if course is None:
-                reader.errors["course_id"] = f"no course with id {course_id}"
     elif reader.has("course"):
         code = reader.code("course")
-        if code is not None:
-            course = (
-                db_session()
-                .scalars(select(Course).where(func.upper(Course.code) == code.upper()))
-                .one_or_none()
-            )
-            if course is None:
-                reader.errors["course"] = f"unknown course code {code!r}"
     else:
         reader.errors["course"] = "this field is required (a course code, or give course_id)"
     logged_on = reader.date("date")
     hours = reader.number("hours")
     note = reader.text("note", services.MAX_NOTE_LENGTH)
+    return code, course_id, logged_on, hours, note, reader
+
+
+def _read_hours(data: dict[str, Any]) -> tuple[Course | None, Any, Any, str, Reader]:
+    """Read course (by code or id), date, hours and note, and find the course."""
+    code, course_id, logged_on, hours, note, reader = _read_hours_input(data)
+    course = None
+    if course_id is not None:
+        course = _get(Course, course_id)
+        if course is None:
+            reader.errors["course_id"] = f"no course with id {course_id}"
+    elif code is not None:
+        course = (
+            db_session()
+            .scalars(select(Course).where(func.upper(Course.code) == code.upper()))
+            .one_or_none()
+        )
+        if course is None:
+            reader.errors["course"] = f"unknown course code {code!r}"
     return course, logged_on, hours, note, reader
 
 
@@ -268,16 +293,32 @@ def list_hours():
 def log_hours():
     """Log hours on a course: course or course_id, date, hours, note; engineer for an admin."""
     data = json_body((*HOURS_FIELDS, "engineer"))
-    engineer = engineer_in_body(data, can_log_hours, "log hours")
-    course, logged_on, hours, note, reader = _read_hours(data)
+    # Hours are mostly logged by their owner: the caller as authenticated will
+    # do (no account to load); an admin may name someone else.
+    if data.get("engineer") is None:
+        engineer = g.api_caller
+    else:
+        engineer = engineer_in_body(data, can_log_hours, "log hours")
+    code, course_id, logged_on, hours, note, reader = _read_hours_input(data)
     reader.check()
     try:
-        entry = services.log_hours(
-            db_session(), engineer, course, logged_on, hours, web.today(), note, actor=caller()
+        entry = services.add_hours(
+            db_session(),
+            engineer.id,
+            engineer.hired_on,
+            logged_on,
+            hours,
+            web.today(),
+            note,
+            actor_id=g.api_caller.id,
+            course_code=code,
+            course_id=course_id,
         )
     except ValidationError as exc:
         raise ApiError(400, rename(exc.errors, HOURS_NAMES)) from None
-    return created(hour_log_json(entry), url_for("api.hours_entry", entry_id=entry.id))
+    return created(
+        logged_hours_json(entry, engineer), url_for("api.hours_entry", entry_id=entry.id)
+    )
 
 
 def _entry(entry_id: int, write: bool) -> HourLog:

@@ -6,24 +6,40 @@ import datetime as dt
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import inspect
+from sqlalchemy import (
+    JSON,
+    DateTime,
+    Insert,
+    Integer,
+    bindparam,
+    cast,
+    func,
+    insert,
+    inspect,
+    literal,
+    select,
+)
+from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Session
+from sqlalchemy.sql.selectable import CTE
 
 from tracker.audit.models import AuditEvent
 from tracker.db import Base
 
 
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dt.date | dt.datetime):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return str(value)
+    return value
+
+
 def snapshot(obj: Base) -> dict[str, Any]:
     """Return a JSON-ready copy of a row's column values."""
-    values: dict[str, Any] = {}
-    for attr in inspect(obj).mapper.column_attrs:
-        value = getattr(obj, attr.key)
-        if isinstance(value, dt.date | dt.datetime):
-            value = value.isoformat()
-        elif isinstance(value, Decimal):
-            value = str(value)
-        values[attr.key] = value
-    return values
+    return {
+        attr.key: _jsonable(getattr(obj, attr.key)) for attr in inspect(obj).mapper.column_attrs
+    }
 
 
 def record(
@@ -44,3 +60,73 @@ def record(
     )
     session.add(event)
     return event
+
+
+_events = AuditEvent.__table__
+_INSERT_EVENT = insert(_events)
+
+
+def jsonable(values: dict[str, Any]) -> dict[str, Any]:
+    """Return column values as snapshot() records them (dates as ISO text, Decimals as text)."""
+    return {key: _jsonable(value) for key, value in values.items()}
+
+
+def record_row(
+    session: Session,
+    actor_id: int | None,
+    entity: str,
+    entity_id: int,
+    action: str,
+    after: dict[str, Any] | None = None,
+    before: dict[str, Any] | None = None,
+) -> None:
+    """Record a change written with Core statements, without loading ORM objects.
+
+    `after` and `before` are the row's column values by column name, as
+    snapshot() would give them; the event is inserted at once (one statement).
+    """
+    session.connection().execute(
+        _INSERT_EVENT,
+        {
+            "actor_id": actor_id,
+            "entity": entity,
+            "entity_id": entity_id,
+            "action": action,
+            "before": None if before is None else jsonable(before),
+            "after": None if after is None else jsonable(after),
+        },
+    )
+
+
+def insert_for_returned(written: CTE, entity: str, action: str) -> Insert:
+    """Return an INSERT of the audit events of the rows a data-modifying CTE returns.
+
+    PostgreSQL only (SQLite has no INSERT ... RETURNING inside WITH). The CTE
+    must return the row's `id`; the statement takes the parameters of the CTE
+    and `actor_id`, `now` (the time of the change) and `after` (the row's
+    columns but its id, as jsonable() gives them: the id is added from the CTE).
+    It returns the recorded rows' ids, so the writer and its audit event are
+    one round trip.
+    """
+    after = cast(
+        cast(bindparam("after", type_=JSON), JSONB).op("||")(
+            func.jsonb_build_object("id", written.c.id)
+        ),
+        JSON,
+    )
+    return (
+        insert(_events)
+        .from_select(
+            ["at", "actor_id", "entity", "entity_id", "action", "before", "after"],
+            select(
+                bindparam("now", type_=DateTime),
+                bindparam("actor_id", type_=Integer),
+                literal(entity),
+                written.c.id,
+                literal(action),
+                cast(literal("null"), JSON),
+                after,
+            ),
+        )
+        .returning(_events.c.entity_id)
+    )

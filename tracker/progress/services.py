@@ -7,6 +7,7 @@ reason about as a parameter; none reads the clock.
 from __future__ import annotations
 
 import calendar
+import dataclasses
 import datetime as dt
 import secrets
 from collections.abc import Iterable, Mapping
@@ -14,11 +15,12 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from enum import StrEnum
 
-from sqlalchemy import func, select
+from sqlalchemy import Date, DateTime, Integer, String, bindparam, func, insert, or_, select
 from sqlalchemy.orm import Session, joinedload, selectinload
 
 from tracker.audit import services as audit
 from tracker.catalog.models import Course, Credential, Exam, LearningPath, PathCourse
+from tracker.db import utcnow
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer
 from tracker.progress.models import Certification, ExamAttempt, ExamPlan, HourLog
@@ -486,7 +488,7 @@ HOURS_PER_DAY = Decimal(24)
 
 
 def _check_hours(
-    engineer: Engineer, logged_on: dt.date, hours: Decimal, today: dt.date, note: str
+    hired_on: dt.date | None, logged_on: dt.date, hours: Decimal, today: dt.date, note: str
 ) -> None:
     errors: dict[str, str] = {}
     if not isinstance(hours, Decimal) or not hours.is_finite():
@@ -497,23 +499,72 @@ def _check_hours(
         errors["hours"] = "hours must have at most 2 decimals"
     if logged_on > today:
         errors["logged_on"] = "date must not be in the future"
-    elif engineer.hired_on and logged_on < engineer.hired_on:
-        errors["logged_on"] = (
-            f"date must not be before the hire date {engineer.hired_on.isoformat()}"
-        )
+    elif hired_on and logged_on < hired_on:
+        errors["logged_on"] = f"date must not be before the hire date {hired_on.isoformat()}"
     if len(note.strip()) > MAX_NOTE_LENGTH:
         errors["note"] = f"note must be at most {MAX_NOTE_LENGTH} characters"
     if errors:
         raise ValidationError(errors)
 
 
-def _check_day_total(
-    session: Session, engineer: Engineer, logged_on: dt.date, hours: Decimal, skip_id: int | None
-) -> None:
+# The hour-logging statements are Core statements on the tables, built once:
+# the API logs hours on its hot path (issue 6), where ORM loading, flushing and
+# statement building cost more than the database work.
+_courses = Course.__table__
+_engineers = Engineer.__table__
+_hour_logs = HourLog.__table__
+_LOCK_ENGINEER = (
+    select(_engineers.c.id).where(_engineers.c.id == bindparam("engineer_id")).with_for_update()
+)
+_DAY_TOTAL = select(func.coalesce(func.sum(_hour_logs.c.hours), 0)).where(
+    _hour_logs.c.engineer_id == bindparam("engineer_id"),
+    _hour_logs.c.logged_on == bindparam("logged_on"),
+)
+# Insert the entry only when the day still has room for it: the day total and
+# the insert are one statement, so the check costs no round trip. The caller
+# must hold the engineer's lock first (a separate statement: on PostgreSQL a
+# statement that waited for a lock does not see what was committed meanwhile).
+_INSERT_WITHIN_DAY = (
+    insert(_hour_logs)
+    .from_select(
+        ["engineer_id", "course_id", "logged_on", "hours", "note", "created_at", "updated_at"],
+        select(
+            bindparam("engineer_id", type_=Integer),
+            bindparam("course_id", type_=Integer),
+            bindparam("logged_on", type_=Date),
+            bindparam("hours", type_=_hour_logs.c.hours.type),
+            bindparam("note", type_=String),
+            bindparam("now", type_=DateTime),
+            bindparam("now", type_=DateTime),
+        ).where(
+            _DAY_TOTAL.scalar_subquery() <= bindparam("room_below", type_=_hour_logs.c.hours.type)
+        ),
+    )
+    .returning(_hour_logs.c.id)
+)
+
+
+def _lock_engineer(session: Session, engineer_id: int) -> None:
     # Concurrent logs for one engineer take turns: the engineer's row is locked
     # (PostgreSQL; SQLite's writers already hold the database's write lock), so
     # two requests can never both see 20 h and both add 4.
-    session.execute(select(Engineer.id).where(Engineer.id == engineer.id).with_for_update()).all()
+    session.connection().execute(_LOCK_ENGINEER, {"engineer_id": engineer_id}).all()
+
+
+def _day_full(logged_on: dt.date, day_total: Decimal) -> ValidationError:
+    return ValidationError(
+        {
+            "hours": f"a day holds at most 24 hours; {_hours(day_total)} h are already "
+            f"logged on {logged_on.isoformat()}"
+        }
+    )
+
+
+def _check_day_total(
+    session: Session, engineer: Engineer, logged_on: dt.date, hours: Decimal, skip_id: int | None
+) -> None:
+    session.flush()
+    _lock_engineer(session, engineer.id)
     query = select(func.sum(HourLog.hours)).where(
         HourLog.engineer_id == engineer.id, HourLog.logged_on == logged_on
     )
@@ -521,12 +572,7 @@ def _check_day_total(
         query = query.where(HourLog.id != skip_id)
     day_total = session.scalar(query) or ZERO
     if day_total + hours > HOURS_PER_DAY:
-        raise ValidationError(
-            {
-                "hours": f"a day holds at most 24 hours; {_hours(day_total)} h are already "
-                f"logged on {logged_on.isoformat()}"
-            }
-        )
+        raise _day_full(logged_on, day_total)
 
 
 def log_hours(
@@ -540,7 +586,7 @@ def log_hours(
     actor: Engineer | None = None,
 ) -> HourLog:
     """Log hours on a course; refused when the day's total would pass 24 hours."""
-    _check_hours(engineer, logged_on, hours, today, note)
+    _check_hours(engineer.hired_on, logged_on, hours, today, note)
     _check_day_total(session, engineer, logged_on, hours, skip_id=None)
     entry = HourLog(
         engineer_id=engineer.id,
@@ -555,6 +601,127 @@ def log_hours(
     return entry
 
 
+@dataclass(frozen=True)
+class LoggedHours:
+    """An hour log entry written by add_hours: its columns and course, no ORM objects."""
+
+    id: int
+    engineer_id: int
+    course_id: int
+    course_code: str
+    course_title: str
+    logged_on: dt.date
+    hours: Decimal
+    note: str
+    created_at: dt.datetime
+
+
+# Take the engineer's lock (as _lock_engineer) and read the course, by code or
+# by id, in the same statement; the course columns are null when it is unknown.
+_LOCK_ENGINEER_FIND_COURSE = (
+    select(_courses.c.id, _courses.c.code, _courses.c.title)
+    .select_from(
+        _engineers.outerjoin(
+            _courses,
+            or_(
+                func.upper(_courses.c.code) == bindparam("course_code", type_=String),
+                _courses.c.id == bindparam("course_id", type_=Integer),
+            ),
+        )
+    )
+    .where(_engineers.c.id == bindparam("engineer_id"))
+    .with_for_update(of=_engineers)
+)
+# PostgreSQL inserts the entry and its audit event in one statement; SQLite
+# (no INSERT inside WITH) takes two.
+_INSERT_WITHIN_DAY_AUDITED = audit.insert_for_returned(
+    _INSERT_WITHIN_DAY.cte("entry"), "hour_logs", "create"
+)
+
+
+def add_hours(
+    session: Session,
+    engineer_id: int,
+    hired_on: dt.date | None,
+    logged_on: dt.date,
+    hours: Decimal,
+    today: dt.date,
+    note: str = "",
+    actor_id: int | None = None,
+    *,
+    course_code: str | None = None,
+    course_id: int | None = None,
+) -> LoggedHours:
+    """log_hours without ORM objects, for the API: the same rules, in two or three statements.
+
+    The course is given by code (any case) or by id. Lock the engineer and
+    find the course; insert the entry unless the day would pass 24 hours,
+    with its audit event. A full day costs one more statement (its total, for
+    the message).
+    """
+    session.flush()  # Core statements do not flush what the session holds
+    connection = session.connection()
+    course = connection.execute(
+        _LOCK_ENGINEER_FIND_COURSE,
+        {
+            "engineer_id": engineer_id,
+            "course_code": course_code and course_code.upper(),
+            "course_id": course_id,
+        },
+    ).one()
+    if course.id is None:
+        if course_code is not None:
+            raise ValidationError({"course": f"unknown course code {course_code!r}"})
+        raise ValidationError({"course_id": f"no course with id {course_id}"})
+    _check_hours(hired_on, logged_on, hours, today, note)
+    entry = LoggedHours(
+        0,
+        engineer_id,
+        course.id,
+        course.code,
+        course.title,
+        logged_on,
+        hours,
+        note.strip(),
+        utcnow(),
+    )
+    values = {
+        "engineer_id": engineer_id,
+        "course_id": course.id,
+        "logged_on": logged_on,
+        "hours": hours,
+        "note": entry.note,
+        "now": entry.created_at,
+        "room_below": HOURS_PER_DAY - hours,
+    }
+    # What the audit trail records of the entry: snapshot()'s columns.
+    after = {
+        "engineer_id": engineer_id,
+        "course_id": course.id,
+        "logged_on": logged_on,
+        "hours": hours,
+        "note": entry.note,
+        "created_at": entry.created_at,
+        "updated_at": entry.created_at,
+    }
+    if connection.dialect.name == "postgresql":
+        entry_id = connection.execute(
+            _INSERT_WITHIN_DAY_AUDITED,
+            {**values, "actor_id": actor_id, "after": audit.jsonable(after)},
+        ).scalar()
+    else:
+        entry_id = connection.execute(_INSERT_WITHIN_DAY, values).scalar()
+        if entry_id is not None:
+            after = {"id": entry_id, **after}
+            audit.record_row(session, actor_id, "hour_logs", entry_id, "create", after=after)
+    if entry_id is None:
+        day_total = connection.execute(
+            _DAY_TOTAL, {"engineer_id": engineer_id, "logged_on": logged_on}
+        ).scalar_one()
+        raise _day_full(logged_on, day_total)
+    return dataclasses.replace(entry, id=entry_id)
+
+
 def update_hours(
     session: Session,
     entry: HourLog,
@@ -566,7 +733,7 @@ def update_hours(
     actor: Engineer | None = None,
 ) -> HourLog:
     """Change an hour log entry under the same rules; the audit trail keeps the old values."""
-    _check_hours(entry.engineer, logged_on, hours, today, note)
+    _check_hours(entry.engineer.hired_on, logged_on, hours, today, note)
     _check_day_total(session, entry.engineer, logged_on, hours, skip_id=entry.id)
     before = audit.snapshot(entry)
     entry.course_id = course.id
