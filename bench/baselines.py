@@ -3,6 +3,8 @@
 Each baseline reads what it needs with plain SQL (a handful of queries, none
 per person) and computes the same numbers in plain Python over tuples, with
 the same maximum-matching function the tracker uses. It renders nothing.
+Like the pages, which keep a copy of the catalog per process, the page
+baselines may be given the catalog read once (`catalog=read_catalog(conn)`).
 
 - team page: the template's seats filled today (maximum matching) with the
   three nearest candidates of each empty seat, the team-wide credentials
@@ -11,8 +13,10 @@ the same maximum-matching function the tracker uses. It renders nothing.
   member and path, and the list of current certifications by expiry;
 - organisation page: every team's seats filled today, its nearest candidates
   for each empty seat and its team-wide credentials met;
-- reminder pass: the certifications due for a notice on the day (engineer
-  active, not renewed, expiring from 30 days ago to 90 days ahead), one query.
+- reminder pass: the certifications due for a notice on the day (a reminder
+  or expiry notice whose window is open and not queued yet, unless an exam
+  plan acknowledges it; an escalation of a lapse known to drop readiness),
+  one query.
 """
 
 from __future__ import annotations
@@ -230,9 +234,11 @@ def _status(person: Person, wanted: frozenset[int], on: dt.date) -> tuple[str, i
     return "missing", None
 
 
-def team_numbers(conn: Connection, team_id: int, on: dt.date, months: int = 12) -> dict:
+def team_numbers(
+    conn: Connection, team_id: int, on: dt.date, months: int = 12, catalog=None
+) -> dict:
     """Everything the team page shows, as numbers (see the module's docstring)."""
-    templates, paths = read_catalog(conn)
+    templates, paths = catalog or read_catalog(conn)
     gpus = conn.execute(text("SELECT gpus FROM teams WHERE id = :t"), {"t": team_id}).scalar_one()
     rows = conn.execute(
         text(MEMBERS_SQL.format(extra="", where="e.team_id = :t")), {"t": team_id, "yes": True}
@@ -292,9 +298,9 @@ def team_numbers(conn: Connection, team_id: int, on: dt.date, months: int = 12) 
     }
 
 
-def organisation_numbers(conn: Connection, on: dt.date) -> dict[int, tuple[int, int]]:
+def organisation_numbers(conn: Connection, on: dt.date, catalog=None) -> dict[int, tuple[int, int]]:
     """Every team's (filled, total) today, with nearest candidates and team-wide credentials."""
-    templates, _ = read_catalog(conn)
+    templates, _ = catalog or read_catalog(conn)
     teams = conn.execute(text("SELECT id, gpus FROM teams ORDER BY name")).all()
     rows = conn.execute(
         text(MEMBERS_SQL.format(extra=", e.team_id", where="e.team_id IS NOT NULL")),
@@ -318,20 +324,72 @@ def organisation_numbers(conn: Connection, on: dt.date) -> dict[int, tuple[int, 
     return result
 
 
-DUE_SQL = (
-    "SELECT c.id, c.engineer_id, c.credential_id, c.expires_on, e.email "
-    "FROM certifications c JOIN engineers e ON e.id = c.engineer_id "
-    "WHERE e.active = :yes AND c.expires_on IS NOT NULL "
-    "AND c.expires_on >= :since AND c.expires_on <= :until "
-    "AND NOT EXISTS (SELECT 1 FROM certifications r WHERE r.renews_id = c.id) "
-    "ORDER BY c.expires_on, c.id"
-)
+DUE_SQL = """
+SELECT d.id, d.engineer_id, d.email, d.credential_id, d.expires_on, d.window_days, 'notice'
+FROM (
+  SELECT c.id, c.engineer_id, e.email, c.credential_id, c.expires_on,
+    CASE WHEN c.expires_on < :today THEN -1 WHEN c.expires_on <= :d7 THEN 7
+         WHEN c.expires_on <= :d30 THEN 30 WHEN c.expires_on <= :d60 THEN 60 ELSE 90 END
+      AS window_days
+  FROM certifications c JOIN engineers e ON e.id = c.engineer_id
+  WHERE e.active = :yes AND c.expires_on >= :since AND c.expires_on <= :until
+    AND NOT EXISTS (SELECT 1 FROM certifications r WHERE r.renews_id = c.id)
+) d
+WHERE NOT EXISTS (
+    SELECT 1 FROM notifications n WHERE n.certification_id = d.id
+    AND n.window_days = d.window_days AND n.kind IN ('reminder', 'expired'))
+  AND (d.window_days = -1 OR NOT EXISTS (
+    SELECT 1 FROM exam_plans p JOIN exams x ON x.id = p.exam_id
+    WHERE p.engineer_id = d.engineer_id AND x.credential_id = d.credential_id
+    AND p.cancelled_at IS NULL AND p.planned_on >= :today AND p.planned_on <= d.expires_on))
+UNION ALL
+SELECT c.id, c.engineer_id, e.email, c.credential_id, c.expires_on, NULL, 'escalation'
+FROM lapse_impacts i
+JOIN certifications c ON c.id = i.certification_id
+JOIN engineers e ON e.id = c.engineer_id AND e.team_id = i.team_id
+WHERE e.active = :yes AND c.expires_on >= :today AND c.expires_on <= :until
+  AND NOT EXISTS (SELECT 1 FROM certifications r WHERE r.renews_id = c.id)
+  AND NOT EXISTS (
+    SELECT 1 FROM notifications n WHERE n.certification_id = c.id AND n.kind = 'escalation')
+  AND NOT EXISTS (
+    SELECT 1 FROM exam_plans p JOIN exams x ON x.id = p.exam_id
+    WHERE p.engineer_id = c.engineer_id AND x.credential_id = c.credential_id
+    AND p.cancelled_at IS NULL AND p.planned_on >= :today AND p.planned_on <= c.expires_on)
+ORDER BY 5, 1
+"""
 
 
 def due_certifications(conn: Connection, on: dt.date, grace: int = 30, widest: int = 90):
-    """The certifications due for a notice on `on`: one query."""
+    """The certifications due for a notice on `on` (default windows 90, 60, 30, 7): one query.
+
+    Due: in reach of a window (engineer active, not renewed, expiring from
+    `grace` days ago to `widest` days ahead) with the notice of its current
+    window not queued yet and no exam planned to renew it; or with a lapse
+    known to drop its team's readiness (lapse_impacts) not escalated yet.
+    """
+    day = dt.timedelta(days=1)
     return conn.execute(
         text(DUE_SQL),
+        {
+            "yes": True,
+            "today": on,
+            "d7": on + 7 * day,
+            "d30": on + 30 * day,
+            "d60": on + 60 * day,
+            "since": on - grace * day,
+            "until": on + widest * day,
+        },
+    ).all()
+
+
+def in_reach(conn: Connection, on: dt.date, grace: int = 30, widest: int = 90):
+    """The certifications within reach of a window on `on` (what the pass looks over)."""
+    return conn.execute(
+        text(
+            "SELECT c.id FROM certifications c JOIN engineers e ON e.id = c.engineer_id "
+            "WHERE e.active = :yes AND c.expires_on >= :since AND c.expires_on <= :until "
+            "AND NOT EXISTS (SELECT 1 FROM certifications r WHERE r.renews_id = c.id)"
+        ),
         {
             "yes": True,
             "since": on - dt.timedelta(days=grace),

@@ -11,6 +11,7 @@ from tracker.config import INSTANCE_DIR, PROJECT_ROOT, Config
 
 def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     """Create the application: configuration, database, extensions, blueprints, commands."""
+    import tracker.models  # noqa: F401  (every table, and the listeners of the models)
     from tracker import cli, web
     from tracker.admin.views import bp as admin_bp
     from tracker.api.views import bp as api_bp

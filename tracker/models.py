@@ -9,6 +9,7 @@ from tracker.careers.models import (
     SkillAssessment,
 )
 from tracker.catalog.models import (
+    CatalogVersion,
     Course,
     Credential,
     Exam,
@@ -25,13 +26,15 @@ from tracker.catalog.models import (
 from tracker.db import Base
 from tracker.people.models import ApiToken, Engineer, JobRoleAssignment, Team
 from tracker.progress.models import Certification, ExamAttempt, ExamPlan, HourLog
-from tracker.reminders.models import Notification
+from tracker.readiness.models import LapseImpact
+from tracker.reminders.models import Notification, ReminderRun
 
 __all__ = [
     "ApiToken",
     "Apprenticeship",
     "AuditEvent",
     "Base",
+    "CatalogVersion",
     "Certification",
     "CertificationBonus",
     "Course",
@@ -44,11 +47,13 @@ __all__ = [
     "HourLog",
     "JobRole",
     "JobRoleAssignment",
+    "LapseImpact",
     "LearningPath",
     "Level",
     "LevelChange",
     "Notification",
     "PathCourse",
+    "ReminderRun",
     "RoiLine",
     "SkillAssessment",
     "Speciality",

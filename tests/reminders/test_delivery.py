@@ -19,7 +19,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from icalendar import Calendar
-from sqlalchemy import select
+from sqlalchemy import func, select
+from sqlalchemy.exc import OperationalError
 
 from tests import factories
 from tests.reminders.conftest import MAIL_FROM, settings_for
@@ -365,6 +366,16 @@ def test_force_sends_pending_rows_despite_the_back_off(db, factory, smtp, smtp_d
     assert len(smtp.mailbox.received) == 1
 
 
+def test_a_row_not_composed_yet_is_not_taken(db, factory, smtp):
+    (notice,) = queue(db)
+    notice.body_text = None
+    db.flush()
+    assert deliver(factory, smtp.settings, NOW, force=True).sent == 0
+    assert smtp.mailbox.attempts == []
+    fresh(db, notice)
+    assert (notice.status, notice.claimed_by, notice.attempts) == ("pending", None, 0)
+
+
 def test_force_never_takes_a_row_another_live_sender_holds(db, factory, smtp):
     (notice,) = queue(db)
     notice.status = "sending"
@@ -504,6 +515,59 @@ def test_two_concurrent_senders_deliver_each_notice_once(separate_db, smtp):
         rows = session.scalars(select(Notification)).all()
         assert {r.status for r in rows} == {"sent"}
         assert {r.message_id for r in rows} == set(by_id)
+
+
+def _queue_reminders(factory, people: int) -> None:
+    _scene(factory, people)
+    with session_scope(factory) as session:
+        assert services.plan(session, DAY30, WINDOWS, MAIL).count("reminder") == people
+
+
+def test_each_row_is_marked_before_the_next_message_goes_out(separate_db, smtp, monkeypatch):
+    """A sender that dies sends at most one message again: marks run beside the
+    sending (in a thread of their own), but the previous row's mark has committed
+    before the next message's DATA, however slow the database is.
+    """
+    _queue_reminders(separate_db, 4)
+    mark = services._Marks._mark
+
+    def slow_mark(self, statement, params):
+        time.sleep(0.05)
+        mark(self, statement, params)
+
+    monkeypatch.setattr(services._Marks, "_mark", slow_mark)
+    sent_at_data: list[int] = []
+    handle_data = smtp.mailbox.handle_DATA
+
+    async def counting(server, session, envelope):
+        with separate_db() as db_session:
+            sent_at_data.append(
+                db_session.scalar(
+                    select(func.count(Notification.id)).where(Notification.status == "sent")
+                )
+            )
+        return await handle_data(server, session, envelope)
+
+    monkeypatch.setattr(smtp.mailbox, "handle_DATA", counting)
+    assert deliver(separate_db, smtp.settings, NOW).sent == 4
+    assert sent_at_data == [0, 1, 2, 3]
+    with separate_db() as session:
+        assert set(session.scalars(select(Notification.status))) == {"sent"}
+
+
+def test_a_mark_that_fails_stops_the_sender_before_the_next_message(separate_db, smtp, monkeypatch):
+    _queue_reminders(separate_db, 3)
+
+    def failing_mark(self, statement, params):
+        raise OperationalError("UPDATE notifications ...", {}, Exception("database gone"))
+
+    monkeypatch.setattr(services._Marks, "_mark", failing_mark)
+    with pytest.raises(OperationalError):
+        deliver(separate_db, smtp.settings, NOW)
+    # The first message went out; its mark failed, so no other one followed it.
+    assert len(smtp.mailbox.attempts) == 1
+    with separate_db() as session:
+        assert set(session.scalars(select(Notification.status))) == {"sending"}
 
 
 def test_two_concurrent_passes_queue_each_notice_once(separate_db):

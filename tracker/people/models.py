@@ -38,6 +38,11 @@ class Team(Base):
     )
     # Secret for the team's iCalendar feed; replacing it revokes the old URL.
     calendar_token: Mapped[str | None] = mapped_column(String(64), unique=True)
+    # Bumped by every change that can move the team's readiness (its fleet, its
+    # members' roles, levels and certifications, the catalog); the reminder pass
+    # re-judges lapses only for teams whose revision it has not judged yet.
+    readiness_revision: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    judged_revision: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
 
     manager: Mapped[Engineer | None] = relationship(foreign_keys=[manager_id])

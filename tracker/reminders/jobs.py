@@ -48,17 +48,21 @@ def mail_settings(app: Flask) -> services.Mail:
 
 
 def run_pass(app: Flask, today: dt.date) -> int:
-    """Queue what is due on `today` and commit; return how many notices were queued."""
+    """Queue what is due on `today` and commit, then compose it; return how many were queued."""
     windows = services.parse_windows(app.config["REMINDER_WINDOWS"])
+    mail = mail_settings(app)
     with session_scope(app.extensions["tracker.sessions"]) as session:
         # Counts only: the notices are in the outbox, and holding them all
         # would make the scheduler's memory grow with the organisation.
-        report = services.plan(session, today, windows, mail_settings(app), keep=False)
-        return report.count()
+        report = services.plan(session, today, windows, mail, keep=False, compose=False)
+        queued = report.count()
+    services.compose_pending(app.extensions["tracker.sessions"], mail)
+    return queued
 
 
 def run_sender(app: Flask, now: dt.datetime | None = None, force: bool = False):
-    """Deliver due outbox rows after the pass committed them."""
+    """Deliver due outbox rows after the pass committed them (composing any left uncomposed)."""
+    services.compose_pending(app.extensions["tracker.sessions"], mail_settings(app))
     return services.deliver(
         app.extensions["tracker.sessions"], smtp_settings(app), now or utcnow(), force=force
     )

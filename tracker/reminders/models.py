@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import datetime as dt
 
-from sqlalchemy import CheckConstraint, DateTime, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import (
+    CheckConstraint,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from tracker.db import Base, utcnow
@@ -47,7 +56,9 @@ class Notification(Base):
     to_addrs: Mapped[str] = mapped_column(Text)
     cc_addrs: Mapped[str] = mapped_column(Text, default="")
     subject: Mapped[str] = mapped_column(String(300))
-    body_text: Mapped[str] = mapped_column(Text)
+    # None until the notice is composed: the pass decides and queues, and
+    # composing (text, HTML, .ics) follows it, before the sender takes the row.
+    body_text: Mapped[str | None] = mapped_column(Text)
     body_html: Mapped[str] = mapped_column(Text, default="")
     ics: Mapped[str | None] = mapped_column(Text)
     message_id: Mapped[str] = mapped_column(String(200), unique=True)
@@ -61,3 +72,16 @@ class Notification(Base):
 
     certification: Mapped[Certification | None] = relationship()
     engineer: Mapped[Engineer | None] = relationship()
+
+
+class ReminderRun(Base):
+    """A piece of the pass done once per period: the digests of an ISO week ("digest",
+    "2026-W49"), the lapses judged under a catalog version ("catalog", its stamp)."""
+
+    __tablename__ = "reminder_runs"
+    __table_args__ = (UniqueConstraint("kind", "period"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    period: Mapped[str] = mapped_column(String(40))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)

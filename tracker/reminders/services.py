@@ -3,9 +3,11 @@
 The pass decides what is due and writes one outbox row per notice in the same
 transaction; a unique key per (certification, window) means a notice can be
 queued once, ever. The sender claims rows, sends them over one SMTP
-connection per batch and marks each one; a row is never lost, and a row is
-sent again only when a sender died between sending and marking it (its
-Message-ID stays the same, so mail systems can tell it is the same notice).
+connection per batch and marks each one before the next goes out; a row is
+never lost, and a row is sent again only when a sender died between sending
+and marking it, or the database server crashed before the mark reached its
+disk (see `_Marks`); its Message-ID stays the same, so mail systems can tell
+it is the same notice.
 """
 
 from __future__ import annotations
@@ -15,21 +17,31 @@ import datetime as dt
 import smtplib
 import socket
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from sqlalchemy import exists, or_, select, update
+from sqlalchemy import (
+    and_,
+    bindparam,
+    case,
+    delete,
+    exists,
+    null,
+    or_,
+    select,
+    union_all,
+    update,
+)
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, aliased, selectinload, sessionmaker
 
 from tracker.catalog.models import Credential
-from tracker.db import writing
+from tracker.db import utcnow, writing
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer, Team
 from tracker.progress.models import Certification, ExamPlan
 from tracker.reminders import messages
-from tracker.reminders.models import Notification
+from tracker.reminders.models import Notification, ReminderRun
 
 EXPIRED = -1  # window_days of the notice sent after the expiry
 DIGEST_HORIZON_DAYS = 90
@@ -86,12 +98,18 @@ def due_window(expires_on: dt.date, today: dt.date, windows: Windows) -> int | N
 
 # --- the daily pass ---------------------------------------------------------
 #
-# The pass runs every day over every certification that is within reach of a
-# window, so it reads them as plain rows (one query), learns in a few more
-# queries what is queued already and which renewals are planned, judges the
-# readiness impact team by team (a bounded number of teams at a time, so its
-# memory does not grow with the organisation) and loads entities only for
-# the notices it writes.
+# The pass runs every day over every certification within reach of a window,
+# and most days almost nothing is owed, so it asks the database for what is
+# owed rather than reading what is in reach: one query for the reminders (the
+# window computed in SQL, what is queued or acknowledged excluded there), one
+# for the escalations (driven by the few lapses known to drop readiness), and
+# once a week one for the digests. Lapses are judged team by team only when a
+# team's readiness revision moved since it was last judged (see
+# tracker.readiness.models), and kept in lapse_impacts: a lapse's impact is
+# judged on the day after the expiry, so it changes with the team's data, not
+# with the passing days. Composing the messages (text, HTML, .ics) is a step of
+# its own after the pass (`compose_pending`), so that the pass stays as cheap as
+# the query that finds what is due.
 
 TEAMS_PER_BATCH = 25
 CERTIFICATIONS_PER_BATCH = 200
@@ -106,9 +124,12 @@ class PassReport:
     counts: dict[str, int] = field(default_factory=dict)
 
     def add(self, notification: Notification) -> None:
-        self.counts[notification.kind] = self.counts.get(notification.kind, 0) + 1
+        self.count_one(notification.kind)
         if self.keep:
             self.queued.append(notification)
+
+    def count_one(self, kind: str, many: int = 1) -> None:
+        self.counts[kind] = self.counts.get(kind, 0) + many
 
     def count(self, kind: str | None = None) -> int:
         if kind is None:
@@ -128,6 +149,14 @@ class Mail:
         return f"<{safe}.{uuid.uuid4().hex[:12]}@{self.domain}>"
 
 
+@dataclass(frozen=True)
+class Named:
+    """A person in a digest line: what the digest shows of them."""
+
+    id: int
+    name: str
+
+
 def _in_reach(today: dt.date, windows: Windows) -> tuple:
     """Criteria of the certifications that count (not renewed) and expire within reach."""
     newer = aliased(Certification)
@@ -140,102 +169,98 @@ def _in_reach(today: dt.date, windows: Windows) -> tuple:
     )
 
 
-def _in_reach_ids(today: dt.date, windows: Windows):
-    return (
-        select(Certification.id)
-        .join(Engineer, Engineer.id == Certification.engineer_id)
-        .where(*_in_reach(today, windows))
+def _window_sql(today: dt.date, windows: Windows):
+    """`due_window` in SQL, for certifications within reach."""
+    return case(
+        (Certification.expires_on < today, EXPIRED),
+        *[
+            (Certification.expires_on <= today + dt.timedelta(days=w), w)
+            for w in sorted(windows.before)
+        ],
+        else_=None,
     )
 
 
-@dataclass(frozen=True)
-class Named:
-    """A person in a digest line: what the digest shows of them."""
+def _acknowledged_sql(today: dt.date):
+    """Whether an open plan for the certification's exam falls between today and the expiry."""
+    from tracker.catalog.models import Exam
 
-    id: int
-    name: str
+    return (
+        exists()
+        .where(
+            ExamPlan.engineer_id == Certification.engineer_id,
+            ExamPlan.cancelled_at.is_(None),
+            ExamPlan.planned_on >= today,
+            ExamPlan.planned_on <= Certification.expires_on,
+            Exam.id == ExamPlan.exam_id,
+            Exam.credential_id == Certification.credential_id,
+        )
+        .correlate(Certification)
+    )
+
+
+_OwnManager = aliased(Engineer, name="own_manager")
+_TeamManager = aliased(Engineer, name="team_manager")
+
+
+def _owed_columns():
+    """Columns of an owed certification: its holder, credential and managers' addresses."""
+    return (
+        Certification.id,
+        Certification.engineer_id,
+        Engineer.name,
+        Engineer.email,
+        Certification.credential_id,
+        Credential.code,
+        Certification.expires_on,
+        Engineer.team_id,
+        _OwnManager.id,
+        _OwnManager.email,
+        _TeamManager.id,
+        _TeamManager.email,
+    )
+
+
+def _owed_from(query):
+    return (
+        query.join(Engineer, Engineer.id == Certification.engineer_id)
+        .join(Credential, Credential.id == Certification.credential_id)
+        .outerjoin(Team, Team.id == Engineer.team_id)
+        .outerjoin(
+            _OwnManager, and_(_OwnManager.id == Engineer.manager_id, _OwnManager.active.is_(True))
+        )
+        .outerjoin(
+            _TeamManager, and_(_TeamManager.id == Team.manager_id, _TeamManager.active.is_(True))
+        )
+    )
 
 
 @dataclass
-class _Due:
-    """A certification within reach of a window, as plain values, and what the pass owes it."""
+class _Owed:
+    """A certification that is owed a notice on the day, as plain values."""
 
     id: int
     engineer_id: int
     engineer_name: str
+    email: str
     credential_id: int
+    code: str
     expires_on: dt.date
     team_id: int | None
-    gpus: int | None
-    manager_ids: tuple[int | None, int | None]
+    managers: tuple[tuple[int, str], ...]
     window: int | None = None
-    reminder: bool = False
-    escalate: bool = False
-    digest_for: tuple[int, ...] = ()
+    impact: str | None = None
 
-
-def _due(session: Session, today: dt.date, windows: Windows) -> list[_Due]:
-    return [
-        _Due(cid, eid, name, credential, expires, team_id, gpus, (own, team_manager))
-        for cid, eid, name, credential, expires, team_id, gpus, own, team_manager in (
-            session.execute(
-                select(
-                    Certification.id,
-                    Certification.engineer_id,
-                    Engineer.name,
-                    Certification.credential_id,
-                    Certification.expires_on,
-                    Engineer.team_id,
-                    Team.gpus,
-                    Engineer.manager_id,
-                    Team.manager_id,
-                )
-                .join(Engineer, Engineer.id == Certification.engineer_id)
-                .outerjoin(Team, Team.id == Engineer.team_id)
-                .where(*_in_reach(today, windows))
-                .order_by(Certification.expires_on, Certification.id)
-            )
+    @classmethod
+    def of(cls, row) -> _Owed:
+        cid, eid, name, email, credential, code, expires, team_id, m1, e1, m2, e2 = row[:12]
+        managers: list[tuple[int, str]] = []
+        for manager_id, address in ((m1, e1), (m2, e2)):
+            if manager_id is not None and manager_id != eid and manager_id not in dict(managers):
+                managers.append((manager_id, address))
+        return cls(
+            cid, eid, name, email, credential, code, expires, team_id, tuple(managers), *row[12:]
         )
-    ]
-
-
-def _active_managers(session: Session) -> set[int]:
-    """Return the ids of active people who manage someone or a team."""
-    report = aliased(Engineer)
-    return set(
-        session.scalars(
-            select(Engineer.id).where(
-                Engineer.active.is_(True),
-                or_(
-                    Engineer.id.in_(
-                        select(report.manager_id).where(report.manager_id.is_not(None))
-                    ),
-                    Engineer.id.in_(select(Team.manager_id).where(Team.manager_id.is_not(None))),
-                ),
-            )
-        )
-    )
-
-
-def _planned_renewals(
-    session: Session, today: dt.date, windows: Windows
-) -> dict[tuple[int, int], list[dt.date]]:
-    """Return (engineer, exam) -> dates of open plans from today, for the people in reach."""
-    engineers = (
-        select(Certification.engineer_id)
-        .join(Engineer, Engineer.id == Certification.engineer_id)
-        .where(*_in_reach(today, windows))
-    )
-    plans: dict[tuple[int, int], list[dt.date]] = {}
-    for engineer_id, exam_id, planned_on in session.execute(
-        select(ExamPlan.engineer_id, ExamPlan.exam_id, ExamPlan.planned_on).where(
-            ExamPlan.cancelled_at.is_(None),
-            ExamPlan.planned_on >= today,
-            ExamPlan.engineer_id.in_(engineers.scalar_subquery()),
-        )
-    ):
-        plans.setdefault((engineer_id, exam_id), []).append(planned_on)
-    return plans
 
 
 def managers_of(engineer: Engineer) -> list[Engineer]:
@@ -252,34 +277,32 @@ def managers_of(engineer: Engineer) -> list[Engineer]:
     return found
 
 
-def _manager_ids(due: _Due, active: set[int]) -> list[int]:
-    """`managers_of` on plain values."""
-    found: list[int] = []
-    for manager_id in due.manager_ids:
-        if (
-            manager_id is not None
-            and manager_id in active
-            and manager_id not in found
-            and manager_id != due.engineer_id
-        ):
-            found.append(manager_id)
-    return found
+def _insert_rows(session: Session, rows: list[dict]) -> dict[str, int]:
+    """Insert the notices whose key is new, as plain rows; return how many of each kind."""
+    if not rows:
+        return {}
+    table = Notification.__table__
+    statement = _dialect_insert(session, table).on_conflict_do_nothing().returning(table.c.kind)
+    counts: dict[str, int] = {}
+    for kind in session.connection().execute(statement, rows).scalars():
+        counts[kind] = counts.get(kind, 0) + 1
+    return counts
 
 
-def _queue(session: Session, report: PassReport, notification: Notification) -> bool:
-    """Insert a notice unless its key exists; the unique constraint settles races."""
-    if session.scalar(
-        select(Notification.id).where(Notification.dedupe_key == notification.dedupe_key)
-    ):
-        return False
-    try:
-        with session.begin_nested():
-            session.add(notification)
-            session.flush()
-    except IntegrityError:
-        return False
-    report.add(notification)
-    return True
+def _insert_new(session: Session, rows: list[dict]) -> list[Notification]:
+    """Insert the notices whose key is new; the unique keys settle races. Return those inserted."""
+    if not rows:
+        return []
+    statement = _dialect_insert(session, Notification).on_conflict_do_nothing()
+    return list(session.scalars(statement.returning(Notification), rows))
+
+
+def _dialect_insert(session: Session, entity):
+    if session.get_bind().dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as dialect_insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert as dialect_insert
+    return dialect_insert(entity)
 
 
 def renew_steps(cert: Certification, open_courses: Sequence[str]) -> list[str]:
@@ -316,61 +339,6 @@ def _open_courses(paths, logged, cert: Certification) -> list[str]:
     ]
 
 
-def _reminder(
-    cert: Certification,
-    window: int,
-    today: dt.date,
-    windows: Windows,
-    mail: Mail,
-    open_courses: Sequence[str],
-) -> Notification:
-    engineer = cert.engineer
-    days_left = (cert.expires_on - today).days
-    kind = "expired" if window == EXPIRED else "reminder"
-    if kind == "expired":
-        subject = f"{cert.credential.code} expired on {cert.expires_on.isoformat()}"
-    else:
-        subject = (
-            f"{cert.credential.code} expires in {days_left} day{'' if days_left == 1 else 's'}"
-            f" ({cert.expires_on.isoformat()})"
-        )
-    copy = window == EXPIRED or window <= windows.copy_manager_from
-    link = f"{mail.base_url.rstrip('/')}/dashboard"
-    text, html = messages.render(
-        "reminder",
-        kind=kind,
-        engineer=engineer,
-        credential=cert.credential,
-        expires_on=cert.expires_on,
-        days_left=days_left,
-        link=link,
-        renew_steps=renew_steps(cert, open_courses),
-    )
-    key = f"{kind}:{cert.id}:{window}"
-    return Notification(
-        dedupe_key=key,
-        kind=kind,
-        certification_id=cert.id,
-        window_days=window,
-        engineer_id=engineer.id,
-        to_addrs=engineer.email,
-        cc_addrs=", ".join(m.email for m in managers_of(engineer)) if copy else "",
-        subject=subject,
-        body_text=text,
-        body_html=html,
-        ics=messages.expiry_calendar(
-            f"cert-{cert.id}@{mail.domain}",
-            f"{cert.credential.code} expires",
-            f"{engineer.name}'s {cert.credential.name} is valid through this day.",
-            cert.expires_on,
-            link,
-            stamp=cert.created_at,
-        ),
-        message_id=mail.message_id(key),
-        next_attempt_at=_midnight(today),
-    )
-
-
 def _midnight(day: dt.date) -> dt.datetime:
     """Return when a notice queued on `day` becomes due: at once, in every time zone.
 
@@ -380,6 +348,11 @@ def _midnight(day: dt.date) -> dt.datetime:
     return dt.datetime.combine(day - dt.timedelta(days=1), dt.time())
 
 
+def _queued_on(notification: Notification) -> dt.date:
+    """Return the day the pass queued a notice for (see `_midnight`); composing reads it."""
+    return notification.next_attempt_at.date() + dt.timedelta(days=1)
+
+
 def plan(
     session: Session,
     today: dt.date,
@@ -387,95 +360,261 @@ def plan(
     mail: Mail,
     *,
     keep: bool = True,
+    compose: bool = True,
 ) -> PassReport:
     """Queue every notice due on `today`: reminders, expiry notices, escalations, digests.
 
     Writes outbox rows only (flushes); the caller commits, and the sender
     delivers after the commit. With `keep` off the report counts the notices
-    without holding them (the scheduler's way: its memory stays flat).
+    without holding them (the scheduler's way: its memory stays flat). With
+    `compose` off the reminders are queued without their text, for
+    `compose_pending` to write after the commit (the scheduler's way too: the
+    pass then costs about what finding the due certifications costs).
     """
-    from tracker.catalog.models import Exam
-
     report = PassReport(keep=keep)
-    due = _due(session, today, windows)
-    if not due:
-        return report
-    queued = set(
-        session.scalars(
-            select(Notification.dedupe_key).where(
-                Notification.certification_id.in_(_in_reach_ids(today, windows).scalar_subquery())
-            )
-        )
-    )
-    year, week, _ = today.isocalendar()
-    week_key = f"{year}-W{week:02d}"
-    digested = set(
-        session.scalars(
-            select(Notification.dedupe_key).where(
-                Notification.kind == "digest", Notification.dedupe_key.like(f"digest:%:{week_key}")
-            )
-        )
-    )
-    exam_of = dict(session.execute(select(Exam.credential_id, Exam.id)).tuples().all())
-    plans = _planned_renewals(session, today, windows)
-    active = _active_managers(session)
-
-    for d in due:
-        left = (d.expires_on - today).days
-        window = due_window(d.expires_on, today, windows)
-        exam_id = exam_of.get(d.credential_id)
-        acknowledged = (
-            window != EXPIRED
-            and exam_id is not None
-            and any(today <= p <= d.expires_on for p in plans.get((d.engineer_id, exam_id), ()))
-        )
-        if window is not None and not acknowledged:
-            kind = "expired" if window == EXPIRED else "reminder"
-            d.window = window
-            d.reminder = f"{kind}:{d.id}:{window}" not in queued
-            d.escalate = window != EXPIRED and f"escalation:{d.id}" not in queued
-        if 0 <= left <= DIGEST_HORIZON_DAYS:
-            d.digest_for = tuple(
-                m for m in _manager_ids(d, active) if f"digest:{m}:{week_key}" not in digested
-            )
-
-    impacts = _impacts(session, [d for d in due if d.escalate or d.digest_for], today)
-    _queue_reminders(session, report, due, impacts, today, windows, mail)
-    _digests(session, report, due, impacts, today, week_key, mail)
+    state = _PassState.read(session, today)
+    if state.stale_teams or not state.catalog_judged:
+        judge_lapses(session, today, windows, every_team=not state.catalog_judged)
+        if not state.catalog_judged and state.catalog_stamp is not None:
+            _mark_run(session, "catalog", state.catalog_stamp)
+    reminders, escalations = _owed(session, today, windows)
+    queued = _queue_reminders(session, report, reminders, today, windows, mail, keep or compose)
+    if escalations:
+        _queue_escalations(session, report, escalations, today, mail)
+    if not state.digested:
+        _queue_digests(session, report, today, state.week, mail)
+        _mark_run(session, "digest", state.week)
+    if compose:
+        compose_notices(session, queued, mail)
     return report
 
 
-def _queue_reminders(session, report, due, impacts, today, windows, mail) -> None:
-    """Write the reminders and escalations owed, in expiry order, a batch of entities at a time."""
+@dataclass(frozen=True)
+class _PassState:
+    """What the pass must do besides the reminders, read in one query."""
+
+    week: str
+    catalog_stamp: str | None
+    catalog_judged: bool
+    digested: bool
+    stale_teams: bool
+
+    @classmethod
+    def read(cls, session: Session, today: dt.date) -> _PassState:
+        from tracker.catalog.models import CatalogVersion
+
+        year, week, _ = today.isocalendar()
+        week_key = f"{year}-W{week:02d}"
+        stamp = select(CatalogVersion.stamp).scalar_subquery()
+        row = session.execute(
+            select(
+                stamp,
+                exists().where(ReminderRun.kind == "catalog", ReminderRun.period == stamp),
+                exists().where(ReminderRun.kind == "digest", ReminderRun.period == week_key),
+                exists().where(Team.readiness_revision != Team.judged_revision),
+            )
+        ).one()
+        catalog_stamp, catalog_judged, digested, stale = row
+        return cls(
+            week_key,
+            catalog_stamp,
+            bool(catalog_judged) or catalog_stamp is None,
+            bool(digested),
+            bool(stale),
+        )
+
+
+def _mark_run(session: Session, kind: str, period: str) -> None:
+    """Record that the pass did its `kind` work for `period` (a concurrent pass may have too)."""
+    session.execute(
+        _dialect_insert(session, ReminderRun)
+        .on_conflict_do_nothing()
+        .values(kind=kind, period=period, created_at=utcnow())
+    )
+
+
+def _owed(session: Session, today: dt.date, windows: Windows) -> tuple[list[_Owed], list[_Owed]]:
+    """Return the certifications owed a reminder and those owed an escalation.
+
+    A reminder is owed when the certification's current window has not been
+    queued yet and no plan acknowledges it (an expiry notice cannot be
+    acknowledged); an escalation when its lapse is known to drop readiness,
+    none was queued yet and no plan acknowledges it. One query finds them
+    (few tables, so that planning it is cheap), a second one reads what the
+    notices need of the few it found.
+    """
+    from tracker.readiness.models import LapseImpact
+
+    window = _window_sql(today, windows)
+    queued = exists().where(
+        Notification.certification_id == Certification.id,
+        Notification.window_days == window,
+        Notification.kind.in_(("reminder", "expired")),
+    )
+    escalated = exists().where(
+        Notification.certification_id == Certification.id, Notification.kind == "escalation"
+    )
+    reminders = (
+        select(Certification.id, window.label("window"), null().label("impact"))
+        .join(Engineer, Engineer.id == Certification.engineer_id)
+        .where(
+            *_in_reach(today, windows),
+            ~queued,
+            or_(window == EXPIRED, ~_acknowledged_sql(today)),
+        )
+    )
+    escalations = (
+        select(Certification.id, window.label("window"), LapseImpact.impact)
+        .join(LapseImpact, LapseImpact.certification_id == Certification.id)
+        .join(Engineer, Engineer.id == Certification.engineer_id)
+        .where(
+            LapseImpact.team_id == Engineer.team_id,
+            *_in_reach(today, windows),
+            window != EXPIRED,
+            ~_acknowledged_sql(today),
+            ~escalated,
+        )
+    )
+    found = session.execute(union_all(reminders, escalations)).all()
+    if not found:
+        return [], []
+    details = {
+        row[0]: row
+        for row in session.execute(
+            _owed_from(select(*_owed_columns())).where(
+                Certification.id.in_({cid for cid, _, _ in found})
+            )
+        )
+    }
+    due = sorted(
+        (_Owed.of((*details[cid], window, impact)) for cid, window, impact in found),
+        key=lambda o: (o.expires_on, o.id),
+    )
+    return [o for o in due if o.impact is None], [o for o in due if o.impact is not None]
+
+
+def _queue_reminders(
+    session, report, owed: list[_Owed], today, windows, mail, entities: bool
+) -> list[Notification]:
+    """Queue the reminders and expiry notices owed, without text; return them if `entities`."""
+    rows = []
+    for o in owed:
+        left = (o.expires_on - today).days
+        kind = "expired" if o.window == EXPIRED else "reminder"
+        if kind == "expired":
+            subject = f"{o.code} expired on {o.expires_on.isoformat()}"
+        else:
+            subject = (
+                f"{o.code} expires in {left} day{'' if left == 1 else 's'}"
+                f" ({o.expires_on.isoformat()})"
+            )
+        copy = o.window == EXPIRED or o.window <= windows.copy_manager_from
+        key = f"{kind}:{o.id}:{o.window}"
+        rows.append(
+            {
+                "dedupe_key": key,
+                "kind": kind,
+                "certification_id": o.id,
+                "window_days": o.window,
+                "engineer_id": o.engineer_id,
+                "to_addrs": o.email,
+                "cc_addrs": ", ".join(address for _, address in o.managers) if copy else "",
+                "subject": subject,
+                "body_text": None,
+                "body_html": "",
+                "ics": None,
+                "message_id": mail.message_id(key),
+                "status": "pending",
+                "attempts": 0,
+                "next_attempt_at": _midnight(today),
+                "created_at": utcnow(),
+            }
+        )
+    if not entities:
+        for kind, count in _insert_rows(session, rows).items():
+            report.count_one(kind, count)
+        return []
+    inserted = _insert_new(session, rows)
+    for notification in inserted:
+        report.add(notification)
+    return inserted
+
+
+# --- composing ----------------------------------------------------------------
+
+
+def compose_notices(session: Session, notifications: Sequence[Notification], mail: Mail) -> None:
+    """Write the text, HTML and .ics of reminders and expiry notices queued without them."""
     from tracker.progress.services import logged_hours_for, paths_with_courses
 
-    owed = [d for d in due if d.reminder or (d.escalate and impacts.get(d.id))]
-    paths = paths_with_courses(session) if owed else []
-    for start in range(0, len(owed), CERTIFICATIONS_PER_BATCH):
-        batch = owed[start : start + CERTIFICATIONS_PER_BATCH]
+    todo = [n for n in notifications if n.body_text is None and n.certification_id is not None]
+    if not todo:
+        return
+    paths = paths_with_courses(session)
+    for start in range(0, len(todo), CERTIFICATIONS_PER_BATCH):
+        batch = todo[start : start + CERTIFICATIONS_PER_BATCH]
         certs = {
             c.id: c
             for c in session.scalars(
                 select(Certification)
-                .where(Certification.id.in_([d.id for d in batch]))
+                .where(Certification.id.in_({n.certification_id for n in batch}))
                 .options(
                     selectinload(Certification.credential).selectinload(Credential.exam),
-                    selectinload(Certification.engineer).selectinload(Engineer.manager),
-                    selectinload(Certification.engineer)
-                    .selectinload(Engineer.team)
-                    .selectinload(Team.manager),
+                    selectinload(Certification.engineer),
                 )
             )
         }
-        logged = logged_hours_for(session, {d.engineer_id for d in batch if d.reminder})
-        for d in batch:
-            cert = certs[d.id]
-            if d.reminder:
-                courses = _open_courses(paths, logged.get(d.engineer_id, {}), cert)
-                _queue(session, report, _reminder(cert, d.window, today, windows, mail, courses))
-            impact = impacts.get(d.id) if d.escalate else ""
-            if impact:
-                _queue(session, report, _escalation(cert, impact, today, mail))
+        logged = logged_hours_for(session, {n.engineer_id for n in batch})
+        for notification in batch:
+            cert = certs[notification.certification_id]
+            courses = _open_courses(paths, logged.get(cert.engineer_id, {}), cert)
+            _compose_reminder(notification, cert, mail, courses)
+    session.flush()
+
+
+def compose_pending(factory: sessionmaker[Session], mail: Mail) -> int:
+    """Compose every pending notice still without its text, a batch per transaction."""
+    composed = 0
+    while True:
+        with writing(), factory() as session, session.begin():
+            batch = list(
+                session.scalars(
+                    select(Notification)
+                    .where(Notification.body_text.is_(None), Notification.status == "pending")
+                    .order_by(Notification.id)
+                    .limit(CERTIFICATIONS_PER_BATCH)
+                )
+            )
+            if not batch:
+                return composed
+            compose_notices(session, batch, mail)
+            composed += len(batch)
+
+
+def _compose_reminder(
+    notification: Notification, cert: Certification, mail: Mail, open_courses: Sequence[str]
+) -> None:
+    engineer = cert.engineer
+    today = _queued_on(notification)
+    link = f"{mail.base_url.rstrip('/')}/dashboard"
+    notification.body_text, notification.body_html = messages.render(
+        "reminder",
+        kind=notification.kind,
+        engineer=engineer,
+        credential=cert.credential,
+        expires_on=cert.expires_on,
+        days_left=(cert.expires_on - today).days,
+        link=link,
+        renew_steps=renew_steps(cert, open_courses),
+    )
+    notification.ics = messages.expiry_calendar(
+        f"cert-{cert.id}@{mail.domain}",
+        f"{cert.credential.code} expires",
+        f"{engineer.name}'s {cert.credential.name} is valid through this day.",
+        cert.expires_on,
+        link,
+        stamp=cert.created_at,
+    )
 
 
 # --- readiness impact, escalation and digest --------------------------------
@@ -545,48 +684,89 @@ def lapse_impact(
     return "; ".join(reasons)
 
 
-def _impacts(session: Session, due: list[_Due], today: dt.date) -> dict[int, str]:
-    """Return certification id -> readiness impact of its lapse, judged a few teams at a time."""
-    from tracker.readiness.services import choose_template, load_members, load_templates
+def judge_lapses(
+    session: Session, today: dt.date, windows: Windows, *, every_team: bool = False
+) -> int:
+    """Judge the lapses of teams whose readiness moved since last judged; return how many teams.
 
-    templates = load_templates(session)
-    if not templates:
-        return {}
-    # A lapse can only matter to a team whose template asks for the credential.
-    relevant = {}
-    for template in templates:
-        ids: set[int] = set()
-        for credential in [c for s in template.slots for c in s.credentials]:
-            ids |= credential.satisfying_ids()
-        for credential in template.team_credentials:
-            ids |= credential.satisfying_ids()
-        relevant[template.id] = ids
-    by_team: dict[int, list[_Due]] = {}
-    for d in due:
-        if (
-            d.team_id is not None
-            and d.credential_id in relevant[choose_template(templates, d.gpus or 0).id]
-        ):
-            by_team.setdefault(d.team_id, []).append(d)
-    impacts: dict[int, str] = {}
-    team_ids = list(by_team)
-    for start in range(0, len(team_ids), TEAMS_PER_BATCH):
-        batch = team_ids[start : start + TEAMS_PER_BATCH]
-        teams = {t.id: t for t in session.scalars(select(Team).where(Team.id.in_(batch)))}
-        members = load_members(session, batch)
-        for team_id in batch:
-            for d in by_team[team_id]:
-                impact = lapse_impact(
-                    teams[team_id],
-                    members.get(team_id, []),
-                    templates,
-                    d.id,
-                    d.engineer_id,
-                    d.expires_on + dt.timedelta(days=1),
+    `every_team` judges them all (the catalog changed). A team's certifications
+    are judged from the expiry grace period on, in whatever year they expire,
+    so a certification coming into reach later finds its judgement waiting.
+    """
+    from tracker.readiness.models import LapseImpact
+    from tracker.readiness.services import load_members, load_templates
+
+    stale = select(Team.id, Team.readiness_revision).order_by(Team.id)
+    if not every_team:
+        stale = stale.where(Team.readiness_revision != Team.judged_revision)
+    teams = session.execute(stale).all()
+    if teams:
+        templates = load_templates(session)
+        since = today - dt.timedelta(days=windows.expired_grace_days)
+        for start in range(0, len(teams), TEAMS_PER_BATCH):
+            batch = dict(teams[start : start + TEAMS_PER_BATCH])
+            entities = {t.id: t for t in session.scalars(select(Team).where(Team.id.in_(batch)))}
+            members = load_members(session, batch) if templates else {}
+            found = [
+                {"certification_id": cert.id, "team_id": team_id, "impact": impact}
+                for team_id in batch
+                for member in members.get(team_id, [])
+                for cert in member.certifications
+                if cert.expires_on is not None and cert.expires_on >= since
+                for impact in [
+                    lapse_impact(
+                        entities[team_id],
+                        members[team_id],
+                        templates,
+                        cert.id,
+                        member.id,
+                        cert.expires_on + dt.timedelta(days=1),
+                    )
+                ]
+                if impact
+            ]
+            table = LapseImpact.__table__
+            connection = session.connection()
+            connection.execute(
+                delete(table).where(
+                    or_(
+                        table.c.team_id.in_(batch),
+                        table.c.certification_id.in_([f["certification_id"] for f in found]),
+                    )
                 )
-                if impact:
-                    impacts[d.id] = impact
-    return impacts
+            )
+            if found:
+                connection.execute(_dialect_insert(session, table).on_conflict_do_nothing(), found)
+            # The revision read, not the current one: a change made meanwhile
+            # leaves the team to be judged again by the next pass.
+            teams_table = Team.__table__
+            connection.execute(
+                update(teams_table)
+                .where(teams_table.c.id == bindparam("team"))
+                .values(judged_revision=bindparam("revision")),
+                [{"team": team_id, "revision": revision} for team_id, revision in batch.items()],
+            )
+    return len(teams)
+
+
+def _queue_escalations(session, report, owed: list[_Owed], today, mail) -> None:
+    """Escalate the lapses known to drop readiness (rendered now: they are few)."""
+    impacts = {o.id: o.impact for o in owed}
+    certs = session.scalars(
+        select(Certification)
+        .where(Certification.id.in_(impacts))
+        .options(
+            selectinload(Certification.credential).selectinload(Credential.exam),
+            selectinload(Certification.engineer).selectinload(Engineer.manager),
+            selectinload(Certification.engineer)
+            .selectinload(Engineer.team)
+            .selectinload(Team.manager),
+        )
+        .order_by(Certification.expires_on, Certification.id)
+    )
+    rows = [_escalation_row(cert, impacts[cert.id], today, mail) for cert in certs]
+    for notification in _insert_new(session, rows):
+        report.add(notification)
 
 
 class ReadinessImpact:
@@ -618,7 +798,7 @@ class ReadinessImpact:
         )
 
 
-def _escalation(cert: Certification, impact: str, today: dt.date, mail: Mail) -> Notification:
+def _escalation_row(cert: Certification, impact: str, today: dt.date, mail: Mail) -> dict:
     engineer = cert.engineer
     managers = managers_of(engineer)
     days_left = (cert.expires_on - today).days
@@ -636,22 +816,22 @@ def _escalation(cert: Certification, impact: str, today: dt.date, mail: Mail) ->
         renew_steps=renew_steps(cert, ()),
     )
     key = f"escalation:{cert.id}"
-    return Notification(
-        dedupe_key=key,
-        kind="escalation",
-        certification_id=cert.id,
-        window_days=None,
-        engineer_id=engineer.id,
-        to_addrs=", ".join(m.email for m in managers) or engineer.email,
-        cc_addrs=engineer.email if managers else "",
-        subject=f"Escalation: {engineer.name}'s {cert.credential.code} lapses on "
+    return {
+        "dedupe_key": key,
+        "kind": "escalation",
+        "certification_id": cert.id,
+        "window_days": None,
+        "engineer_id": engineer.id,
+        "to_addrs": ", ".join(m.email for m in managers) or engineer.email,
+        "cc_addrs": engineer.email if managers else "",
+        "subject": f"Escalation: {engineer.name}'s {cert.credential.code} lapses on "
         f"{cert.expires_on.isoformat()} and readiness drops",
-        body_text=text,
-        body_html=html,
-        ics=None,
-        message_id=mail.message_id(key),
-        next_attempt_at=_midnight(today),
-    )
+        "body_text": text,
+        "body_html": html,
+        "ics": None,
+        "message_id": mail.message_id(key),
+        "next_attempt_at": _midnight(today),
+    }
 
 
 @dataclass(frozen=True)
@@ -663,47 +843,63 @@ class DigestItem:
     impact: str
 
 
-def _digests(
-    session: Session,
-    report: PassReport,
-    due: Iterable[_Due],
-    impacts: dict[int, str],
-    today: dt.date,
-    week_key: str,
-    mail: Mail,
+def _queue_digests(
+    session: Session, report: PassReport, today: dt.date, week_key: str, mail: Mail
 ) -> None:
-    """Queue one digest per manager per ISO week of their people's upcoming expiries."""
-    owed = [d for d in due if d.digest_for]
-    if not owed:
-        return
+    """Queue, at the week's first pass, one digest per manager of their people's expiries.
+
+    A digest lists the certifications expiring within DIGEST_HORIZON_DAYS and
+    what each lapse does to readiness. The week is the ISO week.
+    """
+    from tracker.readiness.models import LapseImpact
+
+    newer = aliased(Certification)
+    rows = session.execute(
+        _owed_from(select(*_owed_columns(), null(), LapseImpact.impact))
+        .outerjoin(
+            LapseImpact,
+            and_(
+                LapseImpact.certification_id == Certification.id,
+                LapseImpact.team_id == Engineer.team_id,
+            ),
+        )
+        .where(
+            Engineer.active.is_(True),
+            Certification.expires_on >= today,
+            Certification.expires_on <= today + dt.timedelta(days=DIGEST_HORIZON_DAYS),
+            ~exists().where(newer.renews_id == Certification.id),
+            or_(_OwnManager.id.is_not(None), _TeamManager.id.is_not(None)),
+        )
+        .order_by(Certification.expires_on, Certification.id)
+    ).all()
+    owed = [o for o in map(_Owed.of, rows) if o.managers]
     credentials = {
         c.id: c
         for c in session.scalars(
-            select(Credential).where(Credential.id.in_({d.credential_id for d in owed}))
+            select(Credential).where(Credential.id.in_({o.credential_id for o in owed}))
         )
     }
     by_manager: dict[int, list[DigestItem]] = {}
-    for d in owed:
+    for o in owed:
         item = DigestItem(
-            Named(d.engineer_id, d.engineer_name),
-            credentials[d.credential_id],
-            d.expires_on,
-            (d.expires_on - today).days,
-            impacts.get(d.id, ""),
+            Named(o.engineer_id, o.engineer_name),
+            credentials[o.credential_id],
+            o.expires_on,
+            (o.expires_on - today).days,
+            o.impact or "",
         )
-        for manager_id in d.digest_for:
+        for manager_id, _ in o.managers:
             by_manager.setdefault(manager_id, []).append(item)
-    ids = list(by_manager)
-    managers: dict[int, Engineer] = {}
-    for start in range(0, len(ids), CERTIFICATIONS_PER_BATCH):
-        managers.update(
-            (m.id, m)
-            for m in session.scalars(
-                select(Engineer).where(
-                    Engineer.id.in_(ids[start : start + CERTIFICATIONS_PER_BATCH])
-                )
+    managers = {
+        m.id: m
+        for start in range(0, len(by_manager), CERTIFICATIONS_PER_BATCH)
+        for m in session.scalars(
+            select(Engineer).where(
+                Engineer.id.in_(list(by_manager)[start : start + CERTIFICATIONS_PER_BATCH])
             )
         )
+    }
+    rows = []
     for manager_id, items in by_manager.items():
         manager = managers[manager_id]
         key = f"digest:{manager.id}:{week_key}"
@@ -715,26 +911,26 @@ def _digests(
             horizon=DIGEST_HORIZON_DAYS,
             link=f"{mail.base_url.rstrip('/')}/teams",
         )
-        _queue(
-            session,
-            report,
-            Notification(
-                dedupe_key=key,
-                kind="digest",
-                certification_id=None,
-                window_days=None,
-                engineer_id=manager.id,
-                to_addrs=manager.email,
-                cc_addrs="",
-                subject=f"Weekly digest: {len(items)} certification(s) expiring within "
+        rows.append(
+            {
+                "dedupe_key": key,
+                "kind": "digest",
+                "certification_id": None,
+                "window_days": None,
+                "engineer_id": manager.id,
+                "to_addrs": manager.email,
+                "cc_addrs": "",
+                "subject": f"Weekly digest: {len(items)} certification(s) expiring within "
                 f"{DIGEST_HORIZON_DAYS} days",
-                body_text=text,
-                body_html=html,
-                ics=None,
-                message_id=mail.message_id(key),
-                next_attempt_at=_midnight(today),
-            ),
+                "body_text": text,
+                "body_html": html,
+                "ics": None,
+                "message_id": mail.message_id(key),
+                "next_attempt_at": _midnight(today),
+            }
         )
+    for notification in _insert_new(session, rows):
+        report.add(notification)
 
 
 # --- delivery ---------------------------------------------------------------
@@ -772,6 +968,23 @@ def _backoff(attempts: int) -> dt.timedelta:
     return min(RETRY_BASE * (2 ** max(attempts - 1, 0)), RETRY_CAP)
 
 
+# The columns a sender reads from the rows it claims: plain rows, not entities.
+_OUTBOX = Notification.__table__
+_CLAIMED = (
+    _OUTBOX.c.id,
+    _OUTBOX.c.kind,
+    _OUTBOX.c.certification_id,
+    _OUTBOX.c.to_addrs,
+    _OUTBOX.c.cc_addrs,
+    _OUTBOX.c.subject,
+    _OUTBOX.c.body_text,
+    _OUTBOX.c.body_html,
+    _OUTBOX.c.ics,
+    _OUTBOX.c.message_id,
+    _OUTBOX.c.attempts,
+)
+
+
 def _claim(
     factory: sessionmaker[Session],
     worker: str,
@@ -779,85 +992,181 @@ def _claim(
     batch: int,
     force: bool,
     skip: set[int],
-) -> list[Notification]:
-    """Take up to `batch` due rows for this worker, atomically; commit the claim."""
+) -> tuple[list, set[int]]:
+    """Take up to `batch` due rows for this worker, atomically; commit the claim.
+
+    Return the rows (in id order) and which of their certifications were renewed
+    since they were queued, read in the claim's transaction: one round trip for
+    the claim and its rows (UPDATE ... RETURNING), one for the renewals.
+    """
     with writing(), factory() as session, session.begin():
-        due = select(Notification.id).where(
-            or_(Notification.status == "pending", Notification.status == "sending")
+        due = select(_OUTBOX.c.id).where(
+            or_(_OUTBOX.c.status == "pending", _OUTBOX.c.status == "sending"),
+            # Not before it is composed (`compose_pending`): there is nothing to send yet.
+            _OUTBOX.c.body_text.is_not(None),
         )
         if force:
             # `tracker remind` sends every pending row now, back-off notwithstanding,
             # but never takes a row another sender holds.
-            due = due.where(
-                or_(Notification.status == "pending", Notification.next_attempt_at <= now)
-            )
+            due = due.where(or_(_OUTBOX.c.status == "pending", _OUTBOX.c.next_attempt_at <= now))
         else:
-            due = due.where(Notification.next_attempt_at <= now)
+            due = due.where(_OUTBOX.c.next_attempt_at <= now)
         if skip:
-            due = due.where(Notification.id.not_in(skip))
-        due = due.order_by(Notification.next_attempt_at, Notification.id).limit(batch)
+            due = due.where(_OUTBOX.c.id.not_in(skip))
+        due = due.order_by(_OUTBOX.c.next_attempt_at, _OUTBOX.c.id).limit(batch)
         if session.get_bind().dialect.name == "postgresql":
             due = due.with_for_update(skip_locked=True)
-        session.execute(
-            update(Notification)
-            .where(Notification.id.in_(due.scalar_subquery()))
+        rows = session.execute(
+            update(_OUTBOX)
+            .where(_OUTBOX.c.id.in_(due.scalar_subquery()))
             .values(status="sending", claimed_by=worker, next_attempt_at=now + CLAIM_LEASE)
-            .execution_options(synchronize_session=False)
-        )
-    with factory() as session:
-        return list(
-            session.scalars(
-                select(Notification)
-                .where(Notification.claimed_by == worker, Notification.status == "sending")
-                .order_by(Notification.id)
-            )
-        )
+            .returning(*_CLAIMED)
+        ).all()
+        rows.sort(key=lambda r: r.id)
+        return rows, _superseded(session, rows)
 
 
 class _Marks:
     """Where a batch records each row's outcome as it goes: one commit per row.
 
-    On PostgreSQL (an engine of its own) each mark is one statement in
-    autocommit: its own transaction in one round trip, not three (BEGIN,
-    UPDATE, COMMIT), once per message sent. Elsewhere, and inside a caller's
-    connection (the tests'), a session commits after each mark; SQLite's
-    writers take the lock at BEGIN (`writing()`).
+    A row's mark commits before the next message's DATA, so a sender that dies
+    sends at most one message again (the one it was sending, with its
+    Message-ID). `submit` starts a mark and returns; `wait` returns once it
+    has committed, or raises its error; the SMTP connection waits before each
+    DATA (`_Smtp.before_data`). So the mark's round trip to the database runs
+    while the next message is built and its MAIL and RCPT are answered,
+    instead of adding to every message's time.
+
+    With an engine, marks run one at a time in a thread of their own, on a
+    connection of their own taken out of the pool (its settings die with it),
+    which commits without waiting for the disk: on PostgreSQL one statement in
+    autocommit with `synchronous_commit` off, on SQLite in WAL mode with
+    `synchronous = NORMAL` (a writer's transaction, `writing()`). Such a commit
+    is seen by every other sender at once and survives the sender's crash;
+    only a crash of the database server or its machine can forget marks, and
+    only the latest: the next durable commit (each claim is one) makes every
+    earlier mark durable too, and PostgreSQL's WAL writer does within a second.
+    A forgotten mark's row stays claimed and is sent again, with the same
+    Message-ID, after the lease. Bound to a caller's connection (the tests'),
+    marks run in line, a session committing after each.
     """
 
     def __init__(self, factory: sessionmaker[Session]) -> None:
         bind = factory.kw.get("bind")
-        self.connection = None
-        self.session = None
-        if isinstance(bind, Engine) and bind.dialect.name == "postgresql":
-            self.connection = bind.connect().execution_options(isolation_level="AUTOCOMMIT")
-        else:
-            self.session = factory()
+        self.factory = factory
+        self.engine = None
+        self.connection = None  # the thread's, opened at its first mark
+        self.pending = None
+        self.marked = False  # the thread starts at the first mark
+        self.thread = None
+        # Not an in-memory SQLite database: another thread would get another one.
+        if isinstance(bind, Engine) and (
+            bind.dialect.name != "sqlite" or bind.url.database not in (None, "", ":memory:")
+        ):
+            from concurrent.futures import ThreadPoolExecutor
 
-    def execute(self, statement) -> None:
-        if self.connection is not None:
-            self.connection.execute(statement)
-        else:
-            self.session.connection().execute(statement)
-            self.session.commit()
+            self.engine = bind
+            self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="outbox-marks")
 
-    def close(self) -> None:
+    def submit(self, statement, params: dict) -> None:
+        self.wait()
+        if self.thread is None:
+            with writing(), self.factory() as session:
+                session.connection().execute(statement, params)
+                session.commit()
+        else:
+            self.pending = self.thread.submit(self._mark, statement, params)
+            self.marked = True
+
+    def wait(self) -> None:
+        pending, self.pending = self.pending, None
+        if pending is None:
+            return
+        try:
+            pending.result()
+        except (OSError, smtplib.SMTPException) as exc:
+            # Never to be taken for an SMTP failure by the sending code.
+            raise RuntimeError(f"marking an outbox row failed: {exc}") from exc
+
+    def _mark(self, statement, params: dict) -> None:
+        # In the marks' thread: the connection is only ever used there.
+        if self.connection is None:
+            self.connection = self._connect()
+        if self.engine.dialect.name == "postgresql":
+            self.connection.execute(statement, params)
+        else:
+            with writing(), self.connection.begin():
+                self.connection.execute(statement, params)
+
+    def _connect(self):
+        engine = self.engine
+        connection = engine.connect()
+        try:
+            if engine.dialect.name == "postgresql":
+                connection = connection.execution_options(isolation_level="AUTOCOMMIT")
+                connection.detach()
+                connection.exec_driver_sql("SET synchronous_commit TO OFF")
+            elif engine.dialect.name == "sqlite":
+                connection.detach()
+                # Outside any transaction (SQLite refuses the setting inside one).
+                raw = connection.connection.dbapi_connection
+                if raw.execute("PRAGMA journal_mode").fetchone()[0].lower() == "wal":
+                    raw.execute("PRAGMA synchronous = NORMAL")
+        except BaseException:
+            connection.close()
+            raise
+        return connection
+
+    def _disconnect(self) -> None:
         if self.connection is not None:
             self.connection.close()
-        if self.session is not None:
-            self.session.close()
+            self.connection = None
+
+    def close(self) -> None:
+        """Wait for the last mark (raising its error); then let the thread and connection go."""
+        try:
+            self.wait()
+        finally:
+            if self.thread is not None:
+                if self.marked:
+                    self.thread.submit(self._disconnect)
+                self.thread.shutdown(wait=True)
 
 
-def _finish(marks: _Marks, row: Notification, worker: str, now: dt.datetime, **values) -> None:
-    """Record a row's outcome, only if this worker still holds it; commit at once."""
-    table = Notification.__table__
-    marks.execute(
-        update(table)
-        .where(table.c.id == row.id, table.c.claimed_by == worker, table.c.status == "sending")
-        .values(claimed_by=None, **values)
-    )
+# One mark statement per set of columns an outcome writes, built once: building
+# and keying a new statement for every message cost more than running it.
+_MARK_STATEMENTS: dict[tuple[str, ...], object] = {}
 
 
-def _retry(marks: _Marks, row: Notification, worker: str, now: dt.datetime, error: str, report):
+def _mark_statement(columns: tuple[str, ...]):
+    statement = _MARK_STATEMENTS.get(columns)
+    if statement is None:
+        from sqlalchemy import bindparam
+
+        statement = (
+            update(_OUTBOX)
+            .where(
+                _OUTBOX.c.id == bindparam("row_id"),
+                _OUTBOX.c.claimed_by == bindparam("worker"),
+                _OUTBOX.c.status == "sending",
+            )
+            .values(
+                claimed_by=None,
+                **{c: bindparam(f"new_{c}", type_=_OUTBOX.c[c].type) for c in columns},
+            )
+        )
+        _MARK_STATEMENTS[columns] = statement
+    return statement
+
+
+def _finish(marks: _Marks, row, worker: str, now: dt.datetime, **values) -> None:
+    """Record a row's outcome if this worker still holds it; it commits before the next DATA."""
+    params = {f"new_{column}": value for column, value in values.items()}
+    params.update(row_id=row.id, worker=worker)
+    marks.submit(_mark_statement(tuple(values)), params)
+
+
+def _retry(marks: _Marks, row, worker: str, now: dt.datetime, error: str, report):
     attempts = row.attempts + 1
     _finish(
         marks,
@@ -881,24 +1190,28 @@ def deliver(
     batch: int = 50,
     worker: str | None = None,
 ) -> DeliveryReport:
-    """Send due outbox rows over SMTP, one connection per batch, marking each as it goes."""
+    """Send due outbox rows over SMTP, one connection per batch, marking each as it goes.
+
+    Every row's mark has committed when this returns (or raises).
+    """
     worker = worker or f"{socket.gethostname()}:{uuid.uuid4().hex[:8]}"
     report = DeliveryReport()
     seen: set[int] = set()
-    while True:
-        rows = _claim(factory, worker, now, batch, force, seen)
-        if not rows:
-            return report
-        seen.update(r.id for r in rows)
-        with writing(), contextlib.closing(_Marks(factory)) as marks:
+    with contextlib.closing(_Marks(factory)) as marks:
+        while True:
+            marks.wait()
+            rows, renewed = _claim(factory, worker, now, batch, force, seen)
+            if not rows:
+                return report
+            seen.update(r.id for r in rows)
             try:
                 smtp = _connect(settings)
             except (OSError, smtplib.SMTPException) as exc:
                 for row in rows:
                     _retry(marks, row, worker, now, f"cannot connect: {_describe(exc)}", report)
                 return report
+            smtp.before_data = marks.wait
             try:
-                renewed = _superseded(factory, rows)
                 for index, row in enumerate(rows):
                     try:
                         _send_one(marks, smtp, settings, row, worker, now, report, renewed)
@@ -913,8 +1226,19 @@ def deliver(
                     smtp.close()
 
 
-def _connect(settings: SmtpSettings) -> smtplib.SMTP:
-    smtp = smtplib.SMTP(settings.host, settings.port, timeout=settings.timeout)
+class _Smtp(smtplib.SMTP):
+    """An SMTP connection that calls `before_data` before each message's DATA."""
+
+    before_data = None
+
+    def data(self, msg):
+        if self.before_data is not None:
+            self.before_data()
+        return super().data(msg)
+
+
+def _connect(settings: SmtpSettings) -> _Smtp:
+    smtp = _Smtp(settings.host, settings.port, timeout=settings.timeout)
     try:
         smtp.ehlo()
         if settings.starttls:
@@ -938,19 +1262,20 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _superseded(factory: sessionmaker[Session], rows: Sequence[Notification]) -> set[int]:
+def _superseded(session: Session, rows: Sequence) -> set[int]:
     """Return which of the rows' certifications were renewed since they were queued.
 
-    One read for the batch, just before it is sent (and no lock held while sending).
+    One read for the batch, in its claim, just before it is sent (no lock held while sending).
     """
     ids = {
         r.certification_id for r in rows if r.certification_id is not None and r.kind != "digest"
     }
     if not ids:
         return set()
-    newer = aliased(Certification)
-    with factory() as session:
-        return set(session.scalars(select(newer.renews_id).where(newer.renews_id.in_(ids))))
+    newer = Certification.__table__
+    return set(
+        session.execute(select(newer.c.renews_id).where(newer.c.renews_id.in_(ids))).scalars()
+    )
 
 
 def _send_one(marks, smtp, settings, row, worker, now, report, renewed: set[int]) -> None:

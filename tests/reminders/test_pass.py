@@ -1,0 +1,114 @@
+"""How the daily pass stays cheap without missing anything (issue 6: the pass within
+1.5x of a raw query; issue 5 item 6: an escalation goes out "at once").
+
+Lapses are judged per team when the team's readiness revision moved or the
+catalog changed, and kept; reminders are queued first and composed after.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from icalendar import Calendar
+from sqlalchemy import select
+
+from tests import factories
+from tests.reminders.helpers import (
+    DAY,
+    EXPIRES,
+    MAIL,
+    WINDOWS,
+    days_before,
+    holder,
+    outbox,
+    run,
+)
+from tracker.catalog.models import TeamTemplate
+from tracker.reminders import services
+
+
+def _ops(db, crew, expires_on=EXPIRES):
+    return holder(db, "NCA-AIIO", expires_on, team=crew, level=2, job_roles=("operations",))
+
+
+def test_a_lapse_judged_long_before_escalates_when_its_first_window_opens(db):
+    boss = factories.engineer(db, name="Boss", access_role="manager")
+    crew = factories.team(db, gpus=64, manager=boss)
+    _, cert = _ops(db, crew)
+    assert run(db, days_before(200)).count() == 0  # judged: not in reach yet
+    assert services.judge_lapses(db, days_before(91), WINDOWS) == 0  # nothing moved since
+    report = run(db, days_before(90))
+    assert sorted(n.kind for n in report.queued if n.certification_id == cert.id) == [
+        "escalation",
+        "reminder",
+    ]
+
+
+def test_the_pass_judges_again_only_the_teams_whose_readiness_moved(db):
+    first, second = factories.team(db, gpus=64), factories.team(db, gpus=64)
+    _ops(db, first)
+    _ops(db, second)
+    run(db, days_before(100))
+    assert services.judge_lapses(db, days_before(99), WINDOWS) == 0
+    factories.engineer(db, team=second)
+    assert services.judge_lapses(db, days_before(99), WINDOWS) == 1
+
+
+def test_a_catalog_change_is_judged_at_the_next_pass(db):
+    """A template that starts asking for a credential makes its last holder's lapse drop
+    readiness: the next pass escalates it, though no team changed."""
+    boss = factories.engineer(db, name="Boss", access_role="manager")
+    crew = factories.team(db, gpus=64, manager=boss)  # the small template asks for no CKA
+    holder(db, "CKA", team=crew, level=2)
+    assert run(db, days_before(60)).count("escalation") == 0
+    small = db.scalars(select(TeamTemplate).order_by(TeamTemplate.min_gpus)).first()
+    small.team_credentials.append(factories.credential(db, "CKA"))
+    db.flush()
+    (escalation,) = [n for n in run(db, days_before(59)).queued if n.kind == "escalation"]
+    assert "last valid CKA" in escalation.body_text
+
+
+def test_the_weekly_digests_go_out_at_the_weeks_first_pass_only(db):
+    """Issue 5 item 6: "Managers get a weekly digest": a manager whose first expiry comes
+    within 90 days in the middle of a week hears of it in the next week's digest."""
+    boss = factories.engineer(db, name="Boss", access_role="manager")
+    monday = dt.date(2027, 1, 25)
+    holder(db, "CKA", monday + 92 * DAY, manager=boss)  # within 90 days from Wednesday
+    digests = [
+        n
+        for offset in range(8)
+        for n in run(db, monday + offset * DAY).queued
+        if n.kind == "digest"
+    ]
+    assert [d.dedupe_key for d in digests] == [f"digest:{boss.id}:2027-W05"]
+
+
+def test_the_scheduler_pass_queues_notices_without_text_and_composing_writes_it(db):
+    who, cert = holder(db, manager=factories.engineer(db, name="Boss"))
+    report = services.plan(db, days_before(30), WINDOWS, MAIL, keep=False, compose=False)
+    assert (report.queued, report.count("reminder")) == ([], 1)
+    (row,) = outbox(db, "reminder")
+    assert row.body_text is None and row.ics is None
+    assert row.subject == f"NCA-AIIO expires in 30 days ({EXPIRES.isoformat()})"
+    services.compose_notices(db, [row], MAIL)
+    assert "30 days" in row.body_text and who.name in row.body_text
+    assert "NCA-AIIO" in row.body_html
+    (event,) = Calendar.from_ical(row.ics).walk("VEVENT")
+    assert event.decoded("dtstart") == cert.expires_on
+
+
+def test_composing_later_writes_what_composing_in_the_pass_writes(db):
+    _, early = holder(db)
+    _, late = holder(db)
+    services.plan(db, days_before(7), WINDOWS, MAIL)  # composes in the pass
+    queued = {n.certification_id: n for n in outbox(db, "reminder")}
+    db.delete(queued[late.id])
+    db.flush()
+    services.plan(db, days_before(7), WINDOWS, MAIL, compose=False)
+    (later,) = [n for n in outbox(db, "reminder") if n.certification_id == late.id]
+    services.compose_notices(db, [later], MAIL)
+    first = queued[early.id]
+    for field in ("subject", "body_text", "body_html"):
+        assert getattr(later, field).replace(late.engineer.name, "X") == getattr(
+            first, field
+        ).replace(early.engineer.name, "X")

@@ -1,0 +1,97 @@
+"""Readiness judgements kept between reminder passes, and the revisions that invalidate them."""
+
+from __future__ import annotations
+
+from itertools import chain
+
+from sqlalchemy import ForeignKey, Text, event, inspect, or_, select, update
+from sqlalchemy.orm import Mapped, Session, mapped_column, relationship
+from sqlalchemy.orm import attributes as orm_attributes
+
+from tracker.db import Base
+from tracker.people.models import Engineer, JobRoleAssignment, Team
+from tracker.progress.models import Certification
+
+
+class LapseImpact(Base):
+    """How a certification's lapse drops its team's readiness, as judged at the team's revision.
+
+    Only lapses that drop it have a row. The reminder pass writes them when it
+    judges a team whose readiness revision it has not judged, and escalates
+    from them when the certification's reminders are due.
+    """
+
+    __tablename__ = "lapse_impacts"
+
+    certification_id: Mapped[int] = mapped_column(
+        ForeignKey("certifications.id", ondelete="CASCADE"), primary_key=True
+    )
+    team_id: Mapped[int] = mapped_column(ForeignKey("teams.id", ondelete="CASCADE"), index=True)
+    impact: Mapped[str] = mapped_column(Text)
+
+    team: Mapped[Team] = relationship()
+
+
+# What a team's readiness reads of its members (the catalog has its own version).
+_ENGINEER_FIELDS = ("team_id", "active", "level")
+
+
+def _history_values(obj: object, name: str) -> set:
+    history = orm_attributes.get_history(obj, name)
+    return {v for v in chain(history.added, history.deleted, history.unchanged) if v is not None}
+
+
+def touched_teams(session: Session) -> tuple[set[int], set[int]]:
+    """Return (team ids, engineer ids) whose readiness the pending flush may change."""
+    teams: set[int] = set()
+    engineers: set[int] = set()
+    for obj in chain(session.new, session.deleted, session.dirty):
+        if isinstance(obj, Certification | JobRoleAssignment):
+            if obj in session.dirty and not session.is_modified(obj):
+                continue
+            engineers |= _history_values(obj, "engineer_id")
+        elif isinstance(obj, Engineer):
+            state = inspect(obj)
+            if obj in session.dirty and not any(
+                state.attrs[name].history.has_changes() for name in _ENGINEER_FIELDS
+            ):
+                continue
+            # Both teams when someone moves: the one they leave and the one they join.
+            teams |= _history_values(obj, "team_id")
+        elif (
+            # A new team starts with a revision it has not been judged at.
+            isinstance(obj, Team)
+            and obj not in session.new
+            and inspect(obj).attrs.gpus.history.has_changes()
+        ):
+            teams.add(obj.id)
+    return teams, engineers
+
+
+def bump_readiness_revisions(session: Session, teams: set[int], engineers: set[int]) -> None:
+    """Give those teams (and the teams of those engineers) a new readiness revision."""
+    if not teams and not engineers:
+        return
+    table = Team.__table__
+    conditions = []
+    if teams:
+        conditions.append(table.c.id.in_(sorted(teams)))
+    if engineers:
+        conditions.append(
+            table.c.id.in_(
+                select(Engineer.__table__.c.team_id).where(
+                    Engineer.__table__.c.id.in_(sorted(engineers))
+                )
+            )
+        )
+    session.connection().execute(
+        update(table)
+        .where(or_(*conditions))
+        .values(readiness_revision=table.c.readiness_revision + 1)
+    )
+
+
+@event.listens_for(Session, "after_flush")
+def _readiness_inputs_written(session: Session, flush_context) -> None:
+    """Bump the readiness revision of the teams an ORM flush changed (new, dirty, deleted)."""
+    bump_readiness_revisions(session, *touched_teams(session))
