@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
 from icalendar import Calendar
 from sqlalchemy import select
 
@@ -112,3 +113,35 @@ def test_composing_later_writes_what_composing_in_the_pass_writes(db):
         assert getattr(later, field).replace(late.engineer.name, "X") == getattr(
             first, field
         ).replace(early.engineer.name, "X")
+
+
+@pytest.mark.parametrize(
+    ("own", "team_manager", "copied"),
+    [
+        (True, False, ["own"]),
+        (False, True, ["team"]),
+        (True, True, ["own", "team"]),
+        ("same", "same", ["own"]),
+        (False, "self", []),
+        ("inactive", True, ["team"]),
+    ],
+)
+def test_the_30_day_reminder_copies_each_active_manager_once(db, own, team_manager, copied):
+    """DOMAIN.md section 9: "From the 30-day window on, the engineer's manager is copied"
+    (their own manager and their team's, once each, active ones, never themselves)."""
+    mine = factories.engineer(db, name="Own boss", access_role="manager")
+    lead = factories.engineer(db, name="Team lead", access_role="manager")
+    if own == "inactive":
+        mine.active = False
+    crew = factories.team(
+        db, gpus=64, manager=mine if team_manager == "same" else lead if team_manager else None
+    )
+    who, _ = holder(db, team=crew, manager=mine if own else None)
+    if team_manager == "self":
+        crew.manager = who
+    db.flush()
+    services.plan(db, days_before(30), WINDOWS, MAIL, keep=False, compose=False)
+    (row,) = outbox(db, "reminder")
+    addresses = {"own": mine.email, "team": lead.email}
+    assert row.cc_addrs == ", ".join(addresses[c] for c in copied)
+    assert row.to_addrs == who.email

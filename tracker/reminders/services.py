@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import functools
 import smtplib
 import socket
 import uuid
@@ -21,11 +22,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy import (
+    Date,
+    DateTime,
+    Integer,
+    String,
     and_,
     bindparam,
     case,
+    cast,
     delete,
     exists,
+    func,
+    insert,
+    literal,
     null,
     or_,
     select,
@@ -33,7 +42,10 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import Engine
+from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import Session, aliased, selectinload, sessionmaker
+from sqlalchemy.sql.elements import ColumnElement
+from sqlalchemy.sql.functions import FunctionElement
 
 from tracker.catalog.models import Credential
 from tracker.db import utcnow, writing
@@ -157,31 +169,49 @@ class Named:
     name: str
 
 
-def _in_reach(today: dt.date, windows: Windows) -> tuple:
+# The pass's statements are built once per set of windows, with the day's
+# dates as bound parameters (`_day_params`): building a statement of this size
+# costs more than running it on a quiet day.
+TODAY = bindparam("today", type_=Date)
+
+
+def _day_params(today: dt.date, windows: Windows) -> dict[str, object]:
+    """The bound parameters of the pass's statements for `today`."""
+    params: dict[str, object] = {
+        "today": today,
+        "reach_from": today - dt.timedelta(days=windows.expired_grace_days),
+        "reach_to": today + dt.timedelta(days=windows.widest),
+        "copy_to": today + dt.timedelta(days=windows.copy_manager_from),
+    }
+    params.update({f"window_{w}": today + dt.timedelta(days=w) for w in windows.before})
+    return params
+
+
+def _in_reach() -> tuple:
     """Criteria of the certifications that count (not renewed) and expire within reach."""
     newer = aliased(Certification)
     return (
         Engineer.active.is_(True),
         Certification.expires_on.is_not(None),
-        Certification.expires_on >= today - dt.timedelta(days=windows.expired_grace_days),
-        Certification.expires_on <= today + dt.timedelta(days=windows.widest),
+        Certification.expires_on >= bindparam("reach_from", type_=Date),
+        Certification.expires_on <= bindparam("reach_to", type_=Date),
         ~exists().where(newer.renews_id == Certification.id),
     )
 
 
-def _window_sql(today: dt.date, windows: Windows):
+def _window_sql(windows: Windows):
     """`due_window` in SQL, for certifications within reach."""
     return case(
-        (Certification.expires_on < today, EXPIRED),
+        (Certification.expires_on < TODAY, EXPIRED),
         *[
-            (Certification.expires_on <= today + dt.timedelta(days=w), w)
+            (Certification.expires_on <= bindparam(f"window_{w}", type_=Date), w)
             for w in sorted(windows.before)
         ],
         else_=None,
     )
 
 
-def _acknowledged_sql(today: dt.date):
+def _acknowledged_sql():
     """Whether an open plan for the certification's exam falls between today and the expiry."""
     from tracker.catalog.models import Exam
 
@@ -190,7 +220,7 @@ def _acknowledged_sql(today: dt.date):
         .where(
             ExamPlan.engineer_id == Certification.engineer_id,
             ExamPlan.cancelled_at.is_(None),
-            ExamPlan.planned_on >= today,
+            ExamPlan.planned_on >= TODAY,
             ExamPlan.planned_on <= Certification.expires_on,
             Exam.id == ExamPlan.exam_id,
             Exam.credential_id == Certification.credential_id,
@@ -277,20 +307,8 @@ def managers_of(engineer: Engineer) -> list[Engineer]:
     return found
 
 
-def _insert_rows(session: Session, rows: list[dict]) -> dict[str, int]:
-    """Insert the notices whose key is new, as plain rows; return how many of each kind."""
-    if not rows:
-        return {}
-    table = Notification.__table__
-    statement = _dialect_insert(session, table).on_conflict_do_nothing().returning(table.c.kind)
-    counts: dict[str, int] = {}
-    for kind in session.connection().execute(statement, rows).scalars():
-        counts[kind] = counts.get(kind, 0) + 1
-    return counts
-
-
 def _insert_new(session: Session, rows: list[dict]) -> list[Notification]:
-    """Insert the notices whose key is new; the unique keys settle races. Return those inserted."""
+    """Insert the notices whose key is new (the unique key settles races); return those."""
     if not rows:
         return []
     statement = _dialect_insert(session, Notification).on_conflict_do_nothing()
@@ -377,16 +395,22 @@ def plan(
         judge_lapses(session, today, windows, every_team=not state.catalog_judged)
         if not state.catalog_judged and state.catalog_stamp is not None:
             _mark_run(session, "catalog", state.catalog_stamp)
-    reminders, escalations = _owed(session, today, windows)
-    queued = _queue_reminders(session, report, reminders, today, windows, mail, keep or compose)
-    if escalations:
-        _queue_escalations(session, report, escalations, today, mail)
+    queued = _queue_reminders(session, report, today, windows, mail, keep or compose)
     if not state.digested:
         _queue_digests(session, report, today, state.week, mail)
         _mark_run(session, "digest", state.week)
     if compose:
         compose_notices(session, queued, mail)
     return report
+
+
+# Passes take this transaction lock on PostgreSQL (SQLite's writers are serial
+# already), with the pass's first statement: what one pass queued is committed
+# before the next one queues, so "not queued yet" in SQL is enough and a notice
+# is never queued twice. The unique keys stay as the last guard. (The state
+# read with the lock may predate a pass that held it; what it leads to is
+# redone harmlessly: judging again, or digests that the unique keys refuse.)
+PASS_LOCK_KEY = 0x7061_7373  # "pass"
 
 
 @dataclass(frozen=True)
@@ -401,20 +425,11 @@ class _PassState:
 
     @classmethod
     def read(cls, session: Session, today: dt.date) -> _PassState:
-        from tracker.catalog.models import CatalogVersion
-
         year, week, _ = today.isocalendar()
         week_key = f"{year}-W{week:02d}"
-        stamp = select(CatalogVersion.stamp).scalar_subquery()
-        row = session.execute(
-            select(
-                stamp,
-                exists().where(ReminderRun.kind == "catalog", ReminderRun.period == stamp),
-                exists().where(ReminderRun.kind == "digest", ReminderRun.period == week_key),
-                exists().where(Team.readiness_revision != Team.judged_revision),
-            )
-        ).one()
-        catalog_stamp, catalog_judged, digested, stale = row
+        dialect = session.get_bind().dialect.name
+        row = session.execute(_state_statement(dialect), {"week": week_key}).one()
+        catalog_stamp, catalog_judged, digested, stale = row[-4:]
         return cls(
             week_key,
             catalog_stamp,
@@ -422,6 +437,21 @@ class _PassState:
             bool(digested),
             bool(stale),
         )
+
+
+@functools.cache
+def _state_statement(dialect: str):
+    from tracker.catalog.models import CatalogVersion
+
+    stamp = select(CatalogVersion.stamp).scalar_subquery()
+    lock = [func.pg_advisory_xact_lock(PASS_LOCK_KEY)] if dialect == "postgresql" else []
+    return select(
+        *lock,
+        stamp,
+        exists().where(ReminderRun.kind == "catalog", ReminderRun.period == stamp),
+        exists().where(ReminderRun.kind == "digest", ReminderRun.period == bindparam("week")),
+        exists().where(Team.readiness_revision != Team.judged_revision),
+    )
 
 
 def _mark_run(session: Session, kind: str, period: str) -> None:
@@ -433,119 +463,245 @@ def _mark_run(session: Session, kind: str, period: str) -> None:
     )
 
 
-def _owed(session: Session, today: dt.date, windows: Windows) -> tuple[list[_Owed], list[_Owed]]:
-    """Return the certifications owed a reminder and those owed an escalation.
+class _IsoDate(FunctionElement):
+    """A date as YYYY-MM-DD text, in SQL."""
 
-    A reminder is owed when the certification's current window has not been
-    queued yet and no plan acknowledges it (an expiry notice cannot be
-    acknowledged); an escalation when its lapse is known to drop readiness,
-    none was queued yet and no plan acknowledges it. One query finds them
-    (few tables, so that planning it is cheap), a second one reads what the
-    notices need of the few it found.
-    """
-    from tracker.readiness.models import LapseImpact
+    type = String()
+    inherit_cache = True
 
-    window = _window_sql(today, windows)
-    queued = exists().where(
-        Notification.certification_id == Certification.id,
-        Notification.window_days == window,
-        Notification.kind.in_(("reminder", "expired")),
-    )
-    escalated = exists().where(
-        Notification.certification_id == Certification.id, Notification.kind == "escalation"
-    )
-    reminders = (
-        select(Certification.id, window.label("window"), null().label("impact"))
-        .join(Engineer, Engineer.id == Certification.engineer_id)
-        .where(
-            *_in_reach(today, windows),
-            ~queued,
-            or_(window == EXPIRED, ~_acknowledged_sql(today)),
-        )
-    )
-    escalations = (
-        select(Certification.id, window.label("window"), LapseImpact.impact)
-        .join(LapseImpact, LapseImpact.certification_id == Certification.id)
-        .join(Engineer, Engineer.id == Certification.engineer_id)
-        .where(
-            LapseImpact.team_id == Engineer.team_id,
-            *_in_reach(today, windows),
-            window != EXPIRED,
-            ~_acknowledged_sql(today),
-            ~escalated,
-        )
-    )
-    found = session.execute(union_all(reminders, escalations)).all()
-    if not found:
-        return [], []
-    details = {
-        row[0]: row
-        for row in session.execute(
-            _owed_from(select(*_owed_columns())).where(
-                Certification.id.in_({cid for cid, _, _ in found})
-            )
-        )
-    }
-    due = sorted(
-        (_Owed.of((*details[cid], window, impact)) for cid, window, impact in found),
-        key=lambda o: (o.expires_on, o.id),
-    )
-    return [o for o in due if o.impact is None], [o for o in due if o.impact is not None]
+
+@compiles(_IsoDate)
+def _iso_date(element, compiler, **kw) -> str:
+    # SQLite keeps dates as YYYY-MM-DD text already.
+    return f"CAST({compiler.process(element.clauses, **kw)} AS TEXT)"
+
+
+@compiles(_IsoDate, "postgresql")
+def _iso_date_postgresql(element, compiler, **kw) -> str:
+    return f"to_char({compiler.process(element.clauses, **kw)}, 'YYYY-MM-DD')"
+
+
+class _DaysBetween(FunctionElement):
+    """The days from the first date to the second, in SQL."""
+
+    type = Integer()
+    inherit_cache = True
+
+
+@compiles(_DaysBetween)
+def _days_between(element, compiler, **kw) -> str:
+    first, second = (compiler.process(c, **kw) for c in element.clauses)
+    return f"CAST(julianday({second}) - julianday({first}) AS INTEGER)"
+
+
+@compiles(_DaysBetween, "postgresql")
+def _days_between_postgresql(element, compiler, **kw) -> str:
+    first, second = (compiler.process(c, **kw) for c in element.clauses)
+    return f"({second} - {first})"
+
+
+def _text(value) -> ColumnElement:
+    return cast(value, String)
 
 
 def _queue_reminders(
-    session, report, owed: list[_Owed], today, windows, mail, entities: bool
+    session: Session, report: PassReport, today: dt.date, windows: Windows, mail: Mail, keep: bool
 ) -> list[Notification]:
-    """Queue the reminders and expiry notices owed, without text; return them if `entities`."""
-    rows = []
-    for o in owed:
-        left = (o.expires_on - today).days
-        kind = "expired" if o.window == EXPIRED else "reminder"
-        if kind == "expired":
-            subject = f"{o.code} expired on {o.expires_on.isoformat()}"
-        else:
-            subject = (
-                f"{o.code} expires in {left} day{'' if left == 1 else 's'}"
-                f" ({o.expires_on.isoformat()})"
-            )
-        copy = o.window == EXPIRED or o.window <= windows.copy_manager_from
-        key = f"{kind}:{o.id}:{o.window}"
-        rows.append(
-            {
-                "dedupe_key": key,
-                "kind": kind,
-                "certification_id": o.id,
-                "window_days": o.window,
-                "engineer_id": o.engineer_id,
-                "to_addrs": o.email,
-                "cc_addrs": ", ".join(address for _, address in o.managers) if copy else "",
-                "subject": subject,
-                "body_text": None,
-                "body_html": "",
-                "ics": None,
-                "message_id": mail.message_id(key),
-                "status": "pending",
-                "attempts": 0,
-                "next_attempt_at": _midnight(today),
-                "created_at": utcnow(),
-            }
-        )
-    if not entities:
-        for kind, count in _insert_rows(session, rows).items():
-            report.count_one(kind, count)
+    """Queue the reminders and expiry notices owed on `today`, without their text, in one statement.
+
+    Owed: the certification's current window has not been queued yet and no
+    plan acknowledges it (an expiry notice cannot be acknowledged). The
+    statement finds them and writes their rows (subject, recipients, key)
+    itself: a day's pass reads and writes only what is owed. With `keep`,
+    the rows are returned as entities.
+    """
+    params = {
+        **_day_params(today, windows),
+        # Unique: the key is, and the pass's own random part tells passes apart.
+        "message_id_end": f".{uuid.uuid4().hex[:12]}@{mail.domain}>",
+        "next_attempt_at": _midnight(today),
+        "created_at": utcnow(),
+    }
+    inserted = session.connection().execute(_reminders_statement(windows), params).all()
+    if not keep:
+        for _, kind_queued in inserted:
+            report.count_one(kind_queued)
         return []
-    inserted = _insert_new(session, rows)
-    for notification in inserted:
+    notifications = list(
+        session.scalars(
+            select(Notification)
+            .where(Notification.id.in_([row_id for row_id, _ in inserted]))
+            .order_by(Notification.id)
+        )
+    )
+    for notification in notifications:
         report.add(notification)
-    return inserted
+    return notifications
+
+
+@functools.cache
+def _reminders_statement(windows: Windows):
+    """INSERT ... SELECT of the reminders and expiry notices owed (see `_queue_reminders`)."""
+    window = _window_sql(windows)
+    # Correlated to the certification only: the INSERT's own table is notifications.
+    queued = (
+        exists()
+        .where(
+            Notification.certification_id == Certification.id,
+            Notification.window_days == window,
+            Notification.kind.in_(("reminder", "expired")),
+        )
+        .correlate(Certification)
+    )
+    code = (
+        select(Credential.code)
+        .where(Credential.id == Certification.credential_id)
+        .scalar_subquery()
+    )
+    expires = _IsoDate(Certification.expires_on)
+    left = _DaysBetween(TODAY, Certification.expires_on)
+    expired = Certification.expires_on < TODAY
+    kind = case((expired, literal("expired")), else_=literal("reminder"))
+    key = kind + ":" + _text(Certification.id) + ":" + _text(window)
+    subject = case(
+        (expired, code + " expired on " + expires),
+        else_=code
+        + " expires in "
+        + _text(left)
+        + case((left == 1, literal(" day (")), else_=literal(" days ("))
+        + expires
+        + ")",
+    )
+    # The managers' addresses are read for the owed rows only (subqueries in
+    # the select list), not joined for every certification in reach.
+    manager = aliased(Engineer)
+    own = (
+        select(manager.email)
+        .where(manager.id == Engineer.manager_id, manager.active.is_(True))
+        .where(manager.id != Engineer.id)
+        .scalar_subquery()
+    )
+    # The team's manager, unless they are the engineer's own manager (copied once).
+    theirs = (
+        select(manager.email)
+        .select_from(Team)
+        .join(manager, manager.id == Team.manager_id)
+        .where(Team.id == Engineer.team_id, manager.active.is_(True))
+        .where(manager.id != Engineer.id, manager.id.is_distinct_from(Engineer.manager_id))
+        .scalar_subquery()
+    )
+    # Copied from the copy window on.
+    copy = or_(expired, Certification.expires_on <= bindparam("copy_to", type_=Date))
+    separator = case((own.is_(None), literal("")), else_=literal(", "))
+    cc = case(
+        (copy, func.coalesce(own, literal("")) + func.coalesce(separator + theirs, literal(""))),
+        else_=literal(""),
+    )
+    message_id_end = bindparam("message_id_end", type_=String)
+    fixed = (
+        literal(""),  # body_html, until composed
+        literal("pending"),
+        literal(0),
+        bindparam("next_attempt_at", type_=DateTime),
+        bindparam("created_at", type_=DateTime),
+    )
+    reminders = (
+        select(
+            key,
+            kind,
+            Certification.id,
+            window,
+            Certification.engineer_id,
+            Engineer.email,
+            cc,
+            subject,
+            "<" + kind + "." + _text(Certification.id) + "." + _text(window) + message_id_end,
+            *fixed,
+        )
+        .select_from(Certification)
+        .join(Engineer, Engineer.id == Certification.engineer_id)
+        .where(*_in_reach(), ~queued, or_(expired, ~_acknowledged_sql()))
+    )
+    # Escalations: lapses known to drop readiness (lapse_impacts, judged at the
+    # team's current revision), before the expiry, not escalated yet and not
+    # acknowledged; to the managers (the engineer when they have none), the
+    # engineer copied.
+    from tracker.readiness.models import LapseImpact
+
+    escalated = (
+        exists()
+        .where(
+            Notification.certification_id == Certification.id,
+            Notification.kind == "escalation",
+        )
+        .correlate(Certification)
+    )
+    managers = func.coalesce(own, literal("")) + func.coalesce(separator + theirs, literal(""))
+    no_manager = and_(own.is_(None), theirs.is_(None))
+    escalations = (
+        select(
+            "escalation:" + _text(Certification.id),
+            literal("escalation"),
+            Certification.id,
+            null(),
+            Certification.engineer_id,
+            case((no_manager, Engineer.email), else_=managers),
+            case((no_manager, literal("")), else_=Engineer.email),
+            "Escalation: "
+            + Engineer.name
+            + "'s "
+            + code
+            + " lapses on "
+            + expires
+            + " and readiness drops",
+            "<escalation." + _text(Certification.id) + message_id_end,
+            *fixed,
+        )
+        .select_from(LapseImpact)
+        .join(Certification, Certification.id == LapseImpact.certification_id)
+        .join(Engineer, Engineer.id == Certification.engineer_id)
+        .where(
+            LapseImpact.team_id == Engineer.team_id,
+            *_in_reach(),
+            Certification.expires_on >= TODAY,
+            ~_acknowledged_sql(),
+            ~escalated,
+        )
+    )
+    table = Notification.__table__
+    return (
+        insert(table)
+        .from_select(
+            [
+                "dedupe_key",
+                "kind",
+                "certification_id",
+                "window_days",
+                "engineer_id",
+                "to_addrs",
+                "cc_addrs",
+                "subject",
+                "message_id",
+                "body_html",
+                "status",
+                "attempts",
+                "next_attempt_at",
+                "created_at",
+            ],
+            union_all(reminders, escalations),
+        )
+        .returning(table.c.id, table.c.kind)
+    )
 
 
 # --- composing ----------------------------------------------------------------
 
 
 def compose_notices(session: Session, notifications: Sequence[Notification], mail: Mail) -> None:
-    """Write the text, HTML and .ics of reminders and expiry notices queued without them."""
+    """Write the text, HTML (and .ics) of the reminders, expiry notices and escalations
+    queued without them."""
     from tracker.progress.services import logged_hours_for, paths_with_courses
+    from tracker.readiness.models import LapseImpact
 
     todo = [n for n in notifications if n.body_text is None and n.certification_id is not None]
     if not todo:
@@ -560,15 +716,31 @@ def compose_notices(session: Session, notifications: Sequence[Notification], mai
                 .where(Certification.id.in_({n.certification_id for n in batch}))
                 .options(
                     selectinload(Certification.credential).selectinload(Credential.exam),
-                    selectinload(Certification.engineer),
+                    selectinload(Certification.engineer).selectinload(Engineer.team),
                 )
             )
         }
         logged = logged_hours_for(session, {n.engineer_id for n in batch})
+        escalated = [n.certification_id for n in batch if n.kind == "escalation"]
+        impacts = dict(
+            session.execute(
+                select(LapseImpact.certification_id, LapseImpact.impact).where(
+                    LapseImpact.certification_id.in_(escalated)
+                )
+            )
+            .tuples()
+            .all()
+            if escalated
+            else ()
+        )
         for notification in batch:
             cert = certs[notification.certification_id]
-            courses = _open_courses(paths, logged.get(cert.engineer_id, {}), cert)
-            _compose_reminder(notification, cert, mail, courses)
+            if notification.kind == "escalation":
+                impact = impacts.get(cert.id, "")
+                _compose_escalation(notification, cert, mail, impact)
+            else:
+                courses = _open_courses(paths, logged.get(cert.engineer_id, {}), cert)
+                _compose_reminder(notification, cert, mail, courses)
     session.flush()
 
 
@@ -736,7 +908,7 @@ def judge_lapses(
                 )
             )
             if found:
-                connection.execute(_dialect_insert(session, table).on_conflict_do_nothing(), found)
+                connection.execute(insert(table), found)
             # The revision read, not the current one: a change made meanwhile
             # leaves the team to be judged again by the next pass.
             teams_table = Team.__table__
@@ -747,26 +919,6 @@ def judge_lapses(
                 [{"team": team_id, "revision": revision} for team_id, revision in batch.items()],
             )
     return len(teams)
-
-
-def _queue_escalations(session, report, owed: list[_Owed], today, mail) -> None:
-    """Escalate the lapses known to drop readiness (rendered now: they are few)."""
-    impacts = {o.id: o.impact for o in owed}
-    certs = session.scalars(
-        select(Certification)
-        .where(Certification.id.in_(impacts))
-        .options(
-            selectinload(Certification.credential).selectinload(Credential.exam),
-            selectinload(Certification.engineer).selectinload(Engineer.manager),
-            selectinload(Certification.engineer)
-            .selectinload(Engineer.team)
-            .selectinload(Team.manager),
-        )
-        .order_by(Certification.expires_on, Certification.id)
-    )
-    rows = [_escalation_row(cert, impacts[cert.id], today, mail) for cert in certs]
-    for notification in _insert_new(session, rows):
-        report.add(notification)
 
 
 class ReadinessImpact:
@@ -798,40 +950,24 @@ class ReadinessImpact:
         )
 
 
-def _escalation_row(cert: Certification, impact: str, today: dt.date, mail: Mail) -> dict:
+def _compose_escalation(
+    notification: Notification, cert: Certification, mail: Mail, impact: str
+) -> None:
     engineer = cert.engineer
-    managers = managers_of(engineer)
-    days_left = (cert.expires_on - today).days
     link = f"{mail.base_url.rstrip('/')}/teams/{engineer.team_id}"
-    text, html = messages.render(
+    notification.body_text, notification.body_html = messages.render(
         "reminder",
         kind="escalation",
         engineer=engineer,
         credential=cert.credential,
         expires_on=cert.expires_on,
-        days_left=days_left,
+        days_left=(cert.expires_on - _queued_on(notification)).days,
         link=link,
-        impact=impact,
+        # The team changed since the pass found the drop: the drop was real then.
+        impact=impact or "its team's readiness drops",
         team_name=engineer.team.name if engineer.team else "the team",
         renew_steps=renew_steps(cert, ()),
     )
-    key = f"escalation:{cert.id}"
-    return {
-        "dedupe_key": key,
-        "kind": "escalation",
-        "certification_id": cert.id,
-        "window_days": None,
-        "engineer_id": engineer.id,
-        "to_addrs": ", ".join(m.email for m in managers) or engineer.email,
-        "cc_addrs": engineer.email if managers else "",
-        "subject": f"Escalation: {engineer.name}'s {cert.credential.code} lapses on "
-        f"{cert.expires_on.isoformat()} and readiness drops",
-        "body_text": text,
-        "body_html": html,
-        "ics": None,
-        "message_id": mail.message_id(key),
-        "next_attempt_at": _midnight(today),
-    }
 
 
 @dataclass(frozen=True)
