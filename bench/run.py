@@ -206,7 +206,7 @@ def bench_reminders(url: str, size: int, today, figures: Figures) -> None:
     daily()
     raw()
     assert raw.due == queued[-1], f"the baseline finds {raw.due} due, the pass {queued[-1]}"
-    pass_time, raw_time = paired_medians(daily, raw, 9)
+    pass_time, raw_time = paired_medians(daily, raw, 15)
     figures.add(
         size,
         f"daily reminder pass over {reach} certifications in reach ({raw.due} due)",

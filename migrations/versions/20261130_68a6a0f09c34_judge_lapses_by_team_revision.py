@@ -34,12 +34,14 @@ def upgrade() -> None:
     op.create_table('lapse_impacts',
     sa.Column('certification_id', sa.Integer(), nullable=False),
     sa.Column('team_id', sa.Integer(), nullable=False),
+    sa.Column('expires_on', sa.Date(), nullable=False),
     sa.Column('impact', sa.Text(), nullable=False),
     sa.ForeignKeyConstraint(['certification_id'], ['certifications.id'], name=op.f('fk_lapse_impacts_certification_id_certifications'), ondelete='CASCADE'),
     sa.ForeignKeyConstraint(['team_id'], ['teams.id'], name=op.f('fk_lapse_impacts_team_id_teams'), ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('certification_id', name=op.f('pk_lapse_impacts'))
     )
     with op.batch_alter_table('lapse_impacts', schema=None) as batch_op:
+        batch_op.create_index(batch_op.f('ix_lapse_impacts_expires_on'), ['expires_on'], unique=False)
         batch_op.create_index(batch_op.f('ix_lapse_impacts_team_id'), ['team_id'], unique=False)
 
     with op.batch_alter_table('notifications', schema=None) as batch_op:
@@ -69,6 +71,7 @@ def downgrade() -> None:
 
     with op.batch_alter_table('lapse_impacts', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_lapse_impacts_team_id'))
+        batch_op.drop_index(batch_op.f('ix_lapse_impacts_expires_on'))
 
     op.drop_table('lapse_impacts')
     op.drop_table('reminder_runs')

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from itertools import chain
 
-from sqlalchemy import ForeignKey, Text, event, inspect, or_, select, update
+from sqlalchemy import Date, ForeignKey, Text, event, inspect, or_, select, update
 from sqlalchemy.orm import Mapped, Session, mapped_column, relationship
 from sqlalchemy.orm import attributes as orm_attributes
 
@@ -27,6 +28,9 @@ class LapseImpact(Base):
         ForeignKey("certifications.id", ondelete="CASCADE"), primary_key=True
     )
     team_id: Mapped[int] = mapped_column(ForeignKey("teams.id", ondelete="CASCADE"), index=True)
+    # The certification's expiry when judged (a change to it re-judges the team):
+    # the pass finds the lapses in reach by it without reading certifications.
+    expires_on: Mapped[dt.date] = mapped_column(Date, index=True)
     impact: Mapped[str] = mapped_column(Text)
 
     team: Mapped[Team] = relationship()

@@ -38,7 +38,6 @@ from sqlalchemy import (
     null,
     or_,
     select,
-    union_all,
     update,
 )
 from sqlalchemy.engine import Engine
@@ -390,12 +389,14 @@ def plan(
     pass then costs about what finding the due certifications costs).
     """
     report = PassReport(keep=keep)
-    state = _PassState.read(session, today)
+    state = _PassState.read(session, today, windows)
+    judged = 0
     if state.stale_teams or not state.catalog_judged:
-        judge_lapses(session, today, windows, every_team=not state.catalog_judged)
+        judged = judge_lapses(session, today, windows, every_team=not state.catalog_judged)
         if not state.catalog_judged and state.catalog_stamp is not None:
             _mark_run(session, "catalog", state.catalog_stamp)
-    queued = _queue_reminders(session, report, today, windows, mail, keep or compose)
+    escalations = state.escalations_due or judged > 0
+    queued = _queue_reminders(session, report, today, windows, mail, keep or compose, escalations)
     if not state.digested:
         _queue_digests(session, report, today, state.week, mail)
         _mark_run(session, "digest", state.week)
@@ -422,26 +423,30 @@ class _PassState:
     catalog_judged: bool
     digested: bool
     stale_teams: bool
+    escalations_due: bool
 
     @classmethod
-    def read(cls, session: Session, today: dt.date) -> _PassState:
+    def read(cls, session: Session, today: dt.date, windows: Windows) -> _PassState:
         year, week, _ = today.isocalendar()
         week_key = f"{year}-W{week:02d}"
         dialect = session.get_bind().dialect.name
-        row = session.execute(_state_statement(dialect), {"week": week_key}).one()
-        catalog_stamp, catalog_judged, digested, stale = row[-4:]
+        params = {"week": week_key, **_day_params(today, windows)}
+        row = session.execute(_state_statement(dialect), params).one()
+        catalog_stamp, catalog_judged, digested, stale, escalations = row[-5:]
         return cls(
             week_key,
             catalog_stamp,
             bool(catalog_judged) or catalog_stamp is None,
             bool(digested),
             bool(stale),
+            bool(escalations),
         )
 
 
 @functools.cache
 def _state_statement(dialect: str):
     from tracker.catalog.models import CatalogVersion
+    from tracker.readiness.models import LapseImpact
 
     stamp = select(CatalogVersion.stamp).scalar_subquery()
     lock = [func.pg_advisory_xact_lock(PASS_LOCK_KEY)] if dialect == "postgresql" else []
@@ -451,6 +456,19 @@ def _state_statement(dialect: str):
         exists().where(ReminderRun.kind == "catalog", ReminderRun.period == stamp),
         exists().where(ReminderRun.kind == "digest", ReminderRun.period == bindparam("week")),
         exists().where(Team.readiness_revision != Team.judged_revision),
+        # Any lapse known to drop readiness, in reach and not escalated yet (the
+        # escalations' statement runs only then; most days it has nothing to do).
+        exists()
+        .where(
+            LapseImpact.expires_on >= TODAY,
+            LapseImpact.expires_on <= bindparam("reach_to", type_=Date),
+        )
+        .where(
+            ~exists().where(
+                Notification.certification_id == LapseImpact.certification_id,
+                Notification.kind == "escalation",
+            )
+        ),
     )
 
 
@@ -505,15 +523,23 @@ def _text(value) -> ColumnElement:
 
 
 def _queue_reminders(
-    session: Session, report: PassReport, today: dt.date, windows: Windows, mail: Mail, keep: bool
+    session: Session,
+    report: PassReport,
+    today: dt.date,
+    windows: Windows,
+    mail: Mail,
+    keep: bool,
+    escalations: bool,
 ) -> list[Notification]:
     """Queue the reminders and expiry notices owed on `today`, without their text, in one statement.
 
     Owed: the certification's current window has not been queued yet and no
     plan acknowledges it (an expiry notice cannot be acknowledged). The
     statement finds them and writes their rows (subject, recipients, key)
-    itself: a day's pass reads and writes only what is owed. With `keep`,
-    the rows are returned as entities.
+    itself: a day's pass reads and writes only what is owed. With
+    `escalations`, a second statement does the same for the escalations owed
+    (the pass knows whether any may be). With `keep`, the rows are returned
+    as entities.
     """
     params = {
         **_day_params(today, windows),
@@ -522,7 +548,10 @@ def _queue_reminders(
         "next_attempt_at": _midnight(today),
         "created_at": utcnow(),
     }
-    inserted = session.connection().execute(_reminders_statement(windows), params).all()
+    connection = session.connection()
+    inserted = connection.execute(_reminders_statement(windows), params).all()
+    if escalations:
+        inserted += connection.execute(_reminders_statement(windows, True), params).all()
     if not keep:
         for _, kind_queued in inserted:
             report.count_one(kind_queued)
@@ -540,8 +569,9 @@ def _queue_reminders(
 
 
 @functools.cache
-def _reminders_statement(windows: Windows):
-    """INSERT ... SELECT of the reminders and expiry notices owed (see `_queue_reminders`)."""
+def _reminders_statement(windows: Windows, escalating: bool = False):
+    """INSERT ... SELECT of the reminders and expiry notices owed (see `_queue_reminders`),
+    or of the escalations owed."""
     window = _window_sql(windows)
     # Correlated to the certification only: the INSERT's own table is notifications.
     queued = (
@@ -661,6 +691,8 @@ def _reminders_statement(windows: Windows):
         .join(Certification, Certification.id == LapseImpact.certification_id)
         .join(Engineer, Engineer.id == Certification.engineer_id)
         .where(
+            LapseImpact.expires_on >= TODAY,
+            LapseImpact.expires_on <= bindparam("reach_to", type_=Date),
             LapseImpact.team_id == Engineer.team_id,
             *_in_reach(),
             Certification.expires_on >= TODAY,
@@ -688,7 +720,7 @@ def _reminders_statement(windows: Windows):
                 "next_attempt_at",
                 "created_at",
             ],
-            union_all(reminders, escalations),
+            escalations if escalating else reminders,
         )
         .returning(table.c.id, table.c.kind)
     )
@@ -880,7 +912,12 @@ def judge_lapses(
             entities = {t.id: t for t in session.scalars(select(Team).where(Team.id.in_(batch)))}
             members = load_members(session, batch) if templates else {}
             found = [
-                {"certification_id": cert.id, "team_id": team_id, "impact": impact}
+                {
+                    "certification_id": cert.id,
+                    "team_id": team_id,
+                    "expires_on": cert.expires_on,
+                    "impact": impact,
+                }
                 for team_id in batch
                 for member in members.get(team_id, [])
                 for cert in member.certifications
