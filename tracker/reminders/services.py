@@ -292,20 +292,6 @@ class _Owed:
         )
 
 
-def managers_of(engineer: Engineer) -> list[Engineer]:
-    """Return the engineer's manager and their team's manager (once each, active only)."""
-    found = []
-    for manager in (engineer.manager, engineer.team.manager if engineer.team else None):
-        if (
-            manager is not None
-            and manager.active
-            and manager not in found
-            and manager.id != engineer.id
-        ):
-            found.append(manager)
-    return found
-
-
 def _insert_new(session: Session, rows: list[dict]) -> list[Notification]:
     """Insert the notices whose key is new (the unique key settles races); return those."""
     if not rows:
