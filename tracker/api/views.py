@@ -10,14 +10,15 @@ a body over MAX_CONTENT_LENGTH and 415 for a body that is not JSON.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from decimal import Decimal
 from typing import Any
 
 from flask import Blueprint, Response, g, jsonify, request, url_for
 from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
-from werkzeug.exceptions import RequestEntityTooLarge
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from tracker import web
 from tracker.api.schemas import (
@@ -44,7 +45,7 @@ from tracker.api.schemas import (
     skill_json,
     team_json,
 )
-from tracker.api.tokens import caller_for_token
+from tracker.api.tokens import Caller, caller_for_token, caller_locked_for_hours
 from tracker.careers import services as careers
 from tracker.catalog.models import Course, Credential, Exam, RoiLine
 from tracker.db import utcnow
@@ -89,7 +90,11 @@ def validation_error(exc: ValidationError):
 
 @bp.before_request
 def authenticate() -> None:
-    """Identify the caller by their bearer token, or answer 401."""
+    """Identify the caller by their bearer token, or answer 401.
+
+    POST /hours looks the token up itself, in the statement that locks the
+    engineer (log_hours); until then the secret waits in g.api_secret.
+    """
     scheme, _, secret = request.headers.get("Authorization", "").strip().partition(" ")
     secret = secret.strip()
     if scheme.lower() != "bearer" or not secret:
@@ -98,12 +103,36 @@ def authenticate() -> None:
             {"token": "send an API token in the header Authorization: Bearer TOKEN"},
             {"WWW-Authenticate": 'Bearer realm="tracker"'},
         )
-    found = None
-    if len(secret) <= 200:
-        found = caller_for_token(db_session(), secret, utcnow())
+    if len(secret) > 200:
+        raise _invalid_token()
+    if request.endpoint == "api.log_hours" and request.method == "POST":
+        g.api_secret = secret
+        return
+    _authenticate(secret)
+
+
+def _authenticate(secret: str) -> None:
+    found = caller_for_token(db_session(), secret, utcnow())
     if found is None:
         raise _invalid_token()
     g.api_caller = found
+
+
+def _authenticate_deferred() -> None:
+    """Look up the token authenticate() left for later, if it has not been yet."""
+    secret = g.pop("api_secret", None)
+    if secret is not None:
+        _authenticate(secret)
+
+
+@contextmanager
+def _token_first() -> Iterator[None]:
+    """Answer a token that is not live with 401 before refusing the request otherwise."""
+    try:
+        yield
+    except (ApiError, HTTPException):
+        _authenticate_deferred()
+        raise
 
 
 def _invalid_token() -> ApiError:
@@ -292,15 +321,28 @@ def list_hours():
 @bp.post("/hours")
 def log_hours():
     """Log hours on a course: course or course_id, date, hours, note; engineer for an admin."""
-    data = json_body((*HOURS_FIELDS, "engineer"))
-    # Hours are mostly logged by their owner: the caller as authenticated will
-    # do (no account to load); an admin may name someone else.
-    if data.get("engineer") is None:
-        engineer = g.api_caller
-    else:
+    with _token_first():
+        data = json_body((*HOURS_FIELDS, "engineer"))
+    engineer: Caller | Engineer | None = None
+    if data.get("engineer") is not None:
+        # An admin may name someone else: the token first, then that
+        # engineer's lock (services.add_hours), as every other request does.
+        _authenticate_deferred()
         engineer = engineer_in_body(data, can_log_hours, "log hours")
-    code, course_id, logged_on, hours, note, reader = _read_hours_input(data)
-    reader.check()
+    with _token_first():
+        code, course_id, logged_on, hours, note, reader = _read_hours_input(data)
+        reader.check()
+    locked = None
+    if engineer is None:
+        # Hours are mostly logged by their owner: one statement finds the
+        # token, locks its engineer and finds the course (issue 6).
+        found = caller_locked_for_hours(
+            db_session(), g.pop("api_secret"), utcnow(), code, course_id
+        )
+        if found is None:
+            raise _invalid_token()
+        g.api_caller, locked = found
+        engineer = g.api_caller
     try:
         entry = services.add_hours(
             db_session(),
@@ -313,6 +355,7 @@ def log_hours():
             actor_id=g.api_caller.id,
             course_code=code,
             course_id=course_id,
+            locked=locked,
         )
     except ValidationError as exc:
         raise ApiError(400, rename(exc.errors, HOURS_NAMES)) from None

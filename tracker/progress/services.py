@@ -15,7 +15,18 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from enum import StrEnum
 
-from sqlalchemy import Date, DateTime, Integer, String, bindparam, func, insert, or_, select
+from sqlalchemy import (
+    Date,
+    DateTime,
+    Integer,
+    Select,
+    String,
+    bindparam,
+    func,
+    insert,
+    or_,
+    select,
+)
 from sqlalchemy.orm import Session, joinedload, selectinload
 
 from tracker.audit import services as audit
@@ -616,21 +627,39 @@ class LoggedHours:
     created_at: dt.datetime
 
 
-# Take the engineer's lock (as _lock_engineer) and read the course, by code or
-# by id, in the same statement; the course columns are null when it is unknown.
-_LOCK_ENGINEER_FIND_COURSE = (
-    select(_courses.c.id, _courses.c.code, _courses.c.title)
-    .select_from(
-        _engineers.outerjoin(
+@dataclass(frozen=True)
+class CourseFound:
+    """The course an hour log names, as found under the engineer's lock: nulls when unknown."""
+
+    id: int | None
+    code: str | None
+    title: str | None
+
+
+def lock_engineer_find_course(query: Select) -> Select:
+    """Add to a query over engineers the lock add_hours needs and the course it names.
+
+    The engineer's row is locked (as _lock_engineer) and the course is read by
+    code (bind :course_code, upper case) or by id (:course_id) in the same
+    statement; the last three columns (id, code, title) are null when no course
+    matches. The API folds its token lookup into this statement for an
+    engineer logging their own hours (api.tokens.caller_locked_for_hours).
+    """
+    return (
+        query.add_columns(_courses.c.id, _courses.c.code, _courses.c.title)
+        .outerjoin(
             _courses,
             or_(
                 func.upper(_courses.c.code) == bindparam("course_code", type_=String),
                 _courses.c.id == bindparam("course_id", type_=Integer),
             ),
         )
+        .with_for_update(of=_engineers)
     )
-    .where(_engineers.c.id == bindparam("engineer_id"))
-    .with_for_update(of=_engineers)
+
+
+_LOCK_ENGINEER_FIND_COURSE = lock_engineer_find_course(
+    select().select_from(_engineers).where(_engineers.c.id == bindparam("engineer_id"))
 )
 # PostgreSQL inserts the entry and its audit event in one statement; SQLite
 # (no INSERT inside WITH) takes two.
@@ -651,6 +680,7 @@ def add_hours(
     *,
     course_code: str | None = None,
     course_id: int | None = None,
+    locked: CourseFound | None = None,
 ) -> LoggedHours:
     """log_hours without ORM objects, for the API: the same rules, in two or three statements.
 
@@ -658,17 +688,24 @@ def add_hours(
     find the course; insert the entry unless the day would pass 24 hours,
     with its audit event. A full day costs one more statement (its total, for
     the message).
+
+    `locked` is what a caller that already ran lock_engineer_find_course for
+    this engineer found (in this transaction): the lock is held, so it is not
+    taken again.
     """
     session.flush()  # Core statements do not flush what the session holds
     connection = session.connection()
-    course = connection.execute(
-        _LOCK_ENGINEER_FIND_COURSE,
-        {
-            "engineer_id": engineer_id,
-            "course_code": course_code and course_code.upper(),
-            "course_id": course_id,
-        },
-    ).one()
+    course = locked
+    if course is None:
+        id_, code, title = connection.execute(
+            _LOCK_ENGINEER_FIND_COURSE,
+            {
+                "engineer_id": engineer_id,
+                "course_code": course_code and course_code.upper(),
+                "course_id": course_id,
+            },
+        ).one()
+        course = CourseFound(id_, code, title)
     if course.id is None:
         if course_code is not None:
             raise ValidationError({"course": f"unknown course code {course_code!r}"})
