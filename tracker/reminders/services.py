@@ -38,6 +38,7 @@ from sqlalchemy import (
     null,
     or_,
     select,
+    union_all,
     update,
 )
 from sqlalchemy.engine import Engine
@@ -415,9 +416,9 @@ class _PassState:
     def read(cls, session: Session, today: dt.date, windows: Windows) -> _PassState:
         year, week, _ = today.isocalendar()
         week_key = f"{year}-W{week:02d}"
-        dialect = session.get_bind().dialect.name
+        connection = session.connection()
         params = {"week": week_key, **_day_params(today, windows)}
-        row = session.execute(_state_statement(dialect), params).one()
+        row = connection.execute(_state_statement(connection.dialect.name), params).one()
         catalog_stamp, catalog_judged, digested, stale, escalations = row[-5:]
         return cls(
             week_key,
@@ -523,7 +524,7 @@ def _queue_reminders(
     plan acknowledges it (an expiry notice cannot be acknowledged). The
     statement finds them and writes their rows (subject, recipients, key)
     itself: a day's pass reads and writes only what is owed. With
-    `escalations`, a second statement does the same for the escalations owed
+    `escalations`, the same statement does it for the escalations owed too
     (the pass knows whether any may be). With `keep`, the rows are returned
     as entities.
     """
@@ -535,9 +536,7 @@ def _queue_reminders(
         "created_at": utcnow(),
     }
     connection = session.connection()
-    inserted = connection.execute(_reminders_statement(windows), params).all()
-    if escalations:
-        inserted += connection.execute(_reminders_statement(windows, True), params).all()
+    inserted = connection.execute(_reminders_statement(windows, escalations), params).all()
     if not keep:
         for _, kind_queued in inserted:
             report.count_one(kind_queued)
@@ -557,7 +556,7 @@ def _queue_reminders(
 @functools.cache
 def _reminders_statement(windows: Windows, escalating: bool = False):
     """INSERT ... SELECT of the reminders and expiry notices owed (see `_queue_reminders`),
-    or of the escalations owed."""
+    and with `escalating` of the escalations owed too."""
     window = _window_sql(windows)
     # Correlated to the certification only: the INSERT's own table is notifications.
     queued = (
@@ -706,7 +705,7 @@ def _reminders_statement(windows: Windows, escalating: bool = False):
                 "next_attempt_at",
                 "created_at",
             ],
-            escalations if escalating else reminders,
+            union_all(reminders, escalations) if escalating else reminders,
         )
         .returning(table.c.id, table.c.kind)
     )
