@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from sqlalchemy import select
 
 from tests import factories
 from tests.reminders.helpers import (
@@ -16,6 +17,7 @@ from tests.reminders.helpers import (
     EARNED,
     EXPIRES,
     FAR,
+    WINDOWS,
     days_before,
     holder,
     outbox,
@@ -24,6 +26,7 @@ from tests.reminders.helpers import (
 )
 from tracker.errors import ValidationError
 from tracker.progress.services import plan_exam, record_attempt
+from tracker.readiness.models import LapseImpact
 from tracker.reminders import services
 from tracker.reminders.services import EXPIRED, Windows, due_window, parse_windows
 
@@ -426,8 +429,9 @@ def test_no_escalation_when_another_member_still_holds_the_team_wide_credential(
 def test_readiness_impact_names_the_drop(db):
     crew = factories.team(db, gpus=64)
     _, cert = _ops(db, crew)
-    impacts = services.ReadinessImpact(db, days_before(30))
-    assert "1 seat(s) no one else can fill (0/4 instead of 1/4)" in impacts.of(cert)
+    assert services.judge_lapses(db, days_before(30), WINDOWS) >= 1
+    impact = db.scalar(select(LapseImpact.impact).where(LapseImpact.certification_id == cert.id))
+    assert "1 seat(s) no one else can fill (0/4 instead of 1/4)" in impact
 
 
 # --- weekly digest ------------------------------------------------------------

@@ -943,35 +943,6 @@ def judge_lapses(
     return len(teams)
 
 
-class ReadinessImpact:
-    """Judge what a certification's lapse does to its team's readiness (cached per team)."""
-
-    def __init__(self, session: Session, today: dt.date) -> None:
-        from tracker.readiness.services import load_members, load_templates
-
-        self.session = session
-        self.today = today
-        self._load_members = load_members
-        self.templates = load_templates(session)
-        self.members: dict[int, list] = {}
-
-    def of(self, cert: Certification) -> str:
-        """Return how the team's readiness drops when `cert` lapses, or "" when it does not."""
-        team = cert.engineer.team
-        if team is None or not self.templates:
-            return ""
-        if team.id not in self.members:
-            self.members.update(self._load_members(self.session, [team.id]))
-        return lapse_impact(
-            team,
-            self.members.get(team.id, []),
-            self.templates,
-            cert.id,
-            cert.engineer_id,
-            cert.expires_on + dt.timedelta(days=1),
-        )
-
-
 def _compose_escalation(
     notification: Notification, cert: Certification, mail: Mail, impact: str
 ) -> None:
