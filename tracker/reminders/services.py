@@ -112,10 +112,12 @@ def due_window(expires_on: dt.date, today: dt.date, windows: Windows) -> int | N
 #
 # The pass runs every day over every certification within reach of a window,
 # and most days almost nothing is owed, so it asks the database for what is
-# owed rather than reading what is in reach: one query for the reminders (the
-# window computed in SQL, what is queued or acknowledged excluded there), one
-# for the escalations (driven by the few lapses known to drop readiness), and
-# once a week one for the digests. Lapses are judged team by team only when a
+# owed rather than reading what is in reach. A first statement takes the pass
+# lock and reads what else is due (teams or a catalog to judge, the week's
+# digests, whether an escalation may be owed); one INSERT ... SELECT then finds
+# the owed reminders (the window computed in SQL, what is queued or
+# acknowledged excluded there), and the escalations when any may be owed, and
+# writes their rows; once a week the digests follow. Lapses are judged team by team only when a
 # team's readiness revision moved since it was last judged (see
 # tracker.readiness.models), and kept in lapse_impacts: a lapse's impact is
 # judged on the day after the expiry, so it changes with the team's data, not
