@@ -142,8 +142,8 @@ class PassReport:
         if self.keep:
             self.queued.append(notification)
 
-    def count_one(self, kind: str, many: int = 1) -> None:
-        self.counts[kind] = self.counts.get(kind, 0) + many
+    def count_one(self, kind: str) -> None:
+        self.counts[kind] = self.counts.get(kind, 0) + 1
 
     def count(self, kind: str | None = None) -> int:
         if kind is None:
@@ -280,7 +280,6 @@ class _Owed:
     expires_on: dt.date
     team_id: int | None
     managers: tuple[tuple[int, str], ...]
-    window: int | None = None
     impact: str | None = None
 
     @classmethod
@@ -986,7 +985,7 @@ def _queue_digests(
 
     newer = aliased(Certification)
     rows = session.execute(
-        _owed_from(select(*_owed_columns(), null(), LapseImpact.impact))
+        _owed_from(select(*_owed_columns(), LapseImpact.impact))
         .outerjoin(
             LapseImpact,
             and_(
