@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient, FlaskCliRunner
-from sqlalchemy import text
+from sqlalchemy import make_url, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from tracker import create_app
@@ -145,3 +145,44 @@ def today() -> dt.date:
 def fresh_url(tmp_path: Path) -> str:
     """Return the URL of an empty SQLite file of this test's own."""
     return f"sqlite:///{tmp_path / 'fresh.db'}"
+
+
+def _fresh_database(url: str) -> None:
+    """Migrate and seed a database whose requests commit."""
+    run_migrations(url)
+    engine = make_engine(url)
+    try:
+        with session_scope(sessionmaker(bind=engine)) as session:
+            load_seed(session, SEED)
+    finally:
+        engine.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def racing_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A migrated, seeded database of its own, where requests commit and race.
+
+    SQLite always; PostgreSQL when the suite runs on it (TRACKER_TEST_DATABASE_URL),
+    as a scratch database beside the suite's, dropped afterwards.
+    """
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'race.db'}"
+        _fresh_database(url)
+        yield url
+        return
+    suite_url = make_url(os.environ.get("TRACKER_TEST_DATABASE_URL") or "sqlite://")
+    if suite_url.get_backend_name() != "postgresql":
+        pytest.skip("PostgreSQL only (set TRACKER_TEST_DATABASE_URL)")
+    name = f"{suite_url.database}_race"
+    admin = make_engine(suite_url.render_as_string(hide_password=False))
+    try:
+        with admin.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+        url = suite_url.set(database=name).render_as_string(hide_password=False)
+        _fresh_database(url)
+        yield url
+        with admin.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    finally:
+        admin.dispose()

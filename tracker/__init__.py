@@ -17,7 +17,7 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     from tracker.api.views import bp as api_bp
     from tracker.careers.views import bp as careers_bp
     from tracker.catalog.views import bp as catalog_bp
-    from tracker.db import make_engine, make_session_factory
+    from tracker.db import autocommit_engine, make_engine, make_session_factory
     from tracker.extensions import close_db_session, csrf, init_limiter, login_manager
     from tracker.people.views import bp as people_bp
     from tracker.people.views import load_user
@@ -41,6 +41,7 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
         sqlite_busy_timeout_ms=int(app.config.get("SQLITE_BUSY_TIMEOUT_MS", 15000)),
     )
     app.extensions["tracker.engine"] = engine
+    app.extensions["tracker.autocommit_engine"] = autocommit_engine(engine)
     app.extensions["tracker.sessions"] = make_session_factory(engine)
     app.teardown_appcontext(close_db_session)
 

@@ -6,6 +6,7 @@ from flask import Flask, current_app, g
 from flask_login import LoginManager
 from flask_wtf import CSRFProtect
 from limits import parse, storage, strategies
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 csrf = CSRFProtect()
@@ -25,6 +26,19 @@ def db_session() -> Session:
     if "db_session" not in g:
         g.db_session = session_factory()()
     return g.db_session
+
+
+def single_statements() -> Engine | Connection | None:
+    """Return where a unit of work that is one statement runs: it commits on its own.
+
+    The application's autocommit engine (db.autocommit_engine), None on
+    SQLite. A test whose sessions are bound to one connection, rolled back
+    afterwards, gets that connection, in its transaction, instead.
+    """
+    bind = session_factory().kw["bind"]
+    if isinstance(bind, Connection) and bind.dialect.name == "postgresql":
+        return bind
+    return current_app.extensions["tracker.autocommit_engine"]
 
 
 def close_db_session(exc: BaseException | None = None) -> None:

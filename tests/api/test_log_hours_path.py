@@ -2,37 +2,35 @@
 
 The entry, its audit event and the answer must be what the ORM path
 (services.log_hours) gives; a day still holds at most 24 hours when requests
-race (SQLite: its writers take turns at BEGIN IMMEDIATE; PostgreSQL: the
-engineer's row lock, when the suite runs on it). An engineer
-logging their own hours has their token looked up in the statement that locks
-them and finds the course; the token rules stay those of every other request.
+race (hour_days' check: the racing writers take turns on the day's row). On
+PostgreSQL an engineer logging their own hours has their token looked up in
+the statement that writes the entry; the token rules stay those of every
+other request.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
+from decimal import Decimal
 
 import pytest
 from flask import Flask
-from sqlalchemy import event, make_url, select, text, update
+from sqlalchemy import event, insert, select, text, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from tests import factories
 from tests.api.conftest import NOW, Api, Scene, row_counts
+from tests.locks import wait_until_one_waits_for_a_lock
 from tracker import create_app
-from tracker.api.tokens import caller_locked_for_hours
+from tracker.api.tokens import log_own_hours
 from tracker.audit import services as audit
 from tracker.audit.models import AuditEvent
-from tracker.catalog.services import load_seed
-from tracker.cli import run_migrations
-from tracker.config import PROJECT_ROOT
-from tracker.db import make_engine, session_scope
-from tracker.people.models import ApiToken
+from tracker.catalog.models import Course
+from tracker.db import autocommit_engine, make_engine, session_scope
+from tracker.people.models import ApiToken, Engineer
 from tracker.people.services import create_token, revoke_token, set_active
 from tracker.progress.models import HourLog
 
@@ -103,7 +101,7 @@ def _postgresql(app: Flask) -> bool:
 
 
 def test_a_logged_hour_costs_few_statements(app: Flask, api: Api, db: Session, scene: Scene):
-    """Token with lock and course, insert (with its audit event on PostgreSQL): issue 6."""
+    """PostgreSQL: one statement; SQLite: token and course, entry, audit event (issue 6)."""
     api.post(
         "/api/v1/hours", scene.tokens["self"], {"course": "FDL", "date": "2026-11-19", "hours": 1}
     )
@@ -114,14 +112,15 @@ def test_a_logged_hour_costs_few_statements(app: Flask, api: Api, db: Session, s
             {"course": "FDL", "date": "2026-11-20", "hours": 1},
         )
     assert response.status_code == 201
-    assert len(statements) == (2 if _postgresql(app) else 3), statements
+    assert len(statements) == (1 if _postgresql(app) else 3), statements
     first = statements[0]
     assert "api_tokens" in first and "courses" in first
     if _postgresql(app):
-        assert "FOR UPDATE OF engineers" in first
+        assert "INSERT INTO hour_logs" in first and "INSERT INTO audit_events" in first
+    assert not any("FOR UPDATE" in s for s in statements), "nothing locks the engineer"
 
 
-def test_an_admin_logging_for_someone_locks_that_engineer(
+def test_an_admin_logging_for_someone_is_the_actor_of_the_entry(
     app: Flask, api: Api, db: Session, scene: Scene
 ) -> None:
     body = {"engineer": scene.target.id, "course": "FDL", "date": "2026-11-20", "hours": 1}
@@ -135,10 +134,45 @@ def test_an_admin_logging_for_someone_locks_that_engineer(
         select(AuditEvent).where(AuditEvent.entity == "hour_logs", AuditEvent.entity_id == entry.id)
     ).one()
     assert event.actor_id == scene.admin.id
-    # The token first (nothing locked), then the engineer named, locked.
-    assert "FOR UPDATE" not in statements[0] and "api_tokens" in statements[0]
-    if _postgresql(app):
-        assert any("FOR UPDATE OF engineers" in s for s in statements[1:]), statements
+    assert event.after == {**audit.snapshot(entry), "hours": "1"}
+    # The token first, then the engineer named.
+    assert "api_tokens" in statements[0] and "hour_logs" not in statements[0]
+
+
+def test_a_full_day_is_refused_with_its_total_on_every_path(
+    api: Api, db: Session, scene: Scene
+) -> None:
+    body = {"course": "FDL", "date": "2026-11-20", "hours": 20}
+    assert api.post("/api/v1/hours", scene.tokens["self"], body).status_code == 201
+    before = row_counts(db)
+    for token, extra in (
+        (scene.tokens["self"], {}),
+        (scene.tokens["admin"], {"engineer": scene.target.id}),
+    ):
+        response = api.post("/api/v1/hours", token, {**body, "hours": 4.25, **extra})
+        assert response.status_code == 400
+        assert response.get_json() == {
+            "errors": {
+                "hours": "a day holds at most 24 hours; 20 h are already logged on 2026-11-20"
+            }
+        }
+    assert row_counts(db) == before
+    assert api.post("/api/v1/hours", scene.tokens["self"], {**body, "hours": 4}).status_code == 201
+
+
+def test_a_date_before_the_hire_date_is_refused_by_the_statement(
+    api: Api, db: Session, scene: Scene
+) -> None:
+    scene.target.hired_on = dt.date(2026, 11, 1)
+    db.flush()
+    before = row_counts(db)
+    body = {"course": "FDL", "date": "2026-10-31", "hours": 1}
+    response = api.post("/api/v1/hours", scene.tokens["self"], body)
+    assert response.status_code == 400
+    assert response.get_json() == {
+        "errors": {"date": "date must not be before the hire date 2026-11-01"}
+    }
+    assert row_counts(db) == before
 
 
 def test_a_revoked_token_or_deactivated_account_stops_logging_at_once(
@@ -234,57 +268,17 @@ def test_logging_hours_records_the_token_use_to_the_minute(
     assert token.last_used_at > stale
 
 
-def _fresh_database(url: str) -> None:
-    run_migrations(url)
-    engine = make_engine(url)
-    try:
-        with session_scope(sessionmaker(bind=engine)) as session:
-            load_seed(session, PROJECT_ROOT / "seed" / "catalog.toml")
-    finally:
-        engine.dispose()
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def fresh_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A migrated, seeded database of its own, where requests commit and race.
-
-    SQLite always; PostgreSQL when the suite runs on it (TRACKER_TEST_DATABASE_URL),
-    as a scratch database beside the suite's, dropped afterwards.
-    """
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 'race.db'}"
-        _fresh_database(url)
-        yield url
-        return
-    suite_url = make_url(os.environ.get("TRACKER_TEST_DATABASE_URL") or "sqlite://")
-    if suite_url.get_backend_name() != "postgresql":
-        pytest.skip("PostgreSQL only (set TRACKER_TEST_DATABASE_URL)")
-    name = f"{suite_url.database}_race"
-    admin = make_engine(suite_url.render_as_string(hide_password=False))
-    try:
-        with admin.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
-            conn.execute(text(f'CREATE DATABASE "{name}"'))
-        url = suite_url.set(database=name).render_as_string(hide_password=False)
-        _fresh_database(url)
-        yield url
-        with admin.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    finally:
-        admin.dispose()
-
-
-def test_logging_hours_never_waits_for_a_token_row_while_holding_the_lock(
-    fresh_url: str,
+def test_logging_hours_never_waits_for_a_token_row_while_holding_the_day(
+    racing_url: str,
 ) -> None:
-    """Other requests lock the token row (recording its use), then the engineer.
+    """Other requests lock the token row (recording its use), then may write a day's hours.
 
-    POST /hours locks the engineer first, so it must not then wait for the
-    token row: that would deadlock with such a request.
+    POST /hours writes the day first, so it must not then wait for the token
+    row: that would deadlock with such a request.
     """
-    if not fresh_url.startswith("postgresql"):
+    if not racing_url.startswith("postgresql"):
         pytest.skip("row locks: PostgreSQL only (SQLite's writers take turns)")
-    engine = make_engine(fresh_url)
+    engine = make_engine(racing_url)
     try:
         with session_scope(sessionmaker(bind=engine, expire_on_commit=False)) as session:
             who = factories.engineer(session)
@@ -293,26 +287,42 @@ def test_logging_hours_never_waits_for_a_token_row_while_holding_the_lock(
             other.execute(update(ApiToken).where(ApiToken.id == token.id).values(last_used_at=NOW))
             with Session(engine) as session:
                 session.execute(text("SET LOCAL lock_timeout = '2s'"))
-                found = caller_locked_for_hours(
-                    session, secret, dt.datetime(2026, 11, 29, 13, 0), "FDL", None
+                found = log_own_hours(
+                    lambda: session,
+                    autocommit_engine(engine),
+                    secret,
+                    dt.datetime(2026, 11, 29, 13, 0),
+                    "FDL",
+                    None,
+                    dt.date(2026, 11, 20),
+                    Decimal(1),
+                    "",
+                    factories.TODAY,
                 )
                 assert found is not None and found[0].id == who.id
-                assert found[1].code == "FDL"
+                assert found[1].course_code == "FDL"
                 session.commit()
             other.commit()
     finally:
         engine.dispose()
 
 
-def test_racing_requests_never_fill_a_day_past_24_hours(fresh_url: str) -> None:
+def _racing_app(url: str) -> tuple[Flask, Engineer, str]:
+    """An app on a database where requests commit, with an engineer and their token's secret."""
     app = create_app(
-        {"DATABASE_URL": fresh_url, "SECRET_KEY": "race", "TESTING": True, "TODAY": factories.TODAY}
+        {"DATABASE_URL": url, "SECRET_KEY": "race", "TESTING": True, "TODAY": factories.TODAY}
     )
+    factory = sessionmaker(bind=app.extensions["tracker.engine"], expire_on_commit=False)
+    with session_scope(factory) as session:
+        who = factories.engineer(session)
+        secret = create_token(session, who, "race")[1]
+    return app, who, secret
+
+
+def test_racing_requests_never_fill_a_day_past_24_hours(racing_url: str) -> None:
+    app, who, secret = _racing_app(racing_url)
     engine = app.extensions["tracker.engine"]
     try:
-        with session_scope(sessionmaker(bind=engine, expire_on_commit=False)) as session:
-            who = factories.engineer(session)
-            secret = create_token(session, who, "race")[1]
         racers = 6  # 6 x 5 h: four fit in a day, two must be refused
         start = threading.Barrier(racers)
         statuses: list[int] = []
@@ -336,5 +346,56 @@ def test_racing_requests_never_fill_a_day_past_24_hours(fresh_url: str) -> None:
         with engine.connect() as conn:
             hours = conn.execute(select(HourLog.hours).where(HourLog.engineer_id == who.id))
             assert sum(hours.scalars()) == 20
+    finally:
+        engine.dispose()
+
+
+def test_a_request_that_loses_the_race_for_a_day_is_refused_with_its_total(
+    racing_url: str,
+) -> None:
+    """The statement waits on the day's row; when the other writer commits, the check refuses.
+
+    The request saw an empty day when it began: hour_days' check, not the
+    statement's own test of the day, is what refuses the entry.
+    """
+    if not racing_url.startswith("postgresql"):
+        pytest.skip("row locks: PostgreSQL only (SQLite's writers take turns)")
+    app, who, secret = _racing_app(racing_url)
+    engine = app.extensions["tracker.engine"]
+    try:
+        with engine.connect() as conn:
+            course_id = conn.execute(select(Course.id).where(Course.code == "FDL")).scalar_one()
+        answers = []
+        with engine.connect() as first:
+            first.execute(
+                insert(HourLog).values(
+                    engineer_id=who.id,
+                    course_id=course_id,
+                    logged_on=dt.date(2026, 11, 20),
+                    hours=20,
+                )
+            )
+            thread = threading.Thread(
+                target=lambda: answers.append(
+                    app.test_client().post(
+                        "/api/v1/hours",
+                        json={"course": "FDL", "date": "2026-11-20", "hours": 5},
+                        headers={"Authorization": f"Bearer {secret}"},
+                    )
+                )
+            )
+            thread.start()
+            wait_until_one_waits_for_a_lock(engine)
+            first.commit()
+            thread.join()
+        assert answers[0].status_code == 400
+        assert answers[0].get_json() == {
+            "errors": {
+                "hours": "a day holds at most 24 hours; 20 h are already logged on 2026-11-20"
+            }
+        }
+        with engine.connect() as conn:
+            hours = conn.execute(select(HourLog.hours).where(HourLog.engineer_id == who.id))
+            assert list(hours.scalars()) == [20]
     finally:
         engine.dispose()

@@ -6,31 +6,38 @@ columns the API needs, without loading ORM objects. The views that need the
 caller's full account load it on first use (views.caller()).
 
 POST /api/v1/hours, for an engineer logging their own hours, goes further:
-the token lookup, the engineer's lock and the course lookup are one statement
-(caller_locked_for_hours).
+on PostgreSQL the token lookup, the course lookup, the entry and its audit
+event are one statement (log_own_hours).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import Decimal
 
 from sqlalchemy import bindparam, select, update
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from tracker.catalog.models import Course
+from tracker.db import connected, utcnow
 from tracker.people.models import ApiToken, Engineer
 from tracker.people.services import TOKEN_USE_PRECISION, _token_hash
-from tracker.progress.services import CourseFound, lock_engineer_find_course
+from tracker.progress import services
+from tracker.progress.services import COURSE_NAMED, CourseFound, LoggedHours, hours_logged_by
 
 _tokens = ApiToken.__table__
 _engineers = Engineer.__table__
+_courses = Course.__table__
 
 _LIVE_TOKEN = (
     select(
-        _tokens.c.id,
+        _tokens.c.id.label("token_id"),
         _tokens.c.last_used_at,
-        _engineers.c.id,
+        _engineers.c.id.label("engineer_id"),
         _engineers.c.name,
         _engineers.c.access_role,
         _engineers.c.hired_on,
@@ -47,15 +54,14 @@ _RECORD_USE = (
     .where(_tokens.c.id == bindparam("token_id"))
     .values(last_used_at=bindparam("now"))
 )
-# The live token, its engineer locked for logging hours, and the course the
-# body names (services.lock_engineer_find_course): one statement.
-_LIVE_TOKEN_LOCKED_FOR_HOURS = lock_engineer_find_course(_LIVE_TOKEN)
-# Recording a use after the engineer's lock: a token row another transaction
-# holds is skipped rather than waited for (that one is recording a use, or
-# revoking the token). Other requests lock the token row before the engineer
-# (caller_for_token, then services._lock_engineer), so waiting here, with
-# the engineer locked, could deadlock. SQLite has no row locks (its writers
-# take turns at BEGIN IMMEDIATE) and ignores FOR UPDATE.
+# Recording a use after an engineer's hours are written: a token row another
+# transaction holds is skipped rather than waited for (that one is recording a
+# use, or revoking the token). Logging hours must not wait: on SQLite the
+# day's write is held meanwhile, and other requests lock the token row first
+# and may then write the same day (caller_for_token, then an update of an
+# entry); on PostgreSQL the entry is committed, but a request has no reason
+# to wait for bookkeeping. SQLite has no row locks (its writers take turns at
+# BEGIN IMMEDIATE) and ignores FOR UPDATE.
 _RECORD_USE_NOWAIT = (
     update(_tokens)
     .where(
@@ -67,6 +73,14 @@ _RECORD_USE_NOWAIT = (
     )
     .values(last_used_at=bindparam("now"))
 )
+# The live token and the course the body names, for an engineer logging their
+# own hours: on SQLite the first of add_hours' statements...
+_LIVE_TOKEN_AND_COURSE = _LIVE_TOKEN.add_columns(
+    _courses.c.id.label("course_id"), _courses.c.code, _courses.c.title
+).outerjoin(_courses, COURSE_NAMED)
+# ...and on PostgreSQL the whole of it: token, course, entry and audit event
+# in one statement.
+_LOG_OWN_HOURS = hours_logged_by(_LIVE_TOKEN_AND_COURSE.cte("caller"))
 
 
 @dataclass(frozen=True)
@@ -93,33 +107,88 @@ def caller_for_token(session: Session, secret: str, now: dt.datetime) -> Caller 
     return _caller(connection, row, now, _RECORD_USE)
 
 
-def caller_locked_for_hours(
-    session: Session,
+def log_own_hours(
+    session: Callable[[], Session],
+    statements: Engine | Connection | None,
     secret: str,
     now: dt.datetime,
     course_code: str | None,
     course_id: int | None,
-) -> tuple[Caller, CourseFound] | None:
-    """caller_for_token, with the caller locked and the course found for logging their hours.
+    logged_on: dt.date,
+    hours: Decimal,
+    note: str,
+    today: dt.date,
+) -> tuple[Caller, LoggedHours] | None:
+    """Log hours for the owner of a live token; None when the token is not live.
 
-    One statement (two when the token's last use is more than a minute old)
-    does what caller_for_token and services.add_hours' lock would do in two;
-    pass the course found to add_hours as `locked`. The course is given by
-    code (any case) or by id.
+    The rules are services.add_hours', and so are the errors. The caller
+    checks the entry first (services.check_hours without a hire date): what
+    is left is the course, the hire date and the day's room. On PostgreSQL
+    one statement finds the token and the course and writes the entry and
+    its audit event, and commits on its own (run on `statements`, as
+    extensions.single_statements gives them). SQLite (no `statements`)
+    takes three statements in the session's transaction, which must hold no
+    other write (services.write_hours). `session` returns the request's session, asked
+    for only when needed. Recording the token's use costs one more
+    statement once a minute.
     """
-    session.flush()  # Core statements do not flush what the session holds
-    connection = session.connection()
-    row = connection.execute(
-        _LIVE_TOKEN_LOCKED_FOR_HOURS,
-        {
-            "token_hash": _token_hash(secret),
-            "course_code": course_code and course_code.upper(),
-            "course_id": course_id,
-        },
-    ).first()
-    if row is None:
-        return None
-    return _caller(connection, row, now, _RECORD_USE_NOWAIT), CourseFound(*row[-3:])
+    binds: dict[str, object] = {
+        "token_hash": _token_hash(secret),
+        "course_code": course_code and course_code.upper(),
+        "course_id": course_id,
+    }
+    note = note.strip()
+    if statements is None:
+        unit = session()
+        unit.flush()  # Core statements do not flush what the session holds
+        connection = unit.connection()
+        row = connection.execute(_LIVE_TOKEN_AND_COURSE, binds).first()
+        if row is None:
+            return None
+        caller = _caller(connection, row, now, _RECORD_USE_NOWAIT)
+        course = CourseFound(row.course_id, row.code, row.title)
+        if course.id is None:
+            raise services.refuse_course(course_code, course_id)
+        services.check_hours(caller.hired_on, logged_on, hours, today, note)
+        return caller, services.write_hours(
+            unit, caller.id, course, logged_on, hours, note, caller.id
+        )
+    created_at = utcnow()
+    binds.update(services.entry_binds(logged_on, hours, note, created_at))
+    # One statement is its own transaction: no BEGIN, no COMMIT (issue 6).
+    with connected(statements) as connection:
+        try:
+            row = connection.execute(_LOG_OWN_HOURS, binds).first()
+        except IntegrityError as exc:
+            if not services.overfills_a_day(exc):
+                raise
+            # A racing request filled the day first: nothing was written.
+            found = caller_for_token(session(), secret, now)
+            if found is None:
+                return None
+            total = services.day_total(session(), found.id, logged_on)
+            raise services.day_full(logged_on, total) from None
+        if row is None:
+            return None
+        caller = _caller(connection, row, now, _RECORD_USE_NOWAIT)
+    if row.course_id is None:
+        raise services.refuse_course(course_code, course_id)
+    if row.entry_id is None:
+        # Before the hire date, or no room left in the day.
+        services.check_hours(caller.hired_on, logged_on, hours, today, note)
+        raise services.day_full(logged_on, services.day_total(session(), caller.id, logged_on))
+    entry = LoggedHours(
+        row.entry_id,
+        caller.id,
+        row.course_id,
+        row.code,
+        row.title,
+        logged_on,
+        hours,
+        note,
+        created_at,
+    )
+    return caller, entry
 
 
 def _caller(connection: Connection, row, now: dt.datetime, record_use) -> Caller:

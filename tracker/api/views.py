@@ -45,12 +45,12 @@ from tracker.api.schemas import (
     skill_json,
     team_json,
 )
-from tracker.api.tokens import Caller, caller_for_token, caller_locked_for_hours
+from tracker.api.tokens import caller_for_token, log_own_hours
 from tracker.careers import services as careers
 from tracker.catalog.models import Course, Credential, Exam, RoiLine
 from tracker.db import utcnow
 from tracker.errors import ValidationError
-from tracker.extensions import csrf, db_session
+from tracker.extensions import csrf, db_session, single_statements
 from tracker.people.models import Engineer, Team
 from tracker.people.services import (
     can_log_hours,
@@ -266,7 +266,8 @@ def _read_hours_input(
     """Read course (code or id), date, hours and note; the reader holds the errors.
 
     The course is not looked up here: logging hours finds it in the statement
-    that locks the engineer (services.add_hours); _read_hours looks it up.
+    that writes the entry (services.add_hours, tokens.log_own_hours);
+    _read_hours looks it up.
     """
     reader = Reader(data)
     code = course_id = None
@@ -323,45 +324,60 @@ def log_hours():
     """Log hours on a course: course or course_id, date, hours, note; engineer for an admin."""
     with _token_first():
         data = json_body((*HOURS_FIELDS, "engineer"))
-    engineer: Caller | Engineer | None = None
     if data.get("engineer") is not None:
-        # An admin may name someone else: the token first, then that
-        # engineer's lock (services.add_hours), as every other request does.
+        # An admin may name someone else: the token first, then the engineer.
         _authenticate_deferred()
         engineer = engineer_in_body(data, can_log_hours, "log hours")
-    with _token_first():
+    with _token_first(), _hours_errors():
         code, course_id, logged_on, hours, note, reader = _read_hours_input(data)
         reader.check()
-    locked = None
-    if engineer is None:
-        # Hours are mostly logged by their owner: one statement finds the
-        # token, locks its engineer and finds the course (issue 6).
-        found = caller_locked_for_hours(
-            db_session(), g.pop("api_secret"), utcnow(), code, course_id
-        )
-        if found is None:
-            raise _invalid_token()
-        g.api_caller, locked = found
-        engineer = g.api_caller
-    try:
-        entry = services.add_hours(
-            db_session(),
-            engineer.id,
-            engineer.hired_on,
-            logged_on,
-            hours,
-            web.today(),
-            note,
-            actor_id=g.api_caller.id,
-            course_code=code,
-            course_id=course_id,
-            locked=locked,
-        )
-    except ValidationError as exc:
-        raise ApiError(400, rename(exc.errors, HOURS_NAMES)) from None
+        # All but the hire date, which comes with the token (log_own_hours).
+        services.check_hours(None, logged_on, hours, web.today(), note)
+    with _hours_errors():
+        if data.get("engineer") is not None:
+            entry = services.add_hours(
+                db_session(),
+                engineer.id,
+                engineer.hired_on,
+                logged_on,
+                hours,
+                web.today(),
+                note,
+                actor_id=g.api_caller.id,
+                course_code=code,
+                course_id=course_id,
+            )
+        else:
+            # Hours are mostly logged by their owner: on PostgreSQL one
+            # statement finds the token and writes the entry (issue 6).
+            logged = log_own_hours(
+                db_session,
+                single_statements(),
+                g.pop("api_secret"),
+                utcnow(),
+                code,
+                course_id,
+                logged_on,
+                hours,
+                note,
+                web.today(),
+            )
+            if logged is None:
+                raise _invalid_token()
+            engineer, entry = logged
+            g.api_caller = engineer
     return created(
         logged_hours_json(entry, engineer), url_for("api.hours_entry", entry_id=entry.id)
     )
+
+
+@contextmanager
+def _hours_errors() -> Iterator[None]:
+    """Answer an entry the rules refuse with 400, naming the API's fields."""
+    try:
+        yield
+    except ValidationError as exc:
+        raise ApiError(400, rename(exc.errors, HOURS_NAMES)) from None
 
 
 def _entry(entry_id: int, write: bool) -> HourLog:

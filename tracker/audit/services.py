@@ -8,6 +8,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    ColumnElement,
     DateTime,
     Insert,
     Integer,
@@ -98,19 +99,29 @@ def record_row(
     )
 
 
-def insert_for_returned(written: CTE, entity: str, action: str) -> Insert:
+def insert_for_returned(
+    written: CTE,
+    entity: str,
+    action: str,
+    columns: tuple[str, ...] = (),
+    actor: ColumnElement | None = None,
+) -> Insert:
     """Return an INSERT of the audit events of the rows a data-modifying CTE returns.
 
     PostgreSQL only (SQLite has no INSERT ... RETURNING inside WITH). The CTE
     must return the row's `id`; the statement takes the parameters of the CTE
     and `actor_id`, `now` (the time of the change) and `after` (the row's
-    columns but its id, as jsonable() gives them: the id is added from the CTE).
-    It returns the recorded rows' ids, so the writer and its audit event are
-    one round trip.
+    columns, as jsonable() gives them, but the id and `columns`, which are
+    added from the CTE). `actor`, when given, is the actor instead of
+    `actor_id` (a column of the CTE). It returns the recorded rows' ids, so
+    the writer and its audit event are one round trip.
     """
+    from_written = []
+    for name in ("id", *columns):
+        from_written += [literal(name), written.c[name]]
     after = cast(
         cast(bindparam("after", type_=JSON), JSONB).op("||")(
-            func.jsonb_build_object("id", written.c.id)
+            func.jsonb_build_object(*from_written)
         ),
         JSON,
     )
@@ -120,7 +131,7 @@ def insert_for_returned(written: CTE, entity: str, action: str) -> Insert:
             ["at", "actor_id", "entity", "entity_id", "action", "before", "after"],
             select(
                 bindparam("now", type_=DateTime),
-                bindparam("actor_id", type_=Integer),
+                bindparam("actor_id", type_=Integer) if actor is None else actor,
                 literal(entity),
                 written.c.id,
                 literal(action),

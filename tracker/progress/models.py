@@ -47,6 +47,25 @@ class HourLog(Base):
     course: Mapped[Course] = relationship()
 
 
+class HourDay(Base):
+    """An engineer's total hours on a day, kept by the database from hour_logs.
+
+    Triggers on hour_logs (migration 20261130_hour_days) add and subtract
+    every entry written, by any path, and the check refuses a day over 24
+    hours: two racing writers take turns on the day's row, and the second
+    sees the first's hours. Nothing in the application writes this table.
+    """
+
+    __tablename__ = "hour_days"
+    __table_args__ = (CheckConstraint("hours >= 0 AND hours <= 2400", name="at_most_24_hours"),)
+
+    engineer_id: Mapped[int] = mapped_column(
+        ForeignKey("engineers.id", ondelete="CASCADE"), primary_key=True
+    )
+    logged_on: Mapped[dt.date] = mapped_column(Date, primary_key=True)
+    hours: Mapped[Decimal] = mapped_column(Fixed(2))
+
+
 class ExamAttempt(Base):
     """One sitting of an exam, with its result and its ledger details."""
 

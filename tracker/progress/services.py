@@ -10,12 +10,14 @@ import calendar
 import dataclasses
 import datetime as dt
 import secrets
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
 from enum import StrEnum
 
 from sqlalchemy import (
+    ColumnElement,
     Date,
     DateTime,
     Integer,
@@ -26,15 +28,18 @@ from sqlalchemy import (
     insert,
     or_,
     select,
+    true,
 )
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, joinedload, selectinload
+from sqlalchemy.sql.selectable import CTE
 
 from tracker.audit import services as audit
 from tracker.catalog.models import Course, Credential, Exam, LearningPath, PathCourse
 from tracker.db import utcnow
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer
-from tracker.progress.models import Certification, ExamAttempt, ExamPlan, HourLog
+from tracker.progress.models import Certification, ExamAttempt, ExamPlan, HourDay, HourLog
 
 EXPIRING_WITHIN_DAYS = 90
 MAX_NOTE_LENGTH = 500
@@ -498,9 +503,10 @@ def paths_with_courses(session: Session) -> list[LearningPath]:
 HOURS_PER_DAY = Decimal(24)
 
 
-def _check_hours(
+def check_hours(
     hired_on: dt.date | None, logged_on: dt.date, hours: Decimal, today: dt.date, note: str
 ) -> None:
+    """Refuse an entry's hours, date (not in the future, nor before the hire date) or note."""
     errors: dict[str, str] = {}
     if not isinstance(hours, Decimal) or not hours.is_finite():
         errors["hours"] = "hours must be a number"
@@ -518,54 +524,131 @@ def _check_hours(
         raise ValidationError(errors)
 
 
+# A day holds at most 24 hours whatever writes it: hour_days keeps every
+# engineer's total per day (triggers on hour_logs) and its check refuses a 25th
+# hour. Writers racing for one day take turns on the day's row, so the second
+# sees the first's hours and is refused; nothing locks the engineer. The
+# services check the total first for the usual message, and turn the
+# database's refusal, which only a racing writer meets, into the same message.
+DAY_CHECK = "ck_hour_days_at_most_24_hours"
+
 # The hour-logging statements are Core statements on the tables, built once:
 # the API logs hours on its hot path (issue 6), where ORM loading, flushing and
 # statement building cost more than the database work.
 _courses = Course.__table__
-_engineers = Engineer.__table__
 _hour_logs = HourLog.__table__
-_LOCK_ENGINEER = (
-    select(_engineers.c.id).where(_engineers.c.id == bindparam("engineer_id")).with_for_update()
+_hour_days = HourDay.__table__
+
+
+def _day_total_of(engineer_id) -> ColumnElement:
+    """The hours logged on :logged_on by an engineer: the total hour_days keeps."""
+    return func.coalesce(
+        select(_hour_days.c.hours)
+        .where(
+            _hour_days.c.engineer_id == engineer_id,
+            _hour_days.c.logged_on == bindparam("logged_on", type_=Date),
+        )
+        .scalar_subquery(),
+        0,
+    )
+
+
+_DAY_TOTAL = select(_day_total_of(bindparam("engineer_id", type_=Integer)))
+# The course an entry names, by code (any case) or by id.
+COURSE_NAMED = or_(
+    func.upper(_courses.c.code) == bindparam("course_code", type_=String),
+    _courses.c.id == bindparam("course_id", type_=Integer),
 )
-_DAY_TOTAL = select(func.coalesce(func.sum(_hour_logs.c.hours), 0)).where(
-    _hour_logs.c.engineer_id == bindparam("engineer_id"),
-    _hour_logs.c.logged_on == bindparam("logged_on"),
-)
-# Insert the entry only when the day still has room for it: the day total and
-# the insert are one statement, so the check costs no round trip. The caller
-# must hold the engineer's lock first (a separate statement: on PostgreSQL a
-# statement that waited for a lock does not see what was committed meanwhile).
+_FIND_COURSE = select(_courses.c.id, _courses.c.code, _courses.c.title).where(COURSE_NAMED)
+
+
+def _entry_rows(engineer_id, course_id) -> Select:
+    """The one row of a new entry, when the day has room for it (binds as add_hours')."""
+    return select(
+        engineer_id,
+        course_id,
+        bindparam("logged_on", type_=Date),
+        bindparam("hours", type_=_hour_logs.c.hours.type),
+        bindparam("note", type_=String),
+        bindparam("now", type_=DateTime),
+        bindparam("now", type_=DateTime),
+    ).where(_day_total_of(engineer_id) <= bindparam("room_below", type_=_hour_logs.c.hours.type))
+
+
+_ENTRY_COLUMNS = [c.name for c in _hour_logs.c if c.name != "id"]
+# The day's total and the insert are one statement, so the check costs no
+# round trip; hour_days' check still refuses the entry if a racing writer
+# fills the day first.
 _INSERT_WITHIN_DAY = (
     insert(_hour_logs)
     .from_select(
-        ["engineer_id", "course_id", "logged_on", "hours", "note", "created_at", "updated_at"],
-        select(
-            bindparam("engineer_id", type_=Integer),
-            bindparam("course_id", type_=Integer),
-            bindparam("logged_on", type_=Date),
-            bindparam("hours", type_=_hour_logs.c.hours.type),
-            bindparam("note", type_=String),
-            bindparam("now", type_=DateTime),
-            bindparam("now", type_=DateTime),
-        ).where(
-            _DAY_TOTAL.scalar_subquery() <= bindparam("room_below", type_=_hour_logs.c.hours.type)
-        ),
+        _ENTRY_COLUMNS,
+        _entry_rows(bindparam("engineer_id", type_=Integer), bindparam("course_id", type_=Integer)),
     )
     .returning(_hour_logs.c.id)
 )
+# PostgreSQL inserts the entry and its audit event in one statement; SQLite
+# (no INSERT inside WITH) takes two.
+_INSERT_WITHIN_DAY_AUDITED = audit.insert_for_returned(
+    _INSERT_WITHIN_DAY.cte("entry"), "hour_logs", "create"
+)
 
 
-def _lock_engineer(session: Session, engineer_id: int) -> None:
-    # Concurrent logs for one engineer take turns: the engineer's row is locked
-    # (PostgreSQL; SQLite's writers already hold the database's write lock), so
-    # two requests can never both see 20 h and both add 4.
-    session.connection().execute(_LOCK_ENGINEER, {"engineer_id": engineer_id}).all()
+def hours_logged_by(finder: CTE) -> Select:
+    """Return one statement that logs hours for the engineer a CTE finds (PostgreSQL).
+
+    `finder` returns at most one row, with the columns engineer_id, hired_on
+    and course_id (null when no course matches). The statement inserts the
+    entry, and its audit event with the engineer as actor, when the course
+    exists, the date is not before the hire date and the day has room; it
+    returns finder's columns and the entry's id (null when nothing was
+    inserted). It binds what add_hours' insert binds, but engineer_id,
+    course_id and actor_id. The API logs an engineer's own hours this way,
+    finding them by their token (api.tokens.log_own_hours).
+    """
+    rows = _entry_rows(finder.c.engineer_id, finder.c.course_id).where(
+        finder.c.course_id.is_not(None),
+        or_(finder.c.hired_on.is_(None), finder.c.hired_on <= bindparam("logged_on")),
+    )
+    entry = (
+        insert(_hour_logs)
+        .from_select(_ENTRY_COLUMNS, rows)
+        .returning(_hour_logs.c.id, _hour_logs.c.engineer_id, _hour_logs.c.course_id)
+        .cte("entry")
+    )
+    event = audit.insert_for_returned(
+        entry,
+        "hour_logs",
+        "create",
+        columns=("engineer_id", "course_id"),
+        actor=entry.c.engineer_id,
+    ).cte("event")
+    return (
+        select(finder, entry.c.id.label("entry_id"))
+        .select_from(finder.outerjoin(entry, true()))
+        .add_cte(event)
+    )
 
 
-def _day_full(logged_on: dt.date, day_total: Decimal) -> ValidationError:
+def day_total(session: Session, engineer_id: int, logged_on: dt.date) -> Decimal:
+    """Return the hours an engineer has logged on a day."""
+    return (
+        session.connection()
+        .execute(_DAY_TOTAL, {"engineer_id": engineer_id, "logged_on": logged_on})
+        .scalar_one()
+    )
+
+
+def overfills_a_day(exc: IntegrityError) -> bool:
+    """Return whether the database refused a write for passing 24 hours on a day."""
+    return DAY_CHECK in str(exc.orig)
+
+
+def day_full(logged_on: dt.date, total: Decimal) -> ValidationError:
+    """Return the error of an entry that does not fit in its day."""
     return ValidationError(
         {
-            "hours": f"a day holds at most 24 hours; {_hours(day_total)} h are already "
+            "hours": f"a day holds at most 24 hours; {_hours(total)} h are already "
             f"logged on {logged_on.isoformat()}"
         }
     )
@@ -575,15 +658,31 @@ def _check_day_total(
     session: Session, engineer: Engineer, logged_on: dt.date, hours: Decimal, skip_id: int | None
 ) -> None:
     session.flush()
-    _lock_engineer(session, engineer.id)
     query = select(func.sum(HourLog.hours)).where(
         HourLog.engineer_id == engineer.id, HourLog.logged_on == logged_on
     )
     if skip_id is not None:
         query = query.where(HourLog.id != skip_id)
-    day_total = session.scalar(query) or ZERO
-    if day_total + hours > HOURS_PER_DAY:
-        raise _day_full(logged_on, day_total)
+    total = session.scalar(query) or ZERO
+    if total + hours > HOURS_PER_DAY:
+        raise day_full(logged_on, total)
+
+
+@contextmanager
+def _within_day(session: Session, engineer_id: int, logged_on: dt.date) -> Iterator[None]:
+    """Write the block's changes in a savepoint; a day a racing writer filled is the usual error.
+
+    The savepoint keeps the rest of the transaction (an import's other rows)
+    when the database refuses the day.
+    """
+    session.flush()  # what came before is not the savepoint's to undo
+    try:
+        with session.begin_nested():
+            yield
+    except IntegrityError as exc:
+        if not overfills_a_day(exc):
+            raise
+        raise day_full(logged_on, day_total(session, engineer_id, logged_on)) from None
 
 
 def log_hours(
@@ -597,7 +696,7 @@ def log_hours(
     actor: Engineer | None = None,
 ) -> HourLog:
     """Log hours on a course; refused when the day's total would pass 24 hours."""
-    _check_hours(engineer.hired_on, logged_on, hours, today, note)
+    check_hours(engineer.hired_on, logged_on, hours, today, note)
     _check_day_total(session, engineer, logged_on, hours, skip_id=None)
     entry = HourLog(
         engineer_id=engineer.id,
@@ -606,8 +705,8 @@ def log_hours(
         hours=hours,
         note=note.strip(),
     )
-    session.add(entry)
-    session.flush()
+    with _within_day(session, engineer.id, logged_on):
+        session.add(entry)
     audit.record(session, actor.id if actor else None, entry, "create")
     return entry
 
@@ -629,43 +728,44 @@ class LoggedHours:
 
 @dataclass(frozen=True)
 class CourseFound:
-    """The course an hour log names, as found under the engineer's lock: nulls when unknown."""
+    """The course an hour log names: nulls when unknown."""
 
     id: int | None
     code: str | None
     title: str | None
 
 
-def lock_engineer_find_course(query: Select) -> Select:
-    """Add to a query over engineers the lock add_hours needs and the course it names.
+def entry_binds(
+    logged_on: dt.date, hours: Decimal, note: str, now: dt.datetime
+) -> dict[str, object]:
+    """Return the binds, but the engineer's and the course's, of the statements writing an entry.
 
-    The engineer's row is locked (as _lock_engineer) and the course is read by
-    code (bind :course_code, upper case) or by id (:course_id) in the same
-    statement; the last three columns (id, code, title) are null when no course
-    matches. The API folds its token lookup into this statement for an
-    engineer logging their own hours (api.tokens.caller_locked_for_hours).
+    `after` is what the audit trail records of the entry (snapshot()'s
+    columns) but its id, engineer_id and course_id.
     """
-    return (
-        query.add_columns(_courses.c.id, _courses.c.code, _courses.c.title)
-        .outerjoin(
-            _courses,
-            or_(
-                func.upper(_courses.c.code) == bindparam("course_code", type_=String),
-                _courses.c.id == bindparam("course_id", type_=Integer),
-            ),
-        )
-        .with_for_update(of=_engineers)
-    )
+    return {
+        "logged_on": logged_on,
+        "hours": hours,
+        "note": note,
+        "now": now,
+        "room_below": HOURS_PER_DAY - hours,
+        "after": audit.jsonable(
+            {
+                "logged_on": logged_on,
+                "hours": hours,
+                "note": note,
+                "created_at": now,
+                "updated_at": now,
+            }
+        ),
+    }
 
 
-_LOCK_ENGINEER_FIND_COURSE = lock_engineer_find_course(
-    select().select_from(_engineers).where(_engineers.c.id == bindparam("engineer_id"))
-)
-# PostgreSQL inserts the entry and its audit event in one statement; SQLite
-# (no INSERT inside WITH) takes two.
-_INSERT_WITHIN_DAY_AUDITED = audit.insert_for_returned(
-    _INSERT_WITHIN_DAY.cte("entry"), "hour_logs", "create"
-)
+def refuse_course(course_code: str | None, course_id: int | None) -> ValidationError:
+    """Return the error of an entry naming no known course."""
+    if course_code is not None:
+        return ValidationError({"course": f"unknown course code {course_code!r}"})
+    return ValidationError({"course_id": f"no course with id {course_id}"})
 
 
 def add_hours(
@@ -680,82 +780,72 @@ def add_hours(
     *,
     course_code: str | None = None,
     course_id: int | None = None,
-    locked: CourseFound | None = None,
 ) -> LoggedHours:
     """log_hours without ORM objects, for the API: the same rules, in two or three statements.
 
-    The course is given by code (any case) or by id. Lock the engineer and
-    find the course; insert the entry unless the day would pass 24 hours,
-    with its audit event. A full day costs one more statement (its total, for
-    the message).
-
-    `locked` is what a caller that already ran lock_engineer_find_course for
-    this engineer found (in this transaction): the lock is held, so it is not
-    taken again.
+    The course is given by code (any case) or by id. Find the course; insert
+    the entry unless the day would pass 24 hours, with its audit event
+    (write_hours).
     """
+    check_hours(hired_on, logged_on, hours, today, note)
     session.flush()  # Core statements do not flush what the session holds
-    connection = session.connection()
-    course = locked
-    if course is None:
-        id_, code, title = connection.execute(
-            _LOCK_ENGINEER_FIND_COURSE,
-            {
-                "engineer_id": engineer_id,
-                "course_code": course_code and course_code.upper(),
-                "course_id": course_id,
-            },
-        ).one()
-        course = CourseFound(id_, code, title)
-    if course.id is None:
-        if course_code is not None:
-            raise ValidationError({"course": f"unknown course code {course_code!r}"})
-        raise ValidationError({"course_id": f"no course with id {course_id}"})
-    _check_hours(hired_on, logged_on, hours, today, note)
-    entry = LoggedHours(
-        0,
-        engineer_id,
-        course.id,
-        course.code,
-        course.title,
-        logged_on,
-        hours,
-        note.strip(),
-        utcnow(),
+    found = (
+        session.connection()
+        .execute(
+            _FIND_COURSE,
+            {"course_code": course_code and course_code.upper(), "course_id": course_id},
+        )
+        .first()
     )
-    values = {
-        "engineer_id": engineer_id,
-        "course_id": course.id,
-        "logged_on": logged_on,
-        "hours": hours,
-        "note": entry.note,
-        "now": entry.created_at,
-        "room_below": HOURS_PER_DAY - hours,
-    }
-    # What the audit trail records of the entry: snapshot()'s columns.
-    after = {
-        "engineer_id": engineer_id,
-        "course_id": course.id,
-        "logged_on": logged_on,
-        "hours": hours,
-        "note": entry.note,
-        "created_at": entry.created_at,
-        "updated_at": entry.created_at,
-    }
-    if connection.dialect.name == "postgresql":
-        entry_id = connection.execute(
-            _INSERT_WITHIN_DAY_AUDITED,
-            {**values, "actor_id": actor_id, "after": audit.jsonable(after)},
-        ).scalar()
-    else:
-        entry_id = connection.execute(_INSERT_WITHIN_DAY, values).scalar()
-        if entry_id is not None:
-            after = {"id": entry_id, **after}
-            audit.record_row(session, actor_id, "hour_logs", entry_id, "create", after=after)
+    if found is None:
+        raise refuse_course(course_code, course_id)
+    course = CourseFound(*found)
+    return write_hours(session, engineer_id, course, logged_on, hours, note, actor_id)
+
+
+def write_hours(
+    session: Session,
+    engineer_id: int,
+    course: CourseFound,
+    logged_on: dt.date,
+    hours: Decimal,
+    note: str,
+    actor_id: int | None,
+) -> LoggedHours:
+    """Insert an entry checked by check_hours, with its audit event, unless its day is full.
+
+    One statement on PostgreSQL, two on SQLite (no INSERT inside WITH); a
+    full day costs one more (its total, for the message). The entry must be
+    the transaction's only write: when a racing writer fills the day first,
+    the database refuses the entry and the transaction is rolled back (a
+    savepoint would cost two round trips on every log).
+    """
+    assert course.id is not None and course.code is not None and course.title is not None
+    note = note.strip()
+    entry = LoggedHours(
+        0, engineer_id, course.id, course.code, course.title, logged_on, hours, note, utcnow()
+    )
+    binds = entry_binds(logged_on, hours, entry.note, entry.created_at)
+    binds.update(engineer_id=engineer_id, course_id=course.id)
+    after = {"engineer_id": engineer_id, "course_id": course.id, **binds["after"]}
+    connection = session.connection()
+    try:
+        if connection.dialect.name == "postgresql":
+            entry_id = connection.execute(
+                _INSERT_WITHIN_DAY_AUDITED, {**binds, "after": after, "actor_id": actor_id}
+            ).scalar()
+        else:
+            entry_id = connection.execute(_INSERT_WITHIN_DAY, binds).scalar()
+            if entry_id is not None:
+                after = {"id": entry_id, **after}
+                audit.record_row(session, actor_id, "hour_logs", entry_id, "create", after=after)
+    except IntegrityError as exc:
+        if not overfills_a_day(exc):
+            raise
+        session.rollback()
+        entry_id = None
     if entry_id is None:
-        day_total = connection.execute(
-            _DAY_TOTAL, {"engineer_id": engineer_id, "logged_on": logged_on}
-        ).scalar_one()
-        raise _day_full(logged_on, day_total)
+        raise day_full(logged_on, day_total(session, engineer_id, logged_on))
     return dataclasses.replace(entry, id=entry_id)
 
 
@@ -770,14 +860,14 @@ def update_hours(
     actor: Engineer | None = None,
 ) -> HourLog:
     """Change an hour log entry under the same rules; the audit trail keeps the old values."""
-    _check_hours(entry.engineer.hired_on, logged_on, hours, today, note)
+    check_hours(entry.engineer.hired_on, logged_on, hours, today, note)
     _check_day_total(session, entry.engineer, logged_on, hours, skip_id=entry.id)
     before = audit.snapshot(entry)
-    entry.course_id = course.id
-    entry.logged_on = logged_on
-    entry.hours = hours
-    entry.note = note.strip()
-    session.flush()
+    with _within_day(session, entry.engineer_id, logged_on):
+        entry.course_id = course.id
+        entry.logged_on = logged_on
+        entry.hours = hours
+        entry.note = note.strip()
     audit.record(session, actor.id if actor else None, entry, "update", before)
     return entry
 
