@@ -15,6 +15,9 @@ down_revision = "68a6a0f09c34"
 branch_labels = None
 depends_on = None
 
+# SQLite drops a table's triggers with the table: a batch migration that
+# recreates hour_logs must create SQLITE_TRIGGERS again.
+#
 # The day's row is updated before the new total is checked: an entry moved or
 # changed is taken off its old day first, so a day never counts it twice.
 POSTGRESQL_TRIGGER = """

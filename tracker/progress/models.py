@@ -30,7 +30,6 @@ class HourLog(Base):
     __table_args__ = (
         # Fixed(2) stores hundredths of an hour: 2400 is 24 hours.
         CheckConstraint("hours > 0 AND hours <= 2400", name="hours_0_to_24"),
-        Index("ix_hour_logs_engineer_day", "engineer_id", "logged_on"),
         Index("ix_hour_logs_engineer_course", "engineer_id", "course_id"),
     )
 

@@ -655,15 +655,17 @@ def day_full(logged_on: dt.date, total: Decimal) -> ValidationError:
 
 
 def _check_day_total(
-    session: Session, engineer: Engineer, logged_on: dt.date, hours: Decimal, skip_id: int | None
+    session: Session,
+    engineer: Engineer,
+    logged_on: dt.date,
+    hours: Decimal,
+    replacing: HourLog | None = None,
 ) -> None:
+    """Refuse hours that would pass 24 on the day; `replacing` is the entry they replace."""
     session.flush()
-    query = select(func.sum(HourLog.hours)).where(
-        HourLog.engineer_id == engineer.id, HourLog.logged_on == logged_on
-    )
-    if skip_id is not None:
-        query = query.where(HourLog.id != skip_id)
-    total = session.scalar(query) or ZERO
+    total = day_total(session, engineer.id, logged_on)
+    if replacing is not None and replacing.logged_on == logged_on:
+        total -= replacing.hours
     if total + hours > HOURS_PER_DAY:
         raise day_full(logged_on, total)
 
@@ -697,7 +699,7 @@ def log_hours(
 ) -> HourLog:
     """Log hours on a course; refused when the day's total would pass 24 hours."""
     check_hours(engineer.hired_on, logged_on, hours, today, note)
-    _check_day_total(session, engineer, logged_on, hours, skip_id=None)
+    _check_day_total(session, engineer, logged_on, hours)
     entry = HourLog(
         engineer_id=engineer.id,
         course_id=course.id,
@@ -861,7 +863,7 @@ def update_hours(
 ) -> HourLog:
     """Change an hour log entry under the same rules; the audit trail keeps the old values."""
     check_hours(entry.engineer.hired_on, logged_on, hours, today, note)
-    _check_day_total(session, entry.engineer, logged_on, hours, skip_id=entry.id)
+    _check_day_total(session, entry.engineer, logged_on, hours, replacing=entry)
     before = audit.snapshot(entry)
     with _within_day(session, entry.engineer_id, logged_on):
         entry.course_id = course.id
