@@ -1131,7 +1131,8 @@ def _claim(
     """
     with writing(), factory() as session, session.begin():
         due = select(_OUTBOX.c.id).where(
-            or_(_OUTBOX.c.status == "pending", _OUTBOX.c.status == "sending"),
+            # As the queue's index (ix_notifications_due) holds them.
+            _OUTBOX.c.status.in_(("pending", "sending")),
             # Not before it is composed (`compose_pending`): there is nothing to send yet.
             _OUTBOX.c.body_text.is_not(None),
         )
@@ -1167,32 +1168,37 @@ class _Marks:
     while the next message is built and its MAIL and RCPT are answered,
     instead of adding to every message's time.
 
-    With an engine, marks run one at a time in a thread of their own, on a
-    connection of their own taken out of the pool (its settings die with it),
-    which commits without waiting for the disk: on PostgreSQL one statement in
-    autocommit with `synchronous_commit` off, on SQLite in WAL mode with
-    `synchronous = NORMAL` (a writer's transaction, `writing()`). Such a commit
-    is seen by every other sender at once and survives the sender's crash;
-    only a crash of the database server or its machine can forget marks, and
-    only the latest: the next durable commit (each claim is one) makes every
-    earlier mark durable too, and PostgreSQL's WAL writer does within a second.
-    A forgotten mark's row stays claimed and is sent again, with the same
-    Message-ID, after the lease. Bound to a caller's connection (the tests'),
-    marks run in line, a session committing after each.
+    Marks run on a connection of their own, taken out of the pool (its
+    settings die with it), which commits without waiting for the disk. On
+    PostgreSQL it is in pipeline mode: `submit` sends the mark's UPDATE and
+    returns, the server runs it meanwhile, and `wait` collects its result
+    (commit included: one autocommit statement, `synchronous_commit` off).
+    On a SQLite file, marks run one at a time in a thread of their own, in
+    WAL mode with `synchronous = NORMAL` (a writer's transaction,
+    `writing()`). Such a commit is seen by every other sender at once and
+    survives the sender's crash; only a crash of the database server or its
+    machine can forget marks, and only the latest: the next durable commit
+    (each claim is one) makes every earlier mark durable too, and
+    PostgreSQL's WAL writer does within a second. A forgotten mark's row
+    stays claimed and is sent again, with the same Message-ID, after the
+    lease. Bound to a caller's connection (the tests'), marks run in line, a
+    session committing after each.
     """
 
     def __init__(self, factory: sessionmaker[Session]) -> None:
         bind = factory.kw.get("bind")
         self.factory = factory
         self.engine = None
-        self.connection = None  # the thread's, opened at its first mark
+        self.connection = None  # opened at the first mark
+        self.pipeline = None  # PostgreSQL's, entered at the first mark
+        self.in_pipeline = contextlib.ExitStack()
         self.pending = None
         self.marked = False  # the thread starts at the first mark
         self.thread = None
+        if isinstance(bind, Engine) and bind.dialect.name == "postgresql":
+            self.engine = bind
         # Not an in-memory SQLite database: another thread would get another one.
-        if isinstance(bind, Engine) and (
-            bind.dialect.name != "sqlite" or bind.url.database not in (None, "", ":memory:")
-        ):
+        elif isinstance(bind, Engine) and bind.url.database not in (None, "", ":memory:"):
             from concurrent.futures import ThreadPoolExecutor
 
             self.engine = bind
@@ -1200,10 +1206,23 @@ class _Marks:
 
     def submit(self, statement, params: dict) -> None:
         self.wait()
-        if self.thread is None:
+        if self.engine is None:
             with writing(), self.factory() as session:
                 session.connection().execute(statement, params)
                 session.commit()
+        elif self.thread is None:
+            if self.connection is None:
+                self.connection = self._connect()
+                raw = self.connection.connection.dbapi_connection
+                self.pipeline = self.in_pipeline.enter_context(raw.pipeline())
+            # The driver's own connection, with the statement compiled once: a
+            # mark is one small UPDATE, and SQLAlchemy's execution machinery
+            # cost more than the database's work (issue 6).
+            sql, compiled = _compiled_marks(statement, self.engine.dialect)
+            self.connection.connection.dbapi_connection.execute(
+                sql, compiled.construct_params(params)
+            )
+            self.pending = self.pipeline
         else:
             self.pending = self.thread.submit(self._mark, statement, params)
             self.marked = True
@@ -1213,7 +1232,10 @@ class _Marks:
         if pending is None:
             return
         try:
-            pending.result()
+            if pending is self.pipeline:
+                pending.sync()
+            else:
+                pending.result()
         except (OSError, smtplib.SMTPException) as exc:
             # Never to be taken for an SMTP failure by the sending code.
             raise RuntimeError(f"marking an outbox row failed: {exc}") from exc
@@ -1222,11 +1244,8 @@ class _Marks:
         # In the marks' thread: the connection is only ever used there.
         if self.connection is None:
             self.connection = self._connect()
-        if self.engine.dialect.name == "postgresql":
+        with writing(), self.connection.begin():
             self.connection.execute(statement, params)
-        else:
-            with writing(), self.connection.begin():
-                self.connection.execute(statement, params)
 
     def _connect(self):
         engine = self.engine
@@ -1261,6 +1280,11 @@ class _Marks:
                 if self.marked:
                     self.thread.submit(self._disconnect)
                 self.thread.shutdown(wait=True)
+            elif self.connection is not None:
+                try:
+                    self.in_pipeline.close()
+                finally:
+                    self._disconnect()
 
 
 # One mark statement per set of columns an outcome writes, built once: building
@@ -1287,6 +1311,18 @@ def _mark_statement(columns: tuple[str, ...]):
         )
         _MARK_STATEMENTS[columns] = statement
     return statement
+
+
+_COMPILED_MARKS: dict[object, tuple[str, object]] = {}
+
+
+def _compiled_marks(statement, dialect) -> tuple[str, object]:
+    """Return a mark statement's SQL for the driver, and its compiled form (for its binds)."""
+    found = _COMPILED_MARKS.get(statement)
+    if found is None:
+        compiled = statement.compile(dialect=dialect)
+        found = _COMPILED_MARKS[statement] = (compiled.string, compiled)
+    return found
 
 
 def _finish(marks: _Marks, row, worker: str, now: dt.datetime, **values) -> None:
@@ -1317,7 +1353,7 @@ def deliver(
     now: dt.datetime,
     *,
     force: bool = False,
-    batch: int = 50,
+    batch: int = 100,
     worker: str | None = None,
 ) -> DeliveryReport:
     """Send due outbox rows over SMTP, one connection per batch, marking each as it goes.
