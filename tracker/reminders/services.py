@@ -451,12 +451,8 @@ def _state_statement(dialect: str):
             LapseImpact.expires_on >= TODAY,
             LapseImpact.expires_on <= bindparam("reach_to", type_=Date),
         )
-        .where(
-            ~exists().where(
-                Notification.certification_id == LapseImpact.certification_id,
-                Notification.kind == "escalation",
-            )
-        ),
+        # Found by its key (a unique index), not by kind: every notice has one.
+        .where(~exists().where(Notification.dedupe_key == _escalation_key(LapseImpact))),
     )
 
 
@@ -508,6 +504,11 @@ def _days_between_postgresql(element, compiler, **kw) -> str:
 
 def _text(value) -> ColumnElement:
     return cast(value, String)
+
+
+def _escalation_key(lapse) -> ColumnElement:
+    """The dedupe key of a certification's escalation: `lapse` has its certification_id."""
+    return "escalation:" + _text(lapse.certification_id)
 
 
 def _queue_reminders(
@@ -644,19 +645,12 @@ def _reminders_statement(windows: Windows, escalating: bool = False):
     # engineer copied.
     from tracker.readiness.models import LapseImpact
 
-    escalated = (
-        exists()
-        .where(
-            Notification.certification_id == Certification.id,
-            Notification.kind == "escalation",
-        )
-        .correlate(Certification)
-    )
+    escalated = exists().where(Notification.dedupe_key == _escalation_key(LapseImpact))
     managers = func.coalesce(own, literal("")) + func.coalesce(separator + theirs, literal(""))
     no_manager = and_(own.is_(None), theirs.is_(None))
     escalations = (
         select(
-            "escalation:" + _text(Certification.id),
+            _escalation_key(LapseImpact),
             literal("escalation"),
             Certification.id,
             null(),
