@@ -6,6 +6,8 @@ without editing this file (a new kind of URL parameter must be mapped below).
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from flask import Flask
 
@@ -143,3 +145,24 @@ def test_route_answers_as_the_role_allows(client, auth, scene, role, endpoint, r
         assert status in ((200, 302, 400) if role == "admin" else (403, 404))
     else:
         assert status in (200, 302, 400)
+
+
+PAGES = [(endpoint, rule) for endpoint, rule, method in ROUTES if method == "GET"]
+
+
+@pytest.mark.parametrize("role", ("engineer", "manager", "admin"))
+def test_every_page_names_each_id_once(app: Flask, client, auth, scene, role, request):
+    """A page with several forms (each with its CSRF token) still has unique ids (valid HTML)."""
+    people, ids = scene
+    assert auth.login(people[role].email).status_code == 302
+    app.config["WTF_CSRF_ENABLED"] = True  # the forms draw their tokens
+    request.addfinalizer(lambda: app.config.update(WTF_CSRF_ENABLED=False))
+    for endpoint, rule in PAGES:
+        if endpoint.startswith(("api.", "calendars.")):
+            continue
+        response = client.get(_url(rule, ids))
+        if response.status_code != 200 or response.mimetype != "text/html":
+            continue
+        found = re.findall(r'\sid="([^"]*)"', response.text)
+        repeated = sorted({name for name in found if found.count(name) > 1})
+        assert not repeated, f"{rule} as {role} repeats the ids {repeated}"
