@@ -343,7 +343,12 @@ def test_team_page_gaps_name_the_nearest_candidates_and_what_each_lacks(
     ) in gaps
     assert "Network Specialist" not in gaps  # Ada fills it
     assert "Ada lacks" not in gaps and "Ben lacks" not in gaps  # placed people are not offered
-    assert "hire" not in gaps
+    # Training gives certifications, not a job role or a level: the lead's seat
+    # (Cy is no lead, and level 2) says so; the operations seat is Cy's to train for.
+    assert gaps.count("or hire") == 1
+    lead, operations = gaps.split("Operations Engineer")
+    assert "or hire (training gives certifications; none of them has the job role" in lead
+    assert "hire" not in operations
 
 
 def test_team_page_says_hire_where_nobody_is_left(client: FlaskClient, auth, org: Org) -> None:

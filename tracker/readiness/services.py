@@ -505,6 +505,11 @@ class Candidate:
     member: Member
     lacks: list[str]
 
+    @property
+    def trainable(self) -> bool:
+        """Whether certifications alone would seat them: they have the job role and level."""
+        return not any(item.startswith(("job role ", "level ")) for item in self.lacks)
+
 
 @dataclass(frozen=True)
 class SeatResult:
