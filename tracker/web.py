@@ -20,7 +20,8 @@ CSP = (
 )
 
 
-# (endpoint, label, access roles that see it)
+# (endpoint, label, access roles that see it); a group's items open from its
+# name in the menu (a dropdown), so managers and admins get a short menu.
 NAV_ITEMS = [
     ("progress.dashboard", "Dashboard", ("engineer", "manager", "admin")),
     ("progress.hours", "Hours", ("engineer", "manager", "admin")),
@@ -29,16 +30,28 @@ NAV_ITEMS = [
     ("careers.mine", "Career", ("engineer", "manager", "admin")),
     ("careers.bonuses", "Bonuses", ("engineer", "manager", "admin")),
     ("readiness.teams", "Teams", ("manager", "admin")),
-    ("careers.promotions", "Promotions", ("manager", "admin")),
-    ("careers.apprenticeships", "Apprenticeships", ("manager", "admin")),
-    ("readiness.organisation", "Organisation", ("admin",)),
-    ("admin.people", "People", ("admin",)),
-    ("admin.teams", "Admin teams", ("admin",)),
-    ("admin.imports", "Import", ("admin",)),
-    ("admin.catalog", "Admin catalog", ("admin",)),
-    ("admin.outbox", "Outbox", ("admin",)),
-    ("careers.bonus_amounts", "Bonus amounts", ("admin",)),
     ("catalog.catalog", "Catalog", ("engineer", "manager", "admin")),
+]
+NAV_GROUPS = [
+    (
+        "Manage",
+        [
+            ("careers.promotions", "Promotions", ("manager", "admin")),
+            ("careers.apprenticeships", "Apprenticeships", ("manager", "admin")),
+            ("readiness.organisation", "Organisation", ("admin",)),
+        ],
+    ),
+    (
+        "Admin",
+        [
+            ("admin.people", "People", ("admin",)),
+            ("admin.teams", "Teams", ("admin",)),
+            ("admin.imports", "Import", ("admin",)),
+            ("admin.catalog", "Catalog", ("admin",)),
+            ("admin.outbox", "Outbox", ("admin",)),
+            ("careers.bonus_amounts", "Bonus amounts", ("admin",)),
+        ],
+    ),
 ]
 
 
@@ -159,7 +172,11 @@ def init_app(app: Flask) -> None:
     @app.context_processor
     def navigation():
         # Features add their pages here; the menu shows those that exist.
-        return {"nav_items": NAV_ITEMS, "url_map_endpoints": app.view_functions}
+        return {
+            "nav_items": NAV_ITEMS,
+            "nav_groups": NAV_GROUPS,
+            "url_map_endpoints": app.view_functions,
+        }
 
     @app.before_request
     def prepare_request() -> None:
