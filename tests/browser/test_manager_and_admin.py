@@ -80,6 +80,7 @@ def test_an_admin_opens_the_outbox(page, server: LiveServer):
     sign_in(page, "admin@example.com")
     # The admin's pages open from the menu's "Admin" group.
     page.locator("header nav summary", has_text="Admin").click()
+    snap(page, "admin menu open")
     page.get_by_role("link", name="Outbox", exact=True).click()
     assert page.get_by_role("heading", name="Outbox", level=1).is_visible()
     rows = page.locator("table.outbox tbody tr")
