@@ -199,7 +199,23 @@ exam_prerequisites = Table(
 )
 
 
-class Exam(Base):
+class NamedByCredential:
+    """An exam's code, name and validity: those of the credential it leads to (`credential`)."""
+
+    @property
+    def code(self) -> str:
+        return self.credential.code
+
+    @property
+    def name(self) -> str:
+        return self.credential.name
+
+    @property
+    def validity_months(self) -> int | None:
+        return self.credential.validity_months
+
+
+class Exam(NamedByCredential, Base):
     """An exam that grants a credential, with its format and prerequisites."""
 
     __tablename__ = "exams"
@@ -231,18 +247,6 @@ class Exam(Base):
         secondary=exam_prerequisites, order_by=lambda: Credential.code
     )
     paths: Mapped[list[LearningPath]] = relationship(back_populates="exam")
-
-    @property
-    def code(self) -> str:
-        return self.credential.code
-
-    @property
-    def name(self) -> str:
-        return self.credential.name
-
-    @property
-    def validity_months(self) -> int | None:
-        return self.credential.validity_months
 
 
 slot_credentials = Table(

@@ -37,6 +37,7 @@ from tracker.catalog.models import (
     Exam,
     JobRole,
     LearningPath,
+    NamedByCredential,
     PathCourse,
     TeamTemplate,
     TemplateSlot,
@@ -117,23 +118,11 @@ class CourseInfo:
 
 
 @dataclass(frozen=True, eq=False)
-class ExamInfo:
+class ExamInfo(NamedByCredential):
     id: int
     credential_id: int
     credential: CredentialInfo
     experience_months: int
-
-    @property
-    def code(self) -> str:
-        return self.credential.code
-
-    @property
-    def name(self) -> str:
-        return self.credential.name
-
-    @property
-    def validity_months(self) -> int | None:
-        return self.credential.validity_months
 
 
 @dataclass(frozen=True, eq=False)
