@@ -145,3 +145,13 @@ def test_the_30_day_reminder_copies_each_active_manager_once(db, own, team_manag
     addresses = {"own": mine.email, "team": lead.email}
     assert row.cc_addrs == ", ".join(addresses[c] for c in copied)
     assert row.to_addrs == who.email
+
+
+def test_the_days_statement_stays_short_enough_for_the_drivers_parse_cache():
+    # psycopg parses a statement's placeholders once and caches the result only
+    # below 4,096 characters (psycopg._queries.MAX_CACHED_STATEMENT_LENGTH);
+    # above, it parses again on every pass, which cost as much as a round trip.
+    from sqlalchemy.dialects.postgresql.psycopg import dialect
+
+    statement = services._reminders_statement(services.parse_windows("90,60,30,7"))
+    assert len(statement.compile(dialect=dialect()).string) < 4096

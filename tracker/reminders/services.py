@@ -35,6 +35,7 @@ from sqlalchemy import (
     func,
     insert,
     literal,
+    literal_column,
     null,
     or_,
     select,
@@ -189,24 +190,44 @@ def _day_params(today: dt.date, windows: Windows) -> dict[str, object]:
     return params
 
 
+# The certification and its holder, as the pass's statements name them: short
+# names keep the SQL short (see `_const`).
+_C = aliased(Certification, name="c")
+_E = aliased(Engineer, name="e")
+
+
 def _in_reach() -> tuple:
     """Criteria of the certifications that count (not renewed) and expire within reach."""
-    newer = aliased(Certification)
+    newer = aliased(Certification, name="n")
     return (
-        Engineer.active.is_(True),
-        Certification.expires_on.is_not(None),
-        Certification.expires_on >= bindparam("reach_from", type_=Date),
-        Certification.expires_on <= bindparam("reach_to", type_=Date),
-        ~exists().where(newer.renews_id == Certification.id),
+        _E.active.is_(True),
+        _C.expires_on.is_not(None),
+        _C.expires_on >= bindparam("reach_from", type_=Date),
+        _C.expires_on <= bindparam("reach_to", type_=Date),
+        ~exists().where(newer.renews_id == _C.id),
     )
+
+
+def _const(value: str | int) -> ColumnElement:
+    """A constant written into the SQL itself, not a bound parameter.
+
+    The pass's statements are cached once built, so their constants never
+    change; written in, they keep the SQL short. psycopg caches its parsing of
+    a statement's placeholders only below 4,096 characters
+    (`MAX_CACHED_STATEMENT_LENGTH`), and parsing the reminders' statement
+    again on every pass cost as much as a round trip (issue 6).
+    """
+    if isinstance(value, int):
+        return literal_column(str(int(value)), Integer)
+    return literal_column("'" + value.replace("'", "''") + "'", String)
 
 
 def _window_sql(windows: Windows):
     """`due_window` in SQL, for certifications within reach."""
     return case(
-        (Certification.expires_on < TODAY, EXPIRED),
+        (_C.expires_on < TODAY, _const(EXPIRED)),
         *[
-            (Certification.expires_on <= bindparam(f"window_{w}", type_=Date), w)
+            (_C.expires_on <= bindparam(f"window_{w}", type_=Date), _const(w))
             for w in sorted(windows.before)
         ],
         else_=None,
@@ -220,14 +241,14 @@ def _acknowledged_sql():
     return (
         exists()
         .where(
-            ExamPlan.engineer_id == Certification.engineer_id,
+            ExamPlan.engineer_id == _C.engineer_id,
             ExamPlan.cancelled_at.is_(None),
             ExamPlan.planned_on >= TODAY,
-            ExamPlan.planned_on <= Certification.expires_on,
+            ExamPlan.planned_on <= _C.expires_on,
             Exam.id == ExamPlan.exam_id,
-            Exam.credential_id == Certification.credential_id,
+            Exam.credential_id == _C.credential_id,
         )
-        .correlate(Certification)
+        .correlate(_C)
     )
 
 
@@ -564,38 +585,34 @@ def _reminders_statement(windows: Windows, escalating: bool = False):
     queued = (
         exists()
         .where(
-            Notification.certification_id == Certification.id,
+            Notification.certification_id == _C.id,
             Notification.window_days == window,
-            Notification.kind.in_(("reminder", "expired")),
+            Notification.kind.in_((_const("reminder"), _const("expired"))),
         )
-        .correlate(Certification)
+        .correlate(_C)
     )
-    code = (
-        select(Credential.code)
-        .where(Credential.id == Certification.credential_id)
-        .scalar_subquery()
-    )
-    expires = _IsoDate(Certification.expires_on)
-    left = _DaysBetween(TODAY, Certification.expires_on)
-    expired = Certification.expires_on < TODAY
-    kind = case((expired, literal("expired")), else_=literal("reminder"))
-    key = kind + ":" + _text(Certification.id) + ":" + _text(window)
+    code = select(Credential.code).where(Credential.id == _C.credential_id).scalar_subquery()
+    expires = _IsoDate(_C.expires_on)
+    left = _DaysBetween(TODAY, _C.expires_on)
+    expired = _C.expires_on < TODAY
+    kind = case((expired, _const("expired")), else_=_const("reminder"))
+    key = kind + _const(":") + _text(_C.id) + _const(":") + _text(window)
     subject = case(
-        (expired, code + " expired on " + expires),
+        (expired, code + _const(" expired on ") + expires),
         else_=code
-        + " expires in "
+        + _const(" expires in ")
         + _text(left)
-        + case((left == 1, literal(" day (")), else_=literal(" days ("))
+        + case((left == _const(1), _const(" day (")), else_=_const(" days ("))
         + expires
-        + ")",
+        + _const(")"),
     )
     # The managers' addresses are read for the owed rows only (subqueries in
     # the select list), not joined for every certification in reach.
-    manager = aliased(Engineer)
+    manager = aliased(Engineer, name="m")
     own = (
         select(manager.email)
-        .where(manager.id == Engineer.manager_id, manager.active.is_(True))
-        .where(manager.id != Engineer.id)
+        .where(manager.id == _E.manager_id, manager.active.is_(True))
+        .where(manager.id != _E.id)
         .scalar_subquery()
     )
     # The team's manager, unless they are the engineer's own manager (copied once).
@@ -603,22 +620,22 @@ def _reminders_statement(windows: Windows, escalating: bool = False):
         select(manager.email)
         .select_from(Team)
         .join(manager, manager.id == Team.manager_id)
-        .where(Team.id == Engineer.team_id, manager.active.is_(True))
-        .where(manager.id != Engineer.id, manager.id.is_distinct_from(Engineer.manager_id))
+        .where(Team.id == _E.team_id, manager.active.is_(True))
+        .where(manager.id != _E.id, manager.id.is_distinct_from(_E.manager_id))
         .scalar_subquery()
     )
     # Copied from the copy window on.
-    copy = or_(expired, Certification.expires_on <= bindparam("copy_to", type_=Date))
-    separator = case((own.is_(None), literal("")), else_=literal(", "))
+    copy = or_(expired, _C.expires_on <= bindparam("copy_to", type_=Date))
+    separator = case((own.is_(None), _const("")), else_=_const(", "))
     cc = case(
-        (copy, func.coalesce(own, literal("")) + func.coalesce(separator + theirs, literal(""))),
-        else_=literal(""),
+        (copy, func.coalesce(own, _const("")) + func.coalesce(separator + theirs, _const(""))),
+        else_=_const(""),
     )
     message_id_end = bindparam("message_id_end", type_=String)
     fixed = (
-        literal(""),  # body_html, until composed
-        literal("pending"),
-        literal(0),
+        _const(""),  # body_html, until composed
+        _const("pending"),
+        _const(0),
         bindparam("next_attempt_at", type_=DateTime),
         bindparam("created_at", type_=DateTime),
     )
@@ -626,17 +643,23 @@ def _reminders_statement(windows: Windows, escalating: bool = False):
         select(
             key,
             kind,
-            Certification.id,
+            _C.id,
             window,
-            Certification.engineer_id,
-            Engineer.email,
+            _C.engineer_id,
+            _E.email,
             cc,
             subject,
-            "<" + kind + "." + _text(Certification.id) + "." + _text(window) + message_id_end,
+            _const("<")
+            + kind
+            + _const(".")
+            + _text(_C.id)
+            + _const(".")
+            + _text(window)
+            + message_id_end,
             *fixed,
         )
-        .select_from(Certification)
-        .join(Engineer, Engineer.id == Certification.engineer_id)
+        .select_from(_C)
+        .join(_E, _E.id == _C.engineer_id)
         .where(*_in_reach(), ~queued, or_(expired, ~_acknowledged_sql()))
     )
     # Escalations: lapses known to drop readiness (lapse_impacts, judged at the
@@ -652,30 +675,30 @@ def _reminders_statement(windows: Windows, escalating: bool = False):
         select(
             _escalation_key(LapseImpact),
             literal("escalation"),
-            Certification.id,
+            _C.id,
             null(),
-            Certification.engineer_id,
-            case((no_manager, Engineer.email), else_=managers),
-            case((no_manager, literal("")), else_=Engineer.email),
+            _C.engineer_id,
+            case((no_manager, _E.email), else_=managers),
+            case((no_manager, literal("")), else_=_E.email),
             "Escalation: "
-            + Engineer.name
+            + _E.name
             + "'s "
             + code
             + " lapses on "
             + expires
             + " and readiness drops",
-            "<escalation." + _text(Certification.id) + message_id_end,
+            "<escalation." + _text(_C.id) + message_id_end,
             *fixed,
         )
         .select_from(LapseImpact)
-        .join(Certification, Certification.id == LapseImpact.certification_id)
-        .join(Engineer, Engineer.id == Certification.engineer_id)
+        .join(_C, _C.id == LapseImpact.certification_id)
+        .join(_E, _E.id == _C.engineer_id)
         .where(
             LapseImpact.expires_on >= TODAY,
             LapseImpact.expires_on <= bindparam("reach_to", type_=Date),
-            LapseImpact.team_id == Engineer.team_id,
+            LapseImpact.team_id == _E.team_id,
             *_in_reach(),
-            Certification.expires_on >= TODAY,
+            _C.expires_on >= TODAY,
             ~_acknowledged_sql(),
             ~escalated,
         )
