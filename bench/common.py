@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlalchemy import text
+from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import sessionmaker
 
@@ -142,12 +142,26 @@ def build_organisation(db: Database, engineers: int, today: dt.date, seed: int =
             load_seed(session, PROJECT_ROOT / "seed" / "catalog.toml")
         with session_scope(sessionmaker(bind=engine)) as session:
             generated = generate_organisation(session, engineers, today, seed=seed, analyze=True)
-        if db.kind == "postgresql":
-            # Vacuum now, so that autovacuum does not wake up on the fresh million
-            # rows in the middle of a measurement (and index-only scans work).
-            with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-                conn.execute(text("VACUUM ANALYZE"))
+        settle(db)
         return generated
+    finally:
+        engine.dispose()
+
+
+def settle(db: Database) -> None:
+    """Vacuum, analyze and checkpoint (PostgreSQL), so that no background work wakes up
+    in the middle of the next measurement: autovacuum after the rows the previous
+    group wrote, or a checkpoint (and the full-page writes after it).
+
+    Also so that index-only scans work on the fresh rows.
+    """
+    if db.kind != "postgresql":
+        return
+    engine = create_engine(db.url, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as conn:
+            conn.execute(text("VACUUM ANALYZE"))
+            conn.execute(text("CHECKPOINT"))
     finally:
         engine.dispose()
 
