@@ -38,6 +38,8 @@ FIRST_RELEASE_ROWS = [
     "INSERT INTO certifications (id, engineer_id, credential_id, earned_on, expires_on,"
     " attempt_id, evidence, created_at) VALUES (1, 1, 1, '2024-02-29', '2026-02-28', 1, '',"
     " '2026-01-01 00:00:00')",
+    "INSERT INTO certification_bonuses (id, credential_id, amount, renewals_earn)"
+    " VALUES (1, 1, 50000, FALSE)",
 ]
 
 
@@ -130,8 +132,14 @@ def test_upgrades_from_the_first_release_keep_every_row(fresh_url):
         hours, expires = conn.execute(
             text("SELECT h.hours, c.expires_on FROM hour_logs h, certifications c")
         ).one()
+        # A bonus set before amounts had a history applies from the start: no
+        # ledger changes with the upgrade.
+        amount, effective_on = conn.execute(
+            text("SELECT amount, effective_on FROM certification_bonuses")
+        ).one()
     engine.dispose()
     assert hours == 150 and str(expires) == "2026-02-28"
+    assert amount == 50000 and str(effective_on) == "1970-01-01"
 
 
 @pytest.mark.parametrize(

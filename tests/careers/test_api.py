@@ -314,7 +314,13 @@ def test_team_skills_unknown_team_and_parameters(api: Api, people: People):
 def earned(db: Session, people: People) -> People:
     """Bonuses: NCA-AIIO 500. Passes in 2026-Q4 by junior (manager's team), report
     (manager's direct report) and outsider (other team); one in Q3 by senior."""
-    services.set_bonus(db, factories.credential(db, "NCA-AIIO"), Decimal(500))
+    services.set_bonus(
+        db,
+        factories.credential(db, "NCA-AIIO"),
+        Decimal(500),
+        effective_on=services.EARLIEST_DATE,
+        today=TODAY,
+    )
     exam = factories.exam(db, "NCA-AIIO")
     for who, on in (
         (people.junior, D(2026, 10, 1)),

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from tests import factories
 from tracker.careers import services
 from tracker.careers.models import CertificationBonus
-from tracker.careers.services import Quarter
+from tracker.careers.services import EARLIEST_DATE, Quarter
 from tracker.errors import ValidationError
 from tracker.progress.services import record_attempt, record_credential
 
@@ -22,8 +22,22 @@ TODAY = factories.TODAY  # 2026-11-29
 Q4 = Quarter(2026, 4)
 
 
-def bonus(db: Session, code: str, amount: int | str, renewals: bool | None = None):
-    return services.set_bonus(db, factories.credential(db, code), Decimal(amount), renewals)
+def bonus(
+    db: Session,
+    code: str,
+    amount: int | str,
+    renewals: bool | None = None,
+    effective_on: dt.date = EARLIEST_DATE,
+):
+    """Set a bonus, from the start unless `effective_on` says from when."""
+    return services.set_bonus(
+        db,
+        factories.credential(db, code),
+        Decimal(amount),
+        renewals,
+        effective_on=effective_on,
+        today=TODAY,
+    )
 
 
 def passes(db: Session, who, code: str, on: dt.date):
@@ -106,7 +120,13 @@ def test_setting_a_bonus_creates_then_updates_one_row(db: Session):
 )
 def test_a_bad_amount_is_refused_and_nothing_is_stored(db: Session, amount, message):
     with pytest.raises(ValidationError) as caught:
-        services.set_bonus(db, factories.credential(db, "NCA-AIIO"), amount)
+        services.set_bonus(
+            db,
+            factories.credential(db, "NCA-AIIO"),
+            amount,
+            effective_on=EARLIEST_DATE,
+            today=TODAY,
+        )
     assert caught.value.errors["amount"] == message
     assert db.scalar(select(func.count()).select_from(CertificationBonus)) == 0
 
@@ -265,3 +285,124 @@ def test_cli_bonus_ledger(runner, db: Session):
     assert data["rows"][0]["certification"]["code"] == "NCA-AIIO"
     bad = runner.invoke(args=["bonus", "ledger", "2026-Q9"])
     assert bad.exit_code == 1 and "YYYY-Qn" in bad.output
+
+
+# --- amounts over time ------------------------------------------------------------------
+# "Exact and impossible to lose data with": a quarter's ledger, once paid, must not
+# change when an amount does. Each pass earns the amount in effect on its day.
+
+
+def test_a_new_amount_pays_from_its_date_and_earlier_passes_keep_theirs(db: Session):
+    bonus(db, "NCA-AIIO", "500", effective_on=D(2026, 1, 1))
+    bonus(db, "NCA-AIIO", "800", effective_on=D(2026, 11, 1))
+    kim = factories.engineer(db, name="Kim")
+    lee = factories.engineer(db, name="Lee")
+    passes(db, kim, "NCA-AIIO", D(2026, 10, 31))
+    passes(db, lee, "NCA-AIIO", D(2026, 11, 1))
+    assert rows(db) == [
+        ("Kim", "NCA-AIIO", D(2026, 10, 31), "500.00", False),
+        ("Lee", "NCA-AIIO", D(2026, 11, 1), "800.00", False),
+    ]
+
+
+def test_a_raise_today_leaves_an_earlier_quarters_ledger_as_it_was(db: Session):
+    bonus(db, "NCA-AIIO", "500", effective_on=D(2026, 1, 1))
+    kim = factories.engineer(db, name="Kim")
+    passes(db, kim, "NCA-AIIO", D(2026, 8, 3))
+    q3 = Quarter(2026, 3)
+    before = rows(db, q3)
+    bonus(db, "NCA-AIIO", "2000", effective_on=TODAY)
+    assert rows(db, q3) == before == [("Kim", "NCA-AIIO", D(2026, 8, 3), "500.00", False)]
+
+
+def test_a_pass_before_the_first_amount_earns_nothing(db: Session):
+    bonus(db, "NCA-AIIO", "500", effective_on=D(2026, 11, 15))
+    kim = factories.engineer(db, name="Kim")
+    passes(db, kim, "NCA-AIIO", D(2026, 11, 14))
+    assert rows(db) == []
+
+
+def test_setting_the_same_date_again_corrects_that_amount(db: Session):
+    first = bonus(db, "NCA-AIIO", "500", effective_on=D(2026, 11, 1))
+    again = bonus(db, "NCA-AIIO", "550", effective_on=D(2026, 11, 1))
+    assert again.id == first.id and again.amount == Decimal("550.00")
+    assert db.scalar(select(func.count()).select_from(CertificationBonus)) == 1
+
+
+def test_renewals_follow_the_amount_in_effect_on_the_renewal_day(db: Session):
+    bonus(db, "NCA-AIIO", "500", renewals=True, effective_on=D(2024, 1, 1))
+    # A new amount without saying keeps the choice in effect on its date.
+    assert bonus(db, "NCA-AIIO", "600", effective_on=D(2026, 10, 1)).renewals_earn is True
+    bonus(db, "NCA-AIIO", "700", renewals=False, effective_on=D(2026, 11, 10))
+    kim = factories.engineer(db, name="Kim")
+    lee = factories.engineer(db, name="Lee")
+    passes(db, kim, "NCA-AIIO", D(2024, 11, 1))
+    passes(db, lee, "NCA-AIIO", D(2024, 11, 2))
+    passes(db, kim, "NCA-AIIO", D(2026, 10, 20))  # renews: 600, renewals earn
+    passes(db, lee, "NCA-AIIO", D(2026, 11, 20))  # renews: 700, renewals do not
+    assert rows(db) == [("Kim", "NCA-AIIO", D(2026, 10, 20), "600.00", True)]
+
+
+def test_current_amounts_and_their_history(db: Session):
+    bonus(db, "NCA-AIIO", "500", effective_on=D(2025, 1, 1))
+    bonus(db, "NCA-AIIO", "800", effective_on=D(2026, 6, 1))
+    bonus(db, "NCP-AII", "2500")
+    current = services.bonuses(db)
+    assert [(b.credential.code, b.amount, services.since(b)) for b in current] == [
+        ("NCA-AIIO", Decimal("800.00"), "from 2026-06-01"),
+        ("NCP-AII", Decimal("2500.00"), "from the start"),
+    ]
+    history = services.bonuses(db, history=True)
+    assert [(b.credential.code, b.effective_on) for b in history] == [
+        ("NCA-AIIO", D(2026, 6, 1)),
+        ("NCA-AIIO", D(2025, 1, 1)),
+        ("NCP-AII", EARLIEST_DATE),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("effective_on", "message"),
+    [
+        (TODAY + dt.timedelta(days=1), "effective from must not be after today (2026-11-29)"),
+        (D(1969, 12, 31), "effective from must be 1970-01-01 or later"),
+        ("2026-11-01", "effective from must be a date (YYYY-MM-DD)"),
+        (dt.datetime(2026, 11, 1), "effective from must be a date (YYYY-MM-DD)"),
+    ],
+)
+def test_a_bad_effective_date_is_refused_and_nothing_is_stored(db: Session, effective_on, message):
+    with pytest.raises(ValidationError) as caught:
+        bonus(db, "NCA-AIIO", "500", effective_on=effective_on)
+    assert caught.value.errors["effective_on"] == message
+    assert db.scalar(select(func.count()).select_from(CertificationBonus)) == 0
+
+
+def test_cli_bonus_set_from_a_date_and_list_the_history(runner, db: Session):
+    result = runner.invoke(args=["bonus", "set", "NCA-AIIO", "500", "--from", "2025-01-01"])
+    assert result.exit_code == 0, result.output
+    assert "NCA-AIIO: bonus 500.00 (renewals do not earn it), for certifications passed " in (
+        result.output
+    )
+    assert "from 2025-01-01" in result.output
+    result = runner.invoke(args=["bonus", "set", "NCA-AIIO", "800", "--from", "2026-06-01"])
+    assert result.exit_code == 0, result.output
+    listed = runner.invoke(args=["bonus", "list"]).output
+    assert listed.splitlines() == ["NCA-AIIO\t800.00\tfirst pass only\tfrom 2026-06-01"]
+    history = runner.invoke(args=["bonus", "list", "--history"]).output
+    assert history.splitlines() == [
+        "NCA-AIIO\t800.00\tfirst pass only\tfrom 2026-06-01",
+        "NCA-AIIO\t500.00\tfirst pass only\tfrom 2025-01-01",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("when", "message"),
+    [
+        ("01/06/2026", "from: '01/06/2026' is not a date (YYYY-MM-DD)"),
+        ("2999-01-01", "after today"),
+    ],
+)
+def test_cli_bonus_set_refuses_a_bad_date(runner, db: Session, when, message):
+    result = runner.invoke(args=["bonus", "set", "NCA-AIIO", "500", "--from", when])
+    assert result.exit_code == 1
+    assert message in result.output
+    assert db.scalar(select(func.count()).select_from(CertificationBonus)) == 0

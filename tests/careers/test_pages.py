@@ -366,7 +366,13 @@ def test_engineers_do_not_pair(client, login, people: People):
 
 @pytest.fixture
 def earned(db: Session, people: People) -> People:
-    services.set_bonus(db, factories.credential(db, "NCA-AIIO"), Decimal("500"))
+    services.set_bonus(
+        db,
+        factories.credential(db, "NCA-AIIO"),
+        Decimal("500"),
+        effective_on=services.EARLIEST_DATE,
+        today=TODAY,
+    )
     exam = factories.exam(db, "NCA-AIIO")
     people.outsider.name = "=HYPERLINK(evil)"
     for who, on in (
@@ -442,16 +448,25 @@ def test_an_admin_sets_bonus_amounts(client, db, login, people: People):
     assert "No bonus set." in page(client, "/careers/bonuses/amounts")
     response = client.post(
         "/careers/bonuses/amounts",
-        data={"credential": "NCP-AII", "amount": "1250.50", "renewals_earn": "y"},
+        data={
+            "credential": "NCP-AII",
+            "amount": "1250.50",
+            "renewals_earn": "y",
+            "effective_on": "2026-10-01",
+        },
     )
     assert response.status_code == 302
     row = db.scalars(select(CertificationBonus)).one()
-    assert (row.credential.code, row.amount, row.renewals_earn) == (
+    assert (row.credential.code, row.amount, row.renewals_earn, row.effective_on) == (
         "NCP-AII",
         Decimal("1250.50"),
         True,
+        D(2026, 10, 1),
     )
-    assert "1,250.50" in page(client, "/careers/bonuses/amounts")
+    html = page(client, "/careers/bonuses/amounts")
+    assert "1,250.50" in html and "from 2026-10-01" in html
+    # The form offers today as the date a new amount takes effect.
+    assert 'value="2026-11-29"' in html
 
 
 @pytest.mark.parametrize(
@@ -463,11 +478,21 @@ def test_an_admin_sets_bonus_amounts(client, db, login, people: People):
         ({"credential": "NCP-AII", "amount": ""}, "an amount is required"),
         ({"credential": "NVIDIA-PROFESSIONAL", "amount": "5"}, "choose one of the listed"),
         ({"credential": "NOPE", "amount": "5"}, "choose one of the listed certifications"),
+        (
+            {"credential": "NCP-AII", "amount": "5", "effective_on": ""},
+            "effective from is required (YYYY-MM-DD)",
+        ),
+        (
+            {"credential": "NCP-AII", "amount": "5", "effective_on": "2026-11-30"},
+            "effective from must not be after today (2026-11-29)",
+        ),
+        ({"credential": "NCP-AII", "amount": "5", "effective_on": "1969-12-31"}, "1970-01-01"),
+        ({"credential": "NCP-AII", "amount": "5", "effective_on": "29/11/2026"}, "date"),
     ],
 )
 def test_bad_bonus_amounts_are_refused(client, db, login, people: People, data, message):
     login("admin")
-    response = client.post("/careers/bonuses/amounts", data=data)
+    response = client.post("/careers/bonuses/amounts", data={"effective_on": "2026-11-01", **data})
     assert response.status_code == 400
     assert message in response.get_data(as_text=True)
     assert count(db, CertificationBonus) == 0

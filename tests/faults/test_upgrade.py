@@ -22,6 +22,15 @@ from tests.test_migrations import alembic_config
 from tracker import create_app
 
 
+# What the first release's tables could hold of a head database's rows: one
+# bonus amount per credential (amounts have a history since), the latest.
+FIRST_RELEASE_HELD = {
+    "certification_bonuses": "WHERE NOT EXISTS (SELECT 1 FROM certification_bonuses AS later"
+    " WHERE later.credential_id = certification_bonuses.credential_id"
+    " AND later.effective_on > certification_bonuses.effective_on)",
+}
+
+
 def _tables(connection: sqlite3.Connection) -> dict[str, list[str]]:
     names = [
         row[0]
@@ -75,7 +84,10 @@ def test_an_upgrade_from_the_first_release_keeps_every_value(tmp_path: Path):
         for table, names in first_columns.items():
             shared = [c for c in names if c in source_columns.get(table, [])]
             rows = old.execute(
-                "SELECT " + ", ".join(f'"{c}"' for c in shared) + f' FROM "{table}"'
+                "SELECT "
+                + ", ".join(f'"{c}"' for c in shared)
+                + f' FROM "{table}" '
+                + FIRST_RELEASE_HELD.get(table, "")
             ).fetchall()
             new.executemany(
                 f'INSERT INTO "{table}" ('

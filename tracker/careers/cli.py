@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from decimal import Decimal, InvalidOperation
 
@@ -28,29 +29,50 @@ def _fail(exc: ValidationError) -> click.ClickException:
     default=None,
     help="Whether a renewal earns the bonus too (default: keep; no for a new bonus).",
 )
-def bonus_set(code: str, amount: str, renewals: bool | None) -> None:
-    """Set the bonus paid for earning the certification CODE (AMOUNT in USD, 0 to stop it)."""
+@click.option(
+    "--from",
+    "effective",
+    metavar="YYYY-MM-DD",
+    help="Certifications passed from this day on earn it (default: today; not after today).",
+)
+def bonus_set(code: str, amount: str, renewals: bool | None, effective: str | None) -> None:
+    """Set the bonus paid for earning the certification CODE (AMOUNT in USD, 0 to stop it).
+
+    Certifications passed earlier keep the amount in effect when they were passed.
+    """
     session = db_session()
     try:
         value = Decimal(amount.strip().replace(",", ""))
     except InvalidOperation:
         raise click.ClickException(f"amount: {amount!r} is not a number") from None
     try:
+        effective_on = dt.date.fromisoformat(effective) if effective else today()
+    except ValueError:
+        raise click.ClickException(f"from: {effective!r} is not a date (YYYY-MM-DD)") from None
+    try:
         credential = services.bonus_credential(session, code)
-        bonus = services.set_bonus(session, credential, value, renewals)
+        bonus = services.set_bonus(
+            session, credential, value, renewals, effective_on=effective_on, today=today()
+        )
     except ValidationError as exc:
         raise _fail(exc) from None
     session.commit()
     renewal = "renewals earn it too" if bonus.renewals_earn else "renewals do not earn it"
-    click.echo(f"{credential.code}: bonus {bonus.amount:.2f} ({renewal})")
+    click.echo(
+        f"{credential.code}: bonus {bonus.amount:.2f} ({renewal}), "
+        f"for certifications passed {services.since(bonus)}"
+    )
 
 
 @bonus_cli.command("list")
-def bonus_list() -> None:
-    """List the bonus set per certification."""
-    for bonus in services.bonuses(db_session()):
+@click.option("--history", is_flag=True, help="Every amount ever set, not only the current ones.")
+def bonus_list(history: bool) -> None:
+    """List the bonus set per certification: amount, renewals, from when."""
+    for bonus in services.bonuses(db_session(), history=history):
         renewal = "renewals earn" if bonus.renewals_earn else "first pass only"
-        click.echo(f"{bonus.credential.code}\t{bonus.amount:.2f}\t{renewal}")
+        click.echo(
+            f"{bonus.credential.code}\t{bonus.amount:.2f}\t{renewal}\t{services.since(bonus)}"
+        )
 
 
 @bonus_cli.command("ledger")

@@ -165,6 +165,12 @@ class BonusForm(FlaskForm):
         render_kw={"step": "0.01", "min": "0", "inputmode": "decimal"},
     )
     renewals_earn = BooleanField("A renewal earns the bonus too")
+    effective_on = DateField(
+        "Effective from",
+        validators=[InputRequired(message="effective from is required (YYYY-MM-DD)")],
+        description="Certifications passed from this day on earn this amount; those passed "
+        "earlier keep the amount in effect then. Not after today.",
+    )
 
 
 class QuarterForm(FlaskForm):

@@ -15,6 +15,7 @@ from sqlalchemy import (
     Integer,
     String,
     Text,
+    UniqueConstraint,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
@@ -126,16 +127,25 @@ class Apprenticeship(Base):
 
 
 class CertificationBonus(Base):
-    """What the organisation pays for earning a credential."""
+    """What the organisation pays for earning a credential on or after `effective_on`.
+
+    A credential's bonuses are its history: a certification earns the one in
+    effect on the day it was passed, so a new amount never rewrites a ledger
+    already paid.
+    """
 
     __tablename__ = "certification_bonuses"
-    __table_args__ = (CheckConstraint("amount >= 0", name="amount_not_negative"),)
+    __table_args__ = (
+        CheckConstraint("amount >= 0", name="amount_not_negative"),
+        UniqueConstraint("credential_id", "effective_on"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    credential_id: Mapped[int] = mapped_column(
-        ForeignKey("credentials.id", ondelete="CASCADE"), unique=True
-    )
+    credential_id: Mapped[int] = mapped_column(ForeignKey("credentials.id", ondelete="CASCADE"))
+    # Bonuses set before amounts had a history apply from the start (1970-01-01).
+    effective_on: Mapped[dt.date] = mapped_column(Date, server_default="1970-01-01")
     amount: Mapped[Decimal] = mapped_column(Fixed(2))
     renewals_earn: Mapped[bool] = mapped_column(Boolean, default=False)
+    set_at: Mapped[dt.datetime | None] = mapped_column(DateTime, default=utcnow)
 
     credential: Mapped[Credential] = relationship()

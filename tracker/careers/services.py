@@ -15,8 +15,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy import and_, exists, func, select
+from sqlalchemy.orm import Session, aliased, selectinload
 
 from tracker.careers.models import (
     Apprenticeship,
@@ -33,6 +33,7 @@ from tracker.catalog.models import (
     Speciality,
     TrainingStrategy,
 )
+from tracker.db import utcnow
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer, JobRoleAssignment, Team
 from tracker.people.services import can_view, manages
@@ -833,10 +834,18 @@ def set_bonus(
     credential: Credential,
     amount: Decimal | int,
     renewals_earn: bool | None = None,
+    *,
+    effective_on: dt.date,
+    today: dt.date,
 ) -> CertificationBonus:
-    """Set what the organisation pays for earning `credential`.
+    """Set what the organisation pays for earning `credential` on or after `effective_on`.
 
-    `renewals_earn` None keeps the current choice (no for a new bonus).
+    Certifications passed before `effective_on` keep the amount in effect
+    when they were passed, so a ledger already paid never changes; setting
+    the same credential and date again corrects that amount. `effective_on`
+    may be in the past (a correction, or a programme announced late), never
+    after `today`. `renewals_earn` None keeps the choice in effect on that
+    date (no when there is none).
     """
     errors: dict[str, str] = {}
     if credential.kind == "group":
@@ -849,34 +858,76 @@ def set_bonus(
             errors["amount"] = f"amount must be from 0 to {MAX_BONUS:,}"
         elif amount != amount.quantize(Decimal("0.01")):
             errors["amount"] = "amount must have at most 2 decimals"
+    if not isinstance(effective_on, dt.date) or isinstance(effective_on, dt.datetime):
+        errors["effective_on"] = "effective from must be a date (YYYY-MM-DD)"
+    elif effective_on > today:
+        errors["effective_on"] = f"effective from must not be after today ({today.isoformat()})"
+    elif effective_on < EARLIEST_DATE:
+        errors["effective_on"] = f"effective from must be {EARLIEST_DATE.isoformat()} or later"
     if errors:
         raise ValidationError(errors)
-    bonus = session.scalars(
-        select(CertificationBonus).where(CertificationBonus.credential_id == credential.id)
-    ).one_or_none()
-    if bonus is None:
-        bonus = CertificationBonus(
-            credential_id=credential.id, amount=amount, renewals_earn=bool(renewals_earn)
-        )
-        session.add(bonus)
-    else:
+    in_effect = bonus_on(session, credential, effective_on)
+    if in_effect is not None and in_effect.effective_on == effective_on:
+        bonus = in_effect
         bonus.amount = amount  # type: ignore[assignment]
         if renewals_earn is not None:
             bonus.renewals_earn = renewals_earn
+        bonus.set_at = utcnow()
+    else:
+        if renewals_earn is None:
+            renewals_earn = in_effect.renewals_earn if in_effect is not None else False
+        bonus = CertificationBonus(
+            credential_id=credential.id,
+            credential=credential,
+            effective_on=effective_on,
+            amount=amount,
+            renewals_earn=renewals_earn,
+        )
+        session.add(bonus)
     session.flush()
     return bonus
 
 
-def bonuses(session: Session) -> list[CertificationBonus]:
-    """Return every bonus the organisation set, by credential code."""
-    return list(
-        session.scalars(
-            select(CertificationBonus)
-            .join(CertificationBonus.credential)
-            .options(selectinload(CertificationBonus.credential))
-            .order_by(Credential.code)
+def since(bonus: CertificationBonus) -> str:
+    """Say from when a bonus applies: "from YYYY-MM-DD", or "from the start"."""
+    if bonus.effective_on <= EARLIEST_DATE:
+        return "from the start"
+    return f"from {bonus.effective_on.isoformat()}"
+
+
+def bonus_on(session: Session, credential: Credential, day: dt.date) -> CertificationBonus | None:
+    """Return the bonus in effect for a certification of `credential` passed on `day`."""
+    return session.scalars(
+        select(CertificationBonus)
+        .where(
+            CertificationBonus.credential_id == credential.id,
+            CertificationBonus.effective_on <= day,
         )
+        .order_by(CertificationBonus.effective_on.desc())
+        .limit(1)
+    ).one_or_none()
+
+
+def bonuses(session: Session, history: bool = False) -> list[CertificationBonus]:
+    """Return each credential's current bonus (the latest set), by credential code.
+
+    With `history`, every amount ever set instead: by code, the latest first.
+    """
+    query = (
+        select(CertificationBonus)
+        .join(CertificationBonus.credential)
+        .options(selectinload(CertificationBonus.credential))
+        .order_by(Credential.code, CertificationBonus.effective_on.desc())
     )
+    if not history:
+        later = aliased(CertificationBonus)
+        query = query.where(
+            ~exists().where(
+                later.credential_id == CertificationBonus.credential_id,
+                later.effective_on > CertificationBonus.effective_on,
+            )
+        )
+    return list(session.scalars(query))
 
 
 def bonus_credentials(session: Session) -> list[Credential]:
@@ -914,13 +965,30 @@ def ledger(
 ) -> list[BonusRow]:
     """Return the bonuses earned in `quarter`: certifications earned in it that carry a bonus.
 
-    A renewal (a certification renewing an earlier one of the same credential)
-    earns only when the bonus says renewals earn. Bonuses of 0 are left out.
+    Each earns the bonus in effect on the day it was passed. A renewal (a
+    certification renewing an earlier one of the same credential) earns only
+    when that bonus says renewals earn. Bonuses of 0 are left out.
     `engineer_ids` limits the rows to those people (None: everyone).
     """
+    # The bonus in effect on the day each certification was passed.
+    in_effect = (
+        select(func.max(CertificationBonus.effective_on))
+        .where(
+            CertificationBonus.credential_id == Certification.credential_id,
+            CertificationBonus.effective_on <= Certification.earned_on,
+        )
+        .correlate(Certification)
+        .scalar_subquery()
+    )
     query = (
         select(Certification, CertificationBonus)
-        .join(CertificationBonus, CertificationBonus.credential_id == Certification.credential_id)
+        .join(
+            CertificationBonus,
+            and_(
+                CertificationBonus.credential_id == Certification.credential_id,
+                CertificationBonus.effective_on == in_effect,
+            ),
+        )
         .where(
             Certification.earned_on >= quarter.starts_on,
             Certification.earned_on <= quarter.ends_on,

@@ -418,25 +418,43 @@ def bonuses_csv():
 def bonus_amounts():
     """Set the amount the organisation pays per certification, and whether renewals earn it."""
     session = db_session()
+    on = today()
     form = BonusForm()
     form.credential.choices = choices(
         (c.code, f"{c.code} · {c.name}") for c in services.bonus_credentials(session)
     )
+    if not form.is_submitted():
+        form.effective_on.data = on
     status = 200
     if form.validate_on_submit():
         try:
             credential = services.bonus_credential(session, form.credential.data)
             bonus = services.set_bonus(
-                session, credential, form.amount.data, form.renewals_earn.data
+                session,
+                credential,
+                form.amount.data,
+                form.renewals_earn.data,
+                effective_on=form.effective_on.data,
+                today=on,
             )
         except ValidationError as exc:
             show_errors(form, exc)
         else:
             renewals = "renewals earn it too" if bonus.renewals_earn else "renewals do not earn it"
-            flash(f"{credential.code}: bonus {bonus.amount:,.2f} ({renewals}).", "success")
+            flash(
+                f"{credential.code}: bonus {bonus.amount:,.2f} ({renewals}), "
+                f"for certifications passed {services.since(bonus)}.",
+                "success",
+            )
             return redirect(url_for("careers.bonus_amounts"))
     if form.is_submitted():
         status = 400
+    history = services.bonuses(session, history=True)
+    current = services.bonuses(session)
     return render_template(
-        "careers/bonus_amounts.html", form=form, bonuses=services.bonuses(session)
+        "careers/bonus_amounts.html",
+        form=form,
+        bonuses=current,
+        earlier=[b for b in history if b not in current],
+        since=services.since,
     ), status

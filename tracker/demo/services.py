@@ -274,8 +274,17 @@ def _add_careers(
     from tracker.careers import services as careers
     from tracker.catalog.models import Speciality
 
-    careers.set_bonus(session, credentials["NCA-AIIO"], 1000)
-    careers.set_bonus(session, credentials["NCP-AII"], 2500)
+    # The programme began two years ago; the Associate bonus went up this year.
+    began = today.replace(year=today.year - 2, month=1, day=1)
+    careers.set_bonus(session, credentials["NCA-AIIO"], 750, effective_on=began, today=today)
+    careers.set_bonus(
+        session,
+        credentials["NCA-AIIO"],
+        1000,
+        effective_on=today.replace(month=1, day=1),
+        today=today,
+    )
+    careers.set_bonus(session, credentials["NCP-AII"], 2500, effective_on=began, today=today)
     people = {e.name: e for e in session.scalars(select(Engineer))}
     specialities = {s.code: s for s in session.scalars(select(Speciality))}
     for name, code, proficiency in SKILLS:
