@@ -21,7 +21,6 @@ from tests.live import free_port, run_tracker, tracker_env
 from tests.test_migrations import alembic_config
 from tracker import create_app
 
-
 # What the first release's tables could hold of a head database's rows: one
 # bonus amount per credential (amounts have a history since), the latest.
 FIRST_RELEASE_HELD = {
