@@ -39,6 +39,7 @@ from sqlalchemy import (
     null,
     or_,
     select,
+    text,
     union_all,
     update,
 )
@@ -1164,6 +1165,13 @@ def _claim(
         due = due.order_by(_OUTBOX.c.next_attempt_at, _OUTBOX.c.id).limit(batch)
         if session.get_bind().dialect.name == "postgresql":
             due = due.with_for_update(skip_locked=True)
+            # Read the queue index in order and stop at the batch: every notice
+            # leaves dead entries in it (claimed, then marked) until a vacuum,
+            # and only an index scan marks them dead as it passes them. A bitmap
+            # scan, which the planner likes for a short queue, visits each dead
+            # row again at every claim: after a day's thousands of notices
+            # (issue 6) a claim took 8-40 ms instead of 2.
+            session.execute(text("SET LOCAL enable_bitmapscan = off"))
         rows = session.execute(
             update(_OUTBOX)
             .where(_OUTBOX.c.id.in_(due.scalar_subquery()))
