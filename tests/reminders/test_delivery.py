@@ -18,12 +18,13 @@ from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 import pytest
+from aiosmtpd.controller import Controller
 from icalendar import Calendar
 from sqlalchemy import func, select
 from sqlalchemy.exc import OperationalError
 
 from tests import factories
-from tests.reminders.conftest import MAIL_FROM, settings_for
+from tests.reminders.conftest import MAIL_FROM, Mailbox, free_port, settings_for
 from tests.reminders.helpers import BASE_URL, DAY, EXPIRES, MAIL, WINDOWS, days_before, holder
 from tracker.db import session_scope, utcnow
 from tracker.errors import ValidationError
@@ -447,6 +448,26 @@ def test_non_ascii_names_travel_in_headers_and_bodies(db, factory, smtp):
     assert received.subject.startswith("Escalation: Zoë Ørsted's NCA-AIIO")
     assert received.rcpt_tos == [boss.email, who.email]
     assert "Zoë Ørsted" in received.message.get_body(("plain",)).get_content()
+
+
+def test_a_non_ascii_address_goes_out_with_smtputf8_where_the_server_offers_it(db, factory):
+    """An address that is not ASCII needs the server's SMTPUTF8, which smtplib asks for."""
+    mailbox = Mailbox()
+    port = free_port()
+    controller = Controller(mailbox, hostname="127.0.0.1", port=port, enable_SMTPUTF8=True)
+    controller.start()
+    try:
+        holder(db, name="Zoë Ørsted", email="zoë@example.com")
+        holder(db, name="Ann Plain", email="ann@example.com")
+        services.plan(db, days_before(60), WINDOWS, MAIL)
+        report = deliver(factory, settings_for(port), NOW)
+    finally:
+        controller.stop()
+    assert (report.sent, report.retried, report.failed) == (2, 0, 0)
+    by_rcpt = {tuple(r.rcpt_tos): r for r in mailbox.received}
+    assert set(by_rcpt) == {("zoë@example.com",), ("ann@example.com",)}
+    assert by_rcpt[("zoë@example.com",)].message["To"] == "zoë@example.com"
+    assert "Ann Plain" in by_rcpt[("ann@example.com",)].message.get_body(("plain",)).get_content()
 
 
 def test_a_notice_still_pending_when_the_certification_is_renewed_is_not_sent(
