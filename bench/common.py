@@ -142,22 +142,22 @@ def build_organisation(db: Database, engineers: int, today: dt.date, seed: int =
             load_seed(session, PROJECT_ROOT / "seed" / "catalog.toml")
         with session_scope(sessionmaker(bind=engine)) as session:
             generated = generate_organisation(session, engineers, today, seed=seed, analyze=True)
-        settle(db)
+        settle(db.url)
         return generated
     finally:
         engine.dispose()
 
 
-def settle(db: Database) -> None:
+def settle(url: str) -> None:
     """Vacuum, analyze and checkpoint (PostgreSQL), so that no background work wakes up
     in the middle of the next measurement: autovacuum after the rows the previous
     group wrote, or a checkpoint (and the full-page writes after it).
 
     Also so that index-only scans work on the fresh rows.
     """
-    if db.kind != "postgresql":
+    if not url.startswith("postgresql"):
         return
-    engine = create_engine(db.url, isolation_level="AUTOCOMMIT")
+    engine = create_engine(url, isolation_level="AUTOCOMMIT")
     try:
         with engine.connect() as conn:
             conn.execute(text("VACUUM ANALYZE"))
