@@ -469,6 +469,18 @@ def test_an_admin_sets_bonus_amounts(client, db, login, people: People):
     assert 'value="2026-11-29"' in html
 
 
+def test_the_amounts_page_keeps_earlier_amounts_with_their_dates(client, db, login, people):
+    for amount, day in (("500", D(2025, 1, 1)), ("800", D(2026, 6, 1))):
+        services.set_bonus(
+            db, factories.credential(db, "NCA-AIIO"), Decimal(amount), effective_on=day, today=TODAY
+        )
+    login("admin")
+    html = page(client, "/careers/bonuses/amounts")
+    current, earlier = html.split("Earlier amounts")
+    assert "800.00" in current and "from 2026-06-01" in current
+    assert "500.00" in earlier and "from 2025-01-01 to 2026-05-31" in earlier
+
+
 @pytest.mark.parametrize(
     ("data", "message"),
     [

@@ -8,6 +8,7 @@ rules; a refusal answers 400 with the message next to its field and stores nothi
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 from decimal import Decimal
 
@@ -449,12 +450,17 @@ def bonus_amounts():
             return redirect(url_for("careers.bonus_amounts"))
     if form.is_submitted():
         status = 400
-    history = services.bonuses(session, history=True)
-    current = services.bonuses(session)
+    # Each earlier amount ran until the day before the next one of its credential
+    # (the history comes latest first).
+    earlier, later = [], None
+    for bonus in services.bonuses(session, history=True):
+        if later is not None and later.credential_id == bonus.credential_id:
+            earlier.append((bonus, later.effective_on - dt.timedelta(days=1)))
+        later = bonus
     return render_template(
         "careers/bonus_amounts.html",
         form=form,
-        bonuses=current,
-        earlier=[b for b in history if b not in current],
+        bonuses=services.bonuses(session),
+        earlier=earlier,
         since=services.since,
     ), status
