@@ -450,17 +450,19 @@ def bonus_amounts():
             return redirect(url_for("careers.bonus_amounts"))
     if form.is_submitted():
         status = 400
-    # Each earlier amount ran until the day before the next one of its credential
-    # (the history comes latest first).
-    earlier, later = [], None
+    # The history comes by credential, latest first: the first of each is its
+    # current amount, and each earlier one ran until the day before the next.
+    current, earlier, later = [], [], None
     for bonus in services.bonuses(session, history=True):
         if later is not None and later.credential_id == bonus.credential_id:
             earlier.append((bonus, later.effective_on - dt.timedelta(days=1)))
+        else:
+            current.append(bonus)
         later = bonus
     return render_template(
         "careers/bonus_amounts.html",
         form=form,
-        bonuses=services.bonuses(session),
+        bonuses=current,
         earlier=earlier,
         since=services.since,
     ), status
