@@ -34,7 +34,6 @@ from sqlalchemy import (
     exists,
     func,
     insert,
-    literal,
     literal_column,
     null,
     or_,
@@ -670,25 +669,25 @@ def _reminders_statement(windows: Windows, escalating: bool = False):
     from tracker.readiness.models import LapseImpact
 
     escalated = exists().where(Notification.dedupe_key == _escalation_key(LapseImpact))
-    managers = func.coalesce(own, literal("")) + func.coalesce(separator + theirs, literal(""))
+    managers = func.coalesce(own, _const("")) + func.coalesce(separator + theirs, _const(""))
     no_manager = and_(own.is_(None), theirs.is_(None))
     escalations = (
         select(
             _escalation_key(LapseImpact),
-            literal("escalation"),
+            _const("escalation"),
             _C.id,
             null(),
             _C.engineer_id,
             case((no_manager, _E.email), else_=managers),
-            case((no_manager, literal("")), else_=_E.email),
-            "Escalation: "
+            case((no_manager, _const("")), else_=_E.email),
+            _const("Escalation: ")
             + _E.name
-            + "'s "
+            + _const("'s ")
             + code
-            + " lapses on "
+            + _const(" lapses on ")
             + expires
-            + " and readiness drops",
-            "<escalation." + _text(_C.id) + message_id_end,
+            + _const(" and readiness drops"),
+            _const("<escalation.") + _text(_C.id) + message_id_end,
             *fixed,
         )
         .select_from(LapseImpact)
