@@ -23,7 +23,7 @@ def vm_hwm_mb() -> float:
 def main() -> None:
     out = Path(sys.argv[1])
     sys.argv = ["tracker", *sys.argv[2:]]
-    from tracker.cli import main as tracker
+    from tracker.__main__ import main as tracker
 
     try:
         tracker()

@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from tracker import create_app
 from tracker.catalog.services import load_seed
-from tracker.cli import run_migrations
+from tracker.db import run_migrations
 from tracker.config import PROJECT_ROOT
 from tracker.db import make_engine, session_scope
 

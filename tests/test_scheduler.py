@@ -56,12 +56,3 @@ def test_jobs_run_daily_at_the_reminder_time_and_catch_up_at_start(fresh_url):
         assert {r.date() for r in runs} == {dt.date(2026, 10, d) for d in (24, 25, 26, 27)}
     finally:
         app.extensions["tracker.engine"].dispose()
-
-
-def test_local_today_follows_the_time_zone(fresh_url):
-    app = _app(fresh_url, TIMEZONE="Pacific/Kiritimati")
-    try:
-        utc_today = dt.datetime.now(dt.UTC).date()
-        assert scheduler.local_today(app) >= utc_today
-    finally:
-        app.extensions["tracker.engine"].dispose()

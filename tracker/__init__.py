@@ -58,5 +58,5 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(calendars_bp)
     app.register_blueprint(careers_bp)
     app.register_blueprint(api_bp)
-    cli.register_commands(app)
+    cli.install(app)
     return app

@@ -1,35 +1,31 @@
-"""The `tracker` command: init, serve, catalog, and each feature's commands."""
+"""The `tracker` commands: init, serve, and each feature's commands, loaded when named.
+
+Each feature keeps its commands in its own `cli.py`, which never imports this
+module: the table below names them, and a command's module is imported only
+when that command runs (as Indico's lazy groups do), so `tracker --help` and
+every command start without loading every feature.
+"""
 
 from __future__ import annotations
 
-import datetime as dt
-from pathlib import Path
+import importlib
 
 import click
 from flask import Flask, current_app
-from flask.cli import FlaskGroup, with_appcontext
+from flask.cli import AppGroup, ScriptInfo, with_appcontext
 
-from tracker.config import PROJECT_ROOT
-
-
-def today() -> dt.date:
-    """Return today's date; commands read the clock, rules take it as a parameter."""
-    return dt.date.today()
-
-
-def run_migrations(url: str) -> str:
-    """Upgrade the database at `url` to the head revision; return the head."""
-    from alembic import command
-    from alembic.config import Config as AlembicConfig
-    from alembic.script import ScriptDirectory
-
-    if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
-        Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-    cfg = AlembicConfig(str(PROJECT_ROOT / "alembic.ini"))
-    cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
-    cfg.attributes["configure_logger"] = False
-    command.upgrade(cfg, "head")
-    return ScriptDirectory.from_config(cfg).get_current_head() or ""
+# The command's name, the module defining it, and the attribute holding it.
+FEATURE_COMMANDS: dict[str, tuple[str, str]] = {
+    "catalog": ("tracker.catalog.cli", "catalog_command"),
+    "demo": ("tracker.demo.cli", "demo_command"),
+    "user": ("tracker.people.cli", "user_cli"),
+    "token": ("tracker.people.cli", "token_cli"),
+    "team": ("tracker.people.cli", "team_cli"),
+    "readiness": ("tracker.readiness.cli", "readiness_command"),
+    "remind": ("tracker.reminders.cli", "remind_command"),
+    "scheduler": ("tracker.reminders.cli", "scheduler_command"),
+    "bonus": ("tracker.careers.cli", "bonus_cli"),
+}
 
 
 @click.command("init")
@@ -45,7 +41,7 @@ def run_migrations(url: str) -> str:
 def init_command(demo: bool, seed_path: str | None) -> None:
     """Create or upgrade the database to the head migration and load the catalog."""
     from tracker.catalog.services import SeedError, load_seed
-    from tracker.db import session_scope
+    from tracker.db import run_migrations, session_scope
     from tracker.extensions import session_factory
 
     url = current_app.config["DATABASE_URL"]
@@ -59,9 +55,9 @@ def init_command(demo: bool, seed_path: str | None) -> None:
         raise click.ClickException(str(exc)) from None
     click.echo(report.summary())
     if demo:
-        from tracker.demo.cli import demo_command
-
-        click.get_current_context().invoke(demo_command)
+        ctx = click.get_current_context()
+        demo_command = _load("demo")
+        ctx.invoke(demo_command)
 
 
 @click.command("serve")
@@ -86,11 +82,10 @@ def serve_command(host: str, port: int, workers: int, scheduler: bool) -> None:
     def when_ready(server) -> None:
         # The master, not a worker, runs the scheduler: workers come and go,
         # and the deployment-wide lock keeps other hosts as standbys.
-        from tracker import create_app
         from tracker import scheduler as scheduling
 
         thread = threading.Thread(
-            target=scheduling.run_when_elected, args=(create_app(), stop), daemon=True
+            target=scheduling.run_when_elected, args=(new_app(), stop), daemon=True
         )
         thread.start()
 
@@ -111,50 +106,39 @@ def serve_command(host: str, port: int, workers: int, scheduler: bool) -> None:
             # A fresh app per worker: this command runs inside the CLI's app
             # context, and a request reusing it would share `g` (and its
             # database session and CSRF token) with every other request.
-            from tracker import create_app
+            return new_app()
 
-            return create_app()
-
+    # The factory that made this command's app makes the workers' apps too.
+    new_app = click.get_current_context().ensure_object(ScriptInfo).create_app
+    if new_app is None:
+        raise click.ClickException("serve runs from the `tracker` command, which knows the factory")
     click.echo(f"serving on http://{host}:{port} with {workers} worker(s)")
     Server().run()
 
 
-def register_commands(app: Flask) -> None:
-    """Add every command to the app's CLI group."""
-    from tracker.careers.cli import bonus_cli
-    from tracker.catalog.cli import catalog_command
-    from tracker.demo.cli import demo_command
-    from tracker.people.cli import team_cli, token_cli, user_cli
-    from tracker.readiness.cli import readiness_command
-    from tracker.reminders.cli import remind_command, scheduler_command
-
-    for command in (
-        init_command,
-        serve_command,
-        catalog_command,
-        demo_command,
-        user_cli,
-        token_cli,
-        team_cli,
-        readiness_command,
-        remind_command,
-        scheduler_command,
-        bonus_cli,
-    ):
-        app.cli.add_command(command)
+def _load(name: str) -> click.Command:
+    """Import the module of the feature command `name` and return the command."""
+    module, attribute = FEATURE_COMMANDS[name]
+    command = getattr(importlib.import_module(module), attribute)
+    assert isinstance(command, click.Command)
+    return command
 
 
-def _create_app() -> Flask:
-    from tracker import create_app
+class LazyGroup(AppGroup):
+    """The app's command group: init, serve, and the feature commands, imported on use."""
 
-    return create_app()
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *FEATURE_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in FEATURE_COMMANDS:
+            return _load(cmd_name)
+        return super().get_command(ctx, cmd_name)
 
 
-main = FlaskGroup(
-    name="tracker",
-    create_app=_create_app,
-    add_default_commands=False,
-    add_version_option=False,
-    load_dotenv=False,
-    help="Track GPU-infrastructure engineers, their certifications and team readiness.",
-)
+def install(app: Flask) -> None:
+    """Give the app its command group."""
+    group = LazyGroup(app.name)
+    group.add_command(init_command)
+    group.add_command(serve_command)
+    app.cli = group

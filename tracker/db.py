@@ -7,11 +7,14 @@ import datetime as dt
 from collections.abc import Iterator
 from contextlib import contextmanager
 from decimal import Decimal
+from pathlib import Path
 
 from sqlalchemy import Integer, MetaData, create_engine, event
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 from sqlalchemy.types import TypeDecorator
+
+from tracker.config import PROJECT_ROOT
 
 # Indico's convention: every constraint has a predictable name, so that
 # migrations can drop and alter them on every dialect (SQLite batch mode too).
@@ -167,3 +170,18 @@ def session_scope(factory: sessionmaker[Session]) -> Iterator[Session]:
             raise
         finally:
             session.close()
+
+
+def run_migrations(url: str) -> str:
+    """Upgrade the database at `url` to the head revision; return the head."""
+    from alembic import command
+    from alembic.config import Config as AlembicConfig
+    from alembic.script import ScriptDirectory
+
+    if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
+        Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+    cfg = AlembicConfig(str(PROJECT_ROOT / "alembic.ini"))
+    cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    cfg.attributes["configure_logger"] = False
+    command.upgrade(cfg, "head")
+    return ScriptDirectory.from_config(cfg).get_current_head() or ""

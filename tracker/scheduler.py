@@ -25,6 +25,7 @@ from flask import Flask
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
+from tracker.clock import today
 from tracker.reminders import jobs
 
 log = logging.getLogger(__name__)
@@ -86,15 +87,10 @@ class SchedulerLock:
             self._file = None
 
 
-def local_today(app: Flask) -> dt.date:
-    """Return today in the deployment's time zone (the day a daily run belongs to)."""
-    return dt.datetime.now(zoneinfo.ZoneInfo(app.config["TIMEZONE"])).date()
-
-
 def daily(app: Flask) -> None:
     """The daily job: queue what is due today, then deliver."""
     with app.app_context():
-        queued = jobs.run_pass(app, local_today(app))
+        queued = jobs.run_pass(app, today())
         report = jobs.run_sender(app)
     log.info(
         "reminder pass: queued %s, sent %s, retried %s, failed %s",

@@ -28,7 +28,7 @@ from tracker.catalog.snapshot import (
     forget_snapshots,
     load_snapshot,
 )
-from tracker.cli import run_migrations
+from tracker.db import run_migrations
 from tracker.config import PROJECT_ROOT
 from tracker.db import make_engine, session_scope
 from tracker.people.models import Team

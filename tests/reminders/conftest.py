@@ -20,7 +20,7 @@ from aiosmtpd.controller import Controller
 from sqlalchemy.orm import Session, sessionmaker
 
 from tracker.catalog.services import load_seed
-from tracker.cli import run_migrations
+from tracker.db import run_migrations
 from tracker.config import PROJECT_ROOT
 from tracker.db import make_engine, make_session_factory, session_scope
 from tracker.reminders.services import SmtpSettings

@@ -10,7 +10,7 @@ import click
 from flask.cli import AppGroup
 
 from tracker.careers import services
-from tracker.cli import today
+from tracker.clock import today
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 from flask.cli import with_appcontext
 
-from tracker.cli import today
+from tracker.clock import today
 from tracker.db import session_scope
 from tracker.demo.services import DEMO_PASSWORD, build_demo, generate_organisation
 from tracker.errors import ValidationError

@@ -8,7 +8,7 @@ import click
 from flask.cli import AppGroup
 from sqlalchemy import select
 
-from tracker.cli import today
+from tracker.clock import today
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.people.models import ACCESS_ROLES, ApiToken

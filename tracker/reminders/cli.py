@@ -8,7 +8,7 @@ import click
 from flask import current_app
 from flask.cli import with_appcontext
 
-from tracker.cli import today as clock_today
+from tracker.clock import today as clock_today
 from tracker.errors import ValidationError
 from tracker.reminders import jobs
 
