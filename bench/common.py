@@ -129,9 +129,8 @@ class Database:
 def build_organisation(db: Database, engineers: int, today: dt.date, seed: int = 1):
     """Migrate, load the catalog and generate an organisation; return the generator's report."""
     from tracker.catalog.services import load_seed
-    from tracker.db import run_migrations
     from tracker.config import PROJECT_ROOT
-    from tracker.db import make_engine, session_scope
+    from tracker.db import make_engine, run_migrations, session_scope
     from tracker.demo.services import generate_organisation
 
     db.create()

@@ -20,9 +20,8 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from tracker import create_app
 from tracker.catalog.services import load_seed
-from tracker.db import run_migrations
 from tracker.config import PROJECT_ROOT
-from tracker.db import make_engine, session_scope
+from tracker.db import make_engine, run_migrations, session_scope
 
 SEED = PROJECT_ROOT / "seed" / "catalog.toml"
 TODAY = dt.date(2026, 11, 29)

@@ -26,9 +26,8 @@ import tracker.models  # noqa: F401  (fills the metadata with every table)
 from tests import factories
 from tracker.catalog.models import Course, LearningPath
 from tracker.catalog.services import SeedError, catalog_dict, load_seed, read_seed
-from tracker.db import run_migrations
 from tracker.config import PROJECT_ROOT
-from tracker.db import Base, make_engine, session_scope
+from tracker.db import Base, make_engine, run_migrations, session_scope
 from tracker.progress.services import log_hours, logged_hours, path_progress
 
 SEED = PROJECT_ROOT / "seed" / "catalog.toml"

@@ -28,9 +28,8 @@ from tracker.catalog.snapshot import (
     forget_snapshots,
     load_snapshot,
 )
-from tracker.db import run_migrations
 from tracker.config import PROJECT_ROOT
-from tracker.db import make_engine, session_scope
+from tracker.db import make_engine, run_migrations, session_scope
 from tracker.people.models import Team
 from tracker.progress.services import paths_with_courses
 from tracker.readiness.services import load_templates

@@ -20,9 +20,8 @@ from aiosmtpd.controller import Controller
 from sqlalchemy.orm import Session, sessionmaker
 
 from tracker.catalog.services import load_seed
-from tracker.db import run_migrations
 from tracker.config import PROJECT_ROOT
-from tracker.db import make_engine, make_session_factory, session_scope
+from tracker.db import make_engine, make_session_factory, run_migrations, session_scope
 from tracker.reminders.services import SmtpSettings
 
 MAIL_FROM = "tracker@example.com"
