@@ -1,0 +1,34 @@
+"""Signals through which a page shows panels of features above its own package.
+
+A page of a lower package (the profile in people, the team page in readiness,
+the dashboard in progress) may not import a package above it (reminders,
+careers). It sends a signal with the object it shows; the higher package's
+views connect a receiver that returns template variables for it, as Indico's
+modules extend each other's pages. The app factory imports every package's
+views, so every receiver is connected before the first request.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from blinker import Namespace, Signal
+
+_signals = Namespace()
+
+profile_page = _signals.signal("profile-page")
+"""Sent with the engineer whose profile is shown."""
+
+team_page = _signals.signal("team-page")
+"""Sent with the team whose readiness page is shown."""
+
+dashboard_page = _signals.signal("dashboard-page")
+"""Sent with the engineer whose dashboard is shown; keyword `on` is the page's date."""
+
+
+def template_context(signal: Signal, sender: object, **kwargs: Any) -> dict[str, Any]:
+    """Return the template variables every receiver of `signal` gives for `sender`."""
+    context: dict[str, Any] = {}
+    for _receiver, variables in signal.send(sender, **kwargs):
+        context.update(variables or {})
+    return context
