@@ -41,10 +41,30 @@ def _prepare(url: str) -> None:
     engine.dispose()
 
 
+def _worker_database(url: str) -> str:
+    """Return a PostgreSQL database of this xdist worker's own beside the suite's `url`."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    suite = make_url(url)
+    if not worker:
+        return url
+    name = f"{suite.database}_{worker}"
+    admin = make_engine(url)
+    try:
+        with admin.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+    finally:
+        admin.dispose()
+    return suite.set(database=name).render_as_string(hide_password=False)
+
+
 @pytest.fixture(scope="session")
 def database_url(tmp_path_factory: pytest.TempPathFactory) -> str:
     url = os.environ.get("TRACKER_TEST_DATABASE_URL")
-    if not url:
+    if url:
+        # Workers running side by side each migrate and roll back in a database of their own.
+        url = _worker_database(url)
+    else:
         url = f"sqlite:///{tmp_path_factory.mktemp('db') / 'test.db'}"
     _prepare(url)
     return url
@@ -170,9 +190,10 @@ def racing_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         yield url
         return
     suite_url = make_url(os.environ.get("TRACKER_TEST_DATABASE_URL") or "sqlite://")
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
     if suite_url.get_backend_name() != "postgresql":
         pytest.skip("PostgreSQL only (set TRACKER_TEST_DATABASE_URL)")
-    name = f"{suite_url.database}_race"
+    name = f"{suite_url.database}_{worker or 'main'}_race"
     admin = make_engine(suite_url.render_as_string(hide_password=False))
     try:
         with admin.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
