@@ -24,6 +24,8 @@ test: install
 lint: install
 	$(BIN)/ruff check tracker tests migrations bench
 	$(BIN)/ruff format --check tracker tests migrations bench
+	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 format: install
 	$(BIN)/ruff format tracker tests migrations bench

@@ -131,7 +131,7 @@ def build_organisation(db: Database, engineers: int, today: dt.date, seed: int =
     from tracker.catalog.services import load_seed
     from tracker.config import PROJECT_ROOT
     from tracker.db import make_engine, run_migrations, session_scope
-    from tracker.demo.services import generate_organisation
+    from tracker.demo.services.generator import generate_organisation
 
     db.create()
     run_migrations(db.url)

@@ -1,4 +1,4 @@
-"""The synthetic organisation generator (issue 6 item 4): sizes, bands and every rule."""
+"""The synthetic organisation generator: sizes, bands and every rule."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from sqlalchemy.orm import Session
 
 from tests.factories import TODAY
 from tracker.catalog.models import Credential, Exam
-from tracker.demo.services import DEMO_PASSWORD, generate_organisation
+from tracker.demo.services.common import DEMO_PASSWORD
+from tracker.demo.services.generator import generate_organisation
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer, JobRoleAssignment, Team
 from tracker.progress.models import Certification, ExamAttempt, HourLog

@@ -7,7 +7,9 @@ from flask.cli import with_appcontext
 
 from tracker.clock import today
 from tracker.db import session_scope
-from tracker.demo.services import DEMO_PASSWORD, build_demo, generate_organisation
+from tracker.demo.services.common import DEMO_PASSWORD
+from tracker.demo.services.curated import build_demo
+from tracker.demo.services.generator import generate_organisation
 from tracker.errors import ValidationError
 from tracker.extensions import session_factory
 

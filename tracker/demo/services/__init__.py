@@ -1,0 +1,1 @@
+"""Demo organisations: the curated one and generated ones of any size."""

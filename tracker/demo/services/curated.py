@@ -1,0 +1,371 @@
+"""The curated demo organisation: three teams, one per fleet band, and people at every stage."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from tracker.careers.services import assess, create_apprenticeship, record_evidence, set_bonus
+from tracker.catalog.models import Course, Credential, Exam, Speciality
+from tracker.demo.services.common import DEMO_PASSWORD, DOMAIN, PROCTORING, experience_text
+from tracker.people.models import Engineer, Team
+from tracker.people.services import create_engineer, create_team, find_engineer
+from tracker.progress.services import add_months, log_hours, record_attempt, record_credential
+
+FOUNDATIONS = ("FDL", "INTRO-AI-INFRA", "GPU-ARCH")
+PROFESSIONAL = ("MULTI-GPU", "IB-NET", "AI-STORAGE", "CLUSTER-MGMT")
+
+
+@dataclass
+class Person:
+    """One demo engineer and their history, in months (and days) before today."""
+
+    name: str
+    roles: tuple[str, ...]
+    level: int
+    hired_months_ago: int
+    experience: int = 0
+    # (course code, hours) logged, spread over days after the hire date.
+    hours: list[tuple[str, Decimal]] = field(default_factory=list)
+    # (exam code, days ago, score, passed)
+    attempts: list[tuple[str, int, int, bool]] = field(default_factory=list)
+    # (credential code, days ago issued, days from today to expiry or None)
+    credentials: list[tuple[str, int, int | None]] = field(default_factory=list)
+
+
+def _full(*codes: str) -> list[tuple[str, Decimal]]:
+    """Return each course's full hours, to be logged."""
+    return [(c, Decimal(-1)) for c in codes]  # -1: the course's full hours
+
+
+TEAMS: list[tuple[str, int, str, list[Person]]] = [
+    (
+        "Atlas Platform",
+        64,
+        "maya",
+        [
+            Person(
+                "Lena Ortiz",
+                ("lead",),
+                4,
+                40,
+                12,
+                _full(*FOUNDATIONS, *PROFESSIONAL),
+                [("NCA-AIIO", 700, 82, True), ("NCP-AII", 300, 77, True)],
+                [("VENDOR-EXPERT", 450, 640), ("COMPTIA-LINUX-PLUS", 1100, None)],
+            ),
+            Person(
+                "Sam Park",
+                ("operations",),
+                2,
+                14,
+                0,
+                [*_full(*FOUNDATIONS), ("MULTI-GPU", Decimal(20))],
+                [("NCA-AIIO", 270, 74, True)],
+            ),
+            Person(
+                "Priya Nair",
+                ("operations", "network"),
+                3,
+                30,
+                6,
+                _full(*FOUNDATIONS),
+                [("NCA-AIIO", 760, 80, True), ("NCA-AIIO", 10, 62, False)],
+                [("NVIDIA-NETWORKING", 365, 730)],
+            ),
+            Person(
+                "Tom Becker",
+                ("operations",),
+                1,
+                2,
+                0,
+                [("FDL", Decimal(8)), ("INTRO-AI-INFRA", Decimal("6.5"))],
+            ),
+        ],
+    ),
+    (
+        "Borealis Cluster",
+        480,
+        "omar",
+        [
+            Person(
+                "Grace Liu",
+                ("architect", "senior"),
+                5,
+                60,
+                24,
+                _full(*FOUNDATIONS, *PROFESSIONAL),
+                [
+                    ("NCA-AIIO", 850, 91, True),
+                    ("NCA-AIIO", 120, 88, True),
+                    ("NCP-AII", 150, 85, True),
+                ],
+                [("CKA", 400, 700)],
+            ),
+            Person(
+                "Diego Alvarez",
+                ("senior",),
+                4,
+                36,
+                12,
+                _full(*FOUNDATIONS, *PROFESSIONAL),
+                [("NCA-AIIO", 610, 79, True), ("NCP-AII", 240, 81, True)],
+                [("VENDOR-EXPERT", 500, 600), ("RHCE", 800, 300)],
+            ),
+            Person(
+                "Hana Sato",
+                ("network",),
+                3,
+                26,
+                3,
+                _full(*FOUNDATIONS, "IB-NET"),
+                [("NCA-AIIO", 365, 86, True)],
+                [("NVIDIA-NETWORKING", 685, 45)],
+            ),
+            Person(
+                "Felix Wagner",
+                ("operations",),
+                2,
+                12,
+                0,
+                [*_full(*FOUNDATIONS), ("CLUSTER-MGMT", Decimal(12))],
+                [("NCA-AIIO", 180, 71, True)],
+            ),
+            Person(
+                "Ines Costa",
+                ("storage",),
+                3,
+                20,
+                0,
+                _full(*FOUNDATIONS, *PROFESSIONAL),
+                [("NCA-AIIO", 540, 84, True), ("NCP-AII", 60, 61, False)],
+                [("VCP-DCV", 300, 795)],
+            ),
+            Person(
+                "Kofi Mensah",
+                ("operations",),
+                2,
+                8,
+                4,
+                [("FDL", Decimal(8)), ("INTRO-AI-INFRA", Decimal(16)), ("GPU-ARCH", Decimal(10))],
+            ),
+        ],
+    ),
+    (
+        "Cygnus Supercompute",
+        2048,
+        "omar",
+        [
+            Person(
+                "Ravi Kumar",
+                ("senior", "performance"),
+                4,
+                50,
+                10,
+                _full(*FOUNDATIONS, *PROFESSIONAL),
+                [("NCA-AIIO", 1220, 88, True), ("NCP-AII", 790, 83, True)],
+                [("VENDOR-EXPERT", 900, 200)],
+            ),
+            Person(
+                "Elena Petrova",
+                ("security",),
+                4,
+                44,
+                24,
+                _full(*FOUNDATIONS),
+                [("NCA-AIIO", 420, 90, True)],
+                [("CISSP", 600, 495)],
+            ),
+            Person(
+                "Noah Smith",
+                ("operations",),
+                2,
+                10,
+                0,
+                _full(*FOUNDATIONS),
+                [("NCA-AIIO", 75, 76, True)],
+            ),
+            Person(
+                "Aisha Bello",
+                ("operations", "storage"),
+                1,
+                3,
+                0,
+                [("FDL", Decimal(8)), ("GPU-ARCH", Decimal(4))],
+            ),
+        ],
+    ),
+]
+
+MANAGERS = {"maya": ("Maya Chen", 4), "omar": ("Omar Haddad", 4)}
+
+
+def _email(name: str) -> str:
+    """Return the demo login of a person: their first name at the demo domain."""
+    return f"{name.split()[0].lower()}@{DOMAIN}"
+
+
+def build_demo(session: Session, today: dt.date) -> list[tuple[str, str, str]]:
+    """Create the demo organisation (once) and return its logins (role, email, name)."""
+    logins = [("admin", f"admin@{DOMAIN}", "Ada Admin")]
+    logins += [("manager", f"{key}@{DOMAIN}", name) for key, (name, _) in MANAGERS.items()]
+    logins += [("engineer", _email(p.name), p.name) for _, _, _, people in TEAMS for p in people]
+    if find_engineer(session, f"admin@{DOMAIN}") is not None:
+        return logins
+
+    create_engineer(
+        session,
+        email=f"admin@{DOMAIN}",
+        name="Ada Admin",
+        today=today,
+        access_role="admin",
+        level=3,
+        password=DEMO_PASSWORD,
+        hired_on=add_months(today, -70),
+    )
+    managers = {
+        key: create_engineer(
+            session,
+            email=f"{key}@{DOMAIN}",
+            name=name,
+            today=today,
+            access_role="manager",
+            level=level,
+            job_roles=("lead",),
+            hired_on=add_months(today, -80),
+            experience_months=36,
+            password=DEMO_PASSWORD,
+        )
+        for key, (name, level) in MANAGERS.items()
+    }
+    courses = {c.code: c for c in session.scalars(select(Course))}
+    exams = {e.code: e for e in session.scalars(select(Exam).join(Exam.credential))}
+    credentials = {c.code: c for c in session.scalars(select(Credential))}
+
+    for team_name, gpus, manager_key, people in TEAMS:
+        team = create_team(session, team_name, gpus, managers[manager_key])
+        for person in people:
+            _add_person(
+                session, today, person, team, managers[manager_key], courses, exams, credentials
+            )
+    _add_careers(session, today, managers["omar"], credentials)
+    return logins
+
+
+# Specialities of the Borealis team: (person, speciality code, proficiency 0-4).
+SKILLS = [
+    ("Grace Liu", "infiniband-rdma", 4),
+    ("Grace Liu", "nccl", 3),
+    ("Diego Alvarez", "liquid-cooling", 3),
+    ("Diego Alvarez", "nccl", 3),
+    ("Hana Sato", "infiniband-rdma", 3),
+    ("Ines Costa", "parallel-fs-gds", 3),
+    ("Felix Wagner", "mig", 2),
+    ("Kofi Mensah", "kubernetes", 2),
+]
+
+
+def _add_careers(
+    session: Session, today: dt.date, manager: Engineer, credentials: dict[str, Credential]
+) -> None:
+    """Give the careers pages something to show: bonuses, skills, evidence, an apprenticeship."""
+    # The programme began two years ago; the Associate bonus went up this year.
+    began = today.replace(year=today.year - 2, month=1, day=1)
+    set_bonus(session, credentials["NCA-AIIO"], 750, effective_on=began, today=today)
+    set_bonus(
+        session,
+        credentials["NCA-AIIO"],
+        1000,
+        effective_on=today.replace(month=1, day=1),
+        today=today,
+    )
+    set_bonus(session, credentials["NCP-AII"], 2500, effective_on=began, today=today)
+    people = {e.name: e for e in session.scalars(select(Engineer))}
+    specialities = {s.code: s for s in session.scalars(select(Speciality))}
+    for name, code, proficiency in SKILLS:
+        # Self-assessed, then confirmed by the manager for most of them.
+        assess(session, people[name], specialities[code], proficiency, people[name])
+        if proficiency >= 3:
+            assess(session, people[name], specialities[code], proficiency, manager)
+    record_evidence(
+        session,
+        people["Grace Liu"],
+        "deployment",
+        "Led the 2,048-GPU Cygnus build-out",
+        add_months(today, -10),
+        today,
+    )
+    create_apprenticeship(
+        session,
+        people["Kofi Mensah"],
+        people["Diego Alvarez"],
+        today,
+        4,
+        today,
+    )
+
+
+def _add_person(
+    session: Session,
+    today: dt.date,
+    person: Person,
+    team: Team,
+    manager: Engineer,
+    courses: dict[str, Course],
+    exams: dict[str, Exam],
+    credentials: dict[str, Credential],
+) -> None:
+    """Add one person to a team, with their study hours, exam attempts and credentials."""
+    hired_on = add_months(today, -person.hired_months_ago)
+    engineer = create_engineer(
+        session,
+        email=_email(person.name),
+        name=person.name,
+        today=today,
+        job_roles=person.roles,
+        level=person.level,
+        team=team,
+        manager=manager,
+        hired_on=hired_on,
+        experience_months=person.experience,
+        experience_text=experience_text(person.experience),
+        password=DEMO_PASSWORD,
+    )
+    # Study starts a week after joining: 4 hours a day, one course after another.
+    day = hired_on + dt.timedelta(days=7)
+    for code, hours in person.hours:
+        course = courses[code]
+        left = course.hours if hours < 0 else hours
+        while left > 0:
+            chunk = min(Decimal(4), left)
+            log_hours(
+                session, engineer, course, min(day, today), chunk, today, note="demo study session"
+            )
+            left -= chunk
+            day += dt.timedelta(days=1)
+    for code, days_ago, score, passed in sorted(person.attempts, key=lambda a: -a[1]):
+        record_attempt(
+            session,
+            engineer,
+            exams[code],
+            today - dt.timedelta(days=days_ago),
+            score,
+            passed,
+            today,
+            recorded_by=manager,
+            proctoring=PROCTORING,
+        )
+    for code, days_ago, expires_in in person.credentials:
+        record_credential(
+            session,
+            engineer,
+            credentials[code],
+            today - dt.timedelta(days=days_ago),
+            today,
+            evidence=f"certificate {code}-{engineer.id:04d}",
+            expires_on=None if expires_in is None else today + dt.timedelta(days=expires_in),
+        )
