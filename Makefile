@@ -18,8 +18,9 @@ run: install
 	$(BIN)/tracker init --demo
 	$(BIN)/tracker serve --host 127.0.0.1 --port 5000
 
+# Both cores: xdist workers, the browser tests together on one of them.
 test: install
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n auto --dist loadgroup $(PYTEST_ARGS)
 
 lint: install
 	$(BIN)/ruff check tracker tests migrations bench

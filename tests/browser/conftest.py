@@ -35,14 +35,16 @@ DEMO_PASSWORD = "tracker-demo"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Skip every browser test, visibly, when Chromium is not installed."""
-    if CHROMIUM.exists():
-        return
-    skip = pytest.mark.skip(reason=SKIP_REASON)
+    """Run every browser test on one xdist worker; skip them, visibly, without Chromium."""
     here = Path(__file__).parent
+    # One worker starts the demo server and the browser once, not once per worker.
+    group = pytest.mark.xdist_group("browser")
+    skip = pytest.mark.skip(reason=SKIP_REASON)
     for item in items:
         if Path(str(item.fspath)).is_relative_to(here):
-            item.add_marker(skip)
+            item.add_marker(group)
+            if not CHROMIUM.exists():
+                item.add_marker(skip)
 
 
 @pytest.fixture(scope="session")
