@@ -271,28 +271,31 @@ def _add_careers(
     session: Session, today: dt.date, manager: Engineer, credentials: dict[str, Credential]
 ) -> None:
     """Give the careers pages something to show: bonuses, skills, evidence, an apprenticeship."""
-    from tracker.careers import services as careers
+    from tracker.careers.services.apprenticeships import create_apprenticeship
+    from tracker.careers.services.bonuses import set_bonus
+    from tracker.careers.services.evidence import record_evidence
+    from tracker.careers.services.skills import assess
     from tracker.catalog.models import Speciality
 
     # The programme began two years ago; the Associate bonus went up this year.
     began = today.replace(year=today.year - 2, month=1, day=1)
-    careers.set_bonus(session, credentials["NCA-AIIO"], 750, effective_on=began, today=today)
-    careers.set_bonus(
+    set_bonus(session, credentials["NCA-AIIO"], 750, effective_on=began, today=today)
+    set_bonus(
         session,
         credentials["NCA-AIIO"],
         1000,
         effective_on=today.replace(month=1, day=1),
         today=today,
     )
-    careers.set_bonus(session, credentials["NCP-AII"], 2500, effective_on=began, today=today)
+    set_bonus(session, credentials["NCP-AII"], 2500, effective_on=began, today=today)
     people = {e.name: e for e in session.scalars(select(Engineer))}
     specialities = {s.code: s for s in session.scalars(select(Speciality))}
     for name, code, proficiency in SKILLS:
         # Self-assessed, then confirmed by the manager for most of them.
-        careers.assess(session, people[name], specialities[code], proficiency, people[name])
+        assess(session, people[name], specialities[code], proficiency, people[name])
         if proficiency >= 3:
-            careers.assess(session, people[name], specialities[code], proficiency, manager)
-    careers.record_evidence(
+            assess(session, people[name], specialities[code], proficiency, manager)
+    record_evidence(
         session,
         people["Grace Liu"],
         "deployment",
@@ -300,7 +303,7 @@ def _add_careers(
         add_months(today, -10),
         today,
     )
-    careers.create_apprenticeship(
+    create_apprenticeship(
         session,
         people["Kofi Mensah"],
         people["Diego Alvarez"],
