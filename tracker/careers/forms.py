@@ -31,6 +31,7 @@ from tracker.careers.rules import (
     MAX_NOTE_LENGTH,
     MIN_APPRENTICESHIP_MONTHS,
     PROFICIENCY_LABELS,
+    PROFICIENCY_RANGE,
     QUARTER_PATTERN,
 )
 from tracker.forms import DecimalRange, ListedChoice, choices, optional_id
@@ -92,7 +93,7 @@ class SkillForm(FlaskForm):
         coerce=optional_id,
         choices=choices((n, f"{n} · {label}") for n, label in PROFICIENCY_LABELS.items()),
         validators=[InputRequired(message="a proficiency is required")],
-        not_listed="proficiency must be from 0 (none) to 4 (expert)",
+        not_listed=f"proficiency must be {PROFICIENCY_RANGE}",
     )
 
 

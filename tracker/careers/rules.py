@@ -31,6 +31,10 @@ MAX_PROFICIENCY = 4
 PROFICIENCY_LABELS = {0: "none", 1: "basic", 2: "working", 3: "advanced", 4: "expert"}
 # A speciality is held at this proficiency or above; one holder is a single point of failure.
 HELD_AT = 3
+PROFICIENCY_RANGE = (
+    f"from {MIN_PROFICIENCY} ({PROFICIENCY_LABELS[MIN_PROFICIENCY]}) "
+    f"to {MAX_PROFICIENCY} ({PROFICIENCY_LABELS[MAX_PROFICIENCY]})"
+)
 
 # --- apprenticeships --------------------------------------------------------------
 

@@ -9,7 +9,13 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
 from tracker.careers.models import SkillAssessment
-from tracker.careers.rules import HELD_AT, MAX_PROFICIENCY, MIN_PROFICIENCY, is_whole
+from tracker.careers.rules import (
+    HELD_AT,
+    MAX_PROFICIENCY,
+    MIN_PROFICIENCY,
+    PROFICIENCY_RANGE,
+    is_whole,
+)
 from tracker.catalog.models import Speciality
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer, Team
@@ -35,7 +41,7 @@ def find_speciality(session: Session, code: str) -> Speciality | None:
 
 def _proficiency_error(value: object) -> str | None:
     if not is_whole(value) or not MIN_PROFICIENCY <= value <= MAX_PROFICIENCY:
-        return "level must be a whole number from 0 (none) to 4 (expert)"
+        return f"level must be a whole number {PROFICIENCY_RANGE}"
     return None
 
 
