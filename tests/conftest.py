@@ -60,12 +60,9 @@ def _worker_database(url: str) -> str:
 
 @pytest.fixture(scope="session")
 def database_url(tmp_path_factory: pytest.TempPathFactory) -> str:
-    url = os.environ.get("TRACKER_TEST_DATABASE_URL")
-    if url:
-        # Workers running side by side each migrate and roll back in a database of their own.
-        url = _worker_database(url)
-    else:
-        url = f"sqlite:///{tmp_path_factory.mktemp('db') / 'test.db'}"
+    # Workers running side by side each migrate and roll back in a database of their own.
+    suite = os.environ.get("TRACKER_TEST_DATABASE_URL")
+    url = _worker_database(suite) if suite else f"sqlite:///{tmp_path_factory.mktemp('db')}/test.db"
     _prepare(url)
     return url
 

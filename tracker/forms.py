@@ -1,13 +1,37 @@
-"""Validators shared by every feature's forms."""
+"""Fields, choices and validators shared by every feature's forms."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
+from typing import Any
 
-from wtforms import Field, Form
+from wtforms import Field, Form, SelectField
+from wtforms.fields.choices import SelectChoice
 from wtforms.validators import ValidationError
 
 from tracker.errors import ValidationError as DomainError
+
+
+def optional_id(value: str | int | None) -> int | None:
+    """Coerce a select's value to an id; the empty choice is None."""
+    if value is None or value in ("", "None"):
+        return None
+    return int(value)
+
+
+def ListedChoice(
+    label: str, not_listed: str = "choose one of the listed options", **kw: Any
+) -> SelectField:
+    """A select whose value must be one of its choices; the message names the rule."""
+    return SelectField(
+        label, invalid_value_message=not_listed, invalid_choice_message=not_listed, **kw
+    )
+
+
+def choices(pairs: Iterable[tuple[Any, Any]]) -> list[SelectChoice]:
+    """Return (value, label) pairs as WTForms choices."""
+    return [SelectChoice(value=value, label=label) for value, label in pairs]
 
 
 class DecimalRange:

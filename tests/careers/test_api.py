@@ -15,8 +15,11 @@ from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.careers.conftest import Api, People
-from tracker.careers import services
 from tracker.careers.models import Evidence, LevelChange, SkillAssessment
+from tracker.careers.rules import EARLIEST_DATE
+from tracker.careers.services.bonuses import set_bonus
+from tracker.careers.services.evidence import record_evidence
+from tracker.careers.services.skills import assess, find_speciality
 from tracker.progress.services import record_attempt
 
 D = dt.date
@@ -68,7 +71,7 @@ def test_career_answers_the_ladder(api: Api, db: Session, people: People):
 
 def test_career_of_an_architect_and_the_rotation(api: Api, db: Session, people: People):
     p = people
-    services.record_evidence(db, p.junior, "deployment", "1,024 GPUs", D(2025, 1, 1), TODAY)
+    record_evidence(db, p.junior, "deployment", "1,024 GPUs", D(2025, 1, 1), TODAY)
     body = api.get(f"/api/v1/engineers/{p.junior.id}/career", p.tokens["junior"]).get_json()
     assert body["evidence"][0]["kind"] == "deployment"
     assert body["across_domains"] is False
@@ -277,7 +280,7 @@ def test_team_skills_answers_the_coverage(api: Api, db: Session, people: People)
         (p.senior, "mig", 4),
         (p.junior, "kubernetes", 2),
     ):
-        services.assess(db, who, services.find_speciality(db, code), level, who)
+        assess(db, who, find_speciality(db, code), level, who)
     response = api.get(f"/api/v1/teams/{p.team.id}/skills", p.tokens["manager"])
     assert response.status_code == 200
     body = response.get_json()
@@ -314,11 +317,11 @@ def test_team_skills_unknown_team_and_parameters(api: Api, people: People):
 def earned(db: Session, people: People) -> People:
     """Bonuses: NCA-AIIO 500. Passes in 2026-Q4 by junior (manager's team), report
     (manager's direct report) and outsider (other team); one in Q3 by senior."""
-    services.set_bonus(
+    set_bonus(
         db,
         factories.credential(db, "NCA-AIIO"),
         Decimal(500),
-        effective_on=services.EARLIEST_DATE,
+        effective_on=EARLIEST_DATE,
         today=TODAY,
     )
     exam = factories.exam(db, "NCA-AIIO")

@@ -11,9 +11,16 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from tests import factories
-from tracker.careers import services
 from tracker.careers.models import CertificationBonus
-from tracker.careers.services import EARLIEST_DATE, Quarter
+from tracker.careers.rules import EARLIEST_DATE
+from tracker.careers.services.bonuses import (
+    Quarter,
+    bonus_credential,
+    bonuses,
+    ledger,
+    set_bonus,
+    since,
+)
 from tracker.errors import ValidationError
 from tracker.progress.services import record_attempt, record_credential
 
@@ -30,7 +37,7 @@ def bonus(
     effective_on: dt.date = EARLIEST_DATE,
 ):
     """Set a bonus, from the start unless `effective_on` says from when."""
-    return services.set_bonus(
+    return set_bonus(
         db,
         factories.credential(db, code),
         Decimal(amount),
@@ -53,7 +60,7 @@ def earns(db: Session, who, code: str, on: dt.date):
 def rows(db: Session, quarter: Quarter = Q4, ids=None) -> list[tuple[str, str, dt.date, str, bool]]:
     return [
         (r.engineer.name, r.credential.code, r.passed_on, f"{r.amount:.2f}", r.renewal)
-        for r in services.ledger(db, quarter, ids)
+        for r in ledger(db, quarter, ids)
     ]
 
 
@@ -120,7 +127,7 @@ def test_setting_a_bonus_creates_then_updates_one_row(db: Session):
 )
 def test_a_bad_amount_is_refused_and_nothing_is_stored(db: Session, amount, message):
     with pytest.raises(ValidationError) as caught:
-        services.set_bonus(
+        set_bonus(
             db,
             factories.credential(db, "NCA-AIIO"),
             amount,
@@ -133,13 +140,13 @@ def test_a_bad_amount_is_refused_and_nothing_is_stored(db: Session, amount, mess
 
 def test_a_group_or_unknown_code_takes_no_bonus(db: Session):
     with pytest.raises(ValidationError) as caught:
-        services.bonus_credential(db, "NVIDIA-ASSOCIATE+")
+        bonus_credential(db, "NVIDIA-ASSOCIATE+")
     assert "is a group" in caught.value.errors["credential"]
     assert "NCA-AIIO, NCP-AII, NCP-AIO" in caught.value.errors["credential"]
     with pytest.raises(ValidationError) as caught:
-        services.bonus_credential(db, "NOPE")
+        bonus_credential(db, "NOPE")
     assert caught.value.errors["credential"] == "unknown credential code 'NOPE'"
-    assert services.bonus_credential(db, "nca-aiio").code == "NCA-AIIO"
+    assert bonus_credential(db, "nca-aiio").code == "NCA-AIIO"
 
 
 # --- the ledger --------------------------------------------------------------------------
@@ -347,12 +354,12 @@ def test_current_amounts_and_their_history(db: Session):
     bonus(db, "NCA-AIIO", "500", effective_on=D(2025, 1, 1))
     bonus(db, "NCA-AIIO", "800", effective_on=D(2026, 6, 1))
     bonus(db, "NCP-AII", "2500")
-    current = services.bonuses(db)
-    assert [(b.credential.code, b.amount, services.since(b)) for b in current] == [
+    current = bonuses(db)
+    assert [(b.credential.code, b.amount, since(b)) for b in current] == [
         ("NCA-AIIO", Decimal("800.00"), "from 2026-06-01"),
         ("NCP-AII", Decimal("2500.00"), "from the start"),
     ]
-    history = services.bonuses(db, history=True)
+    history = bonuses(db, history=True)
     assert [(b.credential.code, b.effective_on) for b in history] == [
         ("NCA-AIIO", D(2026, 6, 1)),
         ("NCA-AIIO", D(2025, 1, 1)),

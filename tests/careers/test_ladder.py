@@ -15,8 +15,11 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from tests import factories
-from tracker.careers import services
 from tracker.careers.models import Evidence, LevelChange
+from tracker.careers.rules import EVIDENCE_KINDS, EVIDENCE_REASON
+from tracker.careers.services.evidence import record_evidence
+from tracker.careers.services.ladder import career as career_of
+from tracker.careers.services.ladder import change_level, level_history, promotions
 from tracker.catalog.models import Level
 from tracker.catalog.services import load_seed
 from tracker.config import PROJECT_ROOT
@@ -35,7 +38,7 @@ def person(db: Session, level: int = 1, hired: dt.date | None = HIRED, months: i
 
 
 def lacks(db: Session, who, on: dt.date = TODAY) -> list[str]:
-    return services.career(db, who, on).lacks
+    return career_of(db, who, on).lacks
 
 
 # --- experience ---------------------------------------------------------------
@@ -45,13 +48,13 @@ def test_level_two_is_met_on_the_day_experience_reaches_six_months(db: Session):
     who = person(db, hired=D(2026, 5, 29))
     factories.certification(db, who, "NCA-AIIO", D(2026, 6, 1), FAR)
 
-    before = services.career(db, who, D(2026, 11, 28))
+    before = career_of(db, who, D(2026, 11, 28))
     assert before.experience_months == 5
     assert before.next_level.number == 2
     assert not before.meets_next_level
     assert before.lacks == ["6 months of experience (has 5)"]
 
-    on_the_day = services.career(db, who, D(2026, 11, 29))
+    on_the_day = career_of(db, who, D(2026, 11, 29))
     assert on_the_day.experience_months == 6
     assert on_the_day.meets_next_level
     assert on_the_day.lacks == []
@@ -60,21 +63,21 @@ def test_level_two_is_met_on_the_day_experience_reaches_six_months(db: Session):
 def test_documented_months_before_joining_count(db: Session):
     who = person(db, hired=D(2026, 9, 29), months=4)
     factories.certification(db, who, "NCA-AIIO", D(2026, 10, 1), FAR)
-    assert services.career(db, who, D(2026, 11, 28)).lacks == ["6 months of experience (has 5)"]
-    assert services.career(db, who, D(2026, 11, 29)).meets_next_level
+    assert career_of(db, who, D(2026, 11, 28)).lacks == ["6 months of experience (has 5)"]
+    assert career_of(db, who, D(2026, 11, 29)).meets_next_level
 
 
 def test_a_hire_on_the_31st_reaches_a_month_at_the_end_of_a_shorter_month(db: Session):
     who = person(db, hired=D(2026, 5, 31))
     factories.certification(db, who, "NCA-AIIO", D(2026, 6, 1), FAR)
-    assert services.career(db, who, D(2026, 11, 29)).experience_months == 5
-    assert services.career(db, who, D(2026, 11, 30)).experience_months == 6
-    assert services.career(db, who, D(2026, 11, 30)).meets_next_level
+    assert career_of(db, who, D(2026, 11, 29)).experience_months == 5
+    assert career_of(db, who, D(2026, 11, 30)).experience_months == 6
+    assert career_of(db, who, D(2026, 11, 30)).meets_next_level
 
 
 def test_no_hire_date_counts_the_documented_months_only(db: Session):
     who = person(db, hired=None, months=7)
-    assert services.career(db, who, TODAY).experience_months == 7
+    assert career_of(db, who, TODAY).experience_months == 7
     assert lacks(db, who) == ["a valid NCA-AIIO"]
 
 
@@ -84,8 +87,8 @@ def test_no_hire_date_counts_the_documented_months_only(db: Session):
 def test_a_certification_counts_through_its_expiry_day_and_lapses_the_day_after(db: Session):
     who = person(db)
     factories.certification(db, who, "NCA-AIIO", D(2024, 11, 29), D(2026, 11, 29))
-    assert services.career(db, who, D(2026, 11, 29)).meets_next_level
-    after = services.career(db, who, D(2026, 11, 30))
+    assert career_of(db, who, D(2026, 11, 29)).meets_next_level
+    after = career_of(db, who, D(2026, 11, 30))
     assert not after.meets_next_level
     assert after.lacks == ["a valid NCA-AIIO (expired 2026-11-29)"]
 
@@ -123,7 +126,7 @@ def test_level_three_needs_ncp_aii_networking_and_twelve_months(db: Session):
     ]
     factories.certification(db, who, "NVIDIA-NETWORKING", D(2026, 2, 1))  # no expiry
     assert lacks(db, who, D(2026, 12, 1)) == []
-    assert services.career(db, who, D(2026, 12, 1)).next_level.number == 3
+    assert career_of(db, who, D(2026, 12, 1)).next_level.number == 3
 
 
 def test_level_four_needs_twenty_four_months_and_a_vendor_expert_credential(db: Session):
@@ -138,7 +141,7 @@ def test_only_the_next_level_is_judged(db: Session):
     who = person(db, level=1)
     factories.certification(db, who, "NCP-AII", D(2025, 1, 10), FAR)
     factories.certification(db, who, "NVIDIA-NETWORKING", D(2025, 1, 10))
-    career = services.career(db, who, TODAY)
+    career = career_of(db, who, TODAY)
     assert career.next_level.number == 2
     assert career.lacks == ["a valid NCA-AIIO"]
 
@@ -173,30 +176,30 @@ def test_a_lapsed_group_member_is_named(db: Session, level_two_takes_a_group):
 
 def test_level_five_needs_forty_eight_months_and_recorded_evidence(db: Session):
     who = person(db, level=4, hired=D(2022, 12, 1))
-    assert lacks(db, who) == ["48 months of experience (has 47)", services.EVIDENCE_REASON]
-    services.record_evidence(db, who, "patent", "Liquid-cooled rack manifold", D(2025, 3, 1), TODAY)
+    assert lacks(db, who) == ["48 months of experience (has 47)", EVIDENCE_REASON]
+    record_evidence(db, who, "patent", "Liquid-cooled rack manifold", D(2025, 3, 1), TODAY)
     assert lacks(db, who) == ["48 months of experience (has 47)"]
-    assert services.career(db, who, D(2026, 12, 1)).meets_next_level
+    assert career_of(db, who, D(2026, 12, 1)).meets_next_level
 
 
-@pytest.mark.parametrize("kind", services.EVIDENCE_KINDS)
+@pytest.mark.parametrize("kind", EVIDENCE_KINDS)
 def test_each_kind_of_evidence_counts(db: Session, kind: str):
     who = person(db, level=4)
-    services.record_evidence(db, who, kind, "Something notable", D(2024, 1, 1), TODAY)
-    assert services.career(db, who, TODAY).meets_next_level
+    record_evidence(db, who, kind, "Something notable", D(2024, 1, 1), TODAY)
+    assert career_of(db, who, TODAY).meets_next_level
 
 
 def test_evidence_dated_after_the_day_or_of_another_kind_does_not_count(db: Session):
     who = person(db, level=4)
-    services.record_evidence(db, who, "publication", "NCCL tuning", D(2026, 11, 1), TODAY)
+    record_evidence(db, who, "publication", "NCCL tuning", D(2026, 11, 1), TODAY)
     db.add(Evidence(engineer_id=who.id, kind="other", title="A talk", occurred_on=D(2020, 1, 1)))
     db.flush()
-    assert lacks(db, who, D(2026, 10, 31)) == [services.EVIDENCE_REASON]
+    assert lacks(db, who, D(2026, 10, 31)) == [EVIDENCE_REASON]
     assert lacks(db, who, D(2026, 11, 1)) == []
 
 
 def test_the_top_of_the_ladder_has_no_next_level(db: Session):
-    career = services.career(db, person(db, level=5), TODAY)
+    career = career_of(db, person(db, level=5), TODAY)
     assert career.level == 5
     assert career.next_level is None
     assert career.meets_next_level is False
@@ -219,7 +222,7 @@ def test_bad_evidence_is_refused_and_nothing_is_stored(db: Session, field, value
     values = {"kind": "patent", "title": "A patent", "occurred_on": D(2025, 1, 1), "note": ""}
     values[field] = value
     with pytest.raises(ValidationError) as caught:
-        services.record_evidence(db, who, today=TODAY, **values)
+        record_evidence(db, who, today=TODAY, **values)
     assert message in caught.value.errors[field]
     assert db.scalar(select(func.count()).select_from(Evidence)) == 0
 
@@ -250,14 +253,14 @@ def test_the_rules_are_read_from_the_catalog_file(db: Session, tmp_path):
 def test_the_level_on_a_date_follows_the_history(db: Session):
     manager = factories.engineer(db, access_role="manager")
     who = person(db, level=1, manager=manager)
-    services.change_level(db, who, 2, manager, D(2026, 3, 1))
-    services.change_level(db, who, 3, manager, D(2026, 9, 1))
+    change_level(db, who, 2, manager, D(2026, 3, 1))
+    change_level(db, who, 3, manager, D(2026, 9, 1))
     assert who.level == 3
-    assert services.career(db, who, D(2026, 2, 28)).level == 1
-    assert services.career(db, who, D(2026, 3, 1)).level == 2
-    assert services.career(db, who, D(2026, 8, 31)).next_level.number == 3
-    assert services.career(db, who, D(2026, 9, 1)).level == 3
-    history = services.level_history(db, who)
+    assert career_of(db, who, D(2026, 2, 28)).level == 1
+    assert career_of(db, who, D(2026, 3, 1)).level == 2
+    assert career_of(db, who, D(2026, 8, 31)).next_level.number == 3
+    assert career_of(db, who, D(2026, 9, 1)).level == 3
+    history = level_history(db, who)
     assert [(c.from_level, c.to_level, c.changed_on, c.changed_by_id) for c in history] == [
         (2, 3, D(2026, 9, 1), manager.id),
         (1, 2, D(2026, 3, 1), manager.id),
@@ -268,20 +271,20 @@ def test_the_level_recorded_on_creation_holds_before_it(db: Session):
     who = person(db, level=3)
     db.add(LevelChange(engineer_id=who.id, from_level=None, to_level=3, changed_on=TODAY))
     db.flush()
-    assert services.career(db, who, D(2020, 1, 1)).level == 3
+    assert career_of(db, who, D(2020, 1, 1)).level == 3
 
 
 def test_setting_the_same_level_writes_nothing(db: Session):
     manager = factories.engineer(db, access_role="manager")
     who = person(db, level=2, manager=manager)
-    assert services.change_level(db, who, 2, manager, TODAY) is None
-    assert services.level_history(db, who) == []
+    assert change_level(db, who, 2, manager, TODAY) is None
+    assert level_history(db, who) == []
 
 
 def test_nobody_sets_their_own_level(db: Session):
     admin = factories.engineer(db, access_role="admin", level=2)
     with pytest.raises(ValidationError) as caught:
-        services.change_level(db, admin, 3, admin, TODAY)
+        change_level(db, admin, 3, admin, TODAY)
     assert "your own level" in caught.value.errors["level"]
     assert admin.level == 2
 
@@ -291,10 +294,10 @@ def test_a_level_outside_one_to_five_is_refused(db: Session, level):
     manager = factories.engineer(db, access_role="manager")
     who = person(db, level=2, manager=manager)
     with pytest.raises(ValidationError) as caught:
-        services.change_level(db, who, level, manager, TODAY)
+        change_level(db, who, level, manager, TODAY)
     assert caught.value.errors["level"] == "level must be a whole number from 1 to 5"
     assert who.level == 2
-    assert services.level_history(db, who) == []
+    assert level_history(db, who) == []
 
 
 # --- promotions ---------------------------------------------------------------
@@ -311,12 +314,12 @@ def test_promotions_list_the_managers_people_ready_first(db: Session):
     gone.active = False
     db.flush()
 
-    rows = services.promotions(db, manager, TODAY)
+    rows = promotions(db, manager, TODAY)
     assert [(c.engineer.name, c.meets_next_level) for c in rows] == [
         ("Ready", True),
         ("Waiting", False),
     ]
-    admin_rows = services.promotions(db, factories.engineer(db, access_role="admin"), TODAY)
+    admin_rows = promotions(db, factories.engineer(db, access_role="admin"), TODAY)
     assert {"Ready", "Waiting", "Stranger", "Boss"} <= {c.engineer.name for c in admin_rows}
     assert "Gone" not in {c.engineer.name for c in admin_rows}
-    assert services.promotions(db, stranger, TODAY) == []
+    assert promotions(db, stranger, TODAY) == []

@@ -15,7 +15,6 @@ from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.careers.conftest import People
-from tracker.careers import services
 from tracker.careers.models import (
     Apprenticeship,
     CertificationBonus,
@@ -23,6 +22,10 @@ from tracker.careers.models import (
     LevelChange,
     SkillAssessment,
 )
+from tracker.careers.rules import EARLIEST_DATE
+from tracker.careers.services.bonuses import set_bonus
+from tracker.careers.services.rotation import rotation as rotation_of
+from tracker.careers.services.skills import assess, current_assessment, find_speciality
 from tracker.progress.services import record_attempt
 
 D = dt.date
@@ -213,7 +216,7 @@ def test_self_assessment_then_the_managers_confirmation(client, db, login, peopl
     html = page(client, url)
     assert f'action="{url}/skills/nccl/confirm"' in html
     assert client.post(f"{url}/skills/nccl/confirm").status_code == 302
-    newest = services.current_assessment(db, people.junior.id, row.speciality_id)
+    newest = current_assessment(db, people.junior.id, row.speciality_id)
     assert (newest.proficiency, newest.confirmed, newest.assessed_by_id) == (
         3,
         True,
@@ -256,10 +259,10 @@ def test_the_rotation_flags_work_across_domains(client, db, login, people: Peopl
 
     set_job_roles(db, people.senior, ["network"], D(2024, 6, 1))
     set_job_roles(db, people.senior, ["storage", "network"], D(2025, 6, 1))
-    rotation = services.rotation(people.senior)
+    rotation = rotation_of(people.senior)
     assert [a.job_role.code for a in rotation.assignments] == ["operations", "network", "storage"]
     assert rotation.across_domains
-    assert not services.rotation(people.junior).across_domains
+    assert not rotation_of(people.junior).across_domains
     login("manager")
     html = page(client, f"/careers/engineers/{people.senior.id}")
     assert "Has worked across 3 domains" in html
@@ -286,8 +289,8 @@ def test_promotions_page(client, db, login, people: People):
 
 def test_coverage_page(client, db, login, people: People):
     p = people
-    services.assess(db, p.senior, services.find_speciality(db, "mig"), 4, p.manager)
-    services.assess(db, p.junior, services.find_speciality(db, "mig"), 2, p.junior)
+    assess(db, p.senior, find_speciality(db, "mig"), 4, p.manager)
+    assess(db, p.junior, find_speciality(db, "mig"), 2, p.junior)
     login("manager")
     assert f'href="/careers/teams/{p.team.id}/skills"' in page(client, f"/teams/{p.team.id}")
     html = page(client, f"/careers/teams/{p.team.id}/skills")
@@ -366,11 +369,11 @@ def test_engineers_do_not_pair(client, login, people: People):
 
 @pytest.fixture
 def earned(db: Session, people: People) -> People:
-    services.set_bonus(
+    set_bonus(
         db,
         factories.credential(db, "NCA-AIIO"),
         Decimal("500"),
-        effective_on=services.EARLIEST_DATE,
+        effective_on=EARLIEST_DATE,
         today=TODAY,
     )
     exam = factories.exam(db, "NCA-AIIO")
@@ -471,7 +474,7 @@ def test_an_admin_sets_bonus_amounts(client, db, login, people: People):
 
 def test_the_amounts_page_keeps_earlier_amounts_with_their_dates(client, db, login, people):
     for amount, day in (("500", D(2025, 1, 1)), ("800", D(2026, 6, 1))):
-        services.set_bonus(
+        set_bonus(
             db, factories.credential(db, "NCA-AIIO"), Decimal(amount), effective_on=day, today=TODAY
         )
     login("admin")

@@ -12,32 +12,17 @@ from wtforms import (
     DateField,
     IntegerField,
     PasswordField,
-    SelectField,
     SelectMultipleField,
     StringField,
     TextAreaField,
 )
-from wtforms.fields.choices import SelectChoice
 from wtforms.validators import DataRequired, Email, InputRequired, Length, NumberRange, Optional
 
 from tracker.admin.services import MAX_EXPERIENCE_MONTHS, MAX_GPUS
+from tracker.forms import ListedChoice, choices, optional_id
 from tracker.people.models import ACCESS_ROLES
 from tracker.people.services import MIN_PASSWORD_LENGTH
 from tracker.reminders.models import NOTIFICATION_KINDS, NOTIFICATION_STATUSES
-
-
-def optional_id(value: object) -> int | None:
-    """Coerce a select's value to an id; the empty choice is None."""
-    if value in (None, "", "None"):
-        return None
-    return int(value)  # type: ignore[call-overload]
-
-
-def ListedChoice(label, not_listed="choose one of the listed options", **kw) -> SelectField:
-    """A select whose value must be one of its choices; the message names the rule."""
-    return SelectField(
-        label, invalid_value_message=not_listed, invalid_choice_message=not_listed, **kw
-    )
 
 
 def ListedChoices(label, not_listed="choose only listed options", **kw) -> SelectMultipleField:
@@ -48,11 +33,6 @@ def ListedChoices(label, not_listed="choose only listed options", **kw) -> Selec
         invalid_choice_message=not_listed + " ('%(value)s' is not one)",
         **kw,
     )
-
-
-def choices(pairs) -> list[SelectChoice]:
-    """Return (value, label) pairs as WTForms choices."""
-    return [SelectChoice(value=value, label=label) for value, label in pairs]
 
 
 def _access_role():

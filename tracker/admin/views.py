@@ -27,13 +27,12 @@ from tracker.admin.forms import (
     PersonEditForm,
     TeamForm,
     TrackForm,
-    choices,
 )
 from tracker.catalog.services import catalog_dict
 from tracker.db import utcnow
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
-from tracker.forms import show_errors
+from tracker.forms import choices, show_errors
 from tracker.people.models import Engineer, Team
 from tracker.reminders.models import Notification
 from tracker.reminders.services import retry_failed

@@ -14,9 +14,12 @@ from collections.abc import Iterable, Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from tracker.careers import services as careers
 from tracker.careers.models import Evidence, SkillAssessment
-from tracker.careers.services import BonusRow, Career, Coverage, Quarter
+from tracker.careers.rules import HELD_AT, PROFICIENCY_LABELS
+from tracker.careers.services.bonuses import BonusRow, Quarter
+from tracker.careers.services.ladder import Career
+from tracker.careers.services.rotation import rotation as rotation_of
+from tracker.careers.services.skills import Coverage
 from tracker.catalog.models import Course, Credential, Speciality
 from tracker.people.models import Engineer, Team
 from tracker.progress.models import Certification, ExamAttempt, HourLog
@@ -520,7 +523,7 @@ def evidence_json(entry: Evidence) -> dict[str, Any]:
 def career_json(career: Career) -> dict[str, Any]:
     """Return where an engineer stands on the ladder: level, experience, next level, lacks."""
     following = career.next_level
-    rotation = careers.rotation(career.engineer, career.on)
+    rotation = rotation_of(career.engineer, career.on)
     return {
         "engineer": person_ref(career.engineer),
         "on": iso(career.on),
@@ -560,7 +563,7 @@ def skill_json(row: SkillAssessment, assessed_by: Engineer | None = None) -> dic
         "id": row.id,
         "speciality": speciality_ref(row.speciality),
         "level": row.proficiency,
-        "label": careers.PROFICIENCY_LABELS[row.proficiency],
+        "label": PROFICIENCY_LABELS[row.proficiency],
         "confirmed": row.confirmed,
         "assessed_by": person_ref(assessed_by),
         "assessed_at": iso(row.created_at),
@@ -571,7 +574,7 @@ def coverage_json(coverage: Coverage) -> dict[str, Any]:
     """Return a team's specialities by people, with single points of failure by code."""
     return {
         "team": team_json(coverage.team),
-        "held_at": careers.HELD_AT,
+        "held_at": HELD_AT,
         "people": [person_ref(m) for m in coverage.members],
         "specialities": [
             {

@@ -46,7 +46,21 @@ from tracker.api.schemas import (
     team_json,
 )
 from tracker.api.tokens import caller_for_token, log_own_hours
-from tracker.careers import services as careers
+from tracker.careers.rules import EVIDENCE_KINDS, MAX_EVIDENCE_NOTE, MAX_EVIDENCE_TITLE
+from tracker.careers.services.bonuses import Quarter, ledger
+from tracker.careers.services.evidence import record_evidence as save_evidence
+from tracker.careers.services.ladder import can_manage, change_level
+from tracker.careers.services.ladder import career as career_of
+from tracker.careers.services.skills import (
+    assess,
+    assessors,
+    can_assess,
+    current_skills,
+    find_speciality,
+    skill_history,
+    specialities,
+    team_coverage,
+)
 from tracker.catalog.models import Course, Credential, Exam, RoiLine
 from tracker.db import utcnow
 from tracker.errors import ValidationError
@@ -349,7 +363,7 @@ def log_hours():
             )
         else:
             # Hours are mostly logged by their owner: on PostgreSQL one
-            # statement finds the token and writes the entry (issue 6).
+            # statement finds the token and writes the entry.
             logged = log_own_hours(
                 db_session,
                 single_statements(),
@@ -699,20 +713,20 @@ def career(engineer_id: int):
     """Level, experience, next level, whether its rule is met on ?on= (default today), lacks."""
     engineer = engineer_in_url(engineer_id)
     on = _on_date(query(("on",)))
-    return jsonify(career_json(careers.career(db_session(), engineer, on)))
+    return jsonify(career_json(career_of(db_session(), engineer, on)))
 
 
 @bp.put("/engineers/<int:engineer_id>/level")
 def set_level(engineer_id: int):
     """Set a report's level (their manager or an admin); the history keeps who, when, from, to."""
     engineer = engineer_in_url(engineer_id)
-    if not careers.can_manage(caller(), engineer):
+    if not can_manage(caller(), engineer):
         raise ApiError(403, {"engineer": "only this engineer's manager or an admin sets the level"})
     reader = Reader(json_body(("level",)))
     level = reader.integer("level")
     reader.check()
-    careers.change_level(db_session(), engineer, level, caller(), web.today())
-    return jsonify(career_json(careers.career(db_session(), engineer, web.today())))
+    change_level(db_session(), engineer, level, caller(), web.today())
+    return jsonify(career_json(career_of(db_session(), engineer, web.today())))
 
 
 @bp.post("/engineers/<int:engineer_id>/evidence")
@@ -721,16 +735,14 @@ def record_evidence(engineer_id: int):
     engineer = engineer_in_url(engineer_id)
     reader = Reader(json_body(("kind", "title", "date", "note")))
     kind = reader.code("kind")
-    title = reader.text("title", careers.MAX_EVIDENCE_TITLE, required=True)
+    title = reader.text("title", MAX_EVIDENCE_TITLE, required=True)
     occurred_on = reader.date("date")
-    note = reader.text("note", careers.MAX_EVIDENCE_NOTE)
-    if kind is not None and kind not in careers.EVIDENCE_KINDS:
-        reader.errors["kind"] = f"must be one of {', '.join(careers.EVIDENCE_KINDS)}"
+    note = reader.text("note", MAX_EVIDENCE_NOTE)
+    if kind is not None and kind not in EVIDENCE_KINDS:
+        reader.errors["kind"] = f"must be one of {', '.join(EVIDENCE_KINDS)}"
     reader.check()
     try:
-        entry = careers.record_evidence(
-            db_session(), engineer, kind, title, occurred_on, web.today(), note
-        )
+        entry = save_evidence(db_session(), engineer, kind, title, occurred_on, web.today(), note)
     except ValidationError as exc:
         raise ApiError(400, rename(exc.errors, {"occurred_on": "date"})) from None
     return created(evidence_json(entry))
@@ -742,15 +754,15 @@ def skills(engineer_id: int):
     engineer = engineer_in_url(engineer_id)
     query(())
     session = db_session()
-    history = careers.skill_history(session, engineer.id)
-    people = careers.assessors(session, history)
-    current = careers.current_skills(session, [engineer.id])[engineer.id]
+    history = skill_history(session, engineer.id)
+    people = assessors(session, history)
+    current = current_skills(session, [engineer.id])[engineer.id]
     return jsonify(
         {
             "engineer": person_ref(engineer),
             "skills": [
                 skill_json(current[s.id], people.get(current[s.id].assessed_by_id))
-                for s in careers.specialities(session)
+                for s in specialities(session)
                 if s.id in current
             ],
             "history": [skill_json(r, people.get(r.assessed_by_id)) for r in history],
@@ -763,19 +775,19 @@ def put_skill(engineer_id: int, speciality: str):
     """Set a proficiency 0-4: self-assessed by the engineer, confirmed by their manager."""
     code = speciality[:40]
     engineer = engineer_in_url(engineer_id)
-    if not careers.can_assess(caller(), engineer):
+    if not can_assess(caller(), engineer):
         raise ApiError(403, {"engineer": "you may not assess this engineer's skills"})
     session = db_session()
     reader = Reader(json_body(("level",)))
-    found = careers.find_speciality(session, code)
+    found = find_speciality(session, code)
     if found is None:
-        known = ", ".join(s.code for s in careers.specialities(session))
+        known = ", ".join(s.code for s in specialities(session))
         reader.errors["speciality"] = f"unknown speciality {code!r} (known: {known})"
     level = reader.integer("level")
     if level is not None and not 0 <= level <= 4:
         reader.errors["level"] = "must be a whole number from 0 (none) to 4 (expert)"
     reader.check()
-    row = careers.assess(session, engineer, found, level, caller())
+    row = assess(session, engineer, found, level, caller())
     return jsonify({**skill_json(row, caller()), "engineer": person_ref(engineer)})
 
 
@@ -785,7 +797,7 @@ def team_skills(team_id: int):
     _managers_only()
     team = _team_in_url(team_id)
     query(())
-    return jsonify(coverage_json(careers.team_coverage(db_session(), team)))
+    return jsonify(coverage_json(team_coverage(db_session(), team)))
 
 
 @bp.get("/bonuses")
@@ -794,9 +806,7 @@ def bonuses():
     params = query(("quarter",))
     try:
         quarter = (
-            careers.Quarter.parse(params["quarter"])
-            if "quarter" in params
-            else careers.Quarter.of(web.today())
+            Quarter.parse(params["quarter"]) if "quarter" in params else Quarter.of(web.today())
         )
     except ValidationError as exc:
         raise ApiError(400, exc.errors) from None
@@ -804,4 +814,4 @@ def bonuses():
     ids = None
     if caller().access_role != "admin":
         ids = [e.id for e in visible_engineers(session, caller())]
-    return jsonify(ledger_json(quarter, careers.ledger(session, quarter, ids)))
+    return jsonify(ledger_json(quarter, ledger(session, quarter, ids)))

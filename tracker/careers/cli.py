@@ -9,7 +9,14 @@ from decimal import Decimal, InvalidOperation
 import click
 from flask.cli import AppGroup
 
-from tracker.careers import services
+from tracker.careers.services.bonuses import (
+    Quarter,
+    bonus_credential,
+    bonuses,
+    ledger,
+    set_bonus,
+    since,
+)
 from tracker.clock import today
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
@@ -50,8 +57,8 @@ def bonus_set(code: str, amount: str, renewals: bool | None, effective: str | No
     except ValueError:
         raise click.ClickException(f"from: {effective!r} is not a date (YYYY-MM-DD)") from None
     try:
-        credential = services.bonus_credential(session, code)
-        bonus = services.set_bonus(
+        credential = bonus_credential(session, code)
+        bonus = set_bonus(
             session, credential, value, renewals, effective_on=effective_on, today=today()
         )
     except ValidationError as exc:
@@ -60,7 +67,7 @@ def bonus_set(code: str, amount: str, renewals: bool | None, effective: str | No
     renewal = "renewals earn it too" if bonus.renewals_earn else "renewals do not earn it"
     click.echo(
         f"{credential.code}: bonus {bonus.amount:.2f} ({renewal}), "
-        f"for certifications passed {services.since(bonus)}"
+        f"for certifications passed {since(bonus)}"
     )
 
 
@@ -68,11 +75,9 @@ def bonus_set(code: str, amount: str, renewals: bool | None, effective: str | No
 @click.option("--history", is_flag=True, help="Every amount ever set, not only the current ones.")
 def bonus_list(history: bool) -> None:
     """List the bonus set per certification: amount, renewals, from when."""
-    for bonus in services.bonuses(db_session(), history=history):
+    for bonus in bonuses(db_session(), history=history):
         renewal = "renewals earn" if bonus.renewals_earn else "first pass only"
-        click.echo(
-            f"{bonus.credential.code}\t{bonus.amount:.2f}\t{renewal}\t{services.since(bonus)}"
-        )
+        click.echo(f"{bonus.credential.code}\t{bonus.amount:.2f}\t{renewal}\t{since(bonus)}")
 
 
 @bonus_cli.command("ledger")
@@ -81,10 +86,10 @@ def bonus_list(history: bool) -> None:
 def bonus_ledger(quarter: str | None, as_json: bool) -> None:
     """Print the bonuses earned in QUARTER (YYYY-Qn; default: this quarter)."""
     try:
-        period = services.Quarter.parse(quarter) if quarter else services.Quarter.of(today())
+        period = Quarter.parse(quarter) if quarter else Quarter.of(today())
     except ValidationError as exc:
         raise _fail(exc) from None
-    rows = services.ledger(db_session(), period)
+    rows = ledger(db_session(), period)
     if as_json:
         from tracker.api.schemas import ledger_json
 

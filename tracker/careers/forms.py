@@ -1,8 +1,8 @@
 """Forms for levels, evidence, proficiency, apprenticeships and bonuses.
 
 Choices are filled by the views from the database; a value outside them is
-refused with a message naming the rule. tracker.careers.services checks the
-rules again before anything is written.
+refused with a message naming the rule (its limits from tracker.careers.rules);
+the services check the rules again before anything is written.
 """
 
 from __future__ import annotations
@@ -20,8 +20,7 @@ from wtforms.validators import (
     Regexp,
 )
 
-from tracker.admin.forms import ListedChoice, choices, optional_id
-from tracker.careers.services import (
+from tracker.careers.rules import (
     DEFAULT_APPRENTICESHIP_MONTHS,
     EVIDENCE_KINDS,
     EVIDENCE_LABELS,
@@ -32,8 +31,10 @@ from tracker.careers.services import (
     MAX_NOTE_LENGTH,
     MIN_APPRENTICESHIP_MONTHS,
     PROFICIENCY_LABELS,
+    PROFICIENCY_RANGE,
+    QUARTER_PATTERN,
 )
-from tracker.forms import DecimalRange
+from tracker.forms import DecimalRange, ListedChoice, choices, optional_id
 
 QUARTER_MESSAGE = "quarter must be written YYYY-Qn, Q1 to Q4 (e.g. 2026-Q4)"
 
@@ -92,7 +93,7 @@ class SkillForm(FlaskForm):
         coerce=optional_id,
         choices=choices((n, f"{n} · {label}") for n, label in PROFICIENCY_LABELS.items()),
         validators=[InputRequired(message="a proficiency is required")],
-        not_listed="proficiency must be from 0 (none) to 4 (expert)",
+        not_listed=f"proficiency must be {PROFICIENCY_RANGE}",
     )
 
 
@@ -183,10 +184,7 @@ class QuarterForm(FlaskForm):
         "Quarter",
         validators=[
             Optional(),
-            Regexp(
-                r"^[0-9]{4}-[Qq][1-4]$",
-                message=QUARTER_MESSAGE,
-            ),
+            Regexp(f"^{QUARTER_PATTERN}$", message=QUARTER_MESSAGE),
         ],
         description="YYYY-Qn, e.g. 2026-Q4",
     )

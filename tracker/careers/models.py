@@ -19,6 +19,15 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
+from tracker.careers.rules import (
+    DEFAULT_PRODUCTIVITY_LOSS,
+    EARLIEST_DATE,
+    MAX_EVIDENCE_TITLE,
+    MAX_PRODUCTIVITY_LOSS,
+    MAX_PROFICIENCY,
+    MIN_PROFICIENCY,
+    STORED_EVIDENCE_KINDS,
+)
 from tracker.catalog.models import Credential, LearningPath, Speciality
 from tracker.db import Base, Fixed, utcnow
 from tracker.people.models import Engineer
@@ -55,7 +64,8 @@ class Evidence(Base):
     __tablename__ = "evidence"
     __table_args__ = (
         CheckConstraint(
-            "kind IN ('patent', 'publication', 'deployment', 'other')", name="kind_known"
+            "kind IN ({})".format(", ".join(f"'{k}'" for k in STORED_EVIDENCE_KINDS)),
+            name="kind_known",
         ),
     )
 
@@ -64,7 +74,7 @@ class Evidence(Base):
         ForeignKey("engineers.id", ondelete="CASCADE"), index=True
     )
     kind: Mapped[str] = mapped_column(String(16))
-    title: Mapped[str] = mapped_column(String(300))
+    title: Mapped[str] = mapped_column(String(MAX_EVIDENCE_TITLE))
     occurred_on: Mapped[dt.date] = mapped_column(Date)
     note: Mapped[str] = mapped_column(Text, default="")
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
@@ -75,7 +85,10 @@ class SkillAssessment(Base):
 
     __tablename__ = "skill_assessments"
     __table_args__ = (
-        CheckConstraint("proficiency BETWEEN 0 AND 4", name="proficiency_0_to_4"),
+        CheckConstraint(
+            f"proficiency BETWEEN {MIN_PROFICIENCY} AND {MAX_PROFICIENCY}",
+            name="proficiency_0_to_4",
+        ),
         Index("ix_skill_assessments_engineer_speciality", "engineer_id", "speciality_id"),
     )
 
@@ -102,7 +115,8 @@ class Apprenticeship(Base):
         CheckConstraint("ends_on > starts_on", name="period_ordered"),
         CheckConstraint("junior_id <> senior_id", name="two_people"),
         CheckConstraint(
-            "productivity_loss_percent BETWEEN 0 AND 100", name="productivity_loss_0_to_100"
+            f"productivity_loss_percent BETWEEN 0 AND {MAX_PRODUCTIVITY_LOSS}",
+            name="productivity_loss_0_to_100",
         ),
     )
 
@@ -118,7 +132,9 @@ class Apprenticeship(Base):
     )
     starts_on: Mapped[dt.date] = mapped_column(Date)
     ends_on: Mapped[dt.date] = mapped_column(Date)
-    productivity_loss_percent: Mapped[int] = mapped_column(Integer, default=20)
+    productivity_loss_percent: Mapped[int] = mapped_column(
+        Integer, default=DEFAULT_PRODUCTIVITY_LOSS
+    )
     note: Mapped[str] = mapped_column(Text, default="")
 
     junior: Mapped[Engineer] = relationship(foreign_keys=[junior_id])
@@ -142,8 +158,8 @@ class CertificationBonus(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     credential_id: Mapped[int] = mapped_column(ForeignKey("credentials.id", ondelete="CASCADE"))
-    # Bonuses set before amounts had a history apply from the start (1970-01-01).
-    effective_on: Mapped[dt.date] = mapped_column(Date, server_default="1970-01-01")
+    # Bonuses set before amounts had a history apply from the start.
+    effective_on: Mapped[dt.date] = mapped_column(Date, server_default=EARLIEST_DATE.isoformat())
     amount: Mapped[Decimal] = mapped_column(Fixed(2))
     renewals_earn: Mapped[bool] = mapped_column(Boolean, default=False)
     set_at: Mapped[dt.datetime | None] = mapped_column(DateTime, default=utcnow)

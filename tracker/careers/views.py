@@ -17,9 +17,6 @@ from flask_login import current_user, login_required
 from flask_wtf import FlaskForm
 from sqlalchemy.orm import Session
 
-from tracker.admin.forms import choices
-from tracker.admin.services import levels as all_levels
-from tracker.careers import services
 from tracker.careers.forms import (
     QUARTER_MESSAGE,
     ApprenticeshipForm,
@@ -30,9 +27,48 @@ from tracker.careers.forms import (
     QuarterForm,
     SkillForm,
 )
+from tracker.careers.rules import EVIDENCE_LABELS, HELD_AT, PROFICIENCY_LABELS
+from tracker.careers.services.apprenticeships import (
+    apprenticeships_of,
+    can_pair,
+    create_apprenticeship,
+    visible_apprenticeships,
+)
+from tracker.careers.services.bonuses import (
+    BonusRow,
+    Quarter,
+    bonus_credential,
+    bonus_credentials,
+    ledger,
+    set_bonus,
+    since,
+)
+from tracker.careers.services.bonuses import bonuses as bonus_list
+from tracker.careers.services.evidence import can_record_evidence, evidence_of, record_evidence
+from tracker.careers.services.ladder import (
+    can_manage,
+    career,
+    change_level,
+    level_history,
+    load_levels,
+    managed_people,
+)
+from tracker.careers.services.ladder import promotions as promotion_careers
+from tracker.careers.services.rotation import rotation
+from tracker.careers.services.skills import assess as assess_skill
+from tracker.careers.services.skills import (
+    assessors,
+    can_assess,
+    current_skills,
+    find_speciality,
+    skill_history,
+    specialities,
+    team_coverage,
+)
+from tracker.careers.services.skills import confirm as confirm_skill
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
-from tracker.forms import show_errors
+from tracker.forms import choices, show_errors
 from tracker.people.models import Engineer, Team
 from tracker.people.services import can_view, visible_engineers
 from tracker.progress.services import paths_with_courses
@@ -70,14 +106,14 @@ def mine():
 def _level_form(session: Session, form: LevelForm | None = None) -> LevelForm:
     form = form or LevelForm(prefix="level")
     form.level.choices = choices(
-        (lv.number, f"{lv.number} · {lv.name}") for lv in all_levels(session)
+        (n, f"{n} · {lv.name}") for n, lv in sorted(load_levels(session).items())
     )
     return form
 
 
 def _skill_form(session: Session, form: SkillForm | None = None) -> SkillForm:
     form = form or SkillForm(prefix="skill")
-    form.speciality.choices = choices((s.code, s.name) for s in services.specialities(session))
+    form.speciality.choices = choices((s.code, s.name) for s in specialities(session))
     return form
 
 
@@ -85,38 +121,38 @@ def _page(person: Engineer, status: int = 200, **forms: FlaskForm):
     session = db_session()
     on = today()
     actor = _actor()
-    manage = services.can_manage(actor, person)
+    manage = can_manage(actor, person)
     level_form = forms.get("level_form") or _level_form(session)
     if "level_form" not in forms:
         level_form.level.data = person.level
-    history = services.skill_history(session, person.id)
-    current = services.current_skills(session, [person.id])[person.id]
+    history = skill_history(session, person.id)
+    current = current_skills(session, [person.id])[person.id]
     return render_template(
         "careers/engineer.html",
         person=person,
-        career=services.career(session, person, on),
+        career=career(session, person, on),
         on=on,
         own=person.id == actor.id,
         manage=manage,
         level_form=level_form if manage else None,
-        levels=services.level_history(session, person),
-        evidence=services.evidence_of(session, person.id),
+        levels=level_history(session, person),
+        evidence=evidence_of(session, person.id),
         evidence_form=forms.get("evidence_form") or EvidenceForm(prefix="evidence"),
-        specialities=services.specialities(session),
+        specialities=specialities(session),
         current=current,
         history=history,
-        assessors=services.assessors(session, history),
+        assessors=assessors(session, history),
         skill_form=forms.get("skill_form") or _skill_form(session),
         confirm_forms={
             s.speciality.code: ConfirmForm(prefix=f"confirm-{s.speciality.code}")
             for s in current.values()
             if manage and not s.confirmed
         },
-        ladder=sorted(services.load_levels(session).values(), key=lambda lv: lv.number),
-        labels=services.PROFICIENCY_LABELS,
-        evidence_labels=services.EVIDENCE_LABELS,
-        rotation=services.rotation(person),
-        apprenticeships=services.apprenticeships_of(session, person, on),
+        ladder=sorted(load_levels(session).values(), key=lambda lv: lv.number),
+        labels=PROFICIENCY_LABELS,
+        evidence_labels=EVIDENCE_LABELS,
+        rotation=rotation(person),
+        apprenticeships=apprenticeships_of(session, person, on),
     ), status
 
 
@@ -133,13 +169,13 @@ def set_level(engineer_id: int):
     """Set a report's level (their manager or an admin); the history keeps who, when, from, to."""
     session = db_session()
     person = _engineer_or_404(engineer_id)
-    if not services.can_manage(_actor(), person):
+    if not can_manage(_actor(), person):
         abort(403)
     form = _level_form(session, LevelForm(prefix="level"))
     if form.validate_on_submit():
         before = person.level
         try:
-            change = services.change_level(session, person, form.level.data, _actor(), today())
+            change = change_level(session, person, form.level.data, _actor(), today())
         except ValidationError as exc:
             show_errors(form, exc)
         else:
@@ -156,12 +192,12 @@ def set_level(engineer_id: int):
 def add_evidence(engineer_id: int):
     """Record a patent, publication or deployment led (the level-5 evidence)."""
     person = _engineer_or_404(engineer_id)
-    if not services.can_record_evidence(_actor(), person):
+    if not can_record_evidence(_actor(), person):
         abort(403)
     form = EvidenceForm(prefix="evidence")
     if form.validate_on_submit():
         try:
-            entry = services.record_evidence(
+            entry = record_evidence(
                 db_session(),
                 person,
                 form.kind.data,
@@ -184,20 +220,22 @@ def assess(engineer_id: int):
     """Write a proficiency: self-assessed by the engineer, confirmed by their manager."""
     session = db_session()
     person = _engineer_or_404(engineer_id)
-    if not services.can_assess(_actor(), person):
+    if not can_assess(_actor(), person):
         abort(403)
     form = _skill_form(session, SkillForm(prefix="skill"))
     if form.validate_on_submit():
-        speciality = services.find_speciality(session, form.speciality.data)
+        speciality = find_speciality(session, form.speciality.data)
+        # The form accepts only the listed specialities, each of which exists.
+        assert speciality is not None
         try:
-            row = services.assess(session, person, speciality, form.proficiency.data, _actor())
+            row = assess_skill(session, person, speciality, form.proficiency.data, _actor())
         except ValidationError as exc:
             show_errors(form, exc, {"level": "proficiency"})
         else:
             kind = "confirmed" if row.confirmed else "self-assessed"
             flash(
                 f"{speciality.name}: {row.proficiency} · "
-                f"{services.PROFICIENCY_LABELS[row.proficiency]} ({kind}).",
+                f"{PROFICIENCY_LABELS[row.proficiency]} ({kind}).",
                 "success",
             )
             return redirect(url_for("careers.engineer", engineer_id=person.id))
@@ -210,15 +248,15 @@ def confirm(engineer_id: int, speciality: str):
     """Confirm a report's current proficiency in a speciality (their manager or an admin)."""
     session = db_session()
     person = _engineer_or_404(engineer_id)
-    if not services.can_manage(_actor(), person):
+    if not can_manage(_actor(), person):
         abort(403)
-    found = services.find_speciality(session, speciality)
+    found = find_speciality(session, speciality)
     if found is None:
         abort(404)
     form = ConfirmForm(prefix=f"confirm-{found.code}")
     if form.validate_on_submit():
         try:
-            row = services.confirm(session, person, found, _actor())
+            row = confirm_skill(session, person, found, _actor())
         except ValidationError as exc:
             form.form_errors.extend(exc.errors.values())
         else:
@@ -238,12 +276,12 @@ def promotions():
     """The manager's people: who meets the next level's rule, and what the others lack."""
     session = db_session()
     on = today()
-    rows = services.promotions(session, _actor(), on)
+    rows = promotion_careers(session, _actor(), on)
     return render_template(
         "careers/promotions.html",
         ready=[c for c in rows if c.meets_next_level],
         others=[c for c in rows if not c.meets_next_level],
-        rotations={c.engineer.id: services.rotation(c.engineer) for c in rows},
+        rotations={c.engineer.id: rotation(c.engineer) for c in rows},
         on=on,
     )
 
@@ -260,15 +298,15 @@ def team_skills(team_id: int):
     return render_template(
         "careers/coverage.html",
         team=team,
-        coverage=services.team_coverage(db_session(), team),
-        labels=services.PROFICIENCY_LABELS,
-        held_at=services.HELD_AT,
+        coverage=team_coverage(db_session(), team),
+        labels=PROFICIENCY_LABELS,
+        held_at=HELD_AT,
     )
 
 
 def _apprenticeship_choices(session: Session, form: ApprenticeshipForm) -> None:
     actor = _actor()
-    people = services.managed_people(session, actor)
+    people = managed_people(session, actor)
     form.junior.choices = choices([NONE, *((e.id, f"{e.name} (level {e.level})") for e in people)])
     seniors = people if actor.access_role == "admin" else [actor, *people]
     form.senior.choices = choices([NONE, *((e.id, f"{e.name} (level {e.level})") for e in seniors)])
@@ -292,13 +330,13 @@ def apprenticeships():
     if form.validate_on_submit():
         junior = session.get(Engineer, form.junior.data)
         senior = session.get(Engineer, form.senior.data)
-        if junior is None or senior is None or not services.can_pair(_actor(), junior, senior):
+        if junior is None or senior is None or not can_pair(_actor(), junior, senior):
             abort(403)
         path = None
         if form.path.data is not None:
             path = next(p for p in paths_with_courses(session) if p.id == form.path.data)
         try:
-            row = services.create_apprenticeship(
+            row = create_apprenticeship(
                 session,
                 junior,
                 senior,
@@ -322,7 +360,7 @@ def apprenticeships():
     return render_template(
         "careers/apprenticeships.html",
         form=form,
-        rows=services.visible_apprenticeships(session, _actor(), on),
+        rows=visible_apprenticeships(session, _actor(), on),
         on=on,
     ), status
 
@@ -330,29 +368,29 @@ def apprenticeships():
 # --- bonuses ------------------------------------------------------------------------
 
 
-def _quarter() -> tuple[QuarterForm, services.Quarter | None]:
+def _quarter() -> tuple[QuarterForm, Quarter | None]:
     """Read ?quarter=YYYY-Qn (default: today's quarter); None when malformed."""
     form = QuarterForm(request.args)
     if request.args.get("quarter", "").strip():
         if not form.validate():
             return form, None
         try:
-            return form, services.Quarter.parse(form.quarter.data)
+            return form, Quarter.parse(form.quarter.data)
         except ValidationError:
             form.quarter.errors = [QUARTER_MESSAGE]
             return form, None
-    quarter = services.Quarter.of(today())
+    quarter = Quarter.of(today())
     form.quarter.data = str(quarter)
     return form, quarter
 
 
-def _ledger_rows(quarter: services.Quarter) -> list[services.BonusRow]:
+def _ledger_rows(quarter: Quarter) -> list[BonusRow]:
     session = db_session()
     actor = _actor()
     ids = None
     if actor.access_role != "admin":
         ids = [e.id for e in visible_engineers(session, actor)]
-    return services.ledger(session, quarter, ids)
+    return ledger(session, quarter, ids)
 
 
 @bp.get("/bonuses")
@@ -422,15 +460,15 @@ def bonus_amounts():
     on = today()
     form = BonusForm()
     form.credential.choices = choices(
-        (c.code, f"{c.code} · {c.name}") for c in services.bonus_credentials(session)
+        (c.code, f"{c.code} · {c.name}") for c in bonus_credentials(session)
     )
     if not form.is_submitted():
         form.effective_on.data = on
     status = 200
     if form.validate_on_submit():
         try:
-            credential = services.bonus_credential(session, form.credential.data)
-            bonus = services.set_bonus(
+            credential = bonus_credential(session, form.credential.data)
+            bonus = set_bonus(
                 session,
                 credential,
                 form.amount.data,
@@ -444,7 +482,7 @@ def bonus_amounts():
             renewals = "renewals earn it too" if bonus.renewals_earn else "renewals do not earn it"
             flash(
                 f"{credential.code}: bonus {bonus.amount:,.2f} ({renewals}), "
-                f"for certifications passed {services.since(bonus)}.",
+                f"for certifications passed {since(bonus)}.",
                 "success",
             )
             return redirect(url_for("careers.bonus_amounts"))
@@ -453,7 +491,7 @@ def bonus_amounts():
     # The history comes by credential, latest first: the first of each is its
     # current amount, and each earlier one ran until the day before the next.
     current, earlier, later = [], [], None
-    for bonus in services.bonuses(session, history=True):
+    for bonus in bonus_list(session, history=True):
         if later is not None and later.credential_id == bonus.credential_id:
             earlier.append((bonus, later.effective_on - dt.timedelta(days=1)))
         else:
@@ -464,5 +502,5 @@ def bonus_amounts():
         form=form,
         bonuses=current,
         earlier=earlier,
-        since=services.since,
+        since=since,
     ), status

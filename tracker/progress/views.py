@@ -8,7 +8,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
 from tracker.audit.models import AuditEvent
-from tracker.careers import services as careers
+from tracker.careers.services.ladder import career
 from tracker.catalog.models import Course, Credential, Exam
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
@@ -70,7 +70,7 @@ def _show_overview(person: Engineer):
         "progress/dashboard.html",
         person=person,
         view=services.overview(session, person, on),
-        career=careers.career(session, person, on),
+        career=career(session, person, on),
         plans=[
             (plan, services.plan_outlook(session, person, plan.exam, plan.planned_on, on))
             for plan in services.open_plans(session, person.id)

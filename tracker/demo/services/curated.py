@@ -9,7 +9,10 @@ from decimal import Decimal
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from tracker.careers.services import assess, create_apprenticeship, record_evidence, set_bonus
+from tracker.careers.services.apprenticeships import create_apprenticeship
+from tracker.careers.services.bonuses import set_bonus
+from tracker.careers.services.evidence import record_evidence
+from tracker.careers.services.skills import assess
 from tracker.catalog.models import Course, Credential, Exam, Speciality
 from tracker.demo.services.common import DEMO_PASSWORD, DOMAIN, PROCTORING, experience_text
 from tracker.people.models import Engineer, Team

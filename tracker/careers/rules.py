@@ -1,0 +1,68 @@
+"""The careers' rule constants: evidence, proficiency, apprenticeships, bonuses, rotation."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from typing import TypeGuard
+
+# No career record (evidence, apprenticeship, bonus amount) is dated before this day;
+# bonuses set before amounts had a history apply from it.
+EARLIEST_DATE = dt.date(1970, 1, 1)
+
+# --- evidence ---------------------------------------------------------------------
+
+# What counts as level-5 evidence; the model also knows "other", which does not.
+EVIDENCE_KINDS = ("patent", "publication", "deployment")
+STORED_EVIDENCE_KINDS = (*EVIDENCE_KINDS, "other")
+EVIDENCE_LABELS = {
+    "patent": "Patent",
+    "publication": "Publication",
+    "deployment": "Deployment led",
+}
+EVIDENCE_REASON = "recorded evidence (patents, publications or deployments led)"
+MAX_EVIDENCE_TITLE = 300
+MAX_EVIDENCE_NOTE = 2000
+
+# --- proficiency ------------------------------------------------------------------
+
+MIN_PROFICIENCY = 0
+MAX_PROFICIENCY = 4
+PROFICIENCY_LABELS = {0: "none", 1: "basic", 2: "working", 3: "advanced", 4: "expert"}
+# A speciality is held at this proficiency or above; one holder is a single point of failure.
+HELD_AT = 3
+PROFICIENCY_RANGE = (
+    f"from {MIN_PROFICIENCY} ({PROFICIENCY_LABELS[MIN_PROFICIENCY]}) "
+    f"to {MAX_PROFICIENCY} ({PROFICIENCY_LABELS[MAX_PROFICIENCY]})"
+)
+
+# --- apprenticeships --------------------------------------------------------------
+
+MIN_APPRENTICESHIP_MONTHS = 1
+MAX_APPRENTICESHIP_MONTHS = 12
+DEFAULT_APPRENTICESHIP_MONTHS = 3
+# An apprenticeship starts at most this many months after today.
+MAX_APPRENTICESHIP_LEAD_MONTHS = 12
+# The senior's productivity loss when the catalog's strategy does not say.
+DEFAULT_PRODUCTIVITY_LOSS = 20
+MAX_PRODUCTIVITY_LOSS = 100
+MAX_NOTE_LENGTH = 500
+
+# --- bonuses ----------------------------------------------------------------------
+
+MAX_BONUS = Decimal(1_000_000)
+BONUS_PLACES = 2
+# A quarter is written YYYY-Qn (the groups: the year, the quarter's number).
+QUARTER_PATTERN = r"([0-9]{4})-[Qq]([1-4])"
+FIRST_QUARTER_YEAR = 1970
+LAST_QUARTER_YEAR = 2999
+
+# --- rotation ---------------------------------------------------------------------
+
+# Someone who has held this many job roles has worked across domains.
+ACROSS_DOMAINS_ROLES = 2
+
+
+def is_whole(value: object) -> TypeGuard[int]:
+    """Return whether `value` is a whole number (an int, not a bool)."""
+    return isinstance(value, int) and not isinstance(value, bool)

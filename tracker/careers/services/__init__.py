@@ -1,0 +1,1 @@
+"""Career rules, one concern per module (no re-exports: import from the module)."""

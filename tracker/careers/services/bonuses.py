@@ -1,0 +1,275 @@
+"""Certification bonuses: amounts with their history, and the ledger per quarter."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import Decimal
+
+from sqlalchemy import and_, exists, func, select
+from sqlalchemy.orm import Session, aliased, selectinload
+
+from tracker.careers.models import CertificationBonus
+from tracker.careers.rules import (
+    BONUS_PLACES,
+    EARLIEST_DATE,
+    FIRST_QUARTER_YEAR,
+    LAST_QUARTER_YEAR,
+    MAX_BONUS,
+    QUARTER_PATTERN,
+)
+from tracker.catalog.models import Credential
+from tracker.db import utcnow
+from tracker.errors import ValidationError
+from tracker.people.models import Engineer
+from tracker.progress.models import Certification
+from tracker.progress.services import add_months
+
+_QUARTER = re.compile(QUARTER_PATTERN)
+
+
+@dataclass(frozen=True, order=True)
+class Quarter:
+    """A calendar quarter, written YYYY-Qn."""
+
+    year: int
+    number: int
+
+    @property
+    def starts_on(self) -> dt.date:
+        return dt.date(self.year, 3 * self.number - 2, 1)
+
+    @property
+    def ends_on(self) -> dt.date:
+        return add_months(self.starts_on, 3) - dt.timedelta(days=1)
+
+    def __str__(self) -> str:
+        return f"{self.year}-Q{self.number}"
+
+    @classmethod
+    def of(cls, day: dt.date) -> Quarter:
+        return cls(day.year, (day.month - 1) // 3 + 1)
+
+    @classmethod
+    def parse(cls, text: str) -> Quarter:
+        """Read YYYY-Qn (n 1-4); a ValidationError on "quarter" otherwise."""
+        match = _QUARTER.fullmatch(text.strip()) if isinstance(text, str) else None
+        if match is None or not FIRST_QUARTER_YEAR <= int(match.group(1)) <= LAST_QUARTER_YEAR:
+            raise ValidationError(
+                {"quarter": "must be a quarter written YYYY-Qn, Q1 to Q4 (e.g. 2026-Q4)"}
+            )
+        return cls(int(match.group(1)), int(match.group(2)))
+
+    @property
+    def previous(self) -> Quarter:
+        if self.number == 1:
+            return Quarter(self.year - 1, 4)
+        return Quarter(self.year, self.number - 1)
+
+    @property
+    def next(self) -> Quarter:
+        if self.number == 4:
+            return Quarter(self.year + 1, 1)
+        return Quarter(self.year, self.number + 1)
+
+
+def bonus_credential(session: Session, code: str) -> Credential:
+    """Return the credential a bonus may be set on (not a group), or a ValidationError."""
+    credential = session.scalars(
+        select(Credential).where(func.upper(Credential.code) == (code or "").strip().upper())
+    ).one_or_none()
+    if credential is None:
+        raise ValidationError({"credential": f"unknown credential code {code!r}"})
+    if credential.kind == "group":
+        members = ", ".join(m.code for m in credential.members)
+        raise ValidationError(
+            {
+                "credential": f"{credential.code} is a group and is never earned itself; "
+                f"set the bonus on its members ({members})"
+            }
+        )
+    return credential
+
+
+def set_bonus(
+    session: Session,
+    credential: Credential,
+    amount: Decimal | int,
+    renewals_earn: bool | None = None,
+    *,
+    effective_on: dt.date,
+    today: dt.date,
+) -> CertificationBonus:
+    """Set what the organisation pays for earning `credential` on or after `effective_on`.
+
+    Certifications passed before `effective_on` keep the amount in effect
+    when they were passed, so a ledger already paid never changes; setting
+    the same credential and date again corrects that amount. `effective_on`
+    may be in the past (a correction, or a programme announced late), never
+    after `today`. `renewals_earn` None keeps the choice in effect on that
+    date (no when there is none).
+    """
+    errors: dict[str, str] = {}
+    if credential.kind == "group":
+        errors["credential"] = f"{credential.code} is a group; set the bonus on its members"
+    value = Decimal(0)
+    if isinstance(amount, bool) or not isinstance(amount, int | Decimal):
+        errors["amount"] = "amount must be a number"
+    else:
+        value = Decimal(amount)
+        if not value.is_finite() or not 0 <= value <= MAX_BONUS:
+            errors["amount"] = f"amount must be from 0 to {MAX_BONUS:,}"
+        elif value != value.quantize(Decimal(1).scaleb(-BONUS_PLACES)):
+            errors["amount"] = f"amount must have at most {BONUS_PLACES} decimals"
+    if not isinstance(effective_on, dt.date) or isinstance(effective_on, dt.datetime):
+        errors["effective_on"] = "effective from must be a date (YYYY-MM-DD)"
+    elif effective_on > today:
+        errors["effective_on"] = f"effective from must not be after today ({today.isoformat()})"
+    elif effective_on < EARLIEST_DATE:
+        errors["effective_on"] = f"effective from must be {EARLIEST_DATE.isoformat()} or later"
+    if errors:
+        raise ValidationError(errors)
+    in_effect = bonus_on(session, credential, effective_on)
+    if in_effect is not None and in_effect.effective_on == effective_on:
+        bonus = in_effect
+        bonus.amount = value
+        if renewals_earn is not None:
+            bonus.renewals_earn = renewals_earn
+        bonus.set_at = utcnow()
+    else:
+        if renewals_earn is None:
+            renewals_earn = in_effect.renewals_earn if in_effect is not None else False
+        bonus = CertificationBonus(
+            credential_id=credential.id,
+            credential=credential,
+            effective_on=effective_on,
+            amount=value,
+            renewals_earn=renewals_earn,
+        )
+        session.add(bonus)
+    session.flush()
+    return bonus
+
+
+def since(bonus: CertificationBonus) -> str:
+    """Say from when a bonus applies: "from YYYY-MM-DD", or "from the start"."""
+    if bonus.effective_on <= EARLIEST_DATE:
+        return "from the start"
+    return f"from {bonus.effective_on.isoformat()}"
+
+
+def bonus_on(session: Session, credential: Credential, day: dt.date) -> CertificationBonus | None:
+    """Return the bonus in effect for a certification of `credential` passed on `day`."""
+    return session.scalars(
+        select(CertificationBonus)
+        .where(
+            CertificationBonus.credential_id == credential.id,
+            CertificationBonus.effective_on <= day,
+        )
+        .order_by(CertificationBonus.effective_on.desc())
+        .limit(1)
+    ).one_or_none()
+
+
+def bonuses(session: Session, history: bool = False) -> list[CertificationBonus]:
+    """Return each credential's current bonus (the latest set), by credential code.
+
+    With `history`, every amount ever set instead: by code, the latest first.
+    """
+    query = (
+        select(CertificationBonus)
+        .join(CertificationBonus.credential)
+        .options(selectinload(CertificationBonus.credential))
+        .order_by(Credential.code, CertificationBonus.effective_on.desc())
+    )
+    if not history:
+        later = aliased(CertificationBonus)
+        query = query.where(
+            ~exists().where(
+                later.credential_id == CertificationBonus.credential_id,
+                later.effective_on > CertificationBonus.effective_on,
+            )
+        )
+    return list(session.scalars(query))
+
+
+def bonus_credentials(session: Session) -> list[Credential]:
+    """Return the credentials a bonus can be set on (exams and external ones), by code."""
+    return list(
+        session.scalars(
+            select(Credential).where(Credential.kind != "group").order_by(Credential.code)
+        )
+    )
+
+
+@dataclass(frozen=True)
+class BonusRow:
+    """One bonus earned: who, which certification, when it was passed, how much."""
+
+    certification: Certification
+    amount: Decimal
+    renewal: bool
+
+    @property
+    def engineer(self) -> Engineer:
+        return self.certification.engineer
+
+    @property
+    def credential(self) -> Credential:
+        return self.certification.credential
+
+    @property
+    def passed_on(self) -> dt.date:
+        return self.certification.earned_on
+
+
+def ledger(
+    session: Session, quarter: Quarter, engineer_ids: Iterable[int] | None = None
+) -> list[BonusRow]:
+    """Return the bonuses earned in `quarter`: certifications earned in it that carry a bonus.
+
+    Each earns the bonus in effect on the day it was passed. A renewal (a
+    certification renewing an earlier one of the same credential) earns only
+    when that bonus says renewals earn. Bonuses of 0 are left out.
+    `engineer_ids` limits the rows to those people (None: everyone).
+    """
+    # The bonus in effect on the day each certification was passed.
+    in_effect = (
+        select(func.max(CertificationBonus.effective_on))
+        .where(
+            CertificationBonus.credential_id == Certification.credential_id,
+            CertificationBonus.effective_on <= Certification.earned_on,
+        )
+        .correlate(Certification)
+        .scalar_subquery()
+    )
+    query = (
+        select(Certification, CertificationBonus)
+        .join(
+            CertificationBonus,
+            and_(
+                CertificationBonus.credential_id == Certification.credential_id,
+                CertificationBonus.effective_on == in_effect,
+            ),
+        )
+        .where(
+            Certification.earned_on >= quarter.starts_on,
+            Certification.earned_on <= quarter.ends_on,
+            CertificationBonus.amount > 0,
+        )
+        .options(selectinload(Certification.engineer), selectinload(Certification.credential))
+    )
+    if engineer_ids is not None:
+        query = query.where(Certification.engineer_id.in_(list(engineer_ids)))
+    rows = []
+    for cert, bonus in session.execute(query).tuples():
+        renewal = cert.renews_id is not None
+        if renewal and not bonus.renewals_earn:
+            continue
+        rows.append(BonusRow(cert, bonus.amount, renewal))
+    return sorted(
+        rows,
+        key=lambda r: (r.passed_on, r.engineer.name.lower(), r.credential.code, r.certification.id),
+    )
