@@ -613,7 +613,8 @@ def generate_organisation(
     from tracker.people.services import hash_password
     from tracker.progress.models import Certification, ExamAttempt, HourLog
     from tracker.progress.services import whole_months_between
-    from tracker.readiness.services import choose_template, load_templates
+    from tracker.readiness.services.matching import choose_template
+    from tracker.readiness.services.members import load_templates
 
     started = time.perf_counter()
     if engineers < 1:
