@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 
 from flask import Blueprint, Response, abort, render_template, request
@@ -81,7 +82,7 @@ def _team_or_404(team_id: int) -> Team:
     return team
 
 
-def _query(team: Team) -> tuple[ReadinessQueryForm, int, object, int]:
+def _query(team: Team) -> tuple[ReadinessQueryForm, int, dt.date, int]:
     """Read ?gpus=&on= (defaults: the team's fleet, today); 400 on bad values."""
     form = ReadinessQueryForm(request.args)
     status = 200

@@ -6,11 +6,11 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tracker.catalog.models import TeamTemplate
 from tracker.people.models import Team
 from tracker.progress.services import add_months
 from tracker.readiness.rules import FORECAST_MONTHS
 from tracker.readiness.services.matching import (
+    TemplateT,
     choose_template,
     filled_percent,
     judge,
@@ -32,7 +32,7 @@ class ForecastPoint:
 def forecast(
     team: Team,
     members: Sequence[Member],
-    templates: Sequence[TeamTemplate],
+    templates: Sequence[TemplateT],
     today: dt.date,
     gpus: int | None = None,
     months: int = FORECAST_MONTHS,

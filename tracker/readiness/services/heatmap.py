@@ -6,7 +6,6 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tracker.catalog.models import Credential, TeamTemplate
 from tracker.progress.models import Certification
 from tracker.progress.services import (
     PathProgress,
@@ -16,32 +15,35 @@ from tracker.progress.services import (
     latest_for,
     status_on,
 )
-from tracker.readiness.services.members import Member
+from tracker.readiness.services.matching import Template
+from tracker.readiness.services.members import AnyCredential, HeldCertification, Member
 
 
 @dataclass(frozen=True)
 class HeatCell:
     status: Status
-    certification: Certification | None
+    certification: Certification | HeldCertification | None
     days_left: int | None = None
 
 
-def heat_cell(member: Member, credential: Credential, on: dt.date) -> HeatCell:
+def heat_cell(member: Member, credential: AnyCredential, on: dt.date) -> HeatCell:
     """Return the state of one credential (or group) for one member on `on`."""
-    held = holding(member.certifications, credential, on)
+    # progress types these as the mapped classes; the plain copies read the same fields.
+    held = holding(member.certifications, credential, on)  # type: ignore[arg-type]
     if held is not None:
         return HeatCell(status_on(held, on), held, days_left(held, on))
-    last = latest_for((c for c in member.certifications if c.earned_on <= on), credential)
+    earned = [c for c in member.certifications if c.earned_on <= on]
+    last = latest_for(earned, credential)  # type: ignore[arg-type]
     if last is not None:
         return HeatCell(Status.EXPIRED, last, days_left(last, on))
     return HeatCell(Status.MISSING, None)
 
 
 def heat_columns(
-    template: TeamTemplate, path_credentials: Sequence[Credential]
-) -> list[Credential]:
+    template: Template, path_credentials: Sequence[AnyCredential]
+) -> list[AnyCredential]:
     """Return the credentials a team's heat map shows: the paths' exams, then the template's."""
-    columns: list[Credential] = []
+    columns: list[AnyCredential] = []
     for credential in [
         *path_credentials,
         *(c for slot in template.slots for c in slot.credentials),

@@ -5,14 +5,21 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
+from typing import Any, Generic, TypeVar, overload
 
 from tracker.catalog.models import TeamTemplate, TemplateSlot
 from tracker.catalog.snapshot import SlotInfo, TemplateInfo
 from tracker.readiness.services.members import Member
 
+# Readiness reads the mapped catalog or the snapshot's plain copy of it, alike.
+Template = TeamTemplate | TemplateInfo
+Slot = TemplateSlot | SlotInfo
+TemplateT = TypeVar("TemplateT", TeamTemplate, TemplateInfo)
+SlotT = TypeVar("SlotT", TemplateSlot, SlotInfo)
 
-def choose_template(templates: Sequence[TeamTemplate], gpus: int) -> TeamTemplate:
+
+def choose_template(templates: Sequence[TemplateT], gpus: int) -> TemplateT:
     """Pick the template whose band holds `gpus`; below the smallest band, the smallest.
 
     Bands are inclusive on both ends in the catalog (small 10-99, medium
@@ -31,10 +38,10 @@ def choose_template(templates: Sequence[TeamTemplate], gpus: int) -> TeamTemplat
 
 
 @dataclass(frozen=True)
-class Seat:
+class Seat(Generic[SlotT]):
     """One seat of a slot (a slot of count 2 has seats 1 and 2)."""
 
-    slot: TemplateSlot
+    slot: SlotT
     index: int
 
     @property
@@ -42,11 +49,16 @@ class Seat:
         return f"{self.slot.position}.{self.index}"
 
 
-def seats_of(template: TeamTemplate) -> list[Seat]:
+@overload
+def seats_of(template: TeamTemplate) -> list[Seat[TemplateSlot]]: ...
+@overload
+def seats_of(template: TemplateInfo) -> list[Seat[SlotInfo]]: ...
+def seats_of(template: Template) -> list[Seat[Any]]:
+    """Return the template's seats, slot by slot."""
     return [Seat(slot, i) for slot in template.slots for i in range(1, slot.count + 1)]
 
 
-def lacks(member: Member, slot: TemplateSlot, on: dt.date) -> list[str]:
+def lacks(member: Member, slot: Slot, on: dt.date) -> list[str]:
     """Return what keeps a member from the slot on `on`: job role, level, certifications."""
     missing = []
     if slot.job_role.code not in member.role_codes:
@@ -79,13 +91,13 @@ class SlotNeeds:
     credentials: tuple[frozenset[int], ...]
 
     @classmethod
-    def of(cls, slot: TemplateSlot | SlotInfo) -> SlotNeeds:
+    def of(cls, slot: Slot) -> SlotNeeds:
         if isinstance(slot, SlotInfo):
             return _needs_of_info(slot)
         return cls._of(slot)
 
     @classmethod
-    def _of(cls, slot: TemplateSlot | SlotInfo) -> SlotNeeds:
+    def _of(cls, slot: Slot) -> SlotNeeds:
         return cls(
             slot.job_role.code,
             slot.min_level,
@@ -124,7 +136,7 @@ def _needs_of_info(slot: SlotInfo) -> SlotNeeds:
     return SlotNeeds._of(slot)
 
 
-def fits(member: Member, slot: TemplateSlot, on: dt.date) -> bool:
+def fits(member: Member, slot: Slot, on: dt.date) -> bool:
     """Return whether a member can take the slot on `on` (what `lacks` checks, without words)."""
     return SlotNeeds.of(slot).met_by(member, on)
 
@@ -134,7 +146,7 @@ def max_matching(
     engineers: Sequence[Member],
     fit: dict[tuple[int, int], bool],
     start: dict[int, int] | None = None,
-    preference: Callable[[int, int], object] | None = None,
+    preference: Callable[[int, int], Any] | None = None,
 ) -> dict[int, int]:
     """Return seat index -> engineer index of a maximum matching (augmenting paths).
 
@@ -148,7 +160,7 @@ def max_matching(
     for s in range(len(seats)):
         fitting = [e for e in range(len(engineers)) if fit.get((s, e), False)]
         if preference is not None:
-            fitting.sort(key=lambda e, s=s: preference(s, e))
+            fitting.sort(key=partial(preference, s))
         candidates.append(fitting)
     return kuhn(candidates, start)
 
@@ -176,14 +188,15 @@ def kuhn(
     return {seat: e for e, seat in engineer_of.items()}
 
 
-def template_seats(template: TeamTemplate | TemplateInfo) -> list[Seat]:
+def template_seats(template: Template) -> list[Seat[Any]]:
+    """Return the template's seats, made once for a snapshot's template."""
     if isinstance(template, TemplateInfo):
         return _seats_of_info(template)
     return seats_of(template)
 
 
 @lru_cache(maxsize=256)
-def _seats_of_info(template: TemplateInfo) -> list[Seat]:
+def _seats_of_info(template: TemplateInfo) -> list[Seat[SlotInfo]]:
     """A snapshot's template never changes: its seats are made once (callers only read them)."""
     return seats_of(template)
 
@@ -194,11 +207,12 @@ Judged = tuple[int, Member, frozenset[str], int, frozenset[int]]
 
 
 def judge(members: Sequence[Member], on: dt.date) -> list[Judged]:
+    """Return each member as matching reads it on `on`."""
     return [(e, m, m.role_codes, m.level, m.valid_on(on)) for e, m in enumerate(members)]
 
 
 def seat_candidates(
-    template: TeamTemplate | TemplateInfo, seats: Sequence[Seat], people: Sequence[Judged]
+    template: Template, seats: Sequence[Seat[Any]], people: Sequence[Judged]
 ) -> list[list[int]]:
     """Return, for each seat, the members (indices, in order) who fit it.
 
@@ -231,9 +245,7 @@ def seat_candidates(
     return [fitting[seat.slot.id] for seat in seats]
 
 
-def lacking_counts(
-    slot: TemplateSlot | SlotInfo, free: Iterable[Judged]
-) -> list[tuple[int, str, int, int]]:
+def lacking_counts(slot: Slot, free: Iterable[Judged]) -> list[tuple[int, str, int, int]]:
     """Return (how many things `lacks` names, name, id, index) of each free member for a slot.
 
     SlotNeeds.lacking, inlined: this runs for every free member and open slot.
@@ -254,4 +266,5 @@ def lacking_counts(
 
 
 def filled_percent(filled: int, total: int) -> float:
+    """Return the share of seats filled, in percent to one decimal (100 for no seats)."""
     return round(filled / total * 100, 1) if total else 100.0

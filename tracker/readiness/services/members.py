@@ -9,10 +9,15 @@ from typing import NamedTuple
 from sqlalchemy import ColumnElement, Select, bindparam, select
 from sqlalchemy.orm import Session, selectinload
 
-from tracker.catalog.models import Credential, TeamTemplate, TemplateSlot
+from tracker.catalog.models import Credential, JobRole, TeamTemplate, TemplateSlot
 from tracker.catalog.snapshot import CredentialInfo
 from tracker.people.models import Engineer, JobRoleAssignment
 from tracker.progress.models import Certification
+
+# A certification as matching reads it: (id, engineer, credential, earned on, expires on).
+CertRow = tuple[int, int, int, dt.date, dt.date | None]
+# A credential, mapped or the catalog snapshot's plain copy: they read alike.
+AnyCredential = Credential | CredentialInfo
 
 
 def load_templates(session: Session) -> list[TeamTemplate]:
@@ -77,7 +82,7 @@ class Member:
     def _of_rows(
         cls,
         person: Person,
-        rows: Sequence[tuple[int, int, int, dt.date, dt.date | None]],
+        rows: Sequence[CertRow],
         credentials: Mapping[int, Credential | CredentialInfo],
     ) -> Member:
         """A member from certification rows (id, engineer, credential, earned, expires).
@@ -91,7 +96,7 @@ class Member:
         member._credentials = credentials
         return member
 
-    def _set(self, engineer: Engineer | Person, rows: Sequence[tuple]) -> None:
+    def _set(self, engineer: Engineer | Person, rows: Sequence[CertRow]) -> None:
         self.engineer = engineer
         self.id = engineer.id
         self.name = engineer.name
@@ -183,7 +188,7 @@ class HeldCertification(NamedTuple):
     credential_id: int
     earned_on: dt.date
     expires_on: dt.date | None
-    credential: Credential
+    credential: Credential | CredentialInfo
 
 
 def load_members(
@@ -240,15 +245,17 @@ def load_members(
     members: dict[int, list[Member]] = {}
     of_rows = Member._of_rows
     # One row per engineer and current job role (one without a role), by name.
-    person = None
-    for *row, code in connection.execute(people, params).all():
-        if person is None or person.id != row[0]:
-            person = Person(*row, job_role_codes=frozenset())
-            members.setdefault(person.team_id, []).append(
-                of_rows(person, by_engineer.get(person.id, ()), credentials)
-            )
+    person: Person | None = None
+    member: Member | None = None
+    for id_, name, email, level, team_id, hired_on, months, code in connection.execute(
+        people, params
+    ).all():
+        if person is None or person.id != id_:
+            person = Person(id_, name, email, level, team_id, hired_on, months, frozenset())
+            member = of_rows(person, by_engineer.get(id_, ()), credentials)
+            members.setdefault(team_id, []).append(member)
         if code is not None:
-            member = members[person.team_id][-1]
+            assert member is not None  # made with the engineer's first row
             person = person._replace(job_role_codes=person.job_role_codes | {code})
             member.engineer, member.role_codes = person, person.job_role_codes
     return members
@@ -256,8 +263,6 @@ def load_members(
 
 def _member_queries(team: ColumnElement[bool]) -> tuple[Select, Select]:
     """Return the queries of `load_members` for the active engineers of teams (`team`)."""
-    from tracker.catalog.models import JobRole
-
     members_of = (team, Engineer.active.is_(True))
     people = (
         select(

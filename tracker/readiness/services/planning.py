@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -19,7 +20,13 @@ from tracker.catalog.models import (
 )
 from tracker.errors import ValidationError
 from tracker.people.models import Team
-from tracker.progress.services import holding
+from tracker.progress.services import (
+    experience_months,
+    holding,
+    logged_hours,
+    path_progress,
+    paths_with_courses,
+)
 from tracker.readiness.rules import (
     LIST_PRICE_STRATEGY,
     MIN_SHADOW_LEVEL,
@@ -53,8 +60,6 @@ class Catalog:
 
 def load_catalog(session: Session) -> Catalog:
     """Load templates, paths, levels and strategies for planning."""
-    from tracker.progress.services import paths_with_courses
-
     levels = session.scalars(
         select(Level).options(
             selectinload(Level.required_credentials).selectinload(Credential.members)
@@ -138,15 +143,16 @@ def _training_for(
     target: dt.date,
 ) -> Training | None:
     """Return the training that lets `member` fill `slot` on `target`, or None if none can."""
-    from tracker.progress.services import experience_months, path_progress
-
     if slot.job_role.code not in member.role_codes or member.level > slot.max_level:
         return None
     needed: list[LearningPath] = []
+    # progress types the engineer as the mapped one; a Person reads the same fields.
+    experience = experience_months(member.engineer, target)  # type: ignore[arg-type]
 
     def need(credential: Credential) -> bool:
         """Add the path(s) earning `credential` by the target; False when no path can."""
-        if holding(member.certifications, credential, target) is not None:
+        # progress types these as Certifications; HeldCertifications read the same fields.
+        if holding(member.certifications, credential, target) is not None:  # type: ignore[arg-type]
             return True
         path = catalog.path_for(credential)
         if path is None or path.exam is None:
@@ -154,7 +160,7 @@ def _training_for(
         for prerequisite in path.exam.prerequisites:
             if not need(prerequisite):
                 return False
-        if experience_months(member.engineer, target) < path.exam.experience_months:
+        if experience < path.exam.experience_months:
             return False
         if path not in needed:
             needed.append(path)
@@ -168,7 +174,7 @@ def _training_for(
             level = catalog.levels.get(number)
             if level is None or level.requires_evidence:
                 return None
-            if experience_months(member.engineer, target) < level.min_experience_months:
+            if experience < level.min_experience_months:
                 return None
             if not all(need(c) for c in level.required_credentials):
                 return None
@@ -188,8 +194,6 @@ def plan_to_target(
     session: Session, team: Team, gpus: int, target: dt.date, today: dt.date
 ) -> Plan:
     """Propose who trains on which path, which seats need hires, and what it costs."""
-    from tracker.progress.services import logged_hours
-
     errors = {}
     if isinstance(gpus, bool) or not isinstance(gpus, int) or gpus < 0:
         errors["gpus"] = "fleet size must be a whole number of GPUs, 0 or more"
@@ -237,7 +241,9 @@ def plan_to_target(
     return Plan(team, gpus, today, target, template, plan_seats, costs, yearly)
 
 
-def _fewest_hours(trainings: dict[tuple[int, int], Training | None]):
+def _fewest_hours(
+    trainings: dict[tuple[int, int], Training | None],
+) -> Callable[[int, int], Decimal]:
     """Prefer, for a seat, whoever is ready or has the fewest training hours left."""
 
     def hours(seat: int, engineer: int) -> Decimal:
@@ -256,6 +262,8 @@ def _strategy_costs(
         if participants == 0:
             costs.append(StrategyCost(strategy, 0, 0, "nobody needs training"))
         elif strategy.code == LIST_PRICE_STRATEGY and strategy.cost_min is not None:
+            # The seed gives both ends of a range or neither.
+            assert strategy.cost_max is not None
             costs.append(
                 StrategyCost(
                     strategy,
@@ -265,6 +273,7 @@ def _strategy_costs(
                 )
             )
         elif strategy.discount_min_percent is not None and bootcamp and bootcamp.cost_min:
+            assert bootcamp.cost_max is not None and strategy.discount_max_percent is not None
             low = participants * bootcamp.cost_min
             high = participants * bootcamp.cost_max
             if participants >= (strategy.min_group_size or 0):

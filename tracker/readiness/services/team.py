@@ -7,16 +7,18 @@ import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, joinedload, selectinload
 
-from tracker.catalog.models import Credential, TeamTemplate
 from tracker.catalog.snapshot import catalog_snapshot
 from tracker.people.models import Engineer, Team
 from tracker.readiness.rules import NEAREST_CANDIDATES
 from tracker.readiness.services.matching import (
     Seat,
+    Template,
+    TemplateT,
     choose_template,
     filled_percent,
     judge,
@@ -26,7 +28,7 @@ from tracker.readiness.services.matching import (
     seat_candidates,
     template_seats,
 )
-from tracker.readiness.services.members import Member, load_members
+from tracker.readiness.services.members import AnyCredential, Member, load_members
 
 
 @dataclass(frozen=True)
@@ -42,14 +44,14 @@ class Candidate:
 
 @dataclass(frozen=True)
 class SeatResult:
-    seat: Seat
+    seat: Seat[Any]
     member: Member | None
     candidates: list[Candidate] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
 class TeamCredentialResult:
-    credential: Credential
+    credential: AnyCredential
     holders: list[Member]
 
     @property
@@ -64,7 +66,7 @@ class TeamReadiness:
     team: Team
     gpus: int
     on: dt.date
-    template: TeamTemplate
+    template: Template
     seats: list[SeatResult]
     team_credentials: list[TeamCredentialResult]
 
@@ -89,7 +91,7 @@ class TeamReadiness:
 def readiness(
     team: Team,
     members: Sequence[Member],
-    templates: Sequence[TeamTemplate],
+    templates: Sequence[TemplateT],
     on: dt.date,
     gpus: int | None = None,
     candidates: bool = True,

@@ -9,24 +9,34 @@ from decimal import Decimal
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from tracker.catalog.models import Credential
 from tracker.catalog.snapshot import catalog_snapshot
 from tracker.people.models import Engineer, Team
-from tracker.progress.models import Certification
-from tracker.progress.services import Status, days_left, newest_per_credential, status_on
+from tracker.progress.models import Certification, HourLog
+from tracker.progress.services import (
+    Status,
+    days_left,
+    newest_per_credential,
+    path_progress,
+    status_on,
+)
 from tracker.readiness.rules import FORECAST_MONTHS
 from tracker.readiness.services.forecast import ForecastPoint, forecast
 from tracker.readiness.services.heatmap import HeatRow, heat_cell, heat_columns
-from tracker.readiness.services.members import Member, load_members
+from tracker.readiness.services.members import (
+    AnyCredential,
+    HeldCertification,
+    Member,
+    load_members,
+)
 from tracker.readiness.services.team import TeamReadiness, readiness
 
 
 @dataclass(frozen=True)
 class TeamPage:
     readiness: TeamReadiness
-    columns: list[Credential]
+    columns: list[AnyCredential]
     rows: list[HeatRow]
-    expiring: list[tuple[Member, Certification, Status, int | None]]
+    expiring: list[tuple[Member, Certification | HeldCertification, Status, int | None]]
     forecast: list[ForecastPoint]
 
 
@@ -38,8 +48,6 @@ def team_page(
     months: int = FORECAST_MONTHS,
 ) -> TeamPage:
     """Gather a team page's readiness, heat map, progress and forecast in a fixed set of queries."""
-    from tracker.progress.services import path_progress
-
     catalog = catalog_snapshot(session)
     members = load_members(session, [team.id], catalog.credentials).get(team.id, [])
     templates = catalog.templates
@@ -52,17 +60,19 @@ def team_page(
         HeatRow(
             m,
             [heat_cell(m, c, on) for c in columns],
-            [path_progress(p, logged.get(m.id, no_hours)) for p in paths],
+            # progress types the path as the mapped one; the snapshot's reads the same.
+            [path_progress(p, logged.get(m.id, no_hours)) for p in paths],  # type: ignore[arg-type]
         )
         for m in members
     ]
     current = [
         (m, c)
         for m in members
-        for c in newest_per_credential(m.certifications).values()
+        # progress types these as Certifications; HeldCertifications read the same fields.
+        for c in newest_per_credential(m.certifications).values()  # type: ignore[arg-type]
         if c.expires_on is not None
     ]
-    expiring = sorted(
+    expiring: list[tuple[Member, Certification | HeldCertification, Status, int | None]] = sorted(
         ((m, c, status_on(c, on), days_left(c, on)) for m, c in current),
         key=lambda row: (row[1].expires_on, row[0].name),
     )
@@ -72,8 +82,6 @@ def team_page(
 
 def _logged_hours_of_team(session: Session, team_id: int) -> dict[int, dict[int, Decimal]]:
     """Return engineer id -> course id -> hours logged, for a team's active members (one query)."""
-    from tracker.progress.models import HourLog
-
     result: dict[int, dict[int, Decimal]] = {}
     for engineer_id, course_id, total in session.execute(
         select(HourLog.engineer_id, HourLog.course_id, func.sum(HourLog.hours))
