@@ -60,6 +60,7 @@ from tracker.people.services import (
 )
 from tracker.progress import services
 from tracker.progress.models import Certification, HourLog
+from tracker.readiness.rules import FORECAST_MONTHS, MAX_FLEET_GPUS, MAX_FORECAST_MONTHS
 from tracker.readiness.services.forecast import forecast
 from tracker.readiness.services.members import load_members, load_templates
 from tracker.readiness.services.roi import roi as compute_roi
@@ -614,7 +615,7 @@ def _gpus(params: dict[str, str], team: Team) -> int:
     if "gpus" not in params:
         return team.gpus
     gpus = read_query_int(params["gpus"])
-    if gpus is None or gpus > 10_000_000:
+    if gpus is None or gpus > MAX_FLEET_GPUS:
         raise ApiError(400, {"gpus": "must be a whole number of GPUs, 0 or more"})
     return gpus
 
@@ -650,11 +651,13 @@ def team_forecast(team_id: int):
     team = _team_in_url(team_id)
     params = query(("gpus", "months"))
     gpus = _gpus(params, team)
-    months = 12
+    months = FORECAST_MONTHS
     if "months" in params:
         months = read_query_int(params["months"]) or 0
-        if not 1 <= months <= 60:
-            raise ApiError(400, {"months": "must be a whole number from 1 to 60"})
+        if not 1 <= months <= MAX_FORECAST_MONTHS:
+            raise ApiError(
+                400, {"months": f"must be a whole number from 1 to {MAX_FORECAST_MONTHS}"}
+            )
     session = db_session()
     members = load_members(session, [team.id]).get(team.id, [])
     points = forecast(team, members, load_templates(session), web.today(), gpus, months)
