@@ -29,7 +29,7 @@ from sqlalchemy import Date, text
 from sqlalchemy.engine import Connection
 
 from tracker.progress.services import add_months
-from tracker.readiness.services import max_matching
+from tracker.readiness.services.matching import max_matching
 
 EXPIRING_WITHIN = 90
 

@@ -36,7 +36,8 @@ def paired_medians(fn, baseline, repeat: int) -> tuple[float, float]:
 
 def measure(url: str, size: int, admin: str, password: str, today: dt.date) -> list[dict]:
     from tracker.people.models import Engineer, Team
-    from tracker.readiness import services as readiness
+    from tracker.readiness.services.team import organisation
+    from tracker.readiness.services.team_page import team_page
 
     rows = []
     app = make_app(url)
@@ -58,8 +59,8 @@ def measure(url: str, size: int, admin: str, password: str, today: dt.date) -> l
             .limit(1)
         ).scalar_one()
         team = session.get(Team, team_id)
-        page = readiness.team_page(session, team, today)
-        org = {r.team.id: (r.filled, r.total) for r in readiness.organisation(session, today)}
+        page = team_page(session, team, today)
+        org = {r.team.id: (r.filled, r.total) for r in organisation(session, today)}
         members = len(page.rows)
         expected = (
             (page.readiness.filled, page.readiness.total),

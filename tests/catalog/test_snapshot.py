@@ -32,7 +32,7 @@ from tracker.config import PROJECT_ROOT
 from tracker.db import make_engine, run_migrations, session_scope
 from tracker.people.models import Team
 from tracker.progress.services import paths_with_courses
-from tracker.readiness.services import load_templates
+from tracker.readiness.services.members import load_templates
 
 SEED = PROJECT_ROOT / "seed" / "catalog.toml"
 

@@ -25,7 +25,8 @@ from tracker.progress.services import (
     prerequisite_gaps,
     status_on,
 )
-from tracker.readiness.services import choose_template, load_templates
+from tracker.readiness.services.matching import choose_template
+from tracker.readiness.services.members import load_templates
 
 
 def count(db: Session, model: type) -> int:

@@ -8,7 +8,8 @@ from sqlalchemy.orm import Session
 
 from tests import factories
 from tracker.people.models import Engineer, Team
-from tracker.readiness.services import Member, TeamReadiness, load_members
+from tracker.readiness.services.members import Member, load_members
+from tracker.readiness.services.team import TeamReadiness
 
 TODAY = factories.TODAY  # 2026-11-29
 D = dt.date

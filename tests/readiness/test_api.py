@@ -1,4 +1,4 @@
-"""The readiness part of the JSON API (issue 4 items 6 and 7).
+"""The readiness part of the JSON API.
 
 GET /api/v1/teams, /api/v1/teams/<id>/readiness, /api/v1/teams/<id>/forecast and
 POST /api/v1/roi: who may call them, the shapes they answer, bad input, and a
@@ -156,7 +156,7 @@ def test_a_browser_session_does_not_open_the_api(api: Api, auth, org: Org) -> No
 def test_engineers_get_403_on_every_readiness_call(
     api: Api, org: Org, method: str, url: str
 ) -> None:
-    """Issue 4 item 6: "engineers get 403" - Ben is a member of Alpha."""
+    """Engineers get 403 - Ben is a member of Alpha."""
     response = api.call(
         method, url.format(id=org.alpha.id, missing=org.bravo.id + 1000), org.tokens["ben"]
     )
@@ -208,7 +208,7 @@ def test_teams_refuses_unknown_parameters(api: Api, org: Org) -> None:
 
 
 def test_readiness_json_shape(api: Api, org: Org) -> None:
-    """Issue 4 item 6: `template`, `filled`, `total`, `percent`, `slots` (each with `role`,
+    """`template`, `filled`, `total`, `percent`, `slots` (each with `role`,
     `min_level`, `max_level`, `engineer` or null) and `gaps` (each with `role` and
     `candidates`, each candidate with `engineer` and `lacks`)."""
     response = readiness(api, org)
@@ -333,7 +333,7 @@ def forecast(api: Api, org: Org, query: str = "", who: str = "mona"):
 
 
 def test_forecast_has_12_monthly_points(api: Api, org: Org) -> None:
-    """Issue 4 item 6: "a list of points, each with `date`, `filled`, `total` and `percent`";
+    """A list of points, each with `date`, `filled`, `total` and `percent`;
     Ben's NCA-AIIO lapses on 2027-01-15, so February drops."""
     response = forecast(api, org)
     assert response.status_code == 200
@@ -388,7 +388,7 @@ def test_forecast_bad_query_is_400(api: Api, org: Org, query: str, field: str) -
 
 @pytest.mark.parametrize("who", ["mona", "admin"])
 def test_roi_with_an_empty_body_answers_the_documents_example(api: Api, org: Org, who: str) -> None:
-    """DOMAIN 6 and issue 4 item 6: "an empty body uses the document's example"."""
+    """An empty body uses the document's example."""
     response = api.post("/api/v1/roi", org.tokens[who])
     assert response.status_code == 200
     assert response.get_json() == EXAMPLE
@@ -500,8 +500,8 @@ def test_roi_body_that_is_not_a_json_object_is_400(api: Api, org: Org, raw: byte
 def test_readiness_issues_the_same_queries_for_a_ten_times_larger_organisation(
     api: Api, db: Session, query: str
 ) -> None:
-    """Issue 4 item 7: "the readiness call issue[s] a bounded number of SQL queries,
-    independent of the number of engineers and records"."""
+    """The readiness call issue[s] a bounded number of SQL queries,
+    independent of the number of engineers and records."""
     admin = factories.engineer(db, name="Admin", access_role="admin")
     token = token_for(db, admin)
     teams = [factories.team(db, gpus=500, name=f"Q{n}", manager=admin) for n in range(3)]

@@ -1,4 +1,4 @@
-"""`tracker readiness TEAM --gpus N [--on YYYY-MM-DD] [--json]` (issue 4 item 6).
+"""`tracker readiness TEAM --gpus N [--on YYYY-MM-DD] [--json]`.
 
 Commands read the clock for "today"; the tests pass --on, or pin the command's today.
 """
@@ -85,7 +85,7 @@ def test_json_has_the_apis_keys(runner: FlaskCliRunner, alpha: Team) -> None:
 def test_json_is_the_same_as_the_apis(
     runner: FlaskCliRunner, client: FlaskClient, db: Session, alpha: Team, query: tuple[str, str]
 ) -> None:
-    """Issue 4 item 6: the command prints "the same JSON" as the readiness call."""
+    """The command prints "the same JSON" as the readiness call."""
     gpus, on = query
     result = run(runner, "Alpha", "--gpus", gpus, "--on", on, "--json")
     assert result.exit_code == 0, result.output

@@ -1,8 +1,8 @@
 """Readiness revisions: every change that can move a team's readiness bumps its revision.
 
 The reminder pass re-judges the lapses of a team only when its revision moved
-(issue 5 item 6: a lapse that would drop the team's readiness "is escalated to
-the manager at once"), so a change that the revision misses would delay an
+(a lapse that would drop the team's readiness is escalated to the manager at
+once), so a change that the revision misses would delay an
 escalation; a change that bumps it needlessly only costs a re-judgement.
 """
 

@@ -1,4 +1,4 @@
-"""ROI and the plan to a target (DOMAIN.md sections 4-7; issue 4 items 4 and 5).
+"""ROI and the plan to a target (DOMAIN.md sections 4-7).
 
 Every date is fixed; TODAY (2026-11-29) is the date the services are told it is.
 """
@@ -16,7 +16,9 @@ from tests import factories
 from tests.readiness.helpers import FAR, TODAY, D, person
 from tracker.errors import ValidationError
 from tracker.progress.services import log_hours
-from tracker.readiness.services import SANE_WEEKLY_HOURS, Plan, load_catalog, plan_to_target, roi
+from tracker.readiness.rules import SANE_WEEKLY_HOURS
+from tracker.readiness.services.planning import Plan, load_catalog, plan_to_target
+from tracker.readiness.services.roi import roi
 
 # --- 6. return on investment -----------------------------------------------------
 
@@ -158,8 +160,8 @@ def level2_trainee_team(db: Session, **extra: object):
 
 
 def test_an_overloaded_plan(db: Session) -> None:
-    """Issue 4 item 4: "the hours per week each needs to finish in time, flagged
-    where that exceeds a sane weekly load"."""
+    """The hours per week each needs to finish in time, flagged
+    where that exceeds a sane weekly load."""
     crew, _ = level2_trainee_team(db)
     plan = plan_to_target(db, crew, 50, TODAY + dt.timedelta(weeks=2), TODAY)
     (trainee,) = plan.trainees

@@ -1,4 +1,4 @@
-"""Team readiness (DOMAIN.md section 4; issue 4 items 1, 2, 3 and 7) in tracker.readiness.services.
+"""Team readiness (DOMAIN.md section 4) in tracker.readiness.services.
 
 Every date is fixed; TODAY (2026-11-29) is the date the services are told it is.
 """
@@ -27,20 +27,12 @@ from tracker.catalog.snapshot import forget_snapshots
 from tracker.people.models import Team
 from tracker.people.services import set_active
 from tracker.progress.services import Status
-from tracker.readiness.services import (
-    NEAREST_CANDIDATES,
-    choose_template,
-    fits,
-    forecast,
-    heat_cell,
-    heat_columns,
-    lacks,
-    load_templates,
-    max_matching,
-    readiness,
-    seats_of,
-    team_readiness,
-)
+from tracker.readiness.rules import NEAREST_CANDIDATES
+from tracker.readiness.services.forecast import forecast
+from tracker.readiness.services.heatmap import heat_cell, heat_columns
+from tracker.readiness.services.matching import choose_template, fits, lacks, max_matching, seats_of
+from tracker.readiness.services.members import load_templates
+from tracker.readiness.services.team import readiness, team_readiness
 
 
 def template(db: Session, code: str) -> TeamTemplate:
@@ -114,7 +106,7 @@ def test_small_template_seats_in_order(db: Session) -> None:
 
 
 def test_readiness_uses_the_teams_fleet_unless_told_another(db: Session) -> None:
-    """Issue 4 item 1: "a fleet size N (default the team's own)"."""
+    """A fleet size N (default the team's own)."""
     crew = factories.team(db, gpus=64)
     assert team_readiness(db, crew, TODAY).template.code == "small"
     assert team_readiness(db, crew, TODAY).gpus == 64
@@ -276,7 +268,7 @@ def test_an_ended_job_role_does_not_count(db: Session) -> None:
 
 
 def test_lacks_wording(db: Session) -> None:
-    """Issue 4 item 1: "exactly what each lacks (a certification, a level, a job role)"."""
+    """Exactly what each lacks (a certification, a level, a job role)."""
     crew = factories.team(db, gpus=50)
     person(db, "A-low", crew, level=1, certs={"NCA-AIIO": FAR})
     person(db, "B-high", crew, level=4, certs={"NCA-AIIO": FAR})
@@ -345,7 +337,7 @@ def test_operations_seat_lost_the_day_after_nca_aiio_expires(db: Session) -> Non
 
 
 def test_expired_group_member_is_named_in_what_is_lacking(db: Session) -> None:
-    """Issue 4 item 1: each candidate with "exactly what each lacks"; the operations
+    """Each candidate with "exactly what each lacks"; the operations
     seat needs NVIDIA-ASSOCIATE+ (a group), and what expired is the NCA-AIIO."""
     crew = factories.team(db, gpus=50)
     expiry = D(2027, 3, 10)
@@ -406,7 +398,7 @@ def test_placed_engineers_are_not_offered_as_candidates(db: Session) -> None:
 
 
 def test_an_empty_team_has_gaps_without_candidates(db: Session) -> None:
-    """Issue 4 item 1: an unfilled slot shows the nearest candidates or "hire"."""
+    """An unfilled slot shows the nearest candidates or "hire"."""
     crew = factories.team(db, gpus=50)
     result = team_readiness(db, crew, TODAY)
     assert (result.filled, result.total, result.percent) == (0, 4, 0.0)
@@ -474,7 +466,7 @@ def test_large_template_team_wide_groups(db: Session) -> None:
 
 
 def test_forecast_dates_are_the_first_of_each_following_month(db: Session) -> None:
-    """Issue 4 item 2: "readiness at the start of each of the next 12 months"."""
+    """Readiness at the start of each of the next 12 months."""
     crew = factories.team(db, gpus=50)
     points = forecast(crew, [], load_templates(db), TODAY)
     assert [p.on for p in points] == [D(2026, 12, 1)] + [D(2027, m, 1) for m in range(1, 12)]
@@ -492,7 +484,7 @@ def test_forecast_from_december_and_a_month_end(db: Session) -> None:
 
 
 def test_forecast_drops_in_the_month_after_a_lapse(db: Session) -> None:
-    """Issue 4 item 2: "assuming no renewals, so a manager sees which lapse hurts when".
+    """Assuming no renewals, so a manager sees which lapse hurts when.
 
     The NCA-AIIO lapses mid-March: the seat is held on 1 March and lost on 1 April.
     The networking certification expires on 1 June itself: held on 1 June (valid on
@@ -522,7 +514,7 @@ def test_forecast_for_another_fleet_size(db: Session) -> None:
 
 
 def test_heat_cell_states(db: Session) -> None:
-    """Issue 4 item 3: "valid, expiring within 90 days, expired, missing"."""
+    """Valid, expiring within 90 days, expired, missing."""
     crew = factories.team(db, gpus=50)
     expiry = D(2027, 6, 30)
     person(db, "Op", crew, certs={"NCA-AIIO": expiry})
@@ -639,8 +631,8 @@ def _statements(db: Session, team_id: int) -> tuple[int, int]:
 
 
 def test_team_readiness_issues_the_same_queries_for_3_and_30_engineers(db: Session) -> None:
-    """Issue 4 item 7: "the readiness call issue[s] a bounded number of SQL queries,
-    independent of the number of engineers and records"."""
+    """The readiness call issue[s] a bounded number of SQL queries,
+    independent of the number of engineers and records."""
     small_id = _build_team(db, 3, gpus=500)
     large_id = _build_team(db, 30, gpus=500)
 

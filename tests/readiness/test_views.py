@@ -1,4 +1,4 @@
-"""The managers' readiness pages (issue 4 items 1-5 and 7): teams, team page, CSVs, plan, ROI.
+"""The managers' readiness pages: teams, team page, CSVs, plan, ROI.
 
 The rules themselves are covered by test_services.py and test_plan.py; these tests
 drive the pages: who may see them, what they show, the CSV downloads, bad input,
@@ -225,7 +225,7 @@ READINESS_PAGES = [
 def test_engineers_get_403_on_every_readiness_page(
     client: FlaskClient, auth, org: Org, method: str, page: str
 ) -> None:
-    """Issue 4 item 6: "engineers get 403"; Ben is in Alpha, and still may not see it."""
+    """Engineers get 403; Ben is in Alpha, and still may not see it."""
     login(auth, org.ben)
     response = client.open(page.format(id=org.alpha.id), method=method, data={})
     assert response.status_code == 403
@@ -304,7 +304,7 @@ def team_page(client: FlaskClient, team: Team, query: str = "") -> tuple[int, st
 
 
 def test_team_page_summary_and_seats(client: FlaskClient, auth, org: Org) -> None:
-    """Issue 4 item 1: template, slots filled / total, percent, each slot with who fills it."""
+    """Template, slots filled / total, percent, each slot with who fills it."""
     login(auth, org.mona)
     status, html = team_page(client, org.alpha)
     assert status == 200
@@ -327,8 +327,8 @@ def test_team_page_summary_and_seats(client: FlaskClient, auth, org: Org) -> Non
 def test_team_page_gaps_name_the_nearest_candidates_and_what_each_lacks(
     client: FlaskClient, auth, org: Org
 ) -> None:
-    """Issue 4 item 1: "each unfilled slot with the nearest candidates and exactly what
-    each lacks"; Ada and Ben are placed, so Cy is the only candidate."""
+    """Each unfilled slot with the nearest candidates and exactly what
+    each lacks; Ada and Ben are placed, so Cy is the only candidate."""
     login(auth, org.mona)
     _, html = team_page(client, org.alpha)
     gaps = section(html, "<h2>Gaps</h2>", "</section>")
@@ -526,8 +526,8 @@ def heat(html: str) -> tuple[list[str], dict[str, dict[str, tuple[str, str]]]]:
 def test_heat_map_shows_each_state_by_text_icon_and_colour(
     client: FlaskClient, auth, org: Org
 ) -> None:
-    """Issue 4 item 3: "valid, expiring within 90 days, expired, missing; shown by text
-    or icon as well as colour"."""
+    """Valid, expiring within 90 days, expired, missing; shown by text
+    or icon as well as colour."""
     login(auth, org.mona)
     _, html = team_page(client, org.alpha)
     columns, cells = heat(html)
@@ -570,7 +570,7 @@ def test_heat_map_leaves_out_deactivated_engineers(
 def test_forecast_chart_is_an_svg_with_a_title_and_a_description_of_12_months(
     client: FlaskClient, auth, org: Org
 ) -> None:
-    """Issue 4 item 2: readiness at the start of each of the next 12 months, drawn as a
+    """Readiness at the start of each of the next 12 months, drawn as a
     chart; Ben's NCA-AIIO lapses on 2027-01-15, so February drops to 1 of 4."""
     login(auth, org.mona)
     _, html = team_page(client, org.alpha)
@@ -602,7 +602,7 @@ def test_forecast_follows_the_fleet_asked_for(client: FlaskClient, auth, org: Or
 
 
 def test_certifications_expiring_soonest_first(client: FlaskClient, auth, org: Org) -> None:
-    """Issue 4 item 3: "certifications expiring soonest first" (names sort the other way)."""
+    """Certifications expiring soonest first (names sort the other way)."""
     login(auth, org.mona)
     _, html = team_page(client, org.alpha)
     rows = [[cell[0] for cell in row] for row in table(html, header="Expires")[1:]]
@@ -633,7 +633,7 @@ def test_a_renewed_certification_is_listed_once_with_its_new_expiry(
 
 
 def test_path_progress_bars(client: FlaskClient, auth, db: Session, org: Org) -> None:
-    """Issue 4 item 3: "path progress bars"."""
+    """Path progress bars."""
     db.add(
         HourLog(
             engineer_id=org.ben.id,
@@ -652,7 +652,7 @@ def test_path_progress_bars(client: FlaskClient, auth, db: Session, org: Org) ->
 
 
 def test_print_view_has_no_navigation(client: FlaskClient, auth, org: Org) -> None:
-    """Issue 4 item 3: "a print-friendly page"."""
+    """A print-friendly page."""
     login(auth, org.mona)
     status, html = team_page(client, org.alpha, "?print=1&gpus=500")
     assert status == 200
@@ -706,7 +706,7 @@ def test_organisation_names_missing_team_wide_certifications(
 
 
 def test_heat_map_csv(client: FlaskClient, auth, org: Org) -> None:
-    """Issue 4 item 3: "CSV export of the heat map"."""
+    """CSV export of the heat map."""
     login(auth, org.mona)
     response = client.get(f"/teams/{org.alpha.id}/heatmap.csv")
     assert response.status_code == 200
@@ -757,7 +757,7 @@ def test_heat_map_csv_for_another_fleet_and_date(client: FlaskClient, auth, org:
 
 
 def test_gaps_csv(client: FlaskClient, auth, org: Org) -> None:
-    """Issue 4 item 3: "CSV export ... of the readiness gaps"."""
+    """CSV export ... of the readiness gaps."""
     login(auth, org.mona)
     response = client.get(f"/teams/{org.alpha.id}/gaps.csv")
     assert response.status_code == 200
@@ -911,7 +911,7 @@ def test_plan_without_a_query_shows_the_form_only(
 
 
 def test_plan_flags_an_overloaded_week(client: FlaskClient, auth, db: Session, org: Org) -> None:
-    """Issue 4 item 4: "flagged where that exceeds a sane weekly load" (48 h in 2 weeks)."""
+    """Flagged where that exceeds a sane weekly load (48 h in 2 weeks)."""
     crew = factories.team(db, gpus=50, name="Rushed", manager=org.mona)
     person(db, "Rush", crew, level=2, experience_months=12)
     login(auth, org.mona)
@@ -1137,8 +1137,8 @@ def count_statements(db: Session, call) -> tuple[int, object]:
 def test_pages_issue_the_same_queries_for_a_ten_times_larger_organisation(
     client: FlaskClient, auth, db: Session, page: str
 ) -> None:
-    """Issue 4 item 7: "the team and organisation pages ... issue a bounded number of
-    SQL queries, independent of the number of engineers and records".
+    """The team and organisation pages ... issue a bounded number of
+    SQL queries, independent of the number of engineers and records.
 
     The small organisation: 3 teams of 3 engineers. The larger one: the same 3 teams
     with 30 engineers each, and 27 more teams of 3 (ten times the teams, more than ten

@@ -33,7 +33,10 @@ from tracker.progress.services import (
     days_left,
     status_on,
 )
-from tracker.readiness.services import ForecastPoint, Roi, Seat, TeamReadiness
+from tracker.readiness.services.forecast import ForecastPoint
+from tracker.readiness.services.matching import Seat
+from tracker.readiness.services.roi import Roi
+from tracker.readiness.services.team import TeamReadiness
 
 # Ids are stored as 32-bit integers on PostgreSQL; a larger one names nothing.
 MAX_ID = 2**31 - 1

@@ -74,7 +74,12 @@ from tracker.people.services import (
 )
 from tracker.progress import services
 from tracker.progress.models import Certification, HourLog
-from tracker.readiness import services as readiness_services
+from tracker.readiness.rules import FORECAST_MONTHS, MAX_FLEET_GPUS, MAX_FORECAST_MONTHS
+from tracker.readiness.services.forecast import forecast
+from tracker.readiness.services.members import load_members, load_templates
+from tracker.readiness.services.roi import roi as compute_roi
+from tracker.readiness.services.team import can_view_team, visible_teams
+from tracker.readiness.services.team import team_readiness as judge_team_readiness
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 csrf.exempt(bp)
@@ -610,7 +615,7 @@ def _team_in_url(team_id: int) -> Team:
     team = _get(Team, team_id)
     if team is None:
         raise ApiError(404, {"team": f"no team with id {team_id}"})
-    if not readiness_services.can_view_team(caller(), team):
+    if not can_view_team(caller(), team):
         raise ApiError(403, {"team": "only the team's manager or an admin may see its readiness"})
     return team
 
@@ -624,7 +629,7 @@ def _gpus(params: dict[str, str], team: Team) -> int:
     if "gpus" not in params:
         return team.gpus
     gpus = read_query_int(params["gpus"])
-    if gpus is None or gpus > 10_000_000:
+    if gpus is None or gpus > MAX_FLEET_GPUS:
         raise ApiError(400, {"gpus": "must be a whole number of GPUs, 0 or more"})
     return gpus
 
@@ -634,9 +639,7 @@ def teams():
     """The teams the caller manages (every team for an admin)."""
     _managers_only()
     query(())
-    return jsonify(
-        {"teams": [team_json(t) for t in readiness_services.visible_teams(db_session(), caller())]}
-    )
+    return jsonify({"teams": [team_json(t) for t in visible_teams(db_session(), caller())]})
 
 
 @bp.get("/teams/<int:team_id>/readiness")
@@ -651,7 +654,7 @@ def team_readiness(team_id: int):
         on = read_date(params["on"])
         if on is None:
             raise ApiError(400, {"on": "must be a date YYYY-MM-DD"})
-    result = readiness_services.team_readiness(db_session(), team, on, gpus)
+    result = judge_team_readiness(db_session(), team, on, gpus)
     return jsonify(readiness_json(result))
 
 
@@ -662,16 +665,16 @@ def team_forecast(team_id: int):
     team = _team_in_url(team_id)
     params = query(("gpus", "months"))
     gpus = _gpus(params, team)
-    months = 12
+    months = FORECAST_MONTHS
     if "months" in params:
         months = read_query_int(params["months"]) or 0
-        if not 1 <= months <= 60:
-            raise ApiError(400, {"months": "must be a whole number from 1 to 60"})
+        if not 1 <= months <= MAX_FORECAST_MONTHS:
+            raise ApiError(
+                400, {"months": f"must be a whole number from 1 to {MAX_FORECAST_MONTHS}"}
+            )
     session = db_session()
-    members = readiness_services.load_members(session, [team.id]).get(team.id, [])
-    points = readiness_services.forecast(
-        team, members, readiness_services.load_templates(session), web.today(), gpus, months
-    )
+    members = load_members(session, [team.id]).get(team.id, [])
+    points = forecast(team, members, load_templates(session), web.today(), gpus, months)
     return jsonify({"team": team_json(team), "gpus": gpus, "points": forecast_json(points)})
 
 
@@ -693,7 +696,7 @@ def roi():
             errors[key] = 'must be an object of named amounts, e.g. {"training": 75000}'
     if errors:
         raise ApiError(400, errors)
-    return jsonify(roi_json(readiness_services.roi(data["investment"], data["returns"])))
+    return jsonify(roi_json(compute_roi(data["investment"], data["returns"])))
 
 
 # --- careers: the ladder, skills, coverage, bonuses ------------------------------

@@ -72,7 +72,7 @@ from tracker.forms import choices, show_errors
 from tracker.people.models import Engineer, Team
 from tracker.people.services import can_view, visible_engineers
 from tracker.progress.services import paths_with_courses
-from tracker.readiness.services import can_view_team
+from tracker.readiness.services.team import can_view_team
 from tracker.web import role_required, today
 
 bp = Blueprint("careers", __name__, url_prefix="/careers")

@@ -11,7 +11,7 @@ from tracker.api.schemas import readiness_json
 from tracker.clock import today
 from tracker.extensions import db_session
 from tracker.people.services import find_team
-from tracker.readiness.services import team_readiness
+from tracker.readiness.services.team import team_readiness
 
 
 @click.command("readiness")

@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
-import datetime as dt
-
 from flask_wtf import FlaskForm
 from wtforms import DateField, FieldList, FormField, IntegerField, StringField
 from wtforms.validators import InputRequired, Length, NumberRange, Optional, ValidationError
 
-FIRST_DAY = dt.date(1970, 1, 1)
-LAST_DAY = dt.date(2999, 12, 31)
-MAX_ROI_LINES = 20
+from tracker.readiness.rules import (
+    CALENDAR_RULE,
+    FIRST_DAY,
+    FLEET_GPUS_RULE,
+    LAST_DAY,
+    MAX_FLEET_GPUS,
+    MAX_ROI_AMOUNT,
+    MAX_ROI_LABEL_LENGTH,
+    MAX_ROI_LINES,
+    ROI_AMOUNT_RULE,
+)
 
 
 def within_calendar(form: FlaskForm, field: DateField) -> None:
     """Keep dates where a 12-month forecast from them still fits the calendar."""
     if field.data is not None and not FIRST_DAY <= field.data <= LAST_DAY:
-        raise ValidationError(f"date must be from {FIRST_DAY} to {LAST_DAY}")
+        raise ValidationError(CALENDAR_RULE)
 
 
 class ReadinessQueryForm(FlaskForm):
@@ -29,7 +35,7 @@ class ReadinessQueryForm(FlaskForm):
         "Fleet size (GPUs)",
         validators=[
             Optional(),
-            NumberRange(min=0, max=10_000_000, message="GPUs must be from 0 to 10,000,000"),
+            NumberRange(min=0, max=MAX_FLEET_GPUS, message=FLEET_GPUS_RULE),
         ],
     )
     on = DateField("On date", validators=[Optional(), within_calendar])
@@ -45,7 +51,7 @@ class PlanQueryForm(FlaskForm):
         "Target fleet size (GPUs)",
         validators=[
             InputRequired(message="a target fleet size is required"),
-            NumberRange(min=0, max=10_000_000, message="GPUs must be from 0 to 10,000,000"),
+            NumberRange(min=0, max=MAX_FLEET_GPUS, message=FLEET_GPUS_RULE),
         ],
     )
     target = DateField(
@@ -58,14 +64,12 @@ class RoiLineForm(FlaskForm):
     class Meta:
         csrf = False
 
-    label = StringField("Line", validators=[InputRequired(), Length(max=200)])
+    label = StringField("Line", validators=[InputRequired(), Length(max=MAX_ROI_LABEL_LENGTH)])
     amount = IntegerField(
         "Amount (USD)",
         validators=[
             InputRequired(message="an amount is required"),
-            NumberRange(
-                min=0, max=10_000_000_000, message="amount must be from 0 to 10,000,000,000"
-            ),
+            NumberRange(min=0, max=MAX_ROI_AMOUNT, message=ROI_AMOUNT_RULE),
         ],
     )
 

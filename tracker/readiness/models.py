@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 from itertools import chain
+from typing import cast
 
-from sqlalchemy import Date, ForeignKey, Text, event, inspect, or_, select, update
+from sqlalchemy import Date, ForeignKey, Table, Text, event, inspect, or_, select, update
 from sqlalchemy.orm import Mapped, Session, mapped_column, relationship
 from sqlalchemy.orm import attributes as orm_attributes
 
@@ -76,7 +77,8 @@ def bump_readiness_revisions(session: Session, teams: set[int], engineers: set[i
     """Give those teams (and the teams of those engineers) a new readiness revision."""
     if not teams and not engineers:
         return
-    table = Team.__table__
+    # The mapped class's __table__ is typed as any FromClause; teams' is a Table.
+    table = cast(Table, Team.__table__)
     conditions = []
     if teams:
         conditions.append(table.c.id.in_(sorted(teams)))

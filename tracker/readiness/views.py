@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 
 from flask import Blueprint, Response, abort, render_template, request
@@ -14,8 +15,20 @@ from tracker.catalog.models import RoiLine
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.people.models import Team
-from tracker.readiness import services
-from tracker.readiness.forms import MAX_ROI_LINES, PlanQueryForm, ReadinessQueryForm, RoiForm
+from tracker.readiness.forms import PlanQueryForm, ReadinessQueryForm, RoiForm
+from tracker.readiness.rules import MAX_ROI_LINES, SANE_WEEKLY_HOURS
+from tracker.readiness.services.heatmap import HeatCell
+from tracker.readiness.services.planning import plan_to_target
+from tracker.readiness.services.roi import roi as compute_roi
+from tracker.readiness.services.team import (
+    can_view_team,
+    team_readiness,
+    visible_teams,
+)
+from tracker.readiness.services.team import (
+    organisation as organisation_readiness,
+)
+from tracker.readiness.services.team_page import team_page
 from tracker.reminders.views import team_panel
 from tracker.web import role_required, today
 
@@ -50,7 +63,7 @@ def _add_drawing_helpers(state) -> None:
     def cached_badge(status: str, days_left: int | None = None) -> Markup:
         return draw("_macros/status.html", "status_badge", status, days_left)
 
-    def heat_cells(cells: list[services.HeatCell]) -> Markup:
+    def heat_cells(cells: list[HeatCell]) -> Markup:
         macros = "_macros/readiness.html"
         return Markup("").join(
             [draw(macros, "heat_cell", c.status.value, c.days_left) for c in cells]
@@ -64,12 +77,12 @@ def _team_or_404(team_id: int) -> Team:
     team = db_session().get(Team, team_id)
     if team is None:
         abort(404)
-    if not services.can_view_team(current_user, team):
+    if not can_view_team(current_user, team):
         abort(403)
     return team
 
 
-def _query(team: Team) -> tuple[ReadinessQueryForm, int, object, int]:
+def _query(team: Team) -> tuple[ReadinessQueryForm, int, dt.date, int]:
     """Read ?gpus=&on= (defaults: the team's fleet, today); 400 on bad values."""
     form = ReadinessQueryForm(request.args)
     status = 200
@@ -88,8 +101,8 @@ def teams():
     """List the teams the manager runs (all of them for an admin) with today's readiness."""
     session = db_session()
     on = today()
-    visible = {t.id for t in services.visible_teams(session, current_user)}
-    results = [r for r in services.organisation(session, on) if r.team.id in visible]
+    visible = {t.id for t in visible_teams(session, current_user)}
+    results = [r for r in organisation_readiness(session, on) if r.team.id in visible]
     return render_template("readiness/teams.html", results=results, on=on)
 
 
@@ -98,7 +111,7 @@ def teams():
 def organisation():
     """Show every team's readiness and gaps: the organisation at a glance."""
     on = today()
-    results = services.organisation(db_session(), on)
+    results = organisation_readiness(db_session(), on)
     return render_template("readiness/organisation.html", results=results, on=on)
 
 
@@ -108,7 +121,7 @@ def team(team_id: int):
     """Show a team's readiness for a fleet on a date, its heat map and forecast."""
     team = _team_or_404(team_id)
     form, gpus, on, status = _query(team)
-    page = services.team_page(db_session(), team, on, gpus)
+    page = team_page(db_session(), team, on, gpus)
     # A bad query shows the full page, where the form says what was wrong.
     if request.args.get("print") and status == 200:
         return render_template("readiness/print.html", team=team, page=page, form=form), status
@@ -144,7 +157,7 @@ def heatmap_csv(team_id: int):
     _, gpus, on, status = _query(team)
     if status != 200:
         abort(400, "gpus must be a whole number of 0 or more and on a date YYYY-MM-DD")
-    page = services.team_page(db_session(), team, on, gpus, months=0)
+    page = team_page(db_session(), team, on, gpus, months=0)
     rows: list[list[object]] = [["engineer", "email", "level", *[c.code for c in page.columns]]]
     for row in page.rows:
         rows.append(
@@ -170,7 +183,7 @@ def gaps_csv(team_id: int):
     _, gpus, on, status = _query(team)
     if status != 200:
         abort(400, "gpus must be a whole number of 0 or more and on a date YYYY-MM-DD")
-    result = services.team_readiness(db_session(), team, on, gpus)
+    result = team_readiness(db_session(), team, on, gpus)
     rows: list[list[object]] = [
         ["template", "slot", "role", "min_level", "max_level", "candidate", "lacks"]
     ]
@@ -213,7 +226,7 @@ def plan(team_id: int):
     if request.args:
         if form.validate():
             try:
-                result = services.plan_to_target(
+                result = plan_to_target(
                     db_session(), team, form.gpus.data, form.target.data, today()
                 )
             except ValidationError as exc:
@@ -227,14 +240,14 @@ def plan(team_id: int):
         team=team,
         form=form,
         plan=result,
-        weekly_limit=services.SANE_WEEKLY_HOURS,
+        weekly_limit=SANE_WEEKLY_HOURS,
     ), status
 
 
 @bp.route("/roi", methods=["GET", "POST"])
 @role_required(*MANAGERS)
 def roi():
-    """Compute first-year and ongoing ROI; prefilled with DOMAIN.md's example."""
+    """Compute first-year and ongoing ROI; prefilled with the catalog's example lines."""
     session = db_session()
     form = RoiForm()
     if request.method == "GET":
@@ -257,7 +270,7 @@ def roi():
         status = 400
     elif request.method == "GET" or form.validate_on_submit():
         try:
-            result = services.roi(
+            result = compute_roi(
                 {f"{i}": line.amount.data for i, line in enumerate(form.investment)},
                 {f"{i}": line.amount.data for i, line in enumerate(form.returns)},
             )

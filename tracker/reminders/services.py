@@ -841,13 +841,9 @@ def lapse_impact(
     Only its holder differs between the two, so unless the holder fits a slot
     thanks to it, no seat changes and the matchings need not be run.
     """
-    from tracker.readiness.services import (
-        HeldCertification,
-        Member,
-        SlotNeeds,
-        choose_template,
-        readiness,
-    )
+    from tracker.readiness.services.matching import SlotNeeds, choose_template
+    from tracker.readiness.services.members import HeldCertification, Member
+    from tracker.readiness.services.team import readiness
 
     if not templates:
         return ""
@@ -901,7 +897,7 @@ def judge_lapses(
     so a certification coming into reach later finds its judgement waiting.
     """
     from tracker.readiness.models import LapseImpact
-    from tracker.readiness.services import load_members, load_templates
+    from tracker.readiness.services.members import load_members, load_templates
 
     stale = select(Team.id, Team.readiness_revision).order_by(Team.id)
     if not every_team:

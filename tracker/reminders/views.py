@@ -14,7 +14,7 @@ from flask_login import current_user, login_required
 
 from tracker.extensions import db_session
 from tracker.people.models import Engineer, Team
-from tracker.readiness.services import can_view_team
+from tracker.readiness.services.team import can_view_team
 from tracker.reminders import calendars
 from tracker.reminders.forms import FeedTokenForm
 from tracker.web import role_required

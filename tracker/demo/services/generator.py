@@ -29,7 +29,8 @@ from tracker.people.models import Engineer, JobRoleAssignment, Team
 from tracker.people.services import find_engineer, hash_password
 from tracker.progress.models import Certification, ExamAttempt, HourLog
 from tracker.progress.services import paths_with_courses, whole_months_between
-from tracker.readiness.services import choose_template, load_templates
+from tracker.readiness.services.matching import choose_template
+from tracker.readiness.services.members import load_templates
 
 FIRST_NAMES = (
     "Ada", "Ben", "Chen", "Dara", "Eli", "Fatima", "Gus", "Hana", "Ivan", "Jia",

@@ -1,0 +1,38 @@
+"""The readiness rules' constants: query limits, forecast horizon, planning and ROI limits."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+# Dates a readiness query or plan accepts: a forecast from any of them still
+# fits the calendar.
+FIRST_DAY = dt.date(1970, 1, 1)
+LAST_DAY = dt.date(2999, 12, 31)
+CALENDAR_RULE = f"date must be from {FIRST_DAY} to {LAST_DAY}"
+
+# The largest fleet a readiness query or plan asks about.
+MAX_FLEET_GPUS = 10_000_000
+FLEET_GPUS_RULE = f"GPUs must be from 0 to {MAX_FLEET_GPUS:,}"
+
+# Open seats name this many nearest candidates.
+NEAREST_CANDIDATES = 3
+
+# The forecast runs month by month this many months ahead (the API lets a
+# caller choose up to MAX_FORECAST_MONTHS).
+FORECAST_MONTHS = 12
+MAX_FORECAST_MONTHS = 60
+
+# A plan that asks more training hours a week than this flags the trainee.
+SANE_WEEKLY_HOURS = Decimal(10)
+# Shadowing needs a senior of at least this level.
+MIN_SHADOW_LEVEL = 4
+# The strategy whose per-participant cost is the list price discounts apply to.
+LIST_PRICE_STRATEGY = "bootcamp"
+WEEKS_PER_YEAR = 52
+
+# The ROI calculator's lines: how many of each kind, a label's length, an amount.
+MAX_ROI_LINES = 20
+MAX_ROI_LABEL_LENGTH = 200
+MAX_ROI_AMOUNT = 10_000_000_000
+ROI_AMOUNT_RULE = f"amount must be from 0 to {MAX_ROI_AMOUNT:,}"

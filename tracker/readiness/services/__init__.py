@@ -1,0 +1,1 @@
+"""Team readiness for a GPU fleet: one module per concern."""

@@ -1,0 +1,38 @@
+"""Return on investment of named investment and return lines."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tracker.errors import ValidationError
+
+
+@dataclass(frozen=True)
+class Roi:
+    investment_total: int
+    returns_total: int
+
+    @property
+    def first_year_roi_percent(self) -> int:
+        """(returns - investment) / investment, in whole percent (rounded down)."""
+        return (self.returns_total - self.investment_total) * 100 // self.investment_total
+
+    @property
+    def ongoing_roi_percent(self) -> int:
+        """Later years, with no new investment: returns / first-year investment."""
+        return self.returns_total * 100 // self.investment_total
+
+
+def roi(investment: dict[str, int], returns: dict[str, int]) -> Roi:
+    """Return the ROI of named investment and return lines (currency units)."""
+    errors = {}
+    for kind, lines in (("investment", investment), ("returns", returns)):
+        for name, amount in lines.items():
+            if isinstance(amount, bool) or not isinstance(amount, int) or amount < 0:
+                errors[f"{kind}.{name}"] = "must be a whole amount of 0 or more"
+    total = sum(investment.values()) if not errors else 0
+    if not errors and total <= 0:
+        errors["investment"] = "the investment must be more than 0"
+    if errors:
+        raise ValidationError(errors)
+    return Roi(total, sum(returns.values()))
