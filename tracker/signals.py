@@ -16,13 +16,13 @@ from blinker import Namespace, Signal
 
 _signals = Namespace()
 
-profile_page = _signals.signal("profile-page")
+showing_profile = _signals.signal("showing-profile")
 """Sent with the engineer whose profile is shown."""
 
-team_page = _signals.signal("team-page")
+showing_team = _signals.signal("showing-team")
 """Sent with the team whose readiness page is shown."""
 
-dashboard_page = _signals.signal("dashboard-page")
+showing_dashboard = _signals.signal("showing-dashboard")
 """Sent with the engineer whose dashboard is shown; keyword `on` is the page's date."""
 
 

@@ -11,7 +11,7 @@ from tracker.errors import ValidationError
 from tracker.extensions import db_session, signin_limiter
 from tracker.people.forms import LoginForm, PasswordForm, ProfileForm
 from tracker.people.services import authenticate, set_password, verify_password
-from tracker.reminders.views import engineer_panel
+from tracker.signals import showing_profile, template_context
 
 bp = Blueprint("people", __name__)
 
@@ -78,7 +78,7 @@ def _profile_page(form: ProfileForm, password_form: PasswordForm, status: int):
         "people/profile.html",
         form=form,
         password_form=password_form,
-        feed=engineer_panel(current_user),
+        **template_context(showing_profile, current_user._get_current_object()),
     ), status
 
 

@@ -29,7 +29,7 @@ from tracker.readiness.services.team import (
     organisation as organisation_readiness,
 )
 from tracker.readiness.services.team_page import team_page
-from tracker.reminders.views import team_panel
+from tracker.signals import showing_team, template_context
 from tracker.web import role_required, today
 
 bp = Blueprint("readiness", __name__)
@@ -126,7 +126,11 @@ def team(team_id: int):
     if request.args.get("print") and status == 200:
         return render_template("readiness/print.html", team=team, page=page, form=form), status
     return render_template(
-        "readiness/team.html", team=team, page=page, form=form, feed=team_panel(team)
+        "readiness/team.html",
+        team=team,
+        page=page,
+        form=form,
+        **template_context(showing_team, team),
     ), status
 
 

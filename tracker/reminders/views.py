@@ -17,6 +17,7 @@ from tracker.people.models import Engineer, Team
 from tracker.readiness.services.team import can_view_team
 from tracker.reminders import calendars
 from tracker.reminders.forms import FeedTokenForm
+from tracker.signals import showing_profile, showing_team
 from tracker.web import role_required
 
 bp = Blueprint("calendars", __name__, url_prefix="/calendar")
@@ -103,6 +104,16 @@ def team_panel(team: Team) -> FeedPanel:
         replace_form=FeedTokenForm(formdata=None, prefix="feed-replace"),
         remove_form=FeedTokenForm(formdata=None, prefix="feed-remove"),
     )
+
+
+@showing_profile.connect
+def _profile_feed(engineer: Engineer) -> dict[str, FeedPanel]:
+    return {"feed": engineer_panel(engineer)}
+
+
+@showing_team.connect
+def _team_feed(team: Team) -> dict[str, FeedPanel]:
+    return {"feed": team_panel(team)}
 
 
 def _check(prefix: str) -> None:
