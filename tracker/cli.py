@@ -9,6 +9,7 @@ every command start without loading every feature.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 
 import click
 from flask import Flask, current_app
@@ -109,9 +110,10 @@ def serve_command(host: str, port: int, workers: int, scheduler: bool) -> None:
             return new_app()
 
     # The factory that made this command's app makes the workers' apps too.
-    new_app = click.get_current_context().ensure_object(ScriptInfo).create_app
-    if new_app is None:
+    factory = click.get_current_context().ensure_object(ScriptInfo).create_app
+    if factory is None:
         raise click.ClickException("serve runs from the `tracker` command, which knows the factory")
+    new_app: Callable[[], Flask] = factory
     click.echo(f"serving on http://{host}:{port} with {workers} worker(s)")
     Server().run()
 

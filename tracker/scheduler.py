@@ -16,6 +16,7 @@ import os
 import threading
 import zoneinfo
 from pathlib import Path
+from typing import IO
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.base import BaseScheduler
@@ -43,7 +44,7 @@ class SchedulerLock:
     def __init__(self, app: Flask) -> None:
         self.engine = app.extensions["tracker.engine"]
         self._connection: Connection | None = None
-        self._file = None
+        self._file: IO[str] | None = None
 
     def _lock_path(self) -> Path:
         database = self.engine.url.database

@@ -51,10 +51,11 @@ def record(
     before: dict[str, Any] | None = None,
 ) -> AuditEvent:
     """Record that `actor_id` did `action` to `obj`; `before` is its snapshot before a change."""
+    state = inspect(obj)
     event = AuditEvent(
         actor_id=actor_id,
         entity=type(obj).__tablename__,
-        entity_id=inspect(obj).identity[0] if inspect(obj).identity else obj.id,
+        entity_id=state.mapper.primary_key_from_instance(obj)[0],
         action=action,
         before=before,
         after=None if action == "delete" else snapshot(obj),
@@ -63,7 +64,7 @@ def record(
     return event
 
 
-_events = AuditEvent.__table__
+_events = Base.metadata.tables[AuditEvent.__tablename__]
 _INSERT_EVENT = insert(_events)
 
 
