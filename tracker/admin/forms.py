@@ -23,7 +23,7 @@ from wtforms.validators import DataRequired, Email, InputRequired, Length, Numbe
 from tracker.admin.services import MAX_EXPERIENCE_MONTHS, MAX_GPUS
 from tracker.people.models import ACCESS_ROLES
 from tracker.people.services import MIN_PASSWORD_LENGTH
-from tracker.reminders.models import NOTIFICATION_KINDS, NOTIFICATION_STATUSES
+from tracker.reminders.rules import NOTIFICATION_KINDS, NOTIFICATION_STATUSES
 
 
 def optional_id(value: object) -> int | None:
