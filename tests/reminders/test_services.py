@@ -27,8 +27,9 @@ from tests.reminders.helpers import (
 from tracker.errors import ValidationError
 from tracker.progress.services import plan_exam, record_attempt
 from tracker.readiness.models import LapseImpact
-from tracker.reminders import services
-from tracker.reminders.services import EXPIRED, Windows, due_window, parse_windows
+from tracker.reminders.rules import EXPIRED
+from tracker.reminders.services.lapses import judge_lapses
+from tracker.reminders.services.windows import Windows, due_window, parse_windows
 
 # --- due_window -----------------------------------------------------------
 
@@ -429,7 +430,7 @@ def test_no_escalation_when_another_member_still_holds_the_team_wide_credential(
 def test_readiness_impact_names_the_drop(db):
     crew = factories.team(db, gpus=64)
     _, cert = _ops(db, crew)
-    assert services.judge_lapses(db, days_before(30), WINDOWS) >= 1
+    assert judge_lapses(db, days_before(30), WINDOWS) >= 1
     impact = db.scalar(select(LapseImpact.impact).where(LapseImpact.certification_id == cert.id))
     assert "1 seat(s) no one else can fill (0/4 instead of 1/4)" in impact
 
