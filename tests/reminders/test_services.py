@@ -29,9 +29,17 @@ from tracker.progress.services import plan_exam, record_attempt
 from tracker.readiness.models import LapseImpact
 from tracker.reminders.rules import EXPIRED
 from tracker.reminders.services.lapses import judge_lapses
-from tracker.reminders.services.windows import Windows, due_window, parse_windows
+from tracker.reminders.services.windows import Windows, parse_windows
 
-# --- due_window -----------------------------------------------------------
+# --- the window due on a day -------------------------------------------------
+
+
+def window_due(db, day: dt.date, windows: Windows = WINDOWS) -> int | None:
+    """Return the window one pass on `day` queues for a fresh certification expiring on EXPIRES."""
+    _, cert = holder(db)
+    queued = windows_of(run(db, day, windows), cert)
+    assert len(queued) <= 1
+    return queued[0] if queued else None
 
 
 @pytest.mark.parametrize(
@@ -57,7 +65,7 @@ from tracker.reminders.services.windows import Windows, due_window, parse_window
         (-400, None),
     ],
 )
-def test_due_window_is_a_range_opening_on_its_day(left, expected):
+def test_the_window_due_is_a_range_opening_on_its_day(db, left, expected):
     """ "Default reminder windows: 90, 60, 30 and 7 days before expiry, and a notice on
     the day after expiry."
 
@@ -67,33 +75,33 @@ def test_due_window_is_a_range_opening_on_its_day(left, expected):
     its expiry date), the expiry notice comes from the day after, and only
     within the grace period.
     """
-    assert due_window(EXPIRES, EXPIRES - dt.timedelta(days=left), Windows()) == expected
+    assert window_due(db, EXPIRES - dt.timedelta(days=left)) == expected
 
 
-def test_due_window_on_the_expiry_day_is_not_the_expiry_notice():
+def test_the_expiry_day_is_not_the_expiry_notice(db):
     """A certification is valid through its expiry date: no expiry notice that day."""
-    assert due_window(EXPIRES, EXPIRES, Windows()) != EXPIRED
-    assert due_window(EXPIRES, EXPIRES + DAY, Windows()) == EXPIRED
+    assert window_due(db, EXPIRES) == 7
+    assert window_due(db, EXPIRES + DAY) == EXPIRED
 
 
-def test_due_window_after_downtime_gives_only_the_most_urgent():
+def test_the_window_due_after_downtime_is_only_the_most_urgent(db):
     """ "If the scheduler was down across several windows, the next run sends only the
     most urgent window that is due, not a burst of stale ones."
     """
     # Down from 95 days before until 5 days before: 90, 60, 30 and 7 all passed.
-    assert due_window(EXPIRES, days_before(5), Windows()) == 7
-    assert due_window(EXPIRES, days_before(45), Windows()) == 60
+    assert window_due(db, days_before(5)) == 7
+    assert window_due(db, days_before(45)) == 60
 
 
-def test_due_window_follows_configured_windows_and_grace():
+def test_the_window_due_follows_configured_windows_and_grace(db):
     """ "Windows are configurable." """
     windows = Windows(before=(14, 3), expired_grace_days=2)
-    assert due_window(EXPIRES, days_before(15), windows) is None
-    assert due_window(EXPIRES, days_before(14), windows) == 14
-    assert due_window(EXPIRES, days_before(4), windows) == 14
-    assert due_window(EXPIRES, days_before(3), windows) == 3
-    assert due_window(EXPIRES, EXPIRES + 2 * DAY, windows) == EXPIRED
-    assert due_window(EXPIRES, EXPIRES + 3 * DAY, windows) is None
+    assert window_due(db, days_before(15), windows) is None
+    assert window_due(db, days_before(14), windows) == 14
+    assert window_due(db, days_before(4), windows) == 14
+    assert window_due(db, days_before(3), windows) == 3
+    assert window_due(db, EXPIRES + 2 * DAY, windows) == EXPIRED
+    assert window_due(db, EXPIRES + 3 * DAY, windows) is None
 
 
 @pytest.mark.parametrize(

@@ -96,7 +96,7 @@ def _const(value: str | int) -> ColumnElement:
 
 
 def _window_sql(windows: Windows) -> ColumnElement[int | None]:
-    """`due_window` in SQL, for certifications within reach."""
+    """Return the most urgent window due on the day (see `Windows`), for those in reach."""
     return case(
         (_C.expires_on < TODAY, _const(EXPIRED)),
         *[

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from dataclasses import dataclass
 
 from tracker.errors import ValidationError
 from tracker.reminders.rules import (
     COPY_MANAGER_FROM_DAYS,
     DEFAULT_WINDOWS,
-    EXPIRED,
     EXPIRED_GRACE_DAYS,
     MAX_WINDOW_DAYS,
     WINDOWS_RULE,
@@ -44,17 +42,3 @@ def parse_windows(text: str) -> Windows:
     if not days or any(d <= 0 or d > MAX_WINDOW_DAYS for d in days):
         raise ValidationError({"windows": f"{WINDOWS_RULE} (got {text!r})"})
     return Windows(before=days)
-
-
-def due_window(expires_on: dt.date, today: dt.date, windows: Windows) -> int | None:
-    """Return the most urgent window due on `today`, or None.
-
-    Windows are ranges: the 30-day window is due from 30 days before the
-    expiry until the 7-day one opens, so a late pass still finds it; a pass
-    after downtime gets the most urgent one only. EXPIRED from the day after.
-    """
-    left = (expires_on - today).days
-    if left < 0:
-        return EXPIRED if -left <= windows.expired_grace_days else None
-    opened = [w for w in windows.before if left <= w]
-    return min(opened) if opened else None
