@@ -74,7 +74,7 @@ def fresh(db, notification: Notification) -> Notification:
 
 
 def test_the_reminder_message_says_what_expires_when_and_how_to_renew(db, factory, smtp):
-    """Issue 5 item 3: plain text and HTML parts, a subject naming the certification and
+    """Plain text and HTML parts, a subject naming the certification and
     the days left, the expiry date, how to renew (which exam, which path courses are
     still open), a link to the app, and an .ics attachment for the expiry date.
     """
@@ -157,7 +157,7 @@ def test_the_message_id_is_stable_across_retries(db, factory, smtp):
 
 
 def test_a_batch_goes_over_one_connection_and_each_row_is_marked_sent(db, factory, smtp):
-    """Issue 5 item 2: reusing one connection per batch, marking each sent with its time."""
+    """Reusing one connection per batch, marking each sent with its time."""
     rows = queue(db, people=3)
     report = deliver(factory, smtp.settings, NOW)
     assert (report.sent, report.retried, report.failed) == (3, 0, 0)
@@ -324,7 +324,7 @@ def test_an_admin_retry_puts_a_failed_row_back(db, factory, smtp):
 
 
 def test_a_recipient_refused_alone_does_not_resend_to_the_others(db, factory, smtp):
-    """Issue 5 item 2: "a recipient refused alone does not resend to the others"."""
+    """ "A recipient refused alone does not resend to the others"."""
     boss = factories.engineer(db, name="Boss", access_role="manager")
     (notice,) = queue(db, manager=boss)
     smtp.mailbox.refuse[boss.email] = "550 5.1.1 unknown"
@@ -412,7 +412,7 @@ def test_a_crashed_senders_row_is_taken_over_with_the_same_message_id(db, factor
 
 
 def test_a_server_that_never_answers_times_out_and_is_retried(db, factory):
-    """Issue 5 item 2: "every SMTP call has a timeout"."""
+    """ "Every SMTP call has a timeout"."""
     (notice,) = queue(db)
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as mute:
         mute.bind(("127.0.0.1", 0))

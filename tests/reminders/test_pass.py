@@ -1,5 +1,5 @@
-"""How the daily pass stays cheap without missing anything (issue 6: the pass within
-1.5x of a raw query; issue 5 item 6: an escalation goes out "at once").
+"""How the daily pass stays cheap without missing anything (the pass within 1.5x of a
+raw query) and an escalation still goes out "at once".
 
 Lapses are judged per team when the team's readiness revision moved or the
 catalog changed, and kept; reminders are queued first and composed after.
@@ -74,7 +74,7 @@ def test_a_catalog_change_is_judged_at_the_next_pass(db):
 
 
 def test_the_weekly_digests_go_out_at_the_weeks_first_pass_only(db):
-    """Issue 5 item 6: "Managers get a weekly digest": a manager whose first expiry comes
+    """ "Managers get a weekly digest": a manager whose first expiry comes
     within 90 days in the middle of a week hears of it in the next week's digest."""
     boss = factories.engineer(db, name="Boss", access_role="manager")
     monday = dt.date(2027, 1, 25)

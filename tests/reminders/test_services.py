@@ -296,7 +296,7 @@ def test_a_manager_who_is_both_is_copied_once_and_an_inactive_one_not(db):
 
 
 def test_planning_the_renewal_exam_pauses_reminders_until_the_planned_date_passes(db):
-    """Issue 5 item 7: planning the renewal exam on a date stops the intermediate
+    """Planning the renewal exam on a date stops the intermediate
     reminders; they resume if the planned date passes without a pass.
     """
     who, cert = holder(db)
@@ -312,7 +312,7 @@ def test_planning_the_renewal_exam_pauses_reminders_until_the_planned_date_passe
 
 
 def test_a_plan_after_the_expiry_does_not_pause_reminders(db):
-    """Issue 5 item 7: reminders resume when the planned date falls after the expiry."""
+    """Reminders resume when the planned date falls after the expiry."""
     who, cert = holder(db)
     exam = factories.exam(db, "NCA-AIIO")
     plan_exam(db, who, exam, EXPIRES + DAY, days_before(70), renews=cert)
@@ -351,7 +351,7 @@ def _ops(db, crew, expires_on=EXPIRES, **extra):
 
 
 def test_escalation_when_the_lapse_leaves_a_seat_no_one_else_can_fill(db):
-    """Issue 5 item 6: "A lapse that would drop the team's readiness (a slot no one else
+    """ "A lapse that would drop the team's readiness (a slot no one else
     can fill ...) is escalated to the manager at once, named as such."
     """
     boss = factories.engineer(db, name="Boss", access_role="manager")
@@ -418,7 +418,7 @@ def test_no_escalation_without_a_team(db):
 
 
 def test_escalation_for_the_last_valid_holder_of_a_team_wide_credential(db):
-    """Issue 5 item 6: "... or the last valid holder of a team-wide certification"."""
+    """ "... or the last valid holder of a team-wide certification"."""
     boss = factories.engineer(db, name="Boss", access_role="manager")
     crew = factories.team(db, gpus=500, manager=boss)  # medium: CKA, RHCE, VCP-DCV team-wide
     holder(db, "CKA", team=crew, job_roles=("storage",))
@@ -447,7 +447,7 @@ def test_readiness_impact_names_the_drop(db):
 
 
 def test_one_digest_per_manager_per_iso_week(db):
-    """Issue 5 item 6: "Managers get a weekly digest of their people's certifications
+    """ "Managers get a weekly digest of their people's certifications
     expiring within 90 days and the readiness change each causes."
     """
     boss = factories.engineer(db, name="Boss", access_role="manager")
