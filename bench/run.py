@@ -153,13 +153,16 @@ def bench_pages(url: str, size: int, admin: str, password: str, today, figures: 
 
 def bench_reminders(url: str, size: int, today, figures: Figures) -> None:
     from tracker.db import session_scope, utcnow, writing
-    from tracker.reminders import jobs, messages, services
+    from tracker.reminders import jobs, messages
     from tracker.reminders.models import Notification
+    from tracker.reminders.services.composing import compose_pending
+    from tracker.reminders.services.daily_pass import plan
+    from tracker.reminders.services.windows import parse_windows
 
     app = make_app(url)
     engine = app.extensions["tracker.engine"]
     factory = app.extensions["tracker.sessions"]
-    windows = services.parse_windows(app.config["REMINDER_WINDOWS"])
+    windows = parse_windows(app.config["REMINDER_WINDOWS"])
     mail = jobs.mail_settings(app)
 
     # A pass on an empty outbox (the first run ever), delivered: the state a
@@ -168,7 +171,7 @@ def bench_reminders(url: str, size: int, today, figures: Figures) -> None:
     day = today + dt.timedelta(days=1) if today.isoweekday() == 1 else today
     began = time.perf_counter()
     with session_scope(factory) as session:
-        first = services.plan(session, day - dt.timedelta(days=1), windows, mail).count()
+        first = plan(session, day - dt.timedelta(days=1), windows, mail).count()
     first_time = time.perf_counter() - began
     with writing(), factory() as session, session.begin():
         session.execute(
@@ -185,7 +188,7 @@ def bench_reminders(url: str, size: int, today, figures: Figures) -> None:
         with writing():
             session = factory()
             try:
-                count = services.plan(session, on, windows, mail, keep=False, compose=False)
+                count = plan(session, on, windows, mail, keep=False, compose=False)
                 session.flush()
                 return count.count()
             finally:
@@ -229,9 +232,9 @@ def bench_reminders(url: str, size: int, today, figures: Figures) -> None:
         key="weekly pass",
     )
     with session_scope(factory) as session:
-        composing = services.plan(session, day, windows, mail, keep=False, compose=False).count()
+        composing = plan(session, day, windows, mail, keep=False, compose=False).count()
     began = time.perf_counter()
-    composed = services.compose_pending(factory, mail)
+    composed = compose_pending(factory, mail)
     compose_time = time.perf_counter() - began
     figures.add(
         size,
@@ -261,15 +264,16 @@ def bench_reminders(url: str, size: int, today, figures: Figures) -> None:
         # now, as autovacuum would have in a deployment (it may be off, as on
         # these machines).
         settle(url)
-        bench_delivery(app, factory, sink, size, figures, messages, services, Notification)
+        bench_delivery(app, factory, sink, size, figures, messages, Notification)
     finally:
         sink.stop()
         engine.dispose()
 
 
-def bench_delivery(app, factory, sink, size, figures, messages, services, Notification) -> None:
+def bench_delivery(app, factory, sink, size, figures, messages, Notification) -> None:
     from tracker.db import utcnow, writing
     from tracker.reminders import jobs
+    from tracker.reminders.services.delivery import SmtpSettings, deliver
 
     count = env_int("BENCH_NOTICES", 300)
     with factory() as session:
@@ -309,7 +313,7 @@ def bench_delivery(app, factory, sink, size, figures, messages, services, Notifi
             )
 
     settings = jobs.smtp_settings(app)
-    settings = services.SmtpSettings(
+    settings = SmtpSettings(
         host="127.0.0.1", port=sink.port, mail_from=settings.mail_from, timeout=30
     )
 
@@ -346,7 +350,7 @@ def bench_delivery(app, factory, sink, size, figures, messages, services, Notifi
     for label in labels:
         queue(label)
         began = time.perf_counter()
-        report = services.deliver(factory, settings, utcnow(), force=True)
+        report = deliver(factory, settings, utcnow(), force=True)
         tracker_rates.append(report.sent / (time.perf_counter() - began))
         sent += report.sent
         raw_rates.append(raw_loop())

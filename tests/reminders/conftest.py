@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from tracker.catalog.services import load_seed
 from tracker.config import PROJECT_ROOT
 from tracker.db import make_engine, make_session_factory, run_migrations, session_scope
-from tracker.reminders.services import SmtpSettings
+from tracker.reminders.services.delivery import SmtpSettings
 
 MAIL_FROM = "tracker@example.com"
 SEED = PROJECT_ROOT / "seed" / "catalog.toml"

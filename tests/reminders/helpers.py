@@ -10,14 +10,16 @@ from sqlalchemy.orm import Session
 from tests import factories
 from tracker.people.models import Engineer
 from tracker.progress.models import Certification
-from tracker.reminders import services
 from tracker.reminders.models import Notification
+from tracker.reminders.services.daily_pass import plan
+from tracker.reminders.services.queueing import Mail, PassReport
+from tracker.reminders.services.windows import Windows
 
 D = dt.date
 DAY = dt.timedelta(days=1)
 BASE_URL = "https://tracker.example.com"
-MAIL = services.Mail(base_url=BASE_URL, domain="tracker.example.com")
-WINDOWS = services.Windows()
+MAIL = Mail(base_url=BASE_URL, domain="tracker.example.com")
+WINDOWS = Windows()
 EXPIRES = D(2027, 3, 1)  # a Monday; the expiry most scenes use
 EARNED = D(2025, 3, 1)
 FAR = D(2030, 1, 1)
@@ -38,9 +40,9 @@ def holder(
     return who, factories.certification(db, who, code, EARNED, expires_on)
 
 
-def run(db: Session, day: dt.date, windows: services.Windows = WINDOWS) -> services.PassReport:
+def run(db: Session, day: dt.date, windows: Windows = WINDOWS) -> PassReport:
     """Run the reminder pass for `day` on the test session."""
-    return services.plan(db, day, windows, MAIL)
+    return plan(db, day, windows, MAIL)
 
 
 def outbox(db: Session, kind: str | None = None) -> list[Notification]:
@@ -50,7 +52,7 @@ def outbox(db: Session, kind: str | None = None) -> list[Notification]:
     return list(db.scalars(query))
 
 
-def windows_of(report: services.PassReport, cert: Certification) -> list[int | None]:
+def windows_of(report: PassReport, cert: Certification) -> list[int | None]:
     """Return the windows queued for `cert` by one pass (reminders and expiry notices)."""
     return [
         n.window_days

@@ -1,6 +1,6 @@
 """`tracker remind --today YYYY-MM-DD --json` on a fresh database against real SMTP.
 
-Issue 5 item 4: "`tracker remind [--today YYYY-MM-DD] [--json]` runs one pass for that
+The rule: "`tracker remind [--today YYYY-MM-DD] [--json]` runs one pass for that
 day and then delivers every pending row now, back-off notwithstanding, and prints
 how many notices were queued, sent, retried and failed ...; it exits 0 when SMTP
 is down, leaving the rows pending."

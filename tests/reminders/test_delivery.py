@@ -29,9 +29,12 @@ from tests.reminders.helpers import BASE_URL, DAY, EXPIRES, MAIL, WINDOWS, days_
 from tracker.db import session_scope, utcnow
 from tracker.errors import ValidationError
 from tracker.progress.services import log_hours, record_attempt
-from tracker.reminders import jobs, services
+from tracker.reminders import jobs
 from tracker.reminders.models import Notification
-from tracker.reminders.services import CLAIM_LEASE, RETRY_BASE, deliver, retry_failed
+from tracker.reminders.rules import CLAIM_LEASE, RETRY_BASE
+from tracker.reminders.services.daily_pass import plan
+from tracker.reminders.services.delivery import DeliveryReport, deliver, retry_failed
+from tracker.reminders.services.marks import Marks
 
 DAY30 = days_before(30)
 NOW = dt.datetime.combine(DAY30, dt.time(8, 0))
@@ -47,7 +50,7 @@ def factory(app, db):
 def queue(db, day=DAY30, people=1, **engineer):
     """Create `people` holders of NCA-AIIO and run the pass for `day`; return their rows."""
     holders = [holder(db, **engineer) for _ in range(people)]
-    services.plan(db, day, WINDOWS, MAIL)
+    plan(db, day, WINDOWS, MAIL)
     db.flush()
     return [row(db, cert.id) for _, cert in holders]
 
@@ -71,13 +74,13 @@ def fresh(db, notification: Notification) -> Notification:
 
 
 def test_the_reminder_message_says_what_expires_when_and_how_to_renew(db, factory, smtp):
-    """Issue 5 item 3: plain text and HTML parts, a subject naming the certification and
+    """Plain text and HTML parts, a subject naming the certification and
     the days left, the expiry date, how to renew (which exam, which path courses are
     still open), a link to the app, and an .ics attachment for the expiry date.
     """
     who, cert = holder(db, name="Ada <Ops> & Co")
     log_hours(db, who, factories.course(db, "FDL"), days_before(40), Decimal(8), days_before(40))
-    services.plan(db, days_before(25), WINDOWS, MAIL)
+    plan(db, days_before(25), WINDOWS, MAIL)
     notice = row(db, cert.id)
     report = deliver(factory, smtp.settings, NOW + 5 * DAY)
     assert report.sent == 1
@@ -123,10 +126,10 @@ def test_the_reminder_message_says_what_expires_when_and_how_to_renew(db, factor
 def test_the_subject_counts_one_day_and_the_expiry_notice_says_expired(db, factory, smtp):
     boss = factories.engineer(db, name="Boss", access_role="manager")
     _, soon = holder(db, manager=boss)
-    services.plan(db, days_before(1), WINDOWS, MAIL)
+    plan(db, days_before(1), WINDOWS, MAIL)
     assert row(db, soon.id).subject == "NCA-AIIO expires in 1 day (2027-03-01)"
     _, lapsed = holder(db, "CKA", expires_on=days_before(2), manager=boss)
-    services.plan(db, days_before(1), WINDOWS, MAIL)
+    plan(db, days_before(1), WINDOWS, MAIL)
     expired = row(db, lapsed.id, "expired")
     assert expired.subject == "CKA expired on 2027-02-27"
     deliver(factory, smtp.settings, NOW + 29 * DAY)
@@ -154,7 +157,7 @@ def test_the_message_id_is_stable_across_retries(db, factory, smtp):
 
 
 def test_a_batch_goes_over_one_connection_and_each_row_is_marked_sent(db, factory, smtp):
-    """Issue 5 item 2: reusing one connection per batch, marking each sent with its time."""
+    """Reusing one connection per batch, marking each sent with its time."""
     rows = queue(db, people=3)
     report = deliver(factory, smtp.settings, NOW)
     assert (report.sent, report.retried, report.failed) == (3, 0, 0)
@@ -321,7 +324,7 @@ def test_an_admin_retry_puts_a_failed_row_back(db, factory, smtp):
 
 
 def test_a_recipient_refused_alone_does_not_resend_to_the_others(db, factory, smtp):
-    """Issue 5 item 2: "a recipient refused alone does not resend to the others"."""
+    """ "A recipient refused alone does not resend to the others"."""
     boss = factories.engineer(db, name="Boss", access_role="manager")
     (notice,) = queue(db, manager=boss)
     smtp.mailbox.refuse[boss.email] = "550 5.1.1 unknown"
@@ -409,7 +412,7 @@ def test_a_crashed_senders_row_is_taken_over_with_the_same_message_id(db, factor
 
 
 def test_a_server_that_never_answers_times_out_and_is_retried(db, factory):
-    """Issue 5 item 2: "every SMTP call has a timeout"."""
+    """ "Every SMTP call has a timeout"."""
     (notice,) = queue(db)
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as mute:
         mute.bind(("127.0.0.1", 0))
@@ -440,7 +443,7 @@ def test_non_ascii_names_travel_in_headers_and_bodies(db, factory, smtp):
     boss = factories.engineer(db, name="Måns Boss", access_role="manager")
     crew = factories.team(db, gpus=64, manager=boss)
     who, cert = holder(db, name="Zoë Ørsted", team=crew, level=2)
-    services.plan(db, DAY30, WINDOWS, MAIL)
+    plan(db, DAY30, WINDOWS, MAIL)
     escalation = row(db, cert.id, "escalation")
     assert deliver(factory, smtp.settings, NOW).failed == 0
     (received,) = smtp.mailbox.by_message_id()[escalation.message_id]
@@ -459,7 +462,7 @@ def test_a_non_ascii_address_goes_out_with_smtputf8_where_the_server_offers_it(d
     try:
         holder(db, name="Zoë Ørsted", email="zoë@example.com")
         holder(db, name="Ann Plain", email="ann@example.com")
-        services.plan(db, days_before(60), WINDOWS, MAIL)
+        plan(db, days_before(60), WINDOWS, MAIL)
         report = deliver(factory, settings_for(port), NOW)
     finally:
         controller.stop()
@@ -479,7 +482,7 @@ def test_a_notice_still_pending_when_the_certification_is_renewed_is_not_sent(
     the renewal.
     """
     who, _ = holder(db)
-    services.plan(db, DAY30, WINDOWS, MAIL)
+    plan(db, DAY30, WINDOWS, MAIL)
     deliver(factory, smtp_down, NOW)
     renewed_on = DAY30 + DAY
     record_attempt(db, who, factories.exam(db, "NCA-AIIO"), renewed_on, 85, True, today=renewed_on)
@@ -520,8 +523,8 @@ def test_two_concurrent_senders_deliver_each_notice_once(separate_db, smtp):
     """ "... none is sent twice, also ... with more than one scheduler." """
     _scene(separate_db, 16)
     with session_scope(separate_db) as session:
-        assert services.plan(session, DAY30, WINDOWS, MAIL).count("reminder") == 16
-    reports: dict[int, services.DeliveryReport] = {}
+        assert plan(session, DAY30, WINDOWS, MAIL).count("reminder") == 16
+    reports: dict[int, DeliveryReport] = {}
 
     def send(index: int) -> None:
         reports[index] = deliver(separate_db, smtp.settings, NOW, batch=2, worker=f"sender-{index}")
@@ -541,7 +544,7 @@ def test_two_concurrent_senders_deliver_each_notice_once(separate_db, smtp):
 def _queue_reminders(factory, people: int) -> None:
     _scene(factory, people)
     with session_scope(factory) as session:
-        assert services.plan(session, DAY30, WINDOWS, MAIL).count("reminder") == people
+        assert plan(session, DAY30, WINDOWS, MAIL).count("reminder") == people
 
 
 def test_each_row_is_marked_before_the_next_message_goes_out(separate_db, smtp, monkeypatch):
@@ -550,13 +553,13 @@ def test_each_row_is_marked_before_the_next_message_goes_out(separate_db, smtp, 
     before the next message's DATA, however slow the database is.
     """
     _queue_reminders(separate_db, 4)
-    mark = services._Marks._mark
+    mark = Marks._mark
 
     def slow_mark(self, statement, params):
         time.sleep(0.05)
         mark(self, statement, params)
 
-    monkeypatch.setattr(services._Marks, "_mark", slow_mark)
+    monkeypatch.setattr(Marks, "_mark", slow_mark)
     sent_at_data: list[int] = []
     handle_data = smtp.mailbox.handle_DATA
 
@@ -582,7 +585,7 @@ def test_a_mark_that_fails_stops_the_sender_before_the_next_message(separate_db,
     def failing_mark(self, statement, params):
         raise OperationalError("UPDATE notifications ...", {}, Exception("database gone"))
 
-    monkeypatch.setattr(services._Marks, "_mark", failing_mark)
+    monkeypatch.setattr(Marks, "_mark", failing_mark)
     with pytest.raises(OperationalError):
         deliver(separate_db, smtp.settings, NOW)
     # The first message went out; its mark failed, so no other one followed it.
@@ -601,7 +604,7 @@ def test_two_concurrent_passes_queue_each_notice_once(separate_db):
 
         def run_pass(index: int, day: dt.date = day, counts: dict[int, int] = counts) -> None:
             with session_scope(separate_db) as session:
-                counts[index] = services.plan(session, day, WINDOWS, MAIL).count()
+                counts[index] = plan(session, day, WINDOWS, MAIL).count()
 
         assert _in_threads(2, run_pass) == []
         assert len(counts) == 2 and sum(counts.values()) == 10, day

@@ -1,5 +1,5 @@
-"""How the daily pass stays cheap without missing anything (issue 6: the pass within
-1.5x of a raw query; issue 5 item 6: an escalation goes out "at once").
+"""How the daily pass stays cheap without missing anything (the pass within 1.5x of a
+raw query) and an escalation still goes out "at once".
 
 Lapses are judged per team when the team's readiness revision moved or the
 catalog changed, and kept; reminders are queued first and composed after.
@@ -25,7 +25,11 @@ from tests.reminders.helpers import (
     run,
 )
 from tracker.catalog.models import TeamTemplate
-from tracker.reminders import services
+from tracker.reminders.services.composing import compose_notices
+from tracker.reminders.services.daily_pass import plan
+from tracker.reminders.services.lapses import judge_lapses
+from tracker.reminders.services.pass_sql import reminders_statement
+from tracker.reminders.services.windows import parse_windows
 
 
 def _ops(db, crew, expires_on=EXPIRES):
@@ -37,7 +41,7 @@ def test_a_lapse_judged_long_before_escalates_when_its_first_window_opens(db):
     crew = factories.team(db, gpus=64, manager=boss)
     _, cert = _ops(db, crew)
     assert run(db, days_before(200)).count() == 0  # judged: not in reach yet
-    assert services.judge_lapses(db, days_before(91), WINDOWS) == 0  # nothing moved since
+    assert judge_lapses(db, days_before(91), WINDOWS) == 0  # nothing moved since
     report = run(db, days_before(90))
     assert sorted(n.kind for n in report.queued if n.certification_id == cert.id) == [
         "escalation",
@@ -50,9 +54,9 @@ def test_the_pass_judges_again_only_the_teams_whose_readiness_moved(db):
     _ops(db, first)
     _ops(db, second)
     run(db, days_before(100))
-    assert services.judge_lapses(db, days_before(99), WINDOWS) == 0
+    assert judge_lapses(db, days_before(99), WINDOWS) == 0
     factories.engineer(db, team=second)
-    assert services.judge_lapses(db, days_before(99), WINDOWS) == 1
+    assert judge_lapses(db, days_before(99), WINDOWS) == 1
 
 
 def test_a_catalog_change_is_judged_at_the_next_pass(db):
@@ -70,7 +74,7 @@ def test_a_catalog_change_is_judged_at_the_next_pass(db):
 
 
 def test_the_weekly_digests_go_out_at_the_weeks_first_pass_only(db):
-    """Issue 5 item 6: "Managers get a weekly digest": a manager whose first expiry comes
+    """ "Managers get a weekly digest": a manager whose first expiry comes
     within 90 days in the middle of a week hears of it in the next week's digest."""
     boss = factories.engineer(db, name="Boss", access_role="manager")
     monday = dt.date(2027, 1, 25)
@@ -86,12 +90,12 @@ def test_the_weekly_digests_go_out_at_the_weeks_first_pass_only(db):
 
 def test_the_scheduler_pass_queues_notices_without_text_and_composing_writes_it(db):
     who, cert = holder(db, manager=factories.engineer(db, name="Boss"))
-    report = services.plan(db, days_before(30), WINDOWS, MAIL, keep=False, compose=False)
+    report = plan(db, days_before(30), WINDOWS, MAIL, keep=False, compose=False)
     assert (report.queued, report.count("reminder")) == ([], 1)
     (row,) = outbox(db, "reminder")
     assert row.body_text is None and row.ics is None
     assert row.subject == f"NCA-AIIO expires in 30 days ({EXPIRES.isoformat()})"
-    services.compose_notices(db, [row], MAIL)
+    compose_notices(db, [row], MAIL)
     assert "30 days" in row.body_text and who.name in row.body_text
     assert "NCA-AIIO" in row.body_html
     (event,) = Calendar.from_ical(row.ics).walk("VEVENT")
@@ -101,13 +105,13 @@ def test_the_scheduler_pass_queues_notices_without_text_and_composing_writes_it(
 def test_composing_later_writes_what_composing_in_the_pass_writes(db):
     _, early = holder(db)
     _, late = holder(db)
-    services.plan(db, days_before(7), WINDOWS, MAIL)  # composes in the pass
+    plan(db, days_before(7), WINDOWS, MAIL)  # composes in the pass
     queued = {n.certification_id: n for n in outbox(db, "reminder")}
     db.delete(queued[late.id])
     db.flush()
-    services.plan(db, days_before(7), WINDOWS, MAIL, compose=False)
+    plan(db, days_before(7), WINDOWS, MAIL, compose=False)
     (later,) = [n for n in outbox(db, "reminder") if n.certification_id == late.id]
-    services.compose_notices(db, [later], MAIL)
+    compose_notices(db, [later], MAIL)
     first = queued[early.id]
     for field in ("subject", "body_text", "body_html"):
         assert getattr(later, field).replace(late.engineer.name, "X") == getattr(
@@ -140,7 +144,7 @@ def test_the_30_day_reminder_copies_each_active_manager_once(db, own, team_manag
     if team_manager == "self":
         crew.manager = who
     db.flush()
-    services.plan(db, days_before(30), WINDOWS, MAIL, keep=False, compose=False)
+    plan(db, days_before(30), WINDOWS, MAIL, keep=False, compose=False)
     (row,) = outbox(db, "reminder")
     addresses = {"own": mine.email, "team": lead.email}
     assert row.cc_addrs == ", ".join(addresses[c] for c in copied)
@@ -153,5 +157,5 @@ def test_the_days_statement_stays_short_enough_for_the_drivers_parse_cache():
     # above, it parses again on every pass, which cost as much as a round trip.
     from sqlalchemy.dialects.postgresql.psycopg import dialect
 
-    statement = services._reminders_statement(services.parse_windows("90,60,30,7"))
+    statement = reminders_statement(parse_windows("90,60,30,7"))
     assert len(statement.compile(dialect=dialect()).string) < 4096

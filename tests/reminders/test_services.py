@@ -27,10 +27,19 @@ from tests.reminders.helpers import (
 from tracker.errors import ValidationError
 from tracker.progress.services import plan_exam, record_attempt
 from tracker.readiness.models import LapseImpact
-from tracker.reminders import services
-from tracker.reminders.services import EXPIRED, Windows, due_window, parse_windows
+from tracker.reminders.rules import EXPIRED
+from tracker.reminders.services.lapses import judge_lapses
+from tracker.reminders.services.windows import Windows, parse_windows
 
-# --- due_window -----------------------------------------------------------
+# --- the window due on a day -------------------------------------------------
+
+
+def window_due(db, day: dt.date, windows: Windows = WINDOWS) -> int | None:
+    """Return the window one pass on `day` queues for a fresh certification expiring on EXPIRES."""
+    _, cert = holder(db)
+    queued = windows_of(run(db, day, windows), cert)
+    assert len(queued) <= 1
+    return queued[0] if queued else None
 
 
 @pytest.mark.parametrize(
@@ -56,7 +65,7 @@ from tracker.reminders.services import EXPIRED, Windows, due_window, parse_windo
         (-400, None),
     ],
 )
-def test_due_window_is_a_range_opening_on_its_day(left, expected):
+def test_the_window_due_is_a_range_opening_on_its_day(db, left, expected):
     """ "Default reminder windows: 90, 60, 30 and 7 days before expiry, and a notice on
     the day after expiry."
 
@@ -66,33 +75,33 @@ def test_due_window_is_a_range_opening_on_its_day(left, expected):
     its expiry date), the expiry notice comes from the day after, and only
     within the grace period.
     """
-    assert due_window(EXPIRES, EXPIRES - dt.timedelta(days=left), Windows()) == expected
+    assert window_due(db, EXPIRES - dt.timedelta(days=left)) == expected
 
 
-def test_due_window_on_the_expiry_day_is_not_the_expiry_notice():
+def test_the_expiry_day_is_not_the_expiry_notice(db):
     """A certification is valid through its expiry date: no expiry notice that day."""
-    assert due_window(EXPIRES, EXPIRES, Windows()) != EXPIRED
-    assert due_window(EXPIRES, EXPIRES + DAY, Windows()) == EXPIRED
+    assert window_due(db, EXPIRES) == 7
+    assert window_due(db, EXPIRES + DAY) == EXPIRED
 
 
-def test_due_window_after_downtime_gives_only_the_most_urgent():
+def test_the_window_due_after_downtime_is_only_the_most_urgent(db):
     """ "If the scheduler was down across several windows, the next run sends only the
     most urgent window that is due, not a burst of stale ones."
     """
     # Down from 95 days before until 5 days before: 90, 60, 30 and 7 all passed.
-    assert due_window(EXPIRES, days_before(5), Windows()) == 7
-    assert due_window(EXPIRES, days_before(45), Windows()) == 60
+    assert window_due(db, days_before(5)) == 7
+    assert window_due(db, days_before(45)) == 60
 
 
-def test_due_window_follows_configured_windows_and_grace():
+def test_the_window_due_follows_configured_windows_and_grace(db):
     """ "Windows are configurable." """
     windows = Windows(before=(14, 3), expired_grace_days=2)
-    assert due_window(EXPIRES, days_before(15), windows) is None
-    assert due_window(EXPIRES, days_before(14), windows) == 14
-    assert due_window(EXPIRES, days_before(4), windows) == 14
-    assert due_window(EXPIRES, days_before(3), windows) == 3
-    assert due_window(EXPIRES, EXPIRES + 2 * DAY, windows) == EXPIRED
-    assert due_window(EXPIRES, EXPIRES + 3 * DAY, windows) is None
+    assert window_due(db, days_before(15), windows) is None
+    assert window_due(db, days_before(14), windows) == 14
+    assert window_due(db, days_before(4), windows) == 14
+    assert window_due(db, days_before(3), windows) == 3
+    assert window_due(db, EXPIRES + 2 * DAY, windows) == EXPIRED
+    assert window_due(db, EXPIRES + 3 * DAY, windows) is None
 
 
 @pytest.mark.parametrize(
@@ -287,7 +296,7 @@ def test_a_manager_who_is_both_is_copied_once_and_an_inactive_one_not(db):
 
 
 def test_planning_the_renewal_exam_pauses_reminders_until_the_planned_date_passes(db):
-    """Issue 5 item 7: planning the renewal exam on a date stops the intermediate
+    """Planning the renewal exam on a date stops the intermediate
     reminders; they resume if the planned date passes without a pass.
     """
     who, cert = holder(db)
@@ -303,7 +312,7 @@ def test_planning_the_renewal_exam_pauses_reminders_until_the_planned_date_passe
 
 
 def test_a_plan_after_the_expiry_does_not_pause_reminders(db):
-    """Issue 5 item 7: reminders resume when the planned date falls after the expiry."""
+    """Reminders resume when the planned date falls after the expiry."""
     who, cert = holder(db)
     exam = factories.exam(db, "NCA-AIIO")
     plan_exam(db, who, exam, EXPIRES + DAY, days_before(70), renews=cert)
@@ -342,7 +351,7 @@ def _ops(db, crew, expires_on=EXPIRES, **extra):
 
 
 def test_escalation_when_the_lapse_leaves_a_seat_no_one_else_can_fill(db):
-    """Issue 5 item 6: "A lapse that would drop the team's readiness (a slot no one else
+    """ "A lapse that would drop the team's readiness (a slot no one else
     can fill ...) is escalated to the manager at once, named as such."
     """
     boss = factories.engineer(db, name="Boss", access_role="manager")
@@ -409,7 +418,7 @@ def test_no_escalation_without_a_team(db):
 
 
 def test_escalation_for_the_last_valid_holder_of_a_team_wide_credential(db):
-    """Issue 5 item 6: "... or the last valid holder of a team-wide certification"."""
+    """ "... or the last valid holder of a team-wide certification"."""
     boss = factories.engineer(db, name="Boss", access_role="manager")
     crew = factories.team(db, gpus=500, manager=boss)  # medium: CKA, RHCE, VCP-DCV team-wide
     holder(db, "CKA", team=crew, job_roles=("storage",))
@@ -429,7 +438,7 @@ def test_no_escalation_when_another_member_still_holds_the_team_wide_credential(
 def test_readiness_impact_names_the_drop(db):
     crew = factories.team(db, gpus=64)
     _, cert = _ops(db, crew)
-    assert services.judge_lapses(db, days_before(30), WINDOWS) >= 1
+    assert judge_lapses(db, days_before(30), WINDOWS) >= 1
     impact = db.scalar(select(LapseImpact.impact).where(LapseImpact.certification_id == cert.id))
     assert "1 seat(s) no one else can fill (0/4 instead of 1/4)" in impact
 
@@ -438,7 +447,7 @@ def test_readiness_impact_names_the_drop(db):
 
 
 def test_one_digest_per_manager_per_iso_week(db):
-    """Issue 5 item 6: "Managers get a weekly digest of their people's certifications
+    """ "Managers get a weekly digest of their people's certifications
     expiring within 90 days and the readiness change each causes."
     """
     boss = factories.engineer(db, name="Boss", access_role="manager")

@@ -22,7 +22,7 @@ from tracker.admin.services import MAX_EXPERIENCE_MONTHS, MAX_GPUS
 from tracker.forms import ListedChoice, choices, optional_id
 from tracker.people.models import ACCESS_ROLES
 from tracker.people.services import MIN_PASSWORD_LENGTH
-from tracker.reminders.models import NOTIFICATION_KINDS, NOTIFICATION_STATUSES
+from tracker.reminders.rules import NOTIFICATION_KINDS, NOTIFICATION_STATUSES
 
 
 def ListedChoices(label, not_listed="choose only listed options", **kw) -> SelectMultipleField:

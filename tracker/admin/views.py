@@ -35,7 +35,7 @@ from tracker.extensions import db_session
 from tracker.forms import choices, show_errors
 from tracker.people.models import Engineer, Team
 from tracker.reminders.models import Notification
-from tracker.reminders.services import retry_failed
+from tracker.reminders.services.delivery import retry_failed
 from tracker.web import role_required, today
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")

@@ -7,7 +7,6 @@ the old URL at once. Plain functions taking a session; they only flush.
 
 from __future__ import annotations
 
-import re
 import secrets
 from collections.abc import Iterable
 from urllib.parse import urlsplit
@@ -20,9 +19,8 @@ from tracker.people.models import Engineer, Team
 from tracker.progress.models import Certification
 from tracker.progress.services import newest_per_credential
 from tracker.reminders import messages
+from tracker.reminders.rules import FEED_TOKEN_SHAPE
 
-# secrets.token_urlsafe(32) gives 43 characters of [A-Za-z0-9_-]; the column holds 64.
-TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_-]{20,64}")
 DEFAULT_BASE_URL = "http://127.0.0.1:5000"
 
 
@@ -33,7 +31,7 @@ def new_token() -> str:
 
 def well_formed(token: str) -> bool:
     """Return whether `token` could be a feed token (saves a query on junk)."""
-    return TOKEN_SHAPE.fullmatch(token) is not None
+    return FEED_TOKEN_SHAPE.fullmatch(token) is not None
 
 
 # --- tokens -----------------------------------------------------------------
@@ -121,6 +119,8 @@ def _feed(
     calendar.add("x-wr-calname", name)
     calendar.add("x-published-ttl", "PT12H")
     for cert in certs:
+        if cert.expires_on is None:
+            continue  # it never expires: nothing to put in a calendar
         who = cert.engineer.name
         summary = f"{cert.credential.code} expires"
         calendar.add_component(

@@ -24,7 +24,7 @@ from tracker.reminders import jobs
 @click.option("--json", "as_json", is_flag=True, help="Print queued/sent/retried/failed as JSON.")
 def remind_command(on, as_json: bool) -> None:
     """Run one reminder pass, then deliver every pending notice now."""
-    app = current_app._get_current_object()
+    app = current_app._get_current_object()  # type: ignore[attr-defined]  # a proxy, typed as Flask
     try:
         report = jobs.remind(app, on.date() if on else clock_today())
     except ValidationError as exc:
@@ -52,7 +52,7 @@ def scheduler_command(once: bool) -> None:
     from tracker import scheduler
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
-    app = current_app._get_current_object()
+    app = current_app._get_current_object()  # type: ignore[attr-defined]  # a proxy, typed as Flask
     if once:
         lock = scheduler.SchedulerLock(app)
         if not lock.acquire():

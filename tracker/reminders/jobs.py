@@ -9,7 +9,11 @@ from urllib.parse import urlsplit
 from flask import Flask
 
 from tracker.db import session_scope, utcnow
-from tracker.reminders import services
+from tracker.reminders.services.composing import compose_pending
+from tracker.reminders.services.daily_pass import plan
+from tracker.reminders.services.delivery import DeliveryReport, SmtpSettings, deliver
+from tracker.reminders.services.queueing import Mail
+from tracker.reminders.services.windows import parse_windows
 
 
 @dataclass(frozen=True)
@@ -28,9 +32,9 @@ class RunReport:
         }
 
 
-def smtp_settings(app: Flask) -> services.SmtpSettings:
+def smtp_settings(app: Flask) -> SmtpSettings:
     c = app.config
-    return services.SmtpSettings(
+    return SmtpSettings(
         host=c["SMTP_HOST"],
         port=int(c["SMTP_PORT"]),
         mail_from=c["MAIL_FROM"],
@@ -41,29 +45,29 @@ def smtp_settings(app: Flask) -> services.SmtpSettings:
     )
 
 
-def mail_settings(app: Flask) -> services.Mail:
+def mail_settings(app: Flask) -> Mail:
     base = app.config["BASE_URL"]
     domain = urlsplit(base).hostname or "tracker.localhost"
-    return services.Mail(base_url=base, domain=domain)
+    return Mail(base_url=base, domain=domain)
 
 
 def run_pass(app: Flask, today: dt.date) -> int:
     """Queue what is due on `today` and commit, then compose it; return how many were queued."""
-    windows = services.parse_windows(app.config["REMINDER_WINDOWS"])
+    windows = parse_windows(app.config["REMINDER_WINDOWS"])
     mail = mail_settings(app)
     with session_scope(app.extensions["tracker.sessions"]) as session:
         # Counts only: the notices are in the outbox, and holding them all
         # would make the scheduler's memory grow with the organisation.
-        report = services.plan(session, today, windows, mail, keep=False, compose=False)
+        report = plan(session, today, windows, mail, keep=False, compose=False)
         queued = report.count()
-    services.compose_pending(app.extensions["tracker.sessions"], mail)
+    compose_pending(app.extensions["tracker.sessions"], mail)
     return queued
 
 
-def run_sender(app: Flask, now: dt.datetime | None = None, force: bool = False):
+def run_sender(app: Flask, now: dt.datetime | None = None, force: bool = False) -> DeliveryReport:
     """Deliver due outbox rows after the pass committed them (composing any left uncomposed)."""
-    services.compose_pending(app.extensions["tracker.sessions"], mail_settings(app))
-    return services.deliver(
+    compose_pending(app.extensions["tracker.sessions"], mail_settings(app))
+    return deliver(
         app.extensions["tracker.sessions"], smtp_settings(app), now or utcnow(), force=force
     )
 

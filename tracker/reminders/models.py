@@ -20,10 +20,13 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 from tracker.db import Base, utcnow
 from tracker.people.models import Engineer
 from tracker.progress.models import Certification
+from tracker.reminders.rules import NOTIFICATION_KINDS, NOTIFICATION_STATUSES
 
-NOTIFICATION_KINDS = ("reminder", "expired", "escalation", "digest")
-# skipped: not sent because it no longer applies (its certification was renewed).
-NOTIFICATION_STATUSES = ("pending", "sending", "sent", "failed", "skipped")
+
+def _one_of(column: str, values: tuple[str, ...]) -> str:
+    """Return the SQL condition that `column` holds one of `values`."""
+    listed = ", ".join(f"'{value}'" for value in values)
+    return f"{column} IN ({listed})"
 
 
 class Notification(Base):
@@ -31,15 +34,11 @@ class Notification(Base):
 
     __tablename__ = "notifications"
     __table_args__ = (
-        CheckConstraint(
-            "kind IN ('reminder', 'expired', 'escalation', 'digest')", name="kind_known"
-        ),
-        CheckConstraint(
-            "status IN ('pending', 'sending', 'sent', 'failed', 'skipped')", name="status_known"
-        ),
+        CheckConstraint(_one_of("kind", NOTIFICATION_KINDS), name="kind_known"),
+        CheckConstraint(_one_of("status", NOTIFICATION_STATUSES), name="status_known"),
         CheckConstraint("attempts >= 0", name="attempts_not_negative"),
         # The queue: only rows still to send, in the order senders take them
-        # (services._claim), so a claim reads its batch off the front of the
+        # (services.delivery._claim), so a claim reads its batch off the front of the
         # index instead of sorting every pending row.
         Index(
             "ix_notifications_due",

@@ -1,0 +1,54 @@
+"""The reminders' rules: windows, retries and leases, batch sizes, the outbox's values."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+# --- reminder windows ---------------------------------------------------------
+
+# Days before expiry that open a reminder, most distant first.
+DEFAULT_WINDOWS = (90, 60, 30, 7)
+# The longest window a deployment may configure, in days.
+MAX_WINDOW_DAYS = 3650
+WINDOWS_RULE = "windows must be days before expiry like 90,60,30,7"
+# The expiry notice goes out from the day after expiry for this many days;
+# a certification that lapsed long before the tracker ran gets none.
+EXPIRED_GRACE_DAYS = 30
+# The managers are copied from this many days before the expiry on.
+COPY_MANAGER_FROM_DAYS = 30
+# window_days of the notice sent after the expiry.
+EXPIRED = -1
+
+# --- digests ------------------------------------------------------------------
+
+# A manager's weekly digest lists the expiries within this many days.
+DIGEST_HORIZON_DAYS = 90
+
+# --- delivery -----------------------------------------------------------------
+
+# A sender holds a claimed row this long; after it, another sender may take it.
+CLAIM_LEASE = dt.timedelta(minutes=10)
+# A temporary failure is retried after RETRY_BASE, doubling each time up to RETRY_CAP.
+RETRY_BASE = dt.timedelta(minutes=5)
+RETRY_CAP = dt.timedelta(hours=6)
+# Rows a sender claims and sends over one SMTP connection.
+SEND_BATCH = 100
+# The longest error text kept on an outbox row.
+ERROR_TEXT_LIMIT = 2000
+
+# --- the pass's batches -------------------------------------------------------
+
+TEAMS_PER_BATCH = 25
+CERTIFICATIONS_PER_BATCH = 200
+
+# --- the outbox ---------------------------------------------------------------
+
+NOTIFICATION_KINDS = ("reminder", "expired", "escalation", "digest")
+# skipped: not sent because it no longer applies (its certification was renewed).
+NOTIFICATION_STATUSES = ("pending", "sending", "sent", "failed", "skipped")
+
+# --- calendar feeds -----------------------------------------------------------
+
+# secrets.token_urlsafe(32) gives 43 characters of [A-Za-z0-9_-]; the column holds 64.
+FEED_TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_-]{20,64}")

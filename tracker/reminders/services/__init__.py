@@ -1,0 +1,1 @@
+"""The reminders' services: the daily pass, composing, digests and delivery, by concern."""
