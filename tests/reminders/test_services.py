@@ -118,7 +118,12 @@ def test_parse_windows_reads_distinct_days_most_distant_first(text, expected):
     assert parse_windows(text) == Windows(before=expected)
 
 
-@pytest.mark.parametrize("text", ["", " , ", "abc", "90,x", "0", "30,-7", "4000", "7.5"])
+def test_an_empty_setting_means_the_default_windows():
+    assert parse_windows("") == parse_windows("  ") == Windows()
+    assert Windows().before == (90, 60, 30, 7)
+
+
+@pytest.mark.parametrize("text", [" , ", "abc", "90,x", "0", "30,-7", "4000", "7.5"])
 def test_parse_windows_refuses_anything_but_positive_day_counts(text):
     with pytest.raises(ValidationError) as caught:
         parse_windows(text)
