@@ -18,7 +18,7 @@ from tests import factories
 from tracker.careers import services
 from tracker.careers.models import Evidence, LevelChange
 from tracker.catalog.models import Level
-from tracker.catalog.services import load_seed
+from tracker.catalog.services.seed_loading import load_seed
 from tracker.config import PROJECT_ROOT
 from tracker.errors import ValidationError
 

@@ -33,6 +33,7 @@ from tracker.catalog.models import (
     Speciality,
     TrainingStrategy,
 )
+from tracker.catalog.services.reads import paths_with_courses
 from tracker.db import utcnow
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer, JobRoleAssignment, Team
@@ -562,7 +563,7 @@ def can_pair(actor: Engineer, junior: Engineer, senior: Engineer) -> bool:
 
 def default_path(session: Session, junior: Engineer, on: dt.date) -> LearningPath | None:
     """Return the first path the junior has not finished (courses done and exam held)."""
-    paths = progress.paths_with_courses(session)
+    paths = paths_with_courses(session)
     logged = progress.logged_hours(session, junior.id)
     certs = progress.certifications_of(session, junior.id)
     for path in paths:

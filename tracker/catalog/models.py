@@ -396,7 +396,7 @@ class Speciality(Base):
 class CatalogVersion(Base):
     """One row whose stamp changes with every write to the catalog.
 
-    Pages that read the catalog keep a copy per process (tracker.catalog.snapshot)
+    Pages that read the catalog keep a copy per process (tracker.catalog.services.snapshot)
     and read this one row per request to tell whether their copy is current. The
     stamp is random rather than a counter, so that it also tells one database
     from another (tests, copies) and a rolled-back write brings the old stamp

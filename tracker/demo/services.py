@@ -635,7 +635,7 @@ def generate_organisation(
     if not templates or not roles:
         raise ValidationError({"catalog": "the catalog is empty; run `tracker init` first"})
     # Courses in path order (Foundations first), then any others.
-    from tracker.progress.services import paths_with_courses
+    from tracker.catalog.services.reads import paths_with_courses
 
     courses: list[Course] = []
     for path in paths_with_courses(session):

@@ -21,7 +21,12 @@ from tracker.catalog.models import (
     TemplateSlot,
     TrainingStrategy,
 )
-from tracker.catalog.snapshot import CredentialInfo, SlotInfo, TemplateInfo, catalog_snapshot
+from tracker.catalog.services.snapshot import (
+    CredentialInfo,
+    SlotInfo,
+    TemplateInfo,
+    catalog_snapshot,
+)
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer, JobRoleAssignment, Team
 from tracker.progress.models import Certification
@@ -831,7 +836,7 @@ class Catalog:
 
 def load_catalog(session: Session) -> Catalog:
     """Load templates, paths, levels and strategies for planning."""
-    from tracker.progress.services import paths_with_courses
+    from tracker.catalog.services.reads import paths_with_courses
 
     levels = session.scalars(
         select(Level).options(

@@ -735,7 +735,8 @@ def _reminders_statement(windows: Windows, escalating: bool = False):
 def compose_notices(session: Session, notifications: Sequence[Notification], mail: Mail) -> None:
     """Write the text, HTML (and .ics) of the reminders, expiry notices and escalations
     queued without them."""
-    from tracker.progress.services import logged_hours_for, paths_with_courses
+    from tracker.catalog.services.reads import paths_with_courses
+    from tracker.progress.services import logged_hours_for
     from tracker.readiness.models import LapseImpact
 
     todo = [n for n in notifications if n.body_text is None and n.certification_id is not None]
