@@ -11,7 +11,14 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from tracker.catalog.schemas import ENTRY_KEYS, SeedEntry, SeedFile
+from tracker.catalog.schemas import (
+    ENTRY_KEYS,
+    CredentialEntry,
+    ExamEntry,
+    GroupEntry,
+    SeedEntry,
+    SeedFile,
+)
 
 
 class SeedError(Exception):
@@ -159,7 +166,8 @@ def _rule(error: ErrorDetails) -> str:
 
 def _check_references(data: SeedFile) -> None:
     """Raise on a code that names nothing, or a range that runs backwards."""
-    shared = [*data.exams, *data.credentials, *data.groups]
+    shared: list[ExamEntry | CredentialEntry | GroupEntry] = [*data.exams, *data.credentials]
+    shared += data.groups
     credential_codes = [c.code for c in shared]
     duplicates = {c for c in credential_codes if credential_codes.count(c) > 1}
     if duplicates:
@@ -170,7 +178,7 @@ def _check_references(data: SeedFile) -> None:
             " (exams, credentials and groups share one set of codes)"
         )
     credentials = set(credential_codes)
-    plain = {c.code for c in [*data.exams, *data.credentials]}
+    plain = {e.code for e in data.exams} | {c.code for c in data.credentials}
     exams = {e.code for e in data.exams}
     courses = {c.code for c in data.courses}
     roles = {r.code for r in data.job_roles}
