@@ -45,8 +45,7 @@ MAX_PERCENT = 100
 
 # Hours and amounts are exact to the hundredth; a course lasts more than 0 hours.
 DECIMAL_PLACES = 2
-HUNDREDTH = Decimal("0.01")
-HOURS_RULE = "more than 0 hours"
+HUNDREDTH = Decimal(1).scaleb(-DECIMAL_PLACES)
 
 # A speciality's time to competence, unless the catalog says otherwise.
 DEFAULT_RAMP_UP = "6-12 months"

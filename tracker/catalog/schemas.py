@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, PlainValidator, PrivateAttr, 
 from pydantic_core import PydanticCustomError
 
 from tracker.catalog.rules import (
+    DECIMAL_PLACES,
     DEFAULT_EXAM_ISSUER,
     DEFAULT_PASSING_SCORE,
     DEFAULT_RAMP_UP,
@@ -44,7 +45,7 @@ def _amount(value: Any) -> Decimal:
     except InvalidOperation:
         raise _seed_error("must be a number") from None
     if not number.is_finite() or number != number.quantize(HUNDREDTH):
-        raise _seed_error("must be a number with at most 2 decimals")
+        raise _seed_error(f"must be a number with at most {DECIMAL_PLACES} decimals")
     return number
 
 

@@ -22,6 +22,7 @@ from tracker.catalog.models import (
     TemplateSlot,
     TrainingStrategy,
 )
+from tracker.catalog.rules import ROI_KINDS
 
 
 def paths_with_courses(session: Session) -> list[LearningPath]:
@@ -182,7 +183,7 @@ def catalog_dict(session: Session) -> dict[str, Any]:
                 for r in roi_lines
                 if r.kind == kind
             ]
-            for kind in ("investment", "return")
+            for kind in ROI_KINDS
         },
         "specialities": [
             {"code": s.code, "name": s.name, "emerging": s.emerging} for s in specialities
