@@ -21,24 +21,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, ORMExecuteState, Session, mapped_column, relationship
 
-from tracker.catalog.rules import (
-    CREDENTIAL_KINDS,
-    DECIMAL_PLACES,
-    DEFAULT_PASSING_SCORE,
-    DEFAULT_RETAKE_WAIT_DAYS,
-    MAX_CODE_LENGTH,
-    MAX_KIND_LENGTH,
-    MAX_LABEL_LENGTH,
-    MAX_LEVEL,
-    MAX_NAME_LENGTH,
-    MAX_PERCENT,
-    MAX_SHORT_NAME_LENGTH,
-    MAX_TITLE_LENGTH,
-    MIN_LEVEL,
-    MIN_PERCENT,
-    ORIGINS,
-    ROI_KINDS,
-)
+from tracker.catalog import rules
 from tracker.db import Base, Fixed
 
 
@@ -47,9 +30,9 @@ def _one_of(column: str, values: tuple[str, ...]) -> str:
     return f"{column} IN ({', '.join(repr(v) for v in values)})"
 
 
-_ORIGIN_CHECK = _one_of("origin", ORIGINS)
-_LEVEL_RANGE = f"BETWEEN {MIN_LEVEL} AND {MAX_LEVEL}"
-_PERCENT_RANGE = f"BETWEEN {MIN_PERCENT} AND {MAX_PERCENT}"
+_ORIGIN_CHECK = _one_of("origin", rules.ORIGINS)
+_LEVEL_RANGE = f"BETWEEN {rules.MIN_LEVEL} AND {rules.MAX_LEVEL}"
+_PERCENT_RANGE = f"BETWEEN {rules.MIN_PERCENT} AND {rules.MAX_PERCENT}"
 
 
 class Level(Base):
@@ -63,8 +46,8 @@ class Level(Base):
     )
 
     number: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
-    name: Mapped[str] = mapped_column(String(MAX_SHORT_NAME_LENGTH))
-    experience_label: Mapped[str] = mapped_column(String(MAX_SHORT_NAME_LENGTH), default="")
+    name: Mapped[str] = mapped_column(String(rules.MAX_SHORT_NAME_LENGTH))
+    experience_label: Mapped[str] = mapped_column(String(rules.MAX_SHORT_NAME_LENGTH), default="")
     summary: Mapped[str] = mapped_column(Text, default="")
     salary_min: Mapped[int] = mapped_column(Integer)
     salary_max: Mapped[int] = mapped_column(Integer)
@@ -87,8 +70,8 @@ class JobRole(Base):
     __tablename__ = "job_roles"
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    code: Mapped[str] = mapped_column(String(MAX_CODE_LENGTH), unique=True)
-    name: Mapped[str] = mapped_column(String(MAX_SHORT_NAME_LENGTH))
+    code: Mapped[str] = mapped_column(String(rules.MAX_CODE_LENGTH), unique=True)
+    name: Mapped[str] = mapped_column(String(rules.MAX_SHORT_NAME_LENGTH))
 
 
 credential_group_members: Table = Table(
@@ -111,18 +94,18 @@ class Credential(Base):
 
     __tablename__ = "credentials"
     __table_args__ = (
-        CheckConstraint(_one_of("kind", CREDENTIAL_KINDS), name="kind_known"),
+        CheckConstraint(_one_of("kind", rules.CREDENTIAL_KINDS), name="kind_known"),
         CheckConstraint(_ORIGIN_CHECK, name="origin_known"),
         CheckConstraint("validity_months IS NULL OR validity_months > 0", name="validity_positive"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    code: Mapped[str] = mapped_column(String(MAX_CODE_LENGTH), unique=True)
-    name: Mapped[str] = mapped_column(String(MAX_TITLE_LENGTH))
-    issuer: Mapped[str] = mapped_column(String(MAX_NAME_LENGTH), default="")
-    kind: Mapped[str] = mapped_column(String(MAX_KIND_LENGTH))
+    code: Mapped[str] = mapped_column(String(rules.MAX_CODE_LENGTH), unique=True)
+    name: Mapped[str] = mapped_column(String(rules.MAX_TITLE_LENGTH))
+    issuer: Mapped[str] = mapped_column(String(rules.MAX_NAME_LENGTH), default="")
+    kind: Mapped[str] = mapped_column(String(rules.MAX_KIND_LENGTH))
     origin: Mapped[str] = mapped_column(
-        String(MAX_KIND_LENGTH), default="seed", server_default="seed"
+        String(rules.MAX_KIND_LENGTH), default="seed", server_default="seed"
     )
     # None: does not expire (or, for externals, the holder enters the expiry).
     validity_months: Mapped[int | None] = mapped_column(Integer)
@@ -154,13 +137,13 @@ class Course(Base):
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    code: Mapped[str] = mapped_column(String(MAX_CODE_LENGTH), unique=True)
-    title: Mapped[str] = mapped_column(String(MAX_TITLE_LENGTH))
-    hours: Mapped[Decimal] = mapped_column(Fixed(DECIMAL_PLACES))
-    provider: Mapped[str] = mapped_column(String(MAX_NAME_LENGTH), default="")
-    list_price: Mapped[Decimal | None] = mapped_column(Fixed(DECIMAL_PLACES))
+    code: Mapped[str] = mapped_column(String(rules.MAX_CODE_LENGTH), unique=True)
+    title: Mapped[str] = mapped_column(String(rules.MAX_TITLE_LENGTH))
+    hours: Mapped[Decimal] = mapped_column(Fixed(rules.DECIMAL_PLACES))
+    provider: Mapped[str] = mapped_column(String(rules.MAX_NAME_LENGTH), default="")
+    list_price: Mapped[Decimal | None] = mapped_column(Fixed(rules.DECIMAL_PLACES))
     origin: Mapped[str] = mapped_column(
-        String(MAX_KIND_LENGTH), default="seed", server_default="seed"
+        String(rules.MAX_KIND_LENGTH), default="seed", server_default="seed"
     )
 
 
@@ -174,12 +157,12 @@ class LearningPath(Base):
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    code: Mapped[str] = mapped_column(String(MAX_CODE_LENGTH), unique=True)
-    name: Mapped[str] = mapped_column(String(MAX_TITLE_LENGTH))
+    code: Mapped[str] = mapped_column(String(rules.MAX_CODE_LENGTH), unique=True)
+    name: Mapped[str] = mapped_column(String(rules.MAX_TITLE_LENGTH))
     target_months: Mapped[int] = mapped_column(Integer)
     exam_id: Mapped[int | None] = mapped_column(ForeignKey("exams.id", ondelete="SET NULL"))
     origin: Mapped[str] = mapped_column(
-        String(MAX_KIND_LENGTH), default="seed", server_default="seed"
+        String(rules.MAX_KIND_LENGTH), default="seed", server_default="seed"
     )
 
     exam: Mapped[Exam | None] = relationship(back_populates="paths")
@@ -270,15 +253,15 @@ class Exam(NamedByCredential, Base):
     credential_id: Mapped[int] = mapped_column(
         ForeignKey("credentials.id", ondelete="CASCADE"), unique=True
     )
-    level_label: Mapped[str] = mapped_column(String(MAX_LABEL_LENGTH), default="")
+    level_label: Mapped[str] = mapped_column(String(rules.MAX_LABEL_LENGTH), default="")
     questions: Mapped[int | None] = mapped_column(Integer)
     minutes: Mapped[int | None] = mapped_column(Integer)
-    delivery: Mapped[str] = mapped_column(String(MAX_NAME_LENGTH), default="")
+    delivery: Mapped[str] = mapped_column(String(rules.MAX_NAME_LENGTH), default="")
     # Months of documented hands-on experience required on the attempt date.
     experience_months: Mapped[int] = mapped_column(Integer, default=0)
-    retake_wait_days: Mapped[int] = mapped_column(Integer, default=DEFAULT_RETAKE_WAIT_DAYS)
-    passing_score: Mapped[int] = mapped_column(Integer, default=DEFAULT_PASSING_SCORE)
-    list_price: Mapped[Decimal | None] = mapped_column(Fixed(DECIMAL_PLACES))
+    retake_wait_days: Mapped[int] = mapped_column(Integer, default=rules.DEFAULT_RETAKE_WAIT_DAYS)
+    passing_score: Mapped[int] = mapped_column(Integer, default=rules.DEFAULT_PASSING_SCORE)
+    list_price: Mapped[Decimal | None] = mapped_column(Fixed(rules.DECIMAL_PLACES))
 
     credential: Mapped[Credential] = relationship(back_populates="exam")
     prerequisites: Mapped[list[Credential]] = relationship(
@@ -313,8 +296,8 @@ class TeamTemplate(Base):
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    code: Mapped[str] = mapped_column(String(MAX_CODE_LENGTH), unique=True)
-    name: Mapped[str] = mapped_column(String(MAX_NAME_LENGTH))
+    code: Mapped[str] = mapped_column(String(rules.MAX_CODE_LENGTH), unique=True)
+    name: Mapped[str] = mapped_column(String(rules.MAX_NAME_LENGTH))
     # Inclusive band; None means no upper bound.
     min_gpus: Mapped[int] = mapped_column(Integer)
     max_gpus: Mapped[int | None] = mapped_column(Integer)
@@ -351,7 +334,7 @@ class TemplateSlot(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     template_id: Mapped[int] = mapped_column(ForeignKey("team_templates.id", ondelete="CASCADE"))
     position: Mapped[int] = mapped_column(Integer)
-    title: Mapped[str] = mapped_column(String(MAX_NAME_LENGTH))
+    title: Mapped[str] = mapped_column(String(rules.MAX_NAME_LENGTH))
     count: Mapped[int] = mapped_column(Integer)
     job_role_id: Mapped[int] = mapped_column(ForeignKey("job_roles.id", ondelete="RESTRICT"))
     min_level: Mapped[int] = mapped_column(Integer)
@@ -377,7 +360,7 @@ class TrainingStrategy(Base):
         ),
         CheckConstraint(
             f"discount_min_percent IS NULL OR (discount_min_percent {_PERCENT_RANGE}"
-            f" AND discount_max_percent BETWEEN discount_min_percent AND {MAX_PERCENT})",
+            f" AND discount_max_percent BETWEEN discount_min_percent AND {rules.MAX_PERCENT})",
             name="discount_range",
         ),
         CheckConstraint(
@@ -387,8 +370,8 @@ class TrainingStrategy(Base):
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    code: Mapped[str] = mapped_column(String(MAX_CODE_LENGTH), unique=True)
-    name: Mapped[str] = mapped_column(String(MAX_NAME_LENGTH))
+    code: Mapped[str] = mapped_column(String(rules.MAX_CODE_LENGTH), unique=True)
+    name: Mapped[str] = mapped_column(String(rules.MAX_NAME_LENGTH))
     description: Mapped[str] = mapped_column(Text, default="")
     min_weeks: Mapped[int | None] = mapped_column(Integer)
     max_weeks: Mapped[int | None] = mapped_column(Integer)
@@ -407,14 +390,14 @@ class RoiLine(Base):
     __tablename__ = "roi_lines"
     __table_args__ = (
         UniqueConstraint("kind", "code"),
-        CheckConstraint(_one_of("kind", ROI_KINDS), name="kind_known"),
+        CheckConstraint(_one_of("kind", rules.ROI_KINDS), name="kind_known"),
         CheckConstraint("amount >= 0", name="amount_not_negative"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    kind: Mapped[str] = mapped_column(String(MAX_KIND_LENGTH))
-    code: Mapped[str] = mapped_column(String(MAX_CODE_LENGTH))
-    label: Mapped[str] = mapped_column(String(MAX_TITLE_LENGTH))
+    kind: Mapped[str] = mapped_column(String(rules.MAX_KIND_LENGTH))
+    code: Mapped[str] = mapped_column(String(rules.MAX_CODE_LENGTH))
+    label: Mapped[str] = mapped_column(String(rules.MAX_TITLE_LENGTH))
     amount: Mapped[int] = mapped_column(Integer)
     position: Mapped[int] = mapped_column(Integer, default=0)
 
@@ -425,10 +408,10 @@ class Speciality(Base):
     __tablename__ = "specialities"
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    code: Mapped[str] = mapped_column(String(MAX_CODE_LENGTH), unique=True)
-    name: Mapped[str] = mapped_column(String(MAX_NAME_LENGTH))
+    code: Mapped[str] = mapped_column(String(rules.MAX_CODE_LENGTH), unique=True)
+    name: Mapped[str] = mapped_column(String(rules.MAX_NAME_LENGTH))
     emerging: Mapped[bool] = mapped_column(Boolean, default=False)
-    ramp_up_months: Mapped[str] = mapped_column(String(MAX_LABEL_LENGTH), default="")
+    ramp_up_months: Mapped[str] = mapped_column(String(rules.MAX_LABEL_LENGTH), default="")
 
 
 class CatalogVersion(Base):
