@@ -128,7 +128,7 @@ class Database:
 
 def build_organisation(db: Database, engineers: int, today: dt.date, seed: int = 1):
     """Migrate, load the catalog and generate an organisation; return the generator's report."""
-    from tracker.catalog.services import load_seed
+    from tracker.catalog.services.seed_loading import load_seed
     from tracker.config import PROJECT_ROOT
     from tracker.db import make_engine, run_migrations, session_scope
     from tracker.demo.services.generator import generate_organisation

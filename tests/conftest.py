@@ -19,7 +19,7 @@ from sqlalchemy import make_url, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from tracker import create_app
-from tracker.catalog.services import load_seed
+from tracker.catalog.services.seed_loading import load_seed
 from tracker.config import PROJECT_ROOT
 from tracker.db import make_engine, run_migrations, session_scope
 

@@ -41,7 +41,8 @@ FEATURE_COMMANDS: dict[str, tuple[str, str]] = {
 )
 def init_command(demo: bool, seed_path: str | None) -> None:
     """Create or upgrade the database to the head migration and load the catalog."""
-    from tracker.catalog.services import SeedError, load_seed
+    from tracker.catalog.services.seed_loading import load_seed
+    from tracker.catalog.services.seed_reading import SeedError
     from tracker.db import run_migrations, session_scope
     from tracker.extensions import session_factory
 

@@ -19,7 +19,7 @@ depends_on = None
 
 
 def upgrade() -> None:
-    # One row whose stamp every catalog write changes (tracker.catalog.snapshot
+    # One row whose stamp every catalog write changes (tracker.catalog.services.snapshot
     # keeps a copy of the catalog per process and compares stamps per request).
     table = op.create_table('catalog_version',
     sa.Column('id', sa.Integer(), autoincrement=False, nullable=False),

@@ -21,7 +21,7 @@ from tracker.careers.services.evidence import record_evidence
 from tracker.careers.services.ladder import career as career_of
 from tracker.careers.services.ladder import change_level, level_history, promotions
 from tracker.catalog.models import Level
-from tracker.catalog.services import load_seed
+from tracker.catalog.services.seed_loading import load_seed
 from tracker.config import PROJECT_ROOT
 from tracker.errors import ValidationError
 

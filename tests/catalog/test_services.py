@@ -25,7 +25,9 @@ import tracker.catalog.models as catalog_models
 import tracker.models  # noqa: F401  (fills the metadata with every table)
 from tests import factories
 from tracker.catalog.models import Course, LearningPath
-from tracker.catalog.services import SeedError, catalog_dict, load_seed, read_seed
+from tracker.catalog.services.reads import catalog_dict
+from tracker.catalog.services.seed_loading import load_seed
+from tracker.catalog.services.seed_reading import SeedError, read_seed
 from tracker.config import PROJECT_ROOT
 from tracker.db import Base, make_engine, run_migrations, session_scope
 from tracker.progress.services import log_hours, logged_hours, path_progress
@@ -756,8 +758,8 @@ def test_a_broken_file_committed_through_session_scope_leaves_nothing(fresh_url,
 def test_read_seed_validates_without_a_database(tmp_path):
     """read_seed parses and validates on its own; it accepts the shipped seed."""
     data = read_seed(SEED)
-    assert [c["code"] for c in data.courses][:3] == ["FDL", "INTRO-AI-INFRA", "GPU-ARCH"]
-    assert data.courses[0]["hours"] == Decimal(8)
+    assert [c.code for c in data.courses][:3] == ["FDL", "INTRO-AI-INFRA", "GPU-ARCH"]
+    assert data.courses[0].hours == Decimal(8)
     with pytest.raises(SeedError, match="courses #3 \\(GPU-ARCH\\)"):
         read_seed(_write_broken(tmp_path, "zero-hours"))
 

@@ -1,4 +1,4 @@
-"""The per-process copy of the catalog (tracker.catalog.snapshot) and its version stamp.
+"""The per-process copy of the catalog (tracker.catalog.services.snapshot) and its version stamp.
 
 Every catalog write changes the stamp in the writing transaction; a process
 keeps one copy per stamp and reads the stamp once a request, so an edit made
@@ -21,8 +21,9 @@ from sqlalchemy.orm import Session, sessionmaker
 from tests import factories
 from tracker import create_app
 from tracker.catalog.models import Course, Credential, TemplateSlot
-from tracker.catalog.services import load_seed
-from tracker.catalog.snapshot import (
+from tracker.catalog.services.reads import paths_with_courses
+from tracker.catalog.services.seed_loading import load_seed
+from tracker.catalog.services.snapshot import (
     catalog_snapshot,
     catalog_stamp,
     forget_snapshots,
@@ -31,7 +32,6 @@ from tracker.catalog.snapshot import (
 from tracker.config import PROJECT_ROOT
 from tracker.db import make_engine, run_migrations, session_scope
 from tracker.people.models import Team
-from tracker.progress.services import paths_with_courses
 from tracker.readiness.services.members import load_templates
 
 SEED = PROJECT_ROOT / "seed" / "catalog.toml"

@@ -14,6 +14,7 @@ from sqlalchemy import func, select
 from tests import factories
 from tests.factories import hours
 from tracker.catalog.models import LearningPath
+from tracker.catalog.services.reads import paths_with_courses
 from tracker.errors import ValidationError
 from tracker.progress import services
 from tracker.progress.models import Certification, ExamAttempt, HourLog
@@ -31,7 +32,6 @@ from tracker.progress.services import (
     logged_hours,
     newest_per_credential,
     path_progress,
-    paths_with_courses,
     record_attempt,
     record_credential,
     status_on,

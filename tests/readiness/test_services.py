@@ -23,7 +23,7 @@ from tests.readiness.helpers import (
     seat_names,
 )
 from tracker.catalog.models import TeamTemplate
-from tracker.catalog.snapshot import forget_snapshots
+from tracker.catalog.services.snapshot import forget_snapshots
 from tracker.people.models import Team
 from tracker.people.services import set_active
 from tracker.progress.services import Status

@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.readiness.helpers import FAR, LONG_AGO, D, person
-from tracker.catalog.snapshot import forget_snapshots
+from tracker.catalog.services.snapshot import forget_snapshots
 from tracker.people.models import Engineer, Team
 from tracker.people.services import set_active
 from tracker.progress.models import Certification, HourLog

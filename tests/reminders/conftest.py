@@ -19,7 +19,7 @@ import pytest
 from aiosmtpd.controller import Controller
 from sqlalchemy.orm import Session, sessionmaker
 
-from tracker.catalog.services import load_seed
+from tracker.catalog.services.seed_loading import load_seed
 from tracker.config import PROJECT_ROOT
 from tracker.db import make_engine, make_session_factory, run_migrations, session_scope
 from tracker.reminders.services.delivery import SmtpSettings

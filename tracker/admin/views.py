@@ -28,7 +28,7 @@ from tracker.admin.forms import (
     TeamForm,
     TrackForm,
 )
-from tracker.catalog.services import catalog_dict
+from tracker.catalog.services.reads import catalog_dict
 from tracker.db import utcnow
 from tracker.errors import ValidationError
 from tracker.extensions import db_session

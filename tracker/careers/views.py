@@ -66,12 +66,12 @@ from tracker.careers.services.skills import (
     team_coverage,
 )
 from tracker.careers.services.skills import confirm as confirm_skill
+from tracker.catalog.services.reads import paths_with_courses
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.forms import choices, show_errors
 from tracker.people.models import Engineer, Team
 from tracker.people.services import can_view, visible_engineers
-from tracker.progress.services import paths_with_courses
 from tracker.readiness.services.team import can_view_team
 from tracker.web import role_required, today
 

@@ -7,7 +7,7 @@ import json
 import click
 from flask.cli import with_appcontext
 
-from tracker.catalog.services import catalog_dict
+from tracker.catalog.services.reads import catalog_dict
 from tracker.extensions import db_session
 
 

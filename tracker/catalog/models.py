@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 from decimal import Decimal
+from typing import Protocol
 
 from sqlalchemy import (
     Boolean,
@@ -20,18 +21,18 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, ORMExecuteState, Session, mapped_column, relationship
 
+from tracker.catalog import rules
 from tracker.db import Base, Fixed
 
-# Where a catalog row came from: the seed file (owned by `tracker init`), the
-# organisation's own admins (an internal track made on the web), or an
-# engineer recording a credential that the catalog does not list.
-ORIGINS = ("seed", "internal", "engineer")
-_ORIGIN_CHECK = "origin IN ('seed', 'internal', 'engineer')"
 
-# Credential kinds: earned by passing one of our exams, earned elsewhere and
-# recorded with evidence, or a named group any member of which satisfies it
-# ("cloud architect (AWS/Azure/GCP)", "NVIDIA Associate or higher").
-CREDENTIAL_KINDS = ("exam", "external", "group")
+def _one_of(column: str, values: tuple[str, ...]) -> str:
+    """Return the SQL condition "column IN ('a', 'b')"."""
+    return f"{column} IN ({', '.join(repr(v) for v in values)})"
+
+
+_ORIGIN_CHECK = _one_of("origin", rules.ORIGINS)
+_LEVEL_RANGE = f"BETWEEN {rules.MIN_LEVEL} AND {rules.MAX_LEVEL}"
+_PERCENT_RANGE = f"BETWEEN {rules.MIN_PERCENT} AND {rules.MAX_PERCENT}"
 
 
 class Level(Base):
@@ -39,14 +40,14 @@ class Level(Base):
 
     __tablename__ = "levels"
     __table_args__ = (
-        CheckConstraint("number BETWEEN 1 AND 5", name="number_1_to_5"),
+        CheckConstraint(f"number {_LEVEL_RANGE}", name="number_1_to_5"),
         CheckConstraint("salary_min >= 0 AND salary_min <= salary_max", name="salary_band"),
         CheckConstraint("min_experience_months >= 0", name="experience_not_negative"),
     )
 
     number: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
-    name: Mapped[str] = mapped_column(String(80))
-    experience_label: Mapped[str] = mapped_column(String(80), default="")
+    name: Mapped[str] = mapped_column(String(rules.MAX_SHORT_NAME_LENGTH))
+    experience_label: Mapped[str] = mapped_column(String(rules.MAX_SHORT_NAME_LENGTH), default="")
     summary: Mapped[str] = mapped_column(Text, default="")
     salary_min: Mapped[int] = mapped_column(Integer)
     salary_max: Mapped[int] = mapped_column(Integer)
@@ -69,18 +70,18 @@ class JobRole(Base):
     __tablename__ = "job_roles"
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    code: Mapped[str] = mapped_column(String(40), unique=True)
-    name: Mapped[str] = mapped_column(String(80))
+    code: Mapped[str] = mapped_column(String(rules.MAX_CODE_LENGTH), unique=True)
+    name: Mapped[str] = mapped_column(String(rules.MAX_SHORT_NAME_LENGTH))
 
 
-credential_group_members = Table(
+credential_group_members: Table = Table(
     "credential_group_members",
     Base.metadata,
     Column("group_id", ForeignKey("credentials.id", ondelete="CASCADE"), primary_key=True),
     Column("member_id", ForeignKey("credentials.id", ondelete="CASCADE"), primary_key=True),
 )
 
-level_credentials = Table(
+level_credentials: Table = Table(
     "level_credentials",
     Base.metadata,
     Column("level_number", ForeignKey("levels.number", ondelete="CASCADE"), primary_key=True),
@@ -93,17 +94,19 @@ class Credential(Base):
 
     __tablename__ = "credentials"
     __table_args__ = (
-        CheckConstraint("kind IN ('exam', 'external', 'group')", name="kind_known"),
+        CheckConstraint(_one_of("kind", rules.CREDENTIAL_KINDS), name="kind_known"),
         CheckConstraint(_ORIGIN_CHECK, name="origin_known"),
         CheckConstraint("validity_months IS NULL OR validity_months > 0", name="validity_positive"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    code: Mapped[str] = mapped_column(String(40), unique=True)
-    name: Mapped[str] = mapped_column(String(200))
-    issuer: Mapped[str] = mapped_column(String(120), default="")
-    kind: Mapped[str] = mapped_column(String(16))
-    origin: Mapped[str] = mapped_column(String(16), default="seed", server_default="seed")
+    code: Mapped[str] = mapped_column(String(rules.MAX_CODE_LENGTH), unique=True)
+    name: Mapped[str] = mapped_column(String(rules.MAX_TITLE_LENGTH))
+    issuer: Mapped[str] = mapped_column(String(rules.MAX_NAME_LENGTH), default="")
+    kind: Mapped[str] = mapped_column(String(rules.MAX_KIND_LENGTH))
+    origin: Mapped[str] = mapped_column(
+        String(rules.MAX_KIND_LENGTH), default="seed", server_default="seed"
+    )
     # None: does not expire (or, for externals, the holder enters the expiry).
     validity_months: Mapped[int | None] = mapped_column(Integer)
     description: Mapped[str] = mapped_column(Text, default="")
@@ -134,12 +137,14 @@ class Course(Base):
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    code: Mapped[str] = mapped_column(String(40), unique=True)
-    title: Mapped[str] = mapped_column(String(200))
-    hours: Mapped[Decimal] = mapped_column(Fixed(2))
-    provider: Mapped[str] = mapped_column(String(120), default="")
-    list_price: Mapped[Decimal | None] = mapped_column(Fixed(2))
-    origin: Mapped[str] = mapped_column(String(16), default="seed", server_default="seed")
+    code: Mapped[str] = mapped_column(String(rules.MAX_CODE_LENGTH), unique=True)
+    title: Mapped[str] = mapped_column(String(rules.MAX_TITLE_LENGTH))
+    hours: Mapped[Decimal] = mapped_column(Fixed(rules.DECIMAL_PLACES))
+    provider: Mapped[str] = mapped_column(String(rules.MAX_NAME_LENGTH), default="")
+    list_price: Mapped[Decimal | None] = mapped_column(Fixed(rules.DECIMAL_PLACES))
+    origin: Mapped[str] = mapped_column(
+        String(rules.MAX_KIND_LENGTH), default="seed", server_default="seed"
+    )
 
 
 class LearningPath(Base):
@@ -152,11 +157,13 @@ class LearningPath(Base):
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    code: Mapped[str] = mapped_column(String(40), unique=True)
-    name: Mapped[str] = mapped_column(String(200))
+    code: Mapped[str] = mapped_column(String(rules.MAX_CODE_LENGTH), unique=True)
+    name: Mapped[str] = mapped_column(String(rules.MAX_TITLE_LENGTH))
     target_months: Mapped[int] = mapped_column(Integer)
     exam_id: Mapped[int | None] = mapped_column(ForeignKey("exams.id", ondelete="SET NULL"))
-    origin: Mapped[str] = mapped_column(String(16), default="seed", server_default="seed")
+    origin: Mapped[str] = mapped_column(
+        String(rules.MAX_KIND_LENGTH), default="seed", server_default="seed"
+    )
 
     exam: Mapped[Exam | None] = relationship(back_populates="paths")
     path_courses: Mapped[list[PathCourse]] = relationship(
@@ -191,7 +198,7 @@ class PathCourse(Base):
     course: Mapped[Course] = relationship()
 
 
-exam_prerequisites = Table(
+exam_prerequisites: Table = Table(
     "exam_prerequisites",
     Base.metadata,
     Column("exam_id", ForeignKey("exams.id", ondelete="CASCADE"), primary_key=True),
@@ -199,19 +206,33 @@ exam_prerequisites = Table(
 )
 
 
+class _Named(Protocol):
+    @property
+    def code(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def validity_months(self) -> int | None: ...
+
+
+class _LeadsToCredential(Protocol):
+    @property
+    def credential(self) -> _Named: ...
+
+
 class NamedByCredential:
     """An exam's code, name and validity: those of the credential it leads to (`credential`)."""
 
     @property
-    def code(self) -> str:
+    def code(self: _LeadsToCredential) -> str:
         return self.credential.code
 
     @property
-    def name(self) -> str:
+    def name(self: _LeadsToCredential) -> str:
         return self.credential.name
 
     @property
-    def validity_months(self) -> int | None:
+    def validity_months(self: _LeadsToCredential) -> int | None:
         return self.credential.validity_months
 
 
@@ -225,22 +246,22 @@ class Exam(NamedByCredential, Base):
         CheckConstraint("experience_months >= 0", name="experience_not_negative"),
         CheckConstraint("retake_wait_days >= 0", name="retake_wait_not_negative"),
         CheckConstraint("list_price IS NULL OR list_price >= 0", name="price_not_negative"),
-        CheckConstraint("passing_score BETWEEN 0 AND 100", name="passing_score_0_to_100"),
+        CheckConstraint(f"passing_score {_PERCENT_RANGE}", name="passing_score_0_to_100"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     credential_id: Mapped[int] = mapped_column(
         ForeignKey("credentials.id", ondelete="CASCADE"), unique=True
     )
-    level_label: Mapped[str] = mapped_column(String(40), default="")
+    level_label: Mapped[str] = mapped_column(String(rules.MAX_LABEL_LENGTH), default="")
     questions: Mapped[int | None] = mapped_column(Integer)
     minutes: Mapped[int | None] = mapped_column(Integer)
-    delivery: Mapped[str] = mapped_column(String(120), default="")
+    delivery: Mapped[str] = mapped_column(String(rules.MAX_NAME_LENGTH), default="")
     # Months of documented hands-on experience required on the attempt date.
     experience_months: Mapped[int] = mapped_column(Integer, default=0)
-    retake_wait_days: Mapped[int] = mapped_column(Integer, default=14)
-    passing_score: Mapped[int] = mapped_column(Integer, default=70)
-    list_price: Mapped[Decimal | None] = mapped_column(Fixed(2))
+    retake_wait_days: Mapped[int] = mapped_column(Integer, default=rules.DEFAULT_RETAKE_WAIT_DAYS)
+    passing_score: Mapped[int] = mapped_column(Integer, default=rules.DEFAULT_PASSING_SCORE)
+    list_price: Mapped[Decimal | None] = mapped_column(Fixed(rules.DECIMAL_PLACES))
 
     credential: Mapped[Credential] = relationship(back_populates="exam")
     prerequisites: Mapped[list[Credential]] = relationship(
@@ -249,14 +270,14 @@ class Exam(NamedByCredential, Base):
     paths: Mapped[list[LearningPath]] = relationship(back_populates="exam")
 
 
-slot_credentials = Table(
+slot_credentials: Table = Table(
     "template_slot_credentials",
     Base.metadata,
     Column("slot_id", ForeignKey("template_slots.id", ondelete="CASCADE"), primary_key=True),
     Column("credential_id", ForeignKey("credentials.id", ondelete="RESTRICT"), primary_key=True),
 )
 
-template_credentials = Table(
+template_credentials: Table = Table(
     "team_template_credentials",
     Base.metadata,
     Column("template_id", ForeignKey("team_templates.id", ondelete="CASCADE"), primary_key=True),
@@ -275,8 +296,8 @@ class TeamTemplate(Base):
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    code: Mapped[str] = mapped_column(String(40), unique=True)
-    name: Mapped[str] = mapped_column(String(120))
+    code: Mapped[str] = mapped_column(String(rules.MAX_CODE_LENGTH), unique=True)
+    name: Mapped[str] = mapped_column(String(rules.MAX_NAME_LENGTH))
     # Inclusive band; None means no upper bound.
     min_gpus: Mapped[int] = mapped_column(Integer)
     max_gpus: Mapped[int | None] = mapped_column(Integer)
@@ -305,7 +326,7 @@ class TemplateSlot(Base):
         UniqueConstraint("template_id", "position"),
         CheckConstraint("count > 0", name="count_positive"),
         CheckConstraint(
-            "min_level BETWEEN 1 AND 5 AND max_level BETWEEN 1 AND 5 AND min_level <= max_level",
+            f"min_level {_LEVEL_RANGE} AND max_level {_LEVEL_RANGE} AND min_level <= max_level",
             name="level_range",
         ),
     )
@@ -313,7 +334,7 @@ class TemplateSlot(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     template_id: Mapped[int] = mapped_column(ForeignKey("team_templates.id", ondelete="CASCADE"))
     position: Mapped[int] = mapped_column(Integer)
-    title: Mapped[str] = mapped_column(String(120))
+    title: Mapped[str] = mapped_column(String(rules.MAX_NAME_LENGTH))
     count: Mapped[int] = mapped_column(Integer)
     job_role_id: Mapped[int] = mapped_column(ForeignKey("job_roles.id", ondelete="RESTRICT"))
     min_level: Mapped[int] = mapped_column(Integer)
@@ -338,19 +359,19 @@ class TrainingStrategy(Base):
             "cost_min IS NULL OR cost_max IS NULL OR cost_min <= cost_max", name="cost_range"
         ),
         CheckConstraint(
-            "discount_min_percent IS NULL OR (discount_min_percent BETWEEN 0 AND 100"
-            " AND discount_max_percent BETWEEN discount_min_percent AND 100)",
+            f"discount_min_percent IS NULL OR (discount_min_percent {_PERCENT_RANGE}"
+            f" AND discount_max_percent BETWEEN discount_min_percent AND {rules.MAX_PERCENT})",
             name="discount_range",
         ),
         CheckConstraint(
-            "productivity_loss_percent IS NULL OR productivity_loss_percent BETWEEN 0 AND 100",
+            f"productivity_loss_percent IS NULL OR productivity_loss_percent {_PERCENT_RANGE}",
             name="productivity_loss_0_to_100",
         ),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    code: Mapped[str] = mapped_column(String(40), unique=True)
-    name: Mapped[str] = mapped_column(String(120))
+    code: Mapped[str] = mapped_column(String(rules.MAX_CODE_LENGTH), unique=True)
+    name: Mapped[str] = mapped_column(String(rules.MAX_NAME_LENGTH))
     description: Mapped[str] = mapped_column(Text, default="")
     min_weeks: Mapped[int | None] = mapped_column(Integer)
     max_weeks: Mapped[int | None] = mapped_column(Integer)
@@ -369,14 +390,14 @@ class RoiLine(Base):
     __tablename__ = "roi_lines"
     __table_args__ = (
         UniqueConstraint("kind", "code"),
-        CheckConstraint("kind IN ('investment', 'return')", name="kind_known"),
+        CheckConstraint(_one_of("kind", rules.ROI_KINDS), name="kind_known"),
         CheckConstraint("amount >= 0", name="amount_not_negative"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    kind: Mapped[str] = mapped_column(String(16))
-    code: Mapped[str] = mapped_column(String(40))
-    label: Mapped[str] = mapped_column(String(200))
+    kind: Mapped[str] = mapped_column(String(rules.MAX_KIND_LENGTH))
+    code: Mapped[str] = mapped_column(String(rules.MAX_CODE_LENGTH))
+    label: Mapped[str] = mapped_column(String(rules.MAX_TITLE_LENGTH))
     amount: Mapped[int] = mapped_column(Integer)
     position: Mapped[int] = mapped_column(Integer, default=0)
 
@@ -387,16 +408,16 @@ class Speciality(Base):
     __tablename__ = "specialities"
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    code: Mapped[str] = mapped_column(String(40), unique=True)
-    name: Mapped[str] = mapped_column(String(120))
+    code: Mapped[str] = mapped_column(String(rules.MAX_CODE_LENGTH), unique=True)
+    name: Mapped[str] = mapped_column(String(rules.MAX_NAME_LENGTH))
     emerging: Mapped[bool] = mapped_column(Boolean, default=False)
-    ramp_up_months: Mapped[str] = mapped_column(String(40), default="")
+    ramp_up_months: Mapped[str] = mapped_column(String(rules.MAX_LABEL_LENGTH), default="")
 
 
 class CatalogVersion(Base):
     """One row whose stamp changes with every write to the catalog.
 
-    Pages that read the catalog keep a copy per process (tracker.catalog.snapshot)
+    Pages that read the catalog keep a copy per process (tracker.catalog.services.snapshot)
     and read this one row per request to tell whether their copy is current. The
     stamp is random rather than a counter, so that it also tells one database
     from another (tests, copies) and a rolled-back write brings the old stamp
@@ -416,7 +437,7 @@ def new_stamp() -> str:
 
 # Every mapped class and table of the catalog: a write to any of them (or to
 # their association tables) changes the catalog version.
-CATALOG_CLASSES: tuple[type, ...] = (
+CATALOG_CLASSES: tuple[type[Base], ...] = (
     Level,
     JobRole,
     Credential,
@@ -444,8 +465,9 @@ CATALOG_TABLES: frozenset[str] = frozenset(
 
 def bump_catalog_version(session: Session) -> None:
     """Give the catalog a new stamp, in the session's transaction (it commits with the write)."""
-    table = CatalogVersion.__table__
-    session.connection().execute(update(table).where(table.c.id == 1).values(stamp=new_stamp()))
+    session.connection().execute(
+        update(CatalogVersion).where(CatalogVersion.id == 1).values(stamp=new_stamp())
+    )
 
 
 @event.listens_for(Session, "before_flush")

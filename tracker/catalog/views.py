@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from flask import Blueprint, render_template
 
-from tracker.catalog.services import catalog_dict
+from tracker.catalog.services.reads import catalog_dict, paths_with_courses
 from tracker.extensions import db_session
-from tracker.progress.services import paths_with_courses
 
 bp = Blueprint("catalog", __name__)
 

@@ -31,11 +31,12 @@ from sqlalchemy import (
     true,
 )
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session, joinedload, selectinload
+from sqlalchemy.orm import Session, selectinload
 from sqlalchemy.sql.selectable import CTE
 
 from tracker.audit import services as audit
-from tracker.catalog.models import Course, Credential, Exam, LearningPath, PathCourse
+from tracker.catalog.models import Course, Credential, Exam, LearningPath
+from tracker.catalog.services.reads import paths_with_courses
 from tracker.db import utcnow
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer
@@ -482,22 +483,6 @@ def record_credential(
     _link_renewal(session, cert)
     audit.record(session, cert.recorded_by_id, cert, "create")
     return cert
-
-
-def paths_with_courses(session: Session) -> list[LearningPath]:
-    """Return every learning path with its courses and exam loaded."""
-    return list(
-        session.scalars(
-            select(LearningPath)
-            .options(
-                # Many-to-one loads ride on their parent's query (joined).
-                selectinload(LearningPath.path_courses).joinedload(PathCourse.course),
-                joinedload(LearningPath.exam).joinedload(Exam.credential),
-                joinedload(LearningPath.exam).selectinload(Exam.prerequisites),
-            )
-            .order_by(LearningPath.id)
-        )
-    )
 
 
 HOURS_PER_DAY = Decimal(24)

@@ -21,6 +21,7 @@ from tracker.careers.rules import (
 )
 from tracker.careers.services.ladder import level_on, load_levels, managed_people
 from tracker.catalog.models import LearningPath, Level, TrainingStrategy
+from tracker.catalog.services.reads import paths_with_courses
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer
 from tracker.people.services import manages
@@ -32,7 +33,6 @@ from tracker.progress.services import (
     holding,
     logged_hours,
     path_progress,
-    paths_with_courses,
     whole_months_between,
 )
 

@@ -21,6 +21,7 @@ from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
 from tracker.catalog.models import Course, Credential, Exam, JobRole, Level
+from tracker.catalog.services.reads import paths_with_courses
 from tracker.demo.services.bulk import BulkWriter
 from tracker.demo.services.common import DEMO_PASSWORD, DOMAIN
 from tracker.demo.services.history import plan_history
@@ -28,7 +29,7 @@ from tracker.errors import ValidationError
 from tracker.people.models import Engineer, JobRoleAssignment, Team
 from tracker.people.services import find_engineer, hash_password
 from tracker.progress.models import Certification, ExamAttempt, HourLog
-from tracker.progress.services import paths_with_courses, whole_months_between
+from tracker.progress.services import whole_months_between
 from tracker.readiness.services.matching import choose_template
 from tracker.readiness.services.members import load_templates
 

@@ -9,7 +9,7 @@ from functools import lru_cache, partial
 from typing import Any, Generic, TypeVar, overload
 
 from tracker.catalog.models import TeamTemplate, TemplateSlot
-from tracker.catalog.snapshot import SlotInfo, TemplateInfo
+from tracker.catalog.services.snapshot import SlotInfo, TemplateInfo
 from tracker.readiness.services.members import Member
 
 # Readiness reads the mapped catalog or the snapshot's plain copy of it, alike.

@@ -10,7 +10,7 @@ from sqlalchemy import ColumnElement, Select, bindparam, select
 from sqlalchemy.orm import Session, selectinload
 
 from tracker.catalog.models import Credential, JobRole, TeamTemplate, TemplateSlot
-from tracker.catalog.snapshot import CredentialInfo
+from tracker.catalog.services.snapshot import CredentialInfo
 from tracker.people.models import Engineer, JobRoleAssignment
 from tracker.progress.models import Certification
 

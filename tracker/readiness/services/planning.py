@@ -18,15 +18,10 @@ from tracker.catalog.models import (
     TemplateSlot,
     TrainingStrategy,
 )
+from tracker.catalog.services.reads import paths_with_courses
 from tracker.errors import ValidationError
 from tracker.people.models import Team
-from tracker.progress.services import (
-    experience_months,
-    holding,
-    logged_hours,
-    path_progress,
-    paths_with_courses,
-)
+from tracker.progress.services import experience_months, holding, logged_hours, path_progress
 from tracker.readiness.rules import (
     LIST_PRICE_STRATEGY,
     MIN_SHADOW_LEVEL,

@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, joinedload, selectinload
 
-from tracker.catalog.snapshot import catalog_snapshot
+from tracker.catalog.services.snapshot import catalog_snapshot
 from tracker.people.models import Engineer, Team
 from tracker.readiness.rules import NEAREST_CANDIDATES
 from tracker.readiness.services.matching import (

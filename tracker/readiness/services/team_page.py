@@ -9,7 +9,7 @@ from decimal import Decimal
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from tracker.catalog.snapshot import catalog_snapshot
+from tracker.catalog.services.snapshot import catalog_snapshot
 from tracker.people.models import Engineer, Team
 from tracker.progress.models import Certification, HourLog
 from tracker.progress.services import (

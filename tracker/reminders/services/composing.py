@@ -10,10 +10,11 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload, sessionmaker
 
 from tracker.catalog.models import Credential, LearningPath
+from tracker.catalog.services.reads import paths_with_courses
 from tracker.db import writing
 from tracker.people.models import Engineer
 from tracker.progress.models import Certification
-from tracker.progress.services import logged_hours_for, path_progress, paths_with_courses
+from tracker.progress.services import logged_hours_for, path_progress
 from tracker.readiness.models import LapseImpact
 from tracker.reminders import messages
 from tracker.reminders.models import Notification

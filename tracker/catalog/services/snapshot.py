@@ -157,9 +157,9 @@ def load_snapshot(session: Session, stamp: str | None = None) -> CatalogSnapshot
     c = Credential.__table__.c
     g = credential_group_members.c
     member = Credential.__table__.alias("member")
-    plain: dict[int, tuple] = {}
+    plain: dict[int, tuple[str, str, str, str, str, int | None, str]] = {}
     members: dict[int, list[int]] = {}
-    for *row, member_id in run(
+    for cid, code, name, issuer, kind, origin, validity_months, description, member_id in run(
         select(
             c.id, c.code, c.name, c.issuer, c.kind, c.origin, c.validity_months, c.description,
             g.member_id,
@@ -168,13 +168,14 @@ def load_snapshot(session: Session, stamp: str | None = None) -> CatalogSnapshot
         .outerjoin(member, member.c.id == g.member_id)
         .order_by(c.id, member.c.code)
     ):  # fmt: skip
-        plain.setdefault(row[0], tuple(row))
+        plain.setdefault(cid, (code, name, issuer, kind, origin, validity_months, description))
         if member_id is not None:
-            members.setdefault(row[0], []).append(member_id)
+            members.setdefault(cid, []).append(member_id)
     credentials = {
         cid: CredentialInfo(
+            cid,
             *row,
-            satisfying=frozenset(members.get(cid, ())) if row[4] == "group" else frozenset({cid}),
+            satisfying=frozenset(members.get(cid, ())) if row[3] == "group" else frozenset({cid}),
         )
         for cid, row in plain.items()
     }
@@ -217,9 +218,9 @@ def load_snapshot(session: Session, stamp: str | None = None) -> CatalogSnapshot
     # Templates (smallest band first) with their team-wide credentials (by code).
     t = TeamTemplate.__table__.c
     tc = template_credentials.c
-    template_rows: dict[int, tuple] = {}
+    template_rows: dict[int, tuple[str, str, int, int | None, int, int]] = {}
     team_creds: dict[int, list[CredentialInfo]] = {}
-    for *row, cid in run(
+    for tid, code, name, min_gpus, max_gpus, cost_min, cost_max, cid in run(
         select(
             t.id, t.code, t.name, t.min_gpus, t.max_gpus, t.cost_min, t.cost_max, tc.credential_id
         )
@@ -227,11 +228,12 @@ def load_snapshot(session: Session, stamp: str | None = None) -> CatalogSnapshot
         .outerjoin(wanted, wanted.c.id == tc.credential_id)
         .order_by(t.min_gpus, t.id, wanted.c.code)
     ):
-        template_rows.setdefault(row[0], tuple(row))
+        template_rows.setdefault(tid, (code, name, min_gpus, max_gpus, cost_min, cost_max))
         if cid is not None:
-            team_creds.setdefault(row[0], []).append(credentials[cid])
+            team_creds.setdefault(tid, []).append(credentials[cid])
     templates = tuple(
         TemplateInfo(
+            tid,
             *row,
             slots=tuple(slots.get(tid, ())),
             team_credentials=tuple(team_creds.get(tid, ())),
@@ -248,7 +250,7 @@ def load_snapshot(session: Session, stamp: str | None = None) -> CatalogSnapshot
     exams: dict[int, ExamInfo] = {}
     courses: dict[int, CourseInfo] = {}
     path_courses: dict[int, list[CourseInfo]] = {}
-    for row in run(
+    for found in run(
         select(
             p.id, p.code, p.name, p.target_months, p.origin,
             e.id.label("exam_id"), e.credential_id, e.experience_months,
@@ -260,28 +262,34 @@ def load_snapshot(session: Session, stamp: str | None = None) -> CatalogSnapshot
         .outerjoin(Course.__table__, k.id == pc.course_id)
         .order_by(p.id, pc.position)
     ):  # fmt: skip
-        if row.id not in path_rows:
-            path_rows[row.id] = (row.code, row.name, row.target_months, row.origin, row.exam_id)
-            if row.exam_id is not None and row.exam_id not in exams:
-                exams[row.exam_id] = ExamInfo(
-                    row.exam_id,
-                    row.credential_id,
-                    credentials[row.credential_id],
-                    row.experience_months,
+        if found.id not in path_rows:
+            path_rows[found.id] = (
+                found.code,
+                found.name,
+                found.target_months,
+                found.origin,
+                found.exam_id,
+            )
+            if found.exam_id is not None and found.exam_id not in exams:
+                exams[found.exam_id] = ExamInfo(
+                    found.exam_id,
+                    found.credential_id,
+                    credentials[found.credential_id],
+                    found.experience_months,
                 )
-        if row.course_id is not None:
-            course = courses.get(row.course_id)
+        if found.course_id is not None:
+            course = courses.get(found.course_id)
             if course is None:
-                course = courses[row.course_id] = CourseInfo(
-                    row.course_id,
-                    row.course_code,
-                    row.title,
-                    row.hours,
-                    row.provider,
-                    row.list_price,
-                    row.course_origin,
+                course = courses[found.course_id] = CourseInfo(
+                    found.course_id,
+                    found.course_code,
+                    found.title,
+                    found.hours,
+                    found.provider,
+                    found.list_price,
+                    found.course_origin,
                 )
-            path_courses.setdefault(row.id, []).append(course)
+            path_courses.setdefault(found.id, []).append(course)
     paths = tuple(
         PathInfo(
             pid, code, name, target_months, origin,

@@ -1,0 +1,51 @@
+"""The catalog's rule constants: level range, code and name lengths, validity, hours, percents."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+# The skill ladder's rungs: 1 Foundations .. 5 Architect.
+MIN_LEVEL = 1
+MAX_LEVEL = 5
+
+# Column lengths of the catalog's texts.
+MAX_CODE_LENGTH = 40
+MAX_SHORT_NAME_LENGTH = 80  # level names and experience labels, job role names
+MAX_NAME_LENGTH = 120  # issuers, providers, deliveries; template, slot, strategy, speciality names
+MAX_TITLE_LENGTH = 200  # credential, course and path names; ROI line labels
+MAX_LABEL_LENGTH = 40  # an exam's level label, a speciality's ramp-up
+MAX_KIND_LENGTH = 16  # kinds and origins
+
+# Where a catalog row came from: the seed file (owned by `tracker init`), the
+# organisation's own admins (an internal track made on the web), or an
+# engineer recording a credential that the catalog does not list.
+ORIGINS = ("seed", "internal", "engineer")
+
+# Credential kinds: earned by passing one of our exams, earned elsewhere and
+# recorded with evidence, or a named group any member of which satisfies it
+# ("cloud architect (AWS/Azure/GCP)", "NVIDIA Associate or higher").
+CREDENTIAL_KINDS = ("exam", "external", "group")
+
+# The two sides of the ROI example.
+ROI_KINDS = ("investment", "return")
+
+# A credential's validity, in months; none means it does not expire.
+MIN_VALIDITY_MONTHS = 1
+MAX_VALIDITY_MONTHS = 120  # the most an internal track's exam may state
+
+# Exams: the wait before a retake and the passing score, unless the catalog says otherwise.
+DEFAULT_RETAKE_WAIT_DAYS = 14
+MAX_RETAKE_WAIT_DAYS = 365
+DEFAULT_PASSING_SCORE = 70
+DEFAULT_EXAM_ISSUER = "NVIDIA"
+
+# Percentages (passing scores, discounts, productivity loss).
+MIN_PERCENT = 0
+MAX_PERCENT = 100
+
+# Hours and amounts are exact to the hundredth; a course lasts more than 0 hours.
+DECIMAL_PLACES = 2
+HUNDREDTH = Decimal(1).scaleb(-DECIMAL_PLACES)
+
+# A speciality's time to competence, unless the catalog says otherwise.
+DEFAULT_RAMP_UP = "6-12 months"

@@ -1,0 +1,238 @@
+"""Describe the seed catalog file (seed/catalog.toml) as pydantic models, one per kind of entry."""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, PlainValidator, PrivateAttr, StringConstraints
+from pydantic_core import PydanticCustomError
+
+from tracker.catalog.rules import (
+    DECIMAL_PLACES,
+    DEFAULT_EXAM_ISSUER,
+    DEFAULT_PASSING_SCORE,
+    DEFAULT_RAMP_UP,
+    DEFAULT_RETAKE_WAIT_DAYS,
+    HUNDREDTH,
+    MAX_LEVEL,
+    MAX_PERCENT,
+    MIN_LEVEL,
+    MIN_PERCENT,
+    MIN_VALIDITY_MONTHS,
+)
+
+# --- field types ---------------------------------------------------------------------------
+
+
+def _seed_error(message: str) -> PydanticCustomError:
+    return PydanticCustomError("seed", message)
+
+
+def _codes(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise _seed_error("must be a list of codes")
+    if len(set(value)) != len(value):
+        raise _seed_error("lists a code twice")
+    return tuple(value)
+
+
+def _amount(value: Any) -> Decimal:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise _seed_error("must be a number")
+    try:
+        number = Decimal(str(value))
+    except InvalidOperation:
+        raise _seed_error("must be a number") from None
+    if not number.is_finite() or number != number.quantize(HUNDREDTH):
+        raise _seed_error(f"must be a number with at most {DECIMAL_PLACES} decimals")
+    return number
+
+
+def _money(value: Any) -> Decimal:
+    number = _amount(value)
+    if number < 0:
+        raise _seed_error(f"must not be negative (got {value})")
+    return number
+
+
+def _hours(value: Any) -> Decimal:
+    number = _amount(value)
+    if number <= 0:
+        raise _seed_error(f"must be more than 0 hours (got {value})")
+    return number
+
+
+# A code, a name or a title: text that must not be blank (surrounding spaces dropped).
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+# Text that may be left empty.
+OptionalText = Annotated[str, StringConstraints(strip_whitespace=True)]
+# Wording the tracker shows in the reader's language: names and descriptions of levels,
+# roles, templates, slots, strategies and specialities (vendors' titles stay as they are).
+Wording = Text
+OptionalWording = OptionalText
+# Codes of other entries, each listed once.
+Codes = Annotated[tuple[str, ...], PlainValidator(_codes)]
+Hours = Annotated[Decimal, PlainValidator(_hours)]
+Money = Annotated[Decimal, PlainValidator(_money)]
+LevelNumber = Annotated[int, Field(ge=MIN_LEVEL, le=MAX_LEVEL)]
+Percent = Annotated[int, Field(ge=MIN_PERCENT, le=MAX_PERCENT)]
+Count = Annotated[int, Field(ge=0)]
+Positive = Annotated[int, Field(ge=1)]
+
+
+class SeedEntry(BaseModel):
+    """One table of the seed file: exact types, no unknown fields."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+    _where: str = PrivateAttr(default="")
+
+    @property
+    def where(self) -> str:
+        """Name the entry for messages: its file, section, position and key."""
+        return self._where
+
+
+# --- the entries -------------------------------------------------------------------------
+
+
+class LevelEntry(SeedEntry):
+    number: LevelNumber
+    name: Wording
+    experience: OptionalWording = ""
+    summary: OptionalWording = ""
+    salary_min: Count
+    salary_max: Count
+    min_experience_months: Count = 0
+    requires: Codes = ()
+    requires_evidence: bool = False
+
+
+class JobRoleEntry(SeedEntry):
+    code: Text
+    name: Wording
+
+
+class ExamEntry(SeedEntry):
+    code: Text
+    name: Text
+    issuer: OptionalText = DEFAULT_EXAM_ISSUER
+    level: OptionalText = ""
+    questions: Positive | None = None
+    minutes: Positive | None = None
+    delivery: OptionalText = ""
+    validity_months: Annotated[int, Field(ge=MIN_VALIDITY_MONTHS)] | None = None
+    prerequisites: Codes = ()
+    experience_months: Count = 0
+    retake_wait_days: Count = DEFAULT_RETAKE_WAIT_DAYS
+    passing_score: Percent = DEFAULT_PASSING_SCORE
+    list_price: Money | None = None
+
+
+class CredentialEntry(SeedEntry):
+    code: Text
+    name: Text
+    issuer: OptionalText = ""
+    validity_months: Annotated[int, Field(ge=MIN_VALIDITY_MONTHS)] | None = None
+    description: OptionalWording = ""
+
+
+class GroupEntry(SeedEntry):
+    code: Text
+    name: Wording
+    members: Codes
+
+
+class CourseEntry(SeedEntry):
+    code: Text
+    title: Text
+    hours: Hours
+    provider: OptionalText = ""
+    list_price: Money | None = None
+
+
+class PathEntry(SeedEntry):
+    code: Text
+    name: Wording
+    target_months: Positive
+    exam: OptionalText | None = None
+    courses: Codes
+
+
+class SlotEntry(SeedEntry):
+    title: Wording
+    count: Positive
+    role: Text
+    min_level: LevelNumber
+    max_level: LevelNumber
+    certifications: Codes = ()
+
+
+class TemplateEntry(SeedEntry):
+    code: Text
+    name: Wording
+    min_gpus: Count
+    max_gpus: Count | None = None
+    cost_min: Count
+    cost_max: Count
+    credentials: Codes = ()
+    slots: list[SlotEntry]
+
+
+class StrategyEntry(SeedEntry):
+    code: Text
+    name: Wording
+    description: OptionalWording = ""
+    min_weeks: Count | None = None
+    max_weeks: Count | None = None
+    cost_min: Count | None = None
+    cost_max: Count | None = None
+    discount_min_percent: Percent | None = None
+    discount_max_percent: Percent | None = None
+    min_group_size: Positive | None = None
+    productivity_loss_percent: Percent | None = None
+
+
+class RoiLineEntry(SeedEntry):
+    code: Text
+    label: Wording
+    amount: Count
+
+
+class SpecialityEntry(SeedEntry):
+    code: Text
+    name: Wording
+    emerging: bool = False
+    ramp_up: OptionalWording = DEFAULT_RAMP_UP
+
+
+class RoiSection(BaseModel):
+    """The ROI example: its investment lines and its return lines."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+    investment: list[RoiLineEntry] = []
+    returns: list[RoiLineEntry] = []
+
+
+class SeedFile(BaseModel):
+    """The whole seed file, section by section; every section may be left out."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+    levels: list[LevelEntry] = []
+    job_roles: list[JobRoleEntry] = []
+    exams: list[ExamEntry] = []
+    credentials: list[CredentialEntry] = []
+    groups: list[GroupEntry] = []
+    courses: list[CourseEntry] = []
+    paths: list[PathEntry] = []
+    templates: list[TemplateEntry] = []
+    strategies: list[StrategyEntry] = []
+    roi: RoiSection = RoiSection()
+    specialities: list[SpecialityEntry] = []
+
+
+# The field each section's entries are known by in messages and duplicate checks.
+ENTRY_KEYS: dict[str, str] = {"levels": "number", "slots": "title"}
