@@ -17,7 +17,7 @@ from tests import factories
 from tests.careers.conftest import Api, People
 from tracker.careers import services
 from tracker.careers.models import Evidence, LevelChange, SkillAssessment
-from tracker.progress.services import record_attempt
+from tracker.progress.services.certifications import record_attempt
 
 D = dt.date
 TODAY = factories.TODAY  # 2026-11-29

@@ -15,7 +15,7 @@ from tracker.careers import services
 from tracker.careers.models import Apprenticeship
 from tracker.catalog.models import LearningPath, Level
 from tracker.errors import ValidationError
-from tracker.progress.services import log_hours
+from tracker.progress.services.hours import log_hours
 
 D = dt.date
 TODAY = factories.TODAY

@@ -15,7 +15,7 @@ from tracker.careers import services
 from tracker.careers.models import CertificationBonus
 from tracker.careers.services import EARLIEST_DATE, Quarter
 from tracker.errors import ValidationError
-from tracker.progress.services import record_attempt, record_credential
+from tracker.progress.services.certifications import record_attempt, record_credential
 
 D = dt.date
 TODAY = factories.TODAY  # 2026-11-29

@@ -23,7 +23,7 @@ from tracker.careers.models import (
     LevelChange,
     SkillAssessment,
 )
-from tracker.progress.services import record_attempt
+from tracker.progress.services.certifications import record_attempt
 
 D = dt.date
 TODAY = factories.TODAY  # 2026-11-29

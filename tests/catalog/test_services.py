@@ -29,7 +29,8 @@ from tracker.catalog.services import SeedError, catalog_dict, load_seed, read_se
 from tracker.cli import run_migrations
 from tracker.config import PROJECT_ROOT
 from tracker.db import Base, make_engine, session_scope
-from tracker.progress.services import log_hours, logged_hours, path_progress
+from tracker.progress.services.hours import log_hours
+from tracker.progress.services.paths import logged_hours, path_progress
 
 SEED = PROJECT_ROOT / "seed" / "catalog.toml"
 TODAY = dt.date(2026, 11, 29)

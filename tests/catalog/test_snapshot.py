@@ -32,7 +32,7 @@ from tracker.cli import run_migrations
 from tracker.config import PROJECT_ROOT
 from tracker.db import make_engine, session_scope
 from tracker.people.models import Team
-from tracker.progress.services import paths_with_courses
+from tracker.progress.services.paths import paths_with_courses
 from tracker.readiness.services import load_templates
 
 SEED = PROJECT_ROOT / "seed" / "catalog.toml"

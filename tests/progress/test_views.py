@@ -24,8 +24,10 @@ from tests.factories import hours
 from tracker.audit.models import AuditEvent
 from tracker.catalog.models import Credential
 from tracker.people.models import Engineer
-from tracker.progress import services
 from tracker.progress.models import Certification, ExamAttempt, ExamPlan, HourLog
+from tracker.progress.services.certifications import credential_for_entry, record_attempt
+from tracker.progress.services.hours import log_hours
+from tracker.progress.services.paths import paths_with_courses
 
 TODAY = factories.TODAY  # 2026-11-29
 YESTERDAY = TODAY - dt.timedelta(days=1)  # 2026-11-28
@@ -174,7 +176,7 @@ def login(auth, who: Engineer) -> None:
 
 def log(db: Session, who: Engineer, code: str, amount: str | int, on: dt.date = YESTERDAY):
     """Log hours through the service, for setting up a scene."""
-    return services.log_hours(
+    return log_hours(
         db, who, factories.course(db, code), on, hours(amount), TODAY, note="", actor=who
     )
 
@@ -243,7 +245,7 @@ def test_dashboard_has_one_bar_per_path_and_per_course(db, client, auth, alice):
     assert response.status_code == 200
     view = page(response)
     expected_ids = set()
-    for path in services.paths_with_courses(db):
+    for path in paths_with_courses(db):
         expected_ids.add(f"path-{path.code}")
         expected_ids |= {f"course-{path.code}-{c.code}" for c in path.courses}
     assert set(view.progress) == expected_ids
@@ -848,9 +850,7 @@ def test_a_pass_on_29_february_expires_on_28_february(db, client, auth):
 
 
 def test_passing_again_renews_and_the_newest_counts(db, client, auth, alice):
-    services.record_attempt(
-        db, alice, factories.exam(db, "NCA-AIIO"), D(2025, 1, 10), 80, True, TODAY
-    )
+    record_attempt(db, alice, factories.exam(db, "NCA-AIIO"), D(2025, 1, 10), 80, True, TODAY)
     login(auth, alice)
     before = page(client.get("/dashboard"))
     assert "Renew NCA-AIIO: it expires in 42 days (2027-01-10)" in before.next_steps
@@ -1065,7 +1065,7 @@ def test_an_engineer_cannot_record_for_someone_else(db, client, auth, alice, bob
 
 
 def test_the_ledger_shows_only_own_attempts(db, client, auth, alice, bob):
-    services.record_attempt(
+    record_attempt(
         db, bob, factories.exam(db, "NCA-AIIO"), YESTERDAY, 90, True, TODAY, voucher_code="BOBV"
     )
     login(auth, alice)
@@ -1296,7 +1296,7 @@ def test_other_credential_is_created_once_with_origin_engineer(db, client, auth,
 
 
 def test_other_credentials_are_not_offered_as_catalog_choices(db, client, auth, alice):
-    services.credential_for_entry(db, name="Homebrew Cert", issuer="Somebody")
+    credential_for_entry(db, name="Homebrew Cert", issuer="Somebody")
     login(auth, alice)
 
     html = client.get("/credentials").get_data(as_text=True)

@@ -26,7 +26,7 @@ from tracker.catalog.models import TeamTemplate
 from tracker.catalog.snapshot import forget_snapshots
 from tracker.people.models import Team
 from tracker.people.services import set_active
-from tracker.progress.services import Status
+from tracker.progress.services.validity import Status
 from tracker.readiness.services import (
     NEAREST_CANDIDATES,
     choose_template,

@@ -37,8 +37,21 @@ from tracker.db import utcnow
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer, JobRoleAssignment, Team
 from tracker.people.services import can_view, manages
-from tracker.progress import services as progress
 from tracker.progress.models import Certification, HourLog
+from tracker.progress.services.certifications import certifications_of
+from tracker.progress.services.paths import (
+    PathProgress,
+    logged_hours,
+    path_progress,
+    paths_with_courses,
+)
+from tracker.progress.services.validity import (
+    add_months,
+    experience_months,
+    holding,
+    latest_for,
+    whole_months_between,
+)
 
 # What counts as level-5 evidence (the model also knows "other", which does not).
 EVIDENCE_KINDS = ("patent", "publication", "deployment")
@@ -126,7 +139,7 @@ def level_on(current: int, changes: Sequence[LevelChange], on: dt.date) -> int:
 
 def _credential_lack(credential: Credential, certs: Sequence[Certification], on: dt.date) -> str:
     """Say which credential is missing, naming the one that lapsed when one did."""
-    last = progress.latest_for((c for c in certs if c.earned_on <= on), credential)
+    last = latest_for((c for c in certs if c.earned_on <= on), credential)
     lapsed = last is not None and last.expires_on is not None and last.expires_on < on
     if credential.kind == "group":
         members = ", ".join(m.code for m in credential.members)
@@ -153,7 +166,7 @@ def rule_lacks(
     if experience < level.min_experience_months:
         lacks.append(f"{level.min_experience_months} months of experience (has {experience})")
     for credential in level.required_credentials:
-        if progress.holding(certs, credential, on) is None:
+        if holding(certs, credential, on) is None:
             lacks.append(_credential_lack(credential, certs, on))
     if level.requires_evidence and not any(
         e.kind in EVIDENCE_KINDS and e.occurred_on <= on for e in evidence
@@ -189,7 +202,7 @@ def _career(
     on: dt.date,
 ) -> Career:
     level = level_on(engineer.level, changes, on)
-    experience = progress.experience_months(engineer, on)
+    experience = experience_months(engineer, on)
     following = levels.get(level + 1)
     lacks = rule_lacks(following, experience, certs, evidence, on) if following else []
     return Career(
@@ -562,12 +575,12 @@ def can_pair(actor: Engineer, junior: Engineer, senior: Engineer) -> bool:
 
 def default_path(session: Session, junior: Engineer, on: dt.date) -> LearningPath | None:
     """Return the first path the junior has not finished (courses done and exam held)."""
-    paths = progress.paths_with_courses(session)
-    logged = progress.logged_hours(session, junior.id)
-    certs = progress.certifications_of(session, junior.id)
+    paths = paths_with_courses(session)
+    logged = logged_hours(session, junior.id)
+    certs = certifications_of(session, junior.id)
     for path in paths:
-        done = progress.path_progress(path, logged).complete
-        held = path.exam is None or progress.holding(certs, path.exam.credential, on) is not None
+        done = path_progress(path, logged).complete
+        held = path.exam is None or holding(certs, path.exam.credential, on) is not None
         if not (done and held):
             return path
     return paths[0] if paths else None
@@ -604,7 +617,7 @@ def create_apprenticeship(
         errors["starts_on"] = "a start date is required (YYYY-MM-DD)"
     elif starts_on < EARLIEST_DATE:
         errors["starts_on"] = f"start must not be before {EARLIEST_DATE.isoformat()}"
-    elif starts_on > progress.add_months(today, 12):
+    elif starts_on > add_months(today, 12):
         errors["starts_on"] = "start must be within a year from today"
     note = (note or "").strip()
     if len(note) > MAX_NOTE_LENGTH:
@@ -624,7 +637,7 @@ def create_apprenticeship(
     if errors:
         raise ValidationError(errors)
     assert junior is not None and senior is not None and starts_on is not None
-    ends_on = progress.add_months(starts_on, months)  # type: ignore[arg-type]
+    ends_on = add_months(starts_on, months)  # type: ignore[arg-type]
     overlapping = session.scalars(
         select(Apprenticeship)
         .where(
@@ -679,8 +692,8 @@ class ApprenticeshipView:
     senior_level: Level | None
     cost: int | None
     cost_to_date: int | None
-    at_start: progress.PathProgress | None
-    at_date: progress.PathProgress | None
+    at_start: PathProgress | None
+    at_date: PathProgress | None
 
     @property
     def state(self) -> str:
@@ -707,9 +720,9 @@ def apprenticeship_view(
 ) -> ApprenticeshipView:
     """Judge an apprenticeship on `on`: progress from its start to `on` (or its end), cost."""
     a = apprenticeship
-    months = progress.whole_months_between(a.starts_on, a.ends_on)
+    months = whole_months_between(a.starts_on, a.ends_on)
     until = min(on, a.ends_on)
-    elapsed = progress.whole_months_between(a.starts_on, until) if until >= a.starts_on else 0
+    elapsed = whole_months_between(a.starts_on, until) if until >= a.starts_on else 0
     changes = session.scalars(
         select(LevelChange).where(LevelChange.engineer_id == a.senior_id)
     ).all()
@@ -721,8 +734,8 @@ def apprenticeship_view(
     at_start = at_date = None
     if a.path is not None:
         before = a.starts_on - dt.timedelta(days=1)
-        at_start = progress.path_progress(a.path, logged_until(session, a.junior_id, before))
-        at_date = progress.path_progress(a.path, logged_until(session, a.junior_id, until))
+        at_start = path_progress(a.path, logged_until(session, a.junior_id, before))
+        at_date = path_progress(a.path, logged_until(session, a.junior_id, until))
     return ApprenticeshipView(a, on, months, elapsed, level, cost, cost_to_date, at_start, at_date)
 
 
@@ -779,7 +792,7 @@ class Quarter:
 
     @property
     def ends_on(self) -> dt.date:
-        return progress.add_months(self.starts_on, 3) - dt.timedelta(days=1)
+        return add_months(self.starts_on, 3) - dt.timedelta(days=1)
 
     def __str__(self) -> str:
         return f"{self.year}-Q{self.number}"

@@ -35,7 +35,7 @@ from tracker.extensions import db_session
 from tracker.forms import show_errors
 from tracker.people.models import Engineer, Team
 from tracker.people.services import can_view, visible_engineers
-from tracker.progress.services import paths_with_courses
+from tracker.progress.services.paths import paths_with_courses
 from tracker.readiness.services import can_view_team
 from tracker.web import role_required, today
 

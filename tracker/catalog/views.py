@@ -6,7 +6,7 @@ from flask import Blueprint, render_template
 
 from tracker.catalog.services import catalog_dict
 from tracker.extensions import db_session
-from tracker.progress.services import paths_with_courses
+from tracker.progress.services.paths import paths_with_courses
 
 bp = Blueprint("catalog", __name__)
 

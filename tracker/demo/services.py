@@ -12,7 +12,9 @@ from sqlalchemy.orm import Session
 from tracker.catalog.models import Course, Credential, Exam
 from tracker.people.models import Engineer, Team
 from tracker.people.services import create_engineer, create_team, find_engineer
-from tracker.progress.services import add_months, log_hours, record_attempt, record_credential
+from tracker.progress.services.certifications import record_attempt, record_credential
+from tracker.progress.services.hours import log_hours
+from tracker.progress.services.validity import add_months
 
 DEMO_PASSWORD = "tracker-demo"
 DOMAIN = "example.com"
@@ -612,7 +614,7 @@ def generate_organisation(
     from tracker.people.models import JobRoleAssignment
     from tracker.people.services import hash_password
     from tracker.progress.models import Certification, ExamAttempt, HourLog
-    from tracker.progress.services import whole_months_between
+    from tracker.progress.services.validity import whole_months_between
     from tracker.readiness.services import choose_template, load_templates
 
     started = time.perf_counter()
@@ -635,7 +637,7 @@ def generate_organisation(
     if not templates or not roles:
         raise ValidationError({"catalog": "the catalog is empty; run `tracker init` first"})
     # Courses in path order (Foundations first), then any others.
-    from tracker.progress.services import paths_with_courses
+    from tracker.progress.services.paths import paths_with_courses
 
     courses: list[Course] = []
     for path in paths_with_courses(session):
@@ -917,7 +919,8 @@ def _history(
     mean_tenure_days: float,
 ) -> None:
     """Plan one engineer's hour logs, exam attempts and certifications, keeping every rule."""
-    from tracker.progress.services import whole_months_between
+    from tracker.progress.rules import STORED_HOURS_PER_DAY
+    from tracker.progress.services.validity import whole_months_between
 
     tenure = (today - hired_on).days
     # --- hour logs: about 100 over the average tenure, courses in path order.
@@ -929,8 +932,8 @@ def _history(
     sizes, weights = zip(*SESSION_HUNDREDTHS, strict=True)
     chosen = rng.choices(sizes, weights, k=count)
     for offset, hundredths in zip(days, chosen, strict=True):
-        # A day holds at most 24 hours: the session is cut to what is left.
-        hundredths = min(hundredths, 2400 - day_totals.get(offset, 0))
+        # A day's hours are limited: the session is cut to what is left.
+        hundredths = min(hundredths, STORED_HOURS_PER_DAY - day_totals.get(offset, 0))
         if hundredths <= 0:
             continue
         day_totals[offset] = day_totals.get(offset, 0) + hundredths

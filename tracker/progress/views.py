@@ -20,9 +20,19 @@ from tracker.people.services import (
     can_view,
     visible_engineers,
 )
-from tracker.progress import services
 from tracker.progress.forms import AttemptForm, CredentialForm, HoursForm, PlanForm
 from tracker.progress.models import ExamAttempt, HourLog
+from tracker.progress.services.certifications import (
+    certifications_of,
+    credential_for_entry,
+    record_attempt,
+    record_credential,
+)
+from tracker.progress.services.exam_plans import open_plans, plan_exam, plan_outlook
+from tracker.progress.services.hours import delete_hours as delete_entry
+from tracker.progress.services.hours import log_hours, update_hours
+from tracker.progress.services.overview import overview
+from tracker.progress.services.validity import status_on
 from tracker.web import today
 
 bp = Blueprint("progress", __name__)
@@ -69,11 +79,11 @@ def _show_overview(person: Engineer):
     return render_template(
         "progress/dashboard.html",
         person=person,
-        view=services.overview(session, person, on),
+        view=overview(session, person, on),
         career=careers.career(session, person, on),
         plans=[
-            (plan, services.plan_outlook(session, person, plan.exam, plan.planned_on, on))
-            for plan in services.open_plans(session, person.id)
+            (plan, plan_outlook(session, person, plan.exam, plan.planned_on, on))
+            for plan in open_plans(session, person.id)
             if plan.planned_on >= on
         ],
     )
@@ -100,7 +110,7 @@ def hours():
     if form.validate_on_submit():
         course = session.get(Course, form.course.data)
         try:
-            services.log_hours(
+            log_hours(
                 session,
                 current_user,
                 course,
@@ -148,7 +158,7 @@ def edit_hours(entry_id: int):
         form.course.data = entry.course_id
     if form.validate_on_submit():
         try:
-            services.update_hours(
+            update_hours(
                 session,
                 entry,
                 session.get(Course, form.course.data),
@@ -179,7 +189,7 @@ def edit_hours(entry_id: int):
 def delete_hours(entry_id: int):
     """Delete an hour log entry (kept in the audit trail)."""
     entry = _own_entry(entry_id)
-    services.delete_hours(db_session(), entry, actor=current_user)
+    delete_entry(db_session(), entry, actor=current_user)
     flash("Entry deleted.", "success")
     return redirect(url_for("progress.hours"))
 
@@ -212,7 +222,7 @@ def attempts():
             abort(403)
         exam = session.get(Exam, form.exam.data)
         try:
-            attempt = services.record_attempt(
+            attempt = record_attempt(
                 session,
                 person,
                 exam,
@@ -254,8 +264,8 @@ def _ledger(session) -> dict[str, object]:
         .order_by(ExamAttempt.attempted_on.desc(), ExamAttempt.id.desc())
     ).all()
     plans = [
-        (plan, services.plan_outlook(session, current_user, plan.exam, plan.planned_on, on))
-        for plan in services.open_plans(session, current_user.id)
+        (plan, plan_outlook(session, current_user, plan.exam, plan.planned_on, on))
+        for plan in open_plans(session, current_user.id)
         if plan.planned_on >= on
     ]
     return {"ledger": ledger, "plans": plans}
@@ -272,13 +282,11 @@ def plan():
     if plan_form.validate_on_submit():
         exam = session.get(Exam, plan_form.exam.data)
         try:
-            services.plan_exam(session, current_user, exam, plan_form.planned_on.data, today())
+            plan_exam(session, current_user, exam, plan_form.planned_on.data, today())
         except ValidationError as exc:
             show_errors(plan_form, exc)
         else:
-            outlook = services.plan_outlook(
-                session, current_user, exam, plan_form.planned_on.data, today()
-            )
+            outlook = plan_outlook(session, current_user, exam, plan_form.planned_on.data, today())
             verdict = "you will be eligible" if outlook.eligible else "you will not be eligible"
             flash(
                 f"{exam.code} planned on {plan_form.planned_on.data.isoformat()}: {verdict}.",
@@ -319,12 +327,12 @@ def credentials():
             abort(403)
         try:
             if form.credential.data == OTHER:
-                credential = services.credential_for_entry(
+                credential = credential_for_entry(
                     session, name=form.name.data, issuer=form.issuer.data
                 )
             else:
                 credential = session.get(Credential, form.credential.data)
-            cert = services.record_credential(
+            cert = record_credential(
                 session,
                 person,
                 credential,
@@ -342,11 +350,11 @@ def credentials():
             return redirect(url_for("progress.credentials"))
     if form.is_submitted():
         status = 400
-    held = services.certifications_of(session, current_user.id)
+    held = certifications_of(session, current_user.id)
     return render_template(
         "progress/credentials.html",
         form=form,
         held=sorted(held, key=lambda c: (c.earned_on, c.id), reverse=True),
         on=today(),
-        status_on=services.status_on,
+        status_on=status_on,
     ), status

@@ -25,8 +25,8 @@ from tracker.catalog.snapshot import CredentialInfo, SlotInfo, TemplateInfo, cat
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer, JobRoleAssignment, Team
 from tracker.progress.models import Certification
-from tracker.progress.services import (
-    PathProgress,
+from tracker.progress.services.paths import PathProgress
+from tracker.progress.services.validity import (
     Status,
     add_months,
     days_left,
@@ -831,7 +831,7 @@ class Catalog:
 
 def load_catalog(session: Session) -> Catalog:
     """Load templates, paths, levels and strategies for planning."""
-    from tracker.progress.services import paths_with_courses
+    from tracker.progress.services.paths import paths_with_courses
 
     levels = session.scalars(
         select(Level).options(
@@ -916,7 +916,8 @@ def _training_for(
     target: dt.date,
 ) -> Training | None:
     """Return the training that lets `member` fill `slot` on `target`, or None if none can."""
-    from tracker.progress.services import experience_months, path_progress
+    from tracker.progress.services.paths import path_progress
+    from tracker.progress.services.validity import experience_months
 
     if slot.job_role.code not in member.role_codes or member.level > slot.max_level:
         return None
@@ -966,7 +967,7 @@ def plan_to_target(
     session: Session, team: Team, gpus: int, target: dt.date, today: dt.date
 ) -> Plan:
     """Propose who trains on which path, which seats need hires, and what it costs."""
-    from tracker.progress.services import logged_hours
+    from tracker.progress.services.paths import logged_hours
 
     errors = {}
     if isinstance(gpus, bool) or not isinstance(gpus, int) or gpus < 0:
@@ -1127,7 +1128,7 @@ def team_page(
     session: Session, team: Team, on: dt.date, gpus: int | None = None, months: int = 12
 ) -> TeamPage:
     """Gather a team page's readiness, heat map, progress and forecast in a fixed set of queries."""
-    from tracker.progress.services import path_progress
+    from tracker.progress.services.paths import path_progress
 
     catalog = catalog_snapshot(session)
     members = load_members(session, [team.id], catalog.credentials).get(team.id, [])

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from tracker.people.models import Engineer, Team
 from tracker.progress.models import Certification
-from tracker.progress.services import newest_per_credential
+from tracker.progress.services.validity import newest_per_credential
 from tracker.reminders import messages
 
 # secrets.token_urlsafe(32) gives 43 characters of [A-Za-z0-9_-]; the column holds 64.

@@ -352,7 +352,7 @@ def renew_steps(cert: Certification, open_courses: Sequence[str]) -> list[str]:
 
 def _open_courses(paths, logged, cert: Certification) -> list[str]:
     """Name the open courses of the paths that end in the certification's exam."""
-    from tracker.progress.services import path_progress
+    from tracker.progress.services.paths import path_progress
 
     exam = cert.credential.exam
     if exam is None:
@@ -735,7 +735,7 @@ def _reminders_statement(windows: Windows, escalating: bool = False):
 def compose_notices(session: Session, notifications: Sequence[Notification], mail: Mail) -> None:
     """Write the text, HTML (and .ics) of the reminders, expiry notices and escalations
     queued without them."""
-    from tracker.progress.services import logged_hours_for, paths_with_courses
+    from tracker.progress.services.paths import logged_hours_for, paths_with_courses
     from tracker.readiness.models import LapseImpact
 
     todo = [n for n in notifications if n.body_text is None and n.certification_id is not None]
