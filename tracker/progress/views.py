@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user, login_required
 from sqlalchemy import select
@@ -10,6 +12,7 @@ from sqlalchemy.orm import selectinload
 from tracker.audit.models import AuditEvent
 from tracker.careers import services as careers
 from tracker.catalog.models import Course, Credential, Exam
+from tracker.db import Base
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.forms import show_errors
@@ -37,6 +40,15 @@ from tracker.web import today
 
 bp = Blueprint("progress", __name__)
 OTHER = 0  # the "Other" choice of the credential form
+_Row = TypeVar("_Row", bound=Base)
+
+
+def _row_or_404(model: type[_Row], row_id: int) -> _Row:
+    """Return the row a form chose; one deleted since the form was shown is not found."""
+    row = db_session().get(model, row_id)
+    if row is None:
+        abort(404)
+    return row
 
 
 def _engineer_or_404(engineer_id: int) -> Engineer:
@@ -108,7 +120,7 @@ def hours():
         form.logged_on.data = today()
     status = 200
     if form.validate_on_submit():
-        course = session.get(Course, form.course.data)
+        course = _row_or_404(Course, form.course.data)
         try:
             log_hours(
                 session,
@@ -161,7 +173,7 @@ def edit_hours(entry_id: int):
             update_hours(
                 session,
                 entry,
-                session.get(Course, form.course.data),
+                _row_or_404(Course, form.course.data),
                 form.logged_on.data,
                 form.hours.data,
                 today(),
@@ -220,7 +232,7 @@ def attempts():
         person = session.get(Engineer, form.engineer.data)
         if person is None or not can_record_results(current_user, person):
             abort(403)
-        exam = session.get(Exam, form.exam.data)
+        exam = _row_or_404(Exam, form.exam.data)
         try:
             attempt = record_attempt(
                 session,
@@ -239,12 +251,10 @@ def attempts():
         except ValidationError as exc:
             show_errors(form, exc)
         else:
-            if attempt.certification is not None:
-                flash(
-                    f"{exam.code} passed: certified until "
-                    f"{attempt.certification.expires_on.isoformat()}.",
-                    "success",
-                )
+            cert = attempt.certification
+            if cert is not None:
+                until = f" until {cert.expires_on.isoformat()}" if cert.expires_on else ""
+                flash(f"{exam.code} passed: certified{until}.", "success")
             else:
                 flash(f"{exam.code} attempt recorded (not passed).", "info")
             return redirect(url_for("progress.attempts"))
@@ -280,7 +290,7 @@ def plan():
     plan_form = PlanForm(prefix="plan")
     plan_form.exam.choices = [(e.id, f"{e.code} · {e.name}") for e in exams]
     if plan_form.validate_on_submit():
-        exam = session.get(Exam, plan_form.exam.data)
+        exam = _row_or_404(Exam, plan_form.exam.data)
         try:
             plan_exam(session, current_user, exam, plan_form.planned_on.data, today())
         except ValidationError as exc:
@@ -331,7 +341,7 @@ def credentials():
                     session, name=form.name.data, issuer=form.issuer.data
                 )
             else:
-                credential = session.get(Credential, form.credential.data)
+                credential = _row_or_404(Credential, form.credential.data)
             cert = record_credential(
                 session,
                 person,

@@ -207,17 +207,17 @@ def credential_for_entry(
             raise ValidationError({"code": f"unknown credential code {code!r}"})
         return credential
     errors = {}
-    if not name or not name.strip():
+    name, issuer = (name or "").strip(), (issuer or "").strip()
+    if not name:
         errors["name"] = "name is required for a credential outside the catalog"
-    elif len(name.strip()) > MAX_CREDENTIAL_NAME_LENGTH:
+    elif len(name) > MAX_CREDENTIAL_NAME_LENGTH:
         errors["name"] = f"name must be at most {MAX_CREDENTIAL_NAME_LENGTH} characters"
-    if not issuer or not issuer.strip():
+    if not issuer:
         errors["issuer"] = "issuer is required for a credential outside the catalog"
-    elif len(issuer.strip()) > MAX_ISSUER_LENGTH:
+    elif len(issuer) > MAX_ISSUER_LENGTH:
         errors["issuer"] = f"issuer must be at most {MAX_ISSUER_LENGTH} characters"
     if errors:
         raise ValidationError(errors)
-    name, issuer = name.strip(), issuer.strip()
     existing = session.scalars(
         select(Credential).where(
             Credential.origin == "engineer",

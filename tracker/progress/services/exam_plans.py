@@ -44,9 +44,11 @@ def plan_outlook(
     warnings = []
     for credential in exam.prerequisites:
         held_now = holding(certs, credential, today)
-        if held_now is not None and not is_valid_on(held_now, planned_on):
+        if held_now is None or is_valid_on(held_now, planned_on):
+            continue
+        if (expires_on := held_now.expires_on) is not None:
             warnings.append(
-                f"{held_now.credential.code} expires on {held_now.expires_on.isoformat()}, "
+                f"{held_now.credential.code} expires on {expires_on.isoformat()}, "
                 f"before the planned date {planned_on.isoformat()}: renew it first"
             )
     failure = last_failure(session, engineer, exam, planned_on)

@@ -96,9 +96,10 @@ def _next_steps(
     """Say what to do next: renew what lapses soon, then the first unfinished path."""
     steps = [
         f"Renew {s.certification.credential.code}: it expires in {s.days_left} days "
-        f"({s.certification.expires_on.isoformat()})"
+        f"({expires_on.isoformat()})"
         for s in states
-        if s.status is Status.EXPIRING
+        # Only a certification with an expiry is ever expiring.
+        if s.status is Status.EXPIRING and (expires_on := s.certification.expires_on) is not None
     ]
     for progress, readiness in paths:
         exam = progress.path.exam
