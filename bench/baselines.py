@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import Date, text
 from sqlalchemy.engine import Connection
 
-from tracker.progress.services import add_months
+from tracker.progress.services.validity import add_months
 from tracker.readiness.services.matching import max_matching
 
 EXPIRING_WITHIN = 90

@@ -74,7 +74,7 @@ def test_init_demo_builds_an_organisation_and_prints_its_logins(fresh_app, fresh
     from tracker.db import make_session_factory
     from tracker.people.models import Engineer, Team
     from tracker.progress.models import Certification, ExamAttempt, HourLog
-    from tracker.progress.services import Status, status_on
+    from tracker.progress.services.validity import Status, status_on
 
     runner = fresh_app.test_cli_runner()
     result = runner.invoke(args=["init", "--demo"])

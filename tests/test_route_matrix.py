@@ -12,7 +12,7 @@ import pytest
 from flask import Flask
 
 from tests import factories
-from tracker.progress.services import log_hours
+from tracker.progress.services.hours import log_hours
 from tracker.reminders.models import Notification
 
 PUBLIC = {

@@ -14,12 +14,9 @@ from tests.factories import TODAY
 from tracker.admin import services
 from tracker.catalog.models import Course, Credential, Exam, LearningPath, PathCourse
 from tracker.errors import ValidationError
-from tracker.progress.services import (
-    log_hours,
-    logged_hours,
-    path_progress,
-    record_attempt,
-)
+from tracker.progress.services.certifications import record_attempt
+from tracker.progress.services.hours import log_hours
+from tracker.progress.services.paths import logged_hours, path_progress
 
 TABLES = (Credential, Exam, Course, LearningPath, PathCourse)
 

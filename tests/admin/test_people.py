@@ -16,7 +16,7 @@ from tracker.admin import services
 from tracker.careers.models import LevelChange
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer, JobRoleAssignment
-from tracker.progress.services import log_hours
+from tracker.progress.services.hours import log_hours
 
 D = dt.date
 

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.api.conftest import Api, Scene, row_counts
-from tracker.progress.services import log_hours
+from tracker.progress.services.hours import log_hours
 
 D = dt.date
 HOURS = {"course": "FDL", "date": "2026-11-20", "hours": 2, "note": "chapter 1"}

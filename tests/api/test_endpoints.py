@@ -15,7 +15,7 @@ from tracker.catalog.models import Credential
 from tracker.people.models import ApiToken
 from tracker.people.services import create_token, revoke_token, set_active
 from tracker.progress.models import Certification, HourLog
-from tracker.progress.services import log_hours
+from tracker.progress.services.hours import log_hours
 
 D = dt.date
 

@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.api.conftest import Api, Scene, row_counts
-from tracker.progress.services import log_hours
+from tracker.progress.services.hours import log_hours
 
 ROLES = (
     "self",

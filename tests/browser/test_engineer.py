@@ -13,7 +13,7 @@ import re
 import pytest
 
 from tests.browser.conftest import sign_in, snap
-from tracker.progress.services import add_months
+from tracker.progress.services.validity import add_months
 
 TOM = "tom@example.com"
 

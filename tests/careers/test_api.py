@@ -20,7 +20,7 @@ from tracker.careers.rules import EARLIEST_DATE
 from tracker.careers.services.bonuses import set_bonus
 from tracker.careers.services.evidence import record_evidence
 from tracker.careers.services.skills import assess, find_speciality
-from tracker.progress.services import record_attempt
+from tracker.progress.services.certifications import record_attempt
 
 D = dt.date
 TODAY = factories.TODAY  # 2026-11-29

@@ -22,7 +22,7 @@ from tracker.careers.services.apprenticeships import (
 from tracker.careers.services.ladder import change_level, load_levels
 from tracker.catalog.models import LearningPath, Level
 from tracker.errors import ValidationError
-from tracker.progress.services import log_hours
+from tracker.progress.services.hours import log_hours
 
 D = dt.date
 TODAY = factories.TODAY

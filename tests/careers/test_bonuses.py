@@ -22,7 +22,7 @@ from tracker.careers.services.bonuses import (
     since,
 )
 from tracker.errors import ValidationError
-from tracker.progress.services import record_attempt, record_credential
+from tracker.progress.services.certifications import record_attempt, record_credential
 
 D = dt.date
 TODAY = factories.TODAY  # 2026-11-29

@@ -30,7 +30,8 @@ from tracker.catalog.services.seed_loading import load_seed
 from tracker.catalog.services.seed_reading import SeedError, read_seed
 from tracker.config import PROJECT_ROOT
 from tracker.db import Base, make_engine, run_migrations, session_scope
-from tracker.progress.services import log_hours, logged_hours, path_progress
+from tracker.progress.services.hours import log_hours
+from tracker.progress.services.paths import logged_hours, path_progress
 
 SEED = PROJECT_ROOT / "seed" / "catalog.toml"
 TODAY = dt.date(2026, 11, 29)

@@ -17,12 +17,12 @@ from tracker.demo.services.generator import generate_organisation
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer, JobRoleAssignment, Team
 from tracker.progress.models import Certification, ExamAttempt, HourLog
-from tracker.progress.services import (
+from tracker.progress.services.paths import prerequisite_gaps
+from tracker.progress.services.validity import (
     Status,
     add_months,
     experience_months,
     newest_per_credential,
-    prerequisite_gaps,
     status_on,
 )
 from tracker.readiness.services.matching import choose_template

@@ -226,7 +226,8 @@ def test_a_connection_lost_after_the_rows_were_flushed_keeps_none_of_them(
     before = _counts(db)
     # The hour log and the attempt (with its certification) are flushed; the audit
     # record that follows them loses the connection.
-    monkeypatch.setattr("tracker.progress.services.audit.record", _lost)
+    monkeypatch.setattr("tracker.audit.services.record", _lost)
+    monkeypatch.setattr("tracker.audit.services.record_row", _lost)
     form = {
         "course": str(factories.course(db, "FDL").id),
         "logged_on": TODAY.isoformat(),
@@ -277,7 +278,7 @@ def test_other_database_errors_are_not_hidden_as_outages(
     def broken(*args, **kwargs):
         raise IntegrityError("INSERT ...", {}, Exception("constraint failed"))
 
-    monkeypatch.setattr("tracker.progress.services.audit.record", broken)
+    monkeypatch.setattr("tracker.audit.services.record_row", broken)
     with pytest.raises(IntegrityError):  # TESTING propagates what would be a 500
         client.post(
             "/hours",

@@ -21,8 +21,8 @@ from tests.locks import wait_until_one_waits_for_a_lock
 from tracker.db import make_engine, session_scope
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer
-from tracker.progress import services
 from tracker.progress.models import HourDay, HourLog
+from tracker.progress.services.hours import delete_hours, log_hours, overfills_a_day, update_hours
 
 MONDAY = dt.date(2026, 11, 23)
 TUESDAY = dt.date(2026, 11, 24)
@@ -49,9 +49,10 @@ def _sums(db: Session, who: Engineer) -> dict[dt.date, Decimal]:
 
 
 def _log(db: Session, who: Engineer, day: dt.date, hours: str) -> HourLog:
-    return services.log_hours(
-        db, who, factories.course(db, "FDL"), day, Decimal(hours), factories.TODAY
-    )
+    logged = log_hours(db, who, factories.course(db, "FDL"), day, Decimal(hours), factories.TODAY)
+    entry = db.get(HourLog, logged.id)
+    assert entry is not None
+    return entry
 
 
 def test_the_days_follow_every_entry_written_changed_moved_or_deleted(db: Session) -> None:
@@ -59,13 +60,11 @@ def test_the_days_follow_every_entry_written_changed_moved_or_deleted(db: Sessio
     first = _log(db, who, MONDAY, "3")
     second = _log(db, who, MONDAY, "2.5")
     assert _days(db, who) == {MONDAY: Decimal("5.50")}
-    services.update_hours(db, first, first.course, MONDAY, Decimal(8), factories.TODAY, actor=who)
+    update_hours(db, first, first.course, MONDAY, Decimal(8), factories.TODAY, actor=who)
     assert _days(db, who) == {MONDAY: Decimal("10.50")}
-    services.update_hours(
-        db, second, second.course, TUESDAY, Decimal("2.5"), factories.TODAY, actor=who
-    )
+    update_hours(db, second, second.course, TUESDAY, Decimal("2.5"), factories.TODAY, actor=who)
     assert _days(db, who) == {MONDAY: Decimal(8), TUESDAY: Decimal("2.50")}
-    services.delete_hours(db, first, actor=who)
+    delete_hours(db, first, actor=who)
     assert _days(db, who) == {TUESDAY: Decimal("2.50")} == _sums(db, who)
 
 
@@ -88,7 +87,7 @@ def test_the_database_refuses_a_25th_hour_whoever_writes_it(db: Session) -> None
     db.execute(insert(HourLog), [{**row, "hours": Decimal(12)}, {**row, "hours": Decimal(12)}])
     with pytest.raises(IntegrityError) as refused, db.begin_nested():
         db.execute(insert(HourLog).values(**row, hours=Decimal("0.25")))
-    assert services.overfills_a_day(refused.value)
+    assert overfills_a_day(refused.value)
     assert _days(db, who) == {MONDAY: Decimal(24)}
 
 

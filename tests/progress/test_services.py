@@ -16,24 +16,30 @@ from tests.factories import hours
 from tracker.catalog.models import LearningPath
 from tracker.catalog.services.reads import paths_with_courses
 from tracker.errors import ValidationError
-from tracker.progress import services
 from tracker.progress.models import Certification, ExamAttempt, HourLog
-from tracker.progress.services import (
+from tracker.progress.services.certifications import (
+    certifications_of,
+    record_attempt,
+    record_credential,
+)
+from tracker.progress.services.hours import log_hours
+from tracker.progress.services.overview import overview
+from tracker.progress.services.paths import (
     CourseProgress,
+    exam_readiness,
+    logged_hours,
+    path_progress,
+)
+from tracker.progress.services.validity import (
     Status,
     add_months,
     days_left,
-    exam_readiness,
     experience_months,
     expiry_date,
     holding,
+    is_valid_on,
     latest_for,
-    log_hours,
-    logged_hours,
     newest_per_credential,
-    path_progress,
-    record_attempt,
-    record_credential,
     status_on,
     whole_months_between,
 )
@@ -201,8 +207,8 @@ def test_status_on_expiry_date_is_not_expired():
     """ "It is valid on its expiry date and expired the day after"."""
     c = cert(D(2024, 6, 10), D(2026, 6, 10))
     assert status_on(c, D(2026, 6, 10)) != Status.EXPIRED
-    assert services.is_valid_on(c, D(2026, 6, 10))
-    assert not services.is_valid_on(c, D(2026, 6, 11))
+    assert is_valid_on(c, D(2026, 6, 10))
+    assert not is_valid_on(c, D(2026, 6, 11))
 
 
 def test_status_on_none_is_missing():
@@ -523,7 +529,7 @@ def test_pass_creates_certification_with_expiry(db, attempted_on, expires_on):
     who = factories.engineer(db)
     exam = factories.exam(db, "NCA-AIIO")
     attempt = record_attempt(db, who, exam, attempted_on, 82, True, TODAY)
-    certs = services.certifications_of(db, who.id)
+    certs = certifications_of(db, who.id)
     assert len(certs) == 1
     (c,) = certs
     assert c.credential.code == "NCA-AIIO"
@@ -544,7 +550,7 @@ def test_fail_creates_no_certification(db):
     assert attempt.id is not None
     assert attempt.passed is False
     assert count(db, Certification) == before
-    assert services.certifications_of(db, who.id) == []
+    assert certifications_of(db, who.id) == []
 
 
 def test_recorded_by_is_kept(db):
@@ -835,12 +841,12 @@ def test_renewal_links_to_the_previous_certification(db):
     assert second.renews is first
     assert first.renewed_by is second
     assert second.expires_on == D(2026, 4, 20)  # from the new pass date
-    certs = services.certifications_of(db, who.id)
+    certs = certifications_of(db, who.id)
     assert certs == [first, second]  # history kept
     assert newest_per_credential(certs) == {exam.credential_id: second}
     # the old one still runs to its own expiry (2024-05-01), then lapses
-    assert services.is_valid_on(first, D(2024, 5, 1))
-    assert not services.is_valid_on(first, D(2024, 5, 2))
+    assert is_valid_on(first, D(2024, 5, 1))
+    assert not is_valid_on(first, D(2024, 5, 2))
     assert holding(certs, exam.credential, D(2024, 5, 1)) is second
 
 
@@ -866,9 +872,7 @@ def test_back_dated_pass_slots_into_the_chain(db):
     assert oldest.renews_id == first.id
     assert middle.renews_id == oldest.id
     assert newest.renews_id == middle.id
-    assert newest_per_credential(services.certifications_of(db, who.id)) == {
-        exam.credential_id: newest
-    }
+    assert newest_per_credential(certifications_of(db, who.id)) == {exam.credential_id: newest}
 
 
 def test_renewal_chains_are_per_engineer_and_credential(db):
@@ -1130,13 +1134,13 @@ def test_the_exam_is_not_open_during_the_retake_wait(db):
     engineer = factories.engineer(db, hired_on=dt.date(2025, 1, 1))
     for day, code in enumerate(("FDL", "INTRO-AI-INFRA", "GPU-ARCH"), start=1):
         course = factories.course(db, code)
-        services.log_hours(db, engineer, course, dt.date(2026, 11, day), course.hours, TODAY)
+        log_hours(db, engineer, course, dt.date(2026, 11, day), course.hours, TODAY)
     nca = factories.exam(db, "NCA-AIIO")
-    services.record_attempt(db, engineer, nca, dt.date(2026, 11, 20), 55, False, TODAY)
+    record_attempt(db, engineer, nca, dt.date(2026, 11, 20), 55, False, TODAY)
 
-    foundations, readiness = services.overview(db, engineer, TODAY).paths[0]
+    foundations, readiness = overview(db, engineer, TODAY).paths[0]
     assert foundations.complete and not readiness.ready
     assert "a retake of NCA-AIIO opens on 2026-12-04" in readiness.reasons
 
-    opening_day = services.overview(db, engineer, dt.date(2026, 12, 4)).paths[0][1]
+    opening_day = overview(db, engineer, dt.date(2026, 12, 4)).paths[0][1]
     assert opening_day.ready

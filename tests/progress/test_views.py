@@ -1,6 +1,6 @@
 """The engineer's web pages (tracker.progress.views), driven through the test client.
 
-Issue 3, items 2, 3, 6 and 8; DOMAIN.md sections 2-3. Today is pinned to
+DOMAIN.md sections 2-3. Today is pinned to
 factories.TODAY (2026-11-29) through app.config["TODAY"]; forms post without
 CSRF tokens (the autouse fixture below turns CSRF off; the app fixture leaves it on),
 except in the CSRF tests at the end.
@@ -25,8 +25,9 @@ from tracker.audit.models import AuditEvent
 from tracker.catalog.models import Credential
 from tracker.catalog.services.reads import paths_with_courses
 from tracker.people.models import Engineer
-from tracker.progress import services
 from tracker.progress.models import Certification, ExamAttempt, ExamPlan, HourLog
+from tracker.progress.services.certifications import credential_for_entry, record_attempt
+from tracker.progress.services.hours import log_hours
 
 TODAY = factories.TODAY  # 2026-11-29
 YESTERDAY = TODAY - dt.timedelta(days=1)  # 2026-11-28
@@ -175,7 +176,7 @@ def login(auth, who: Engineer) -> None:
 
 def log(db: Session, who: Engineer, code: str, amount: str | int, on: dt.date = YESTERDAY):
     """Log hours through the service, for setting up a scene."""
-    return services.log_hours(
+    return log_hours(
         db, who, factories.course(db, code), on, hours(amount), TODAY, note="", actor=who
     )
 
@@ -849,9 +850,7 @@ def test_a_pass_on_29_february_expires_on_28_february(db, client, auth):
 
 
 def test_passing_again_renews_and_the_newest_counts(db, client, auth, alice):
-    services.record_attempt(
-        db, alice, factories.exam(db, "NCA-AIIO"), D(2025, 1, 10), 80, True, TODAY
-    )
+    record_attempt(db, alice, factories.exam(db, "NCA-AIIO"), D(2025, 1, 10), 80, True, TODAY)
     login(auth, alice)
     before = page(client.get("/dashboard"))
     assert "Renew NCA-AIIO: it expires in 42 days (2027-01-10)" in before.next_steps
@@ -1066,7 +1065,7 @@ def test_an_engineer_cannot_record_for_someone_else(db, client, auth, alice, bob
 
 
 def test_the_ledger_shows_only_own_attempts(db, client, auth, alice, bob):
-    services.record_attempt(
+    record_attempt(
         db, bob, factories.exam(db, "NCA-AIIO"), YESTERDAY, 90, True, TODAY, voucher_code="BOBV"
     )
     login(auth, alice)
@@ -1297,7 +1296,7 @@ def test_other_credential_is_created_once_with_origin_engineer(db, client, auth,
 
 
 def test_other_credentials_are_not_offered_as_catalog_choices(db, client, auth, alice):
-    services.credential_for_entry(db, name="Homebrew Cert", issuer="Somebody")
+    credential_for_entry(db, name="Homebrew Cert", issuer="Somebody")
     login(auth, alice)
 
     html = client.get("/credentials").get_data(as_text=True)

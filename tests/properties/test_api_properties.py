@@ -40,7 +40,8 @@ from tracker.catalog.models import Course
 from tracker.people.models import Engineer
 from tracker.people.services import create_token
 from tracker.progress.models import Certification, ExamAttempt, HourLog
-from tracker.progress.services import log_hours, record_attempt
+from tracker.progress.services.certifications import record_attempt
+from tracker.progress.services.hours import log_hours
 
 SETTINGS = settings(
     max_examples=150,

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tracker.progress.services import (
+from tracker.progress.services.validity import (
     Status,
     add_months,
     days_left,

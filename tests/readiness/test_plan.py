@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from tests import factories
 from tests.readiness.helpers import FAR, TODAY, D, person
 from tracker.errors import ValidationError
-from tracker.progress.services import log_hours
+from tracker.progress.services.hours import log_hours
 from tracker.readiness.rules import SANE_WEEKLY_HOURS
 from tracker.readiness.services.planning import Plan, load_catalog, plan_to_target
 from tracker.readiness.services.roi import roi

@@ -22,7 +22,7 @@ from tests.reminders.conftest import MAIL_FROM, free_port
 from tests.reminders.helpers import BASE_URL, DAY, EARNED, EXPIRES, days_before
 from tracker import create_app
 from tracker.db import session_scope
-from tracker.progress.services import record_attempt
+from tracker.progress.services.certifications import record_attempt
 from tracker.reminders.models import Notification
 
 

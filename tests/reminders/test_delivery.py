@@ -28,7 +28,8 @@ from tests.reminders.conftest import MAIL_FROM, Mailbox, free_port, settings_for
 from tests.reminders.helpers import BASE_URL, DAY, EXPIRES, MAIL, WINDOWS, days_before, holder
 from tracker.db import session_scope, utcnow
 from tracker.errors import ValidationError
-from tracker.progress.services import log_hours, record_attempt
+from tracker.progress.services.certifications import record_attempt
+from tracker.progress.services.hours import log_hours
 from tracker.reminders import jobs
 from tracker.reminders.models import Notification
 from tracker.reminders.rules import CLAIM_LEASE, RETRY_BASE

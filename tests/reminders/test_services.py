@@ -25,7 +25,8 @@ from tests.reminders.helpers import (
     windows_of,
 )
 from tracker.errors import ValidationError
-from tracker.progress.services import plan_exam, record_attempt
+from tracker.progress.services.certifications import record_attempt
+from tracker.progress.services.exam_plans import plan_exam
 from tracker.readiness.models import LapseImpact
 from tracker.reminders.rules import EXPIRED
 from tracker.reminders.services.lapses import judge_lapses
@@ -245,7 +246,7 @@ def test_a_failed_renewal_attempt_does_not_stop_reminders(db):
 
 
 def test_a_renewed_credential_earned_elsewhere_stops_reminders(db):
-    from tracker.progress.services import record_credential
+    from tracker.progress.services.certifications import record_credential
 
     who, old = holder(db, "CKA")
     assert windows_of(run(db, days_before(60)), old) == [60]

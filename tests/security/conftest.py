@@ -31,7 +31,7 @@ from tracker.extensions import SignInLimiter
 from tracker.people.models import Engineer, Team
 from tracker.people.services import create_token
 from tracker.progress.models import HourLog
-from tracker.progress.services import log_hours
+from tracker.progress.services.hours import log_hours
 from tracker.reminders.models import Notification
 
 LEAK = "LEAKMARK"  # in every free-text field of the victim's records

@@ -33,8 +33,9 @@ from tracker.catalog.models import (
 from tracker.errors import ValidationError
 from tracker.people import services as people
 from tracker.people.models import ACCESS_ROLES, Engineer, JobRoleAssignment, Team
-from tracker.progress import services as progress
 from tracker.progress.models import ExamAttempt, HourLog
+from tracker.progress.services.certifications import record_attempt, record_credential
+from tracker.progress.services.hours import log_hours
 from tracker.reminders.models import Notification
 
 MANAGER_ROLES = ("manager", "admin")
@@ -902,7 +903,7 @@ def _import_hours(session: Session, row: Row, today: dt.date, actor: Engineer | 
     note = cell("note", required=False, default="")
     if problems:
         raise RowProblems(problems)
-    return progress.log_hours(
+    return log_hours(
         session,
         engineer,  # type: ignore[arg-type]
         course,  # type: ignore[arg-type]
@@ -945,7 +946,7 @@ def _import_attempt(session: Session, row: Row, today: dt.date, actor: Engineer 
     proctoring = cell("proctoring", required=False, default="", max=200)
     if problems:
         raise RowProblems(problems)
-    return progress.record_attempt(
+    return record_attempt(
         session,
         engineer,  # type: ignore[arg-type]
         exam,  # type: ignore[arg-type]
@@ -980,7 +981,7 @@ def _import_credential(
     evidence = cell("evidence", required=False, default="", max=MAX_EVIDENCE_LENGTH)
     if problems:
         raise RowProblems(problems)
-    return progress.record_credential(
+    return record_credential(
         session,
         engineer,  # type: ignore[arg-type]
         credential,  # type: ignore[arg-type]

@@ -23,16 +23,11 @@ from tracker.careers.services.skills import Coverage
 from tracker.catalog.models import Course, Credential, Speciality
 from tracker.people.models import Engineer, Team
 from tracker.progress.models import Certification, ExamAttempt, HourLog
-from tracker.progress.services import (
-    EXPIRING_WITHIN_DAYS,
-    CertificationState,
-    LoggedHours,
-    Overview,
-    PathProgress,
-    Readiness,
-    days_left,
-    status_on,
-)
+from tracker.progress.rules import EXPIRING_WITHIN_DAYS
+from tracker.progress.services.hours import LoggedHours
+from tracker.progress.services.overview import CertificationState, Overview
+from tracker.progress.services.paths import PathProgress, Readiness
+from tracker.progress.services.validity import days_left, status_on
 from tracker.readiness.services.forecast import ForecastPoint
 from tracker.readiness.services.matching import Seat
 from tracker.readiness.services.roi import Roi

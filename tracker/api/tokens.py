@@ -26,8 +26,19 @@ from tracker.catalog.models import Course
 from tracker.db import connected, utcnow
 from tracker.people.models import ApiToken, Engineer
 from tracker.people.services import TOKEN_USE_PRECISION, _token_hash
-from tracker.progress import services
-from tracker.progress.services import COURSE_NAMED, CourseFound, LoggedHours, hours_logged_by
+from tracker.progress.services.hours import (
+    COURSE_NAMED,
+    CourseFound,
+    LoggedHours,
+    check_hours,
+    day_full,
+    day_total,
+    entry_binds,
+    hours_logged_by,
+    log_hours,
+    overfills_a_day,
+    refuse_course,
+)
 
 _tokens = ApiToken.__table__
 _engineers = Engineer.__table__
@@ -74,7 +85,7 @@ _RECORD_USE_NOWAIT = (
     .values(last_used_at=bindparam("now"))
 )
 # The live token and the course the body names, for an engineer logging their
-# own hours: on SQLite the first of add_hours' statements...
+# own hours: on SQLite the first of log_own_hours' statements...
 _LIVE_TOKEN_AND_COURSE = _LIVE_TOKEN.add_columns(
     _courses.c.id.label("course_id"), _courses.c.code, _courses.c.title
 ).outerjoin(_courses, COURSE_NAMED)
@@ -122,13 +133,13 @@ def log_own_hours(
     """Log hours for the owner of a live token; None when the token is not live.
 
     The rules are services.add_hours', and so are the errors. The caller
-    checks the entry first (services.check_hours without a hire date): what
+    checks the entry first (check_hours without a hire date): what
     is left is the course, the hire date and the day's room. On PostgreSQL
     one statement finds the token and the course and writes the entry and
     its audit event, and commits on its own (run on `statements`, as
     extensions.single_statements gives them). SQLite (no `statements`)
     takes three statements in the session's transaction, which must hold no
-    other write (services.write_hours). `session` returns the request's session, asked
+    other write (log_hours, alone). `session` returns the request's session, asked
     for only when needed. Recording the token's use costs one more
     statement once a minute.
     """
@@ -148,35 +159,34 @@ def log_own_hours(
         caller = _caller(connection, row, now, _RECORD_USE_NOWAIT)
         course = CourseFound(row.course_id, row.code, row.title)
         if course.id is None:
-            raise services.refuse_course(course_code, course_id)
-        services.check_hours(caller.hired_on, logged_on, hours, today, note)
-        return caller, services.write_hours(
-            unit, caller.id, course, logged_on, hours, note, caller.id
+            raise refuse_course(course_code, course_id)
+        return caller, log_hours(
+            unit, caller, course, logged_on, hours, today, note, caller, alone=True
         )
     created_at = utcnow()
-    binds.update(services.entry_binds(logged_on, hours, note, created_at))
-    # One statement is its own transaction: no BEGIN, no COMMIT (issue 6).
+    binds.update(entry_binds(logged_on, hours, note, created_at))
+    # One statement is its own transaction: no BEGIN, no COMMIT.
     with connected(statements) as connection:
         try:
             row = connection.execute(_LOG_OWN_HOURS, binds).first()
         except IntegrityError as exc:
-            if not services.overfills_a_day(exc):
+            if not overfills_a_day(exc):
                 raise
             # A racing request filled the day first: nothing was written.
             found = caller_for_token(session(), secret, now)
             if found is None:
                 return None
-            total = services.day_total(session(), found.id, logged_on)
-            raise services.day_full(logged_on, total) from None
+            total = day_total(session(), found.id, logged_on)
+            raise day_full(logged_on, total) from None
         if row is None:
             return None
         caller = _caller(connection, row, now, _RECORD_USE_NOWAIT)
     if row.course_id is None:
-        raise services.refuse_course(course_code, course_id)
+        raise refuse_course(course_code, course_id)
     if row.entry_id is None:
         # Before the hire date, or no room left in the day.
-        services.check_hours(caller.hired_on, logged_on, hours, today, note)
-        raise services.day_full(logged_on, services.day_total(session(), caller.id, logged_on))
+        check_hours(caller.hired_on, logged_on, hours, today, note)
+        raise day_full(logged_on, day_total(session(), caller.id, logged_on))
     entry = LoggedHours(
         row.entry_id,
         caller.id,

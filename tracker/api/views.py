@@ -72,8 +72,17 @@ from tracker.people.services import (
     can_view,
     visible_engineers,
 )
-from tracker.progress import services
 from tracker.progress.models import Certification, HourLog
+from tracker.progress.rules import EXPIRING_WITHIN_DAYS, MAX_NOTE_LENGTH
+from tracker.progress.services.certifications import credential_for_entry
+from tracker.progress.services.certifications import record_attempt as record_exam_attempt
+from tracker.progress.services.certifications import record_credential as record_earned_credential
+from tracker.progress.services.hours import check_hours
+from tracker.progress.services.hours import delete_hours as delete_entry
+from tracker.progress.services.hours import log_hours as log_entry
+from tracker.progress.services.hours import update_hours as update_entry
+from tracker.progress.services.overview import overview
+from tracker.progress.services.validity import experience_months, newest_per_credential
 from tracker.readiness.rules import FORECAST_MONTHS, MAX_FLEET_GPUS, MAX_FORECAST_MONTHS
 from tracker.readiness.services.forecast import forecast
 from tracker.readiness.services.members import load_members, load_templates
@@ -85,7 +94,7 @@ bp = Blueprint("api", __name__, url_prefix="/api/v1")
 csrf.exempt(bp)
 
 MAX_COST = Decimal(1_000_000)
-MAX_DETAIL_LENGTHS = {"voucher_code": 80, "proctoring": 200, "note": services.MAX_NOTE_LENGTH}
+MAX_DETAIL_LENGTHS = {"voucher_code": 80, "proctoring": 200, "note": MAX_NOTE_LENGTH}
 MAX_EVIDENCE_LENGTH = 2000
 MAX_EXPIRING_WITHIN = 36_500
 STATUSES = ("valid", "expiring", "expired")
@@ -260,7 +269,7 @@ def me():
     return jsonify(
         {
             **engineer_json(engineer),
-            "experience_months": services.experience_months(engineer, web.today()),
+            "experience_months": experience_months(engineer, web.today()),
         }
     )
 
@@ -270,7 +279,7 @@ def progress(engineer_id: int):
     """Paths with percent, courses with hours, exam readiness, certifications, next steps."""
     query(())
     engineer = engineer_in_url(engineer_id)
-    return jsonify(overview_json(services.overview(db_session(), engineer, web.today())))
+    return jsonify(overview_json(overview(db_session(), engineer, web.today())))
 
 
 # --- hours ----------------------------------------------------------------------
@@ -285,7 +294,7 @@ def _read_hours_input(
     """Read course (code or id), date, hours and note; the reader holds the errors.
 
     The course is not looked up here: logging hours finds it in the statement
-    that writes the entry (services.add_hours, tokens.log_own_hours);
+    that writes the entry (progress' log_hours, tokens.log_own_hours);
     _read_hours looks it up.
     """
     reader = Reader(data)
@@ -300,7 +309,7 @@ def _read_hours_input(
         reader.errors["course"] = "this field is required (a course code, or give course_id)"
     logged_on = reader.date("date")
     hours = reader.number("hours")
-    note = reader.text("note", services.MAX_NOTE_LENGTH)
+    note = reader.text("note", MAX_NOTE_LENGTH)
     return code, course_id, logged_on, hours, note, reader
 
 
@@ -351,20 +360,21 @@ def log_hours():
         code, course_id, logged_on, hours, note, reader = _read_hours_input(data)
         reader.check()
         # All but the hire date, which comes with the token (log_own_hours).
-        services.check_hours(None, logged_on, hours, web.today(), note)
+        check_hours(None, logged_on, hours, web.today(), note)
     with _hours_errors():
         if data.get("engineer") is not None:
-            entry = services.add_hours(
+            entry = log_entry(
                 db_session(),
-                engineer.id,
-                engineer.hired_on,
+                engineer,
+                None,
                 logged_on,
                 hours,
                 web.today(),
                 note,
-                actor_id=g.api_caller.id,
+                g.api_caller,
                 course_code=code,
                 course_id=course_id,
+                alone=True,
             )
         else:
             # Hours are mostly logged by their owner: on PostgreSQL one
@@ -424,7 +434,7 @@ def update_hours(entry_id: int):
     course, logged_on, hours, note, reader = _read_hours(json_body(HOURS_FIELDS))
     reader.check()
     try:
-        services.update_hours(
+        update_entry(
             db_session(), entry, course, logged_on, hours, web.today(), note, actor=caller()
         )
     except ValidationError as exc:
@@ -436,7 +446,7 @@ def update_hours(entry_id: int):
 def delete_hours(entry_id: int):
     """Delete an entry (the audit trail keeps what it held)."""
     entry = _entry(entry_id, write=True)
-    services.delete_hours(db_session(), entry, actor=caller())
+    delete_entry(db_session(), entry, actor=caller())
     return "", 204
 
 
@@ -483,7 +493,7 @@ def record_attempt():
     reader.check()
     on = web.today()
     try:
-        attempt = services.record_attempt(
+        attempt = record_exam_attempt(
             session,
             engineer,
             exam,
@@ -534,8 +544,8 @@ def record_credential():
     reader.check()
     on = web.today()
     try:
-        credential = services.credential_for_entry(session, code=code, name=name, issuer=issuer)
-        cert = services.record_credential(
+        credential = credential_for_entry(session, code=code, name=name, issuer=issuer)
+        cert = record_earned_credential(
             session,
             engineer,
             credential,
@@ -567,7 +577,7 @@ def certifications():
     status = params.get("status", "").strip().lower() or None
     if status is not None and status not in STATUSES:
         errors["status"] = f"must be one of {', '.join(STATUSES)}"
-    within = services.EXPIRING_WITHIN_DAYS
+    within = EXPIRING_WITHIN_DAYS
     if "expiring_within" in params:
         parsed = read_query_int(params["expiring_within"])
         if parsed is None or parsed > MAX_EXPIRING_WITHIN:
@@ -592,9 +602,7 @@ def certifications():
     for cert in session.scalars(select_certs):
         by_engineer.setdefault(cert.engineer_id, []).append(cert)
     newest = [
-        cert
-        for certs in by_engineer.values()
-        for cert in services.newest_per_credential(certs).values()
+        cert for certs in by_engineer.values() for cert in newest_per_credential(certs).values()
     ]
     items = [
         certification_json(cert, on, within)

@@ -46,6 +46,7 @@ from tracker.careers.services.bonuses import (
 from tracker.careers.services.bonuses import bonuses as bonus_list
 from tracker.careers.services.evidence import can_record_evidence, evidence_of, record_evidence
 from tracker.careers.services.ladder import (
+    Career,
     can_manage,
     career,
     change_level,
@@ -73,9 +74,18 @@ from tracker.forms import choices, show_errors
 from tracker.people.models import Engineer, Team
 from tracker.people.services import can_view, visible_engineers
 from tracker.readiness.services.team import can_view_team
+from tracker.signals import showing_dashboard
 from tracker.web import role_required, today
 
 bp = Blueprint("careers", __name__, url_prefix="/careers")
+
+
+@showing_dashboard.connect
+def _career_panel(person: Engineer, on: dt.date) -> dict[str, Career]:
+    """Give the dashboard its career panel: the level, what the next one asks."""
+    return {"career": career(db_session(), person, on)}
+
+
 MANAGERS = ("manager", "admin")
 NONE = ("", "— none —")
 

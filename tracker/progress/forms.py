@@ -23,7 +23,20 @@ from wtforms.validators import (
 )
 
 from tracker.forms import DecimalRange
-from tracker.progress.services import MAX_NOTE_LENGTH
+from tracker.progress.rules import (
+    HOURS_FORM_STEP,
+    HOURS_PER_DAY,
+    HOURS_PLACES,
+    MAX_ATTEMPT_COST,
+    MAX_CREDENTIAL_NAME_LENGTH,
+    MAX_EVIDENCE_LENGTH,
+    MAX_ISSUER_LENGTH,
+    MAX_NOTE_LENGTH,
+    MAX_PROCTORING_LENGTH,
+    MAX_SCORE,
+    MAX_VOUCHER_CODE_LENGTH,
+    MIN_SCORE,
+)
 
 
 class HoursForm(FlaskForm):
@@ -34,9 +47,14 @@ class HoursForm(FlaskForm):
         places=None,
         validators=[
             InputRequired(message="hours are required"),
-            DecimalRange("hours", above=Decimal(0), maximum=Decimal(24)),
+            DecimalRange("hours", places=HOURS_PLACES, above=Decimal(0), maximum=HOURS_PER_DAY),
         ],
-        render_kw={"step": "0.25", "min": "0.25", "max": "24", "inputmode": "decimal"},
+        render_kw={
+            "step": str(HOURS_FORM_STEP),
+            "min": str(HOURS_FORM_STEP),
+            "max": str(HOURS_PER_DAY),
+            "inputmode": "decimal",
+        },
     )
     note = StringField("Note", validators=[Optional(), Length(max=MAX_NOTE_LENGTH)])
 
@@ -49,7 +67,11 @@ class AttemptForm(FlaskForm):
         "Score (%)",
         validators=[
             InputRequired(message="a score is required"),
-            NumberRange(min=0, max=100, message="score must be from 0 to 100"),
+            NumberRange(
+                min=MIN_SCORE,
+                max=MAX_SCORE,
+                message=f"score must be from {MIN_SCORE} to {MAX_SCORE}",
+            ),
         ],
     )
     passed = BooleanField("Passed")
@@ -58,13 +80,15 @@ class AttemptForm(FlaskForm):
         places=None,
         validators=[
             Optional(),
-            DecimalRange("cost", minimum=Decimal(0), maximum=Decimal(1_000_000)),
+            DecimalRange("cost", minimum=Decimal(0), maximum=MAX_ATTEMPT_COST),
         ],
     )
-    voucher_code = StringField("Voucher code", validators=[Optional(), Length(max=80)])
+    voucher_code = StringField(
+        "Voucher code", validators=[Optional(), Length(max=MAX_VOUCHER_CODE_LENGTH)]
+    )
     proctoring = StringField(
         "Proctoring",
-        validators=[Optional(), Length(max=200)],
+        validators=[Optional(), Length(max=MAX_PROCTORING_LENGTH)],
         description="e.g. online, remotely proctored; test centre and city",
     )
     note = StringField("Note", validators=[Optional(), Length(max=MAX_NOTE_LENGTH)])
@@ -78,13 +102,21 @@ class CredentialForm(FlaskForm):
         validators=[InputRequired()],
         description="Choose “Other” and fill in name and issuer for one the catalog lacks.",
     )
-    name = StringField("Name (other credential)", validators=[Optional(), Length(max=200)])
-    issuer = StringField("Issuer (other credential)", validators=[Optional(), Length(max=120)])
+    name = StringField(
+        "Name (other credential)",
+        validators=[Optional(), Length(max=MAX_CREDENTIAL_NAME_LENGTH)],
+    )
+    issuer = StringField(
+        "Issuer (other credential)", validators=[Optional(), Length(max=MAX_ISSUER_LENGTH)]
+    )
     issued_on = DateField("Issued on", validators=[InputRequired(message="a date is required")])
     expires_on = DateField("Expires on", validators=[Optional()])
     evidence = TextAreaField(
         "Evidence",
-        validators=[DataRequired(message="evidence is required"), Length(max=2000)],
+        validators=[
+            DataRequired(message="evidence is required"),
+            Length(max=MAX_EVIDENCE_LENGTH),
+        ],
         description="A certificate number, a verification link or a note.",
     )
 

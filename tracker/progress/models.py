@@ -21,6 +21,14 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 from tracker.catalog.models import Course, Credential, Exam
 from tracker.db import Base, Fixed, utcnow
 from tracker.people.models import Engineer
+from tracker.progress.ddl import DAY_CHECK_NAME, DAY_CHECK_SQL, ENTRY_CHECK_NAME, ENTRY_CHECK_SQL
+from tracker.progress.rules import (
+    MAX_NOTE_LENGTH,
+    MAX_PROCTORING_LENGTH,
+    MAX_SCORE,
+    MAX_VOUCHER_CODE_LENGTH,
+    MIN_SCORE,
+)
 
 
 class HourLog(Base):
@@ -28,8 +36,8 @@ class HourLog(Base):
 
     __tablename__ = "hour_logs"
     __table_args__ = (
-        # Fixed(2) stores hundredths of an hour: 2400 is 24 hours.
-        CheckConstraint("hours > 0 AND hours <= 2400", name="hours_0_to_24"),
+        # Fixed(2) stores hundredths of an hour.
+        CheckConstraint(ENTRY_CHECK_SQL, name=ENTRY_CHECK_NAME),
         Index("ix_hour_logs_engineer_course", "engineer_id", "course_id"),
     )
 
@@ -38,7 +46,7 @@ class HourLog(Base):
     course_id: Mapped[int] = mapped_column(ForeignKey("courses.id", ondelete="RESTRICT"))
     logged_on: Mapped[dt.date] = mapped_column(Date)
     hours: Mapped[Decimal] = mapped_column(Fixed(2))
-    note: Mapped[str] = mapped_column(String(500), default="")
+    note: Mapped[str] = mapped_column(String(MAX_NOTE_LENGTH), default="")
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
     updated_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow, onupdate=utcnow)
 
@@ -49,14 +57,14 @@ class HourLog(Base):
 class HourDay(Base):
     """An engineer's total hours on a day, kept by the database from hour_logs.
 
-    Triggers on hour_logs (migration 20261130_hour_days) add and subtract
+    Triggers on hour_logs (progress.ddl) add and subtract
     every entry written, by any path, and the check refuses a day over 24
     hours: two racing writers take turns on the day's row, and the second
     sees the first's hours. Nothing in the application writes this table.
     """
 
     __tablename__ = "hour_days"
-    __table_args__ = (CheckConstraint("hours >= 0 AND hours <= 2400", name="at_most_24_hours"),)
+    __table_args__ = (CheckConstraint(DAY_CHECK_SQL, name=DAY_CHECK_NAME),)
 
     engineer_id: Mapped[int] = mapped_column(
         ForeignKey("engineers.id", ondelete="CASCADE"), primary_key=True
@@ -70,7 +78,7 @@ class ExamAttempt(Base):
 
     __tablename__ = "exam_attempts"
     __table_args__ = (
-        CheckConstraint("score BETWEEN 0 AND 100", name="score_0_to_100"),
+        CheckConstraint(f"score BETWEEN {MIN_SCORE} AND {MAX_SCORE}", name="score_0_to_100"),
         CheckConstraint("cost IS NULL OR cost >= 0", name="cost_not_negative"),
         Index("ix_exam_attempts_engineer_exam", "engineer_id", "exam_id", "attempted_on"),
     )
@@ -82,9 +90,9 @@ class ExamAttempt(Base):
     score: Mapped[int] = mapped_column(Integer)
     passed: Mapped[bool] = mapped_column(Boolean)
     cost: Mapped[Decimal | None] = mapped_column(Fixed(2))
-    voucher_code: Mapped[str] = mapped_column(String(80), default="")
-    proctoring: Mapped[str] = mapped_column(String(200), default="")
-    note: Mapped[str] = mapped_column(String(500), default="")
+    voucher_code: Mapped[str] = mapped_column(String(MAX_VOUCHER_CODE_LENGTH), default="")
+    proctoring: Mapped[str] = mapped_column(String(MAX_PROCTORING_LENGTH), default="")
+    note: Mapped[str] = mapped_column(String(MAX_NOTE_LENGTH), default="")
     recorded_by_id: Mapped[int | None] = mapped_column(
         ForeignKey("engineers.id", ondelete="SET NULL")
     )

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user, login_required
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
 from tracker.audit.models import AuditEvent
-from tracker.careers.services.ladder import career
 from tracker.catalog.models import Course, Credential, Exam
+from tracker.db import Base
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.forms import show_errors
@@ -20,13 +22,33 @@ from tracker.people.services import (
     can_view,
     visible_engineers,
 )
-from tracker.progress import services
 from tracker.progress.forms import AttemptForm, CredentialForm, HoursForm, PlanForm
 from tracker.progress.models import ExamAttempt, HourLog
+from tracker.progress.services.certifications import (
+    certifications_of,
+    credential_for_entry,
+    record_attempt,
+    record_credential,
+)
+from tracker.progress.services.exam_plans import open_plans, plan_exam, plan_outlook
+from tracker.progress.services.hours import delete_hours as delete_entry
+from tracker.progress.services.hours import log_hours, update_hours
+from tracker.progress.services.overview import overview
+from tracker.progress.services.validity import status_on
+from tracker.signals import showing_dashboard, template_context
 from tracker.web import today
 
 bp = Blueprint("progress", __name__)
 OTHER = 0  # the "Other" choice of the credential form
+_Row = TypeVar("_Row", bound=Base)
+
+
+def _row_or_404(model: type[_Row], row_id: int) -> _Row:
+    """Return the row a form chose; one deleted since the form was shown is not found."""
+    row = db_session().get(model, row_id)
+    if row is None:
+        abort(404)
+    return row
 
 
 def _engineer_or_404(engineer_id: int) -> Engineer:
@@ -69,11 +91,11 @@ def _show_overview(person: Engineer):
     return render_template(
         "progress/dashboard.html",
         person=person,
-        view=services.overview(session, person, on),
-        career=career(session, person, on),
+        view=overview(session, person, on),
+        **template_context(showing_dashboard, person, on=on),
         plans=[
-            (plan, services.plan_outlook(session, person, plan.exam, plan.planned_on, on))
-            for plan in services.open_plans(session, person.id)
+            (plan, plan_outlook(session, person, plan.exam, plan.planned_on, on))
+            for plan in open_plans(session, person.id)
             if plan.planned_on >= on
         ],
     )
@@ -98,9 +120,9 @@ def hours():
         form.logged_on.data = today()
     status = 200
     if form.validate_on_submit():
-        course = session.get(Course, form.course.data)
+        course = _row_or_404(Course, form.course.data)
         try:
-            services.log_hours(
+            log_hours(
                 session,
                 current_user,
                 course,
@@ -148,10 +170,10 @@ def edit_hours(entry_id: int):
         form.course.data = entry.course_id
     if form.validate_on_submit():
         try:
-            services.update_hours(
+            update_hours(
                 session,
                 entry,
-                session.get(Course, form.course.data),
+                _row_or_404(Course, form.course.data),
                 form.logged_on.data,
                 form.hours.data,
                 today(),
@@ -179,7 +201,7 @@ def edit_hours(entry_id: int):
 def delete_hours(entry_id: int):
     """Delete an hour log entry (kept in the audit trail)."""
     entry = _own_entry(entry_id)
-    services.delete_hours(db_session(), entry, actor=current_user)
+    delete_entry(db_session(), entry, actor=current_user)
     flash("Entry deleted.", "success")
     return redirect(url_for("progress.hours"))
 
@@ -210,9 +232,9 @@ def attempts():
         person = session.get(Engineer, form.engineer.data)
         if person is None or not can_record_results(current_user, person):
             abort(403)
-        exam = session.get(Exam, form.exam.data)
+        exam = _row_or_404(Exam, form.exam.data)
         try:
-            attempt = services.record_attempt(
+            attempt = record_attempt(
                 session,
                 person,
                 exam,
@@ -229,12 +251,10 @@ def attempts():
         except ValidationError as exc:
             show_errors(form, exc)
         else:
-            if attempt.certification is not None:
-                flash(
-                    f"{exam.code} passed: certified until "
-                    f"{attempt.certification.expires_on.isoformat()}.",
-                    "success",
-                )
+            cert = attempt.certification
+            if cert is not None:
+                until = f" until {cert.expires_on.isoformat()}" if cert.expires_on else ""
+                flash(f"{exam.code} passed: certified{until}.", "success")
             else:
                 flash(f"{exam.code} attempt recorded (not passed).", "info")
             return redirect(url_for("progress.attempts"))
@@ -254,8 +274,8 @@ def _ledger(session) -> dict[str, object]:
         .order_by(ExamAttempt.attempted_on.desc(), ExamAttempt.id.desc())
     ).all()
     plans = [
-        (plan, services.plan_outlook(session, current_user, plan.exam, plan.planned_on, on))
-        for plan in services.open_plans(session, current_user.id)
+        (plan, plan_outlook(session, current_user, plan.exam, plan.planned_on, on))
+        for plan in open_plans(session, current_user.id)
         if plan.planned_on >= on
     ]
     return {"ledger": ledger, "plans": plans}
@@ -270,15 +290,13 @@ def plan():
     plan_form = PlanForm(prefix="plan")
     plan_form.exam.choices = [(e.id, f"{e.code} · {e.name}") for e in exams]
     if plan_form.validate_on_submit():
-        exam = session.get(Exam, plan_form.exam.data)
+        exam = _row_or_404(Exam, plan_form.exam.data)
         try:
-            services.plan_exam(session, current_user, exam, plan_form.planned_on.data, today())
+            plan_exam(session, current_user, exam, plan_form.planned_on.data, today())
         except ValidationError as exc:
             show_errors(plan_form, exc)
         else:
-            outlook = services.plan_outlook(
-                session, current_user, exam, plan_form.planned_on.data, today()
-            )
+            outlook = plan_outlook(session, current_user, exam, plan_form.planned_on.data, today())
             verdict = "you will be eligible" if outlook.eligible else "you will not be eligible"
             flash(
                 f"{exam.code} planned on {plan_form.planned_on.data.isoformat()}: {verdict}.",
@@ -319,12 +337,12 @@ def credentials():
             abort(403)
         try:
             if form.credential.data == OTHER:
-                credential = services.credential_for_entry(
+                credential = credential_for_entry(
                     session, name=form.name.data, issuer=form.issuer.data
                 )
             else:
-                credential = session.get(Credential, form.credential.data)
-            cert = services.record_credential(
+                credential = _row_or_404(Credential, form.credential.data)
+            cert = record_credential(
                 session,
                 person,
                 credential,
@@ -342,11 +360,11 @@ def credentials():
             return redirect(url_for("progress.credentials"))
     if form.is_submitted():
         status = 400
-    held = services.certifications_of(session, current_user.id)
+    held = certifications_of(session, current_user.id)
     return render_template(
         "progress/credentials.html",
         form=form,
         held=sorted(held, key=lambda c: (c.earned_on, c.id), reverse=True),
         on=today(),
-        status_on=services.status_on,
+        status_on=status_on,
     ), status

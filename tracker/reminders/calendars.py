@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from tracker.people.models import Engineer, Team
 from tracker.progress.models import Certification
-from tracker.progress.services import newest_per_credential
+from tracker.progress.services.validity import newest_per_credential
 from tracker.reminders import messages
 from tracker.reminders.rules import FEED_TOKEN_SHAPE
 

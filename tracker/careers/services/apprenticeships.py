@@ -26,15 +26,9 @@ from tracker.errors import ValidationError
 from tracker.people.models import Engineer
 from tracker.people.services import manages
 from tracker.progress.models import HourLog
-from tracker.progress.services import (
-    PathProgress,
-    add_months,
-    certifications_of,
-    holding,
-    logged_hours,
-    path_progress,
-    whole_months_between,
-)
+from tracker.progress.services.certifications import certifications_of
+from tracker.progress.services.paths import PathProgress, logged_hours, path_progress
+from tracker.progress.services.validity import add_months, holding, whole_months_between
 
 
 def productivity_loss(session: Session) -> int:

@@ -25,7 +25,7 @@ from tracker.db import utcnow
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer
 from tracker.progress.models import Certification
-from tracker.progress.services import add_months
+from tracker.progress.services.validity import add_months
 
 _QUARTER = re.compile(QUARTER_PATTERN)
 

@@ -18,7 +18,7 @@ from tracker.errors import ValidationError
 from tracker.people.models import Engineer, JobRoleAssignment, Team
 from tracker.people.services import manages
 from tracker.progress.models import Certification
-from tracker.progress.services import experience_months, holding, latest_for
+from tracker.progress.services.validity import experience_months, holding, latest_for
 
 
 def can_manage(actor: Engineer, engineer: Engineer) -> bool:

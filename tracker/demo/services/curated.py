@@ -17,7 +17,9 @@ from tracker.catalog.models import Course, Credential, Exam, Speciality
 from tracker.demo.services.common import DEMO_PASSWORD, DOMAIN, PROCTORING, experience_text
 from tracker.people.models import Engineer, Team
 from tracker.people.services import create_engineer, create_team, find_engineer
-from tracker.progress.services import add_months, log_hours, record_attempt, record_credential
+from tracker.progress.services.certifications import record_attempt, record_credential
+from tracker.progress.services.hours import log_hours
+from tracker.progress.services.validity import add_months
 
 FOUNDATIONS = ("FDL", "INTRO-AI-INFRA", "GPU-ARCH")
 PROFESSIONAL = ("MULTI-GPU", "IB-NET", "AI-STORAGE", "CLUSTER-MGMT")

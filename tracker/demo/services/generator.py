@@ -29,7 +29,7 @@ from tracker.errors import ValidationError
 from tracker.people.models import Engineer, JobRoleAssignment, Team
 from tracker.people.services import find_engineer, hash_password
 from tracker.progress.models import Certification, ExamAttempt, HourLog
-from tracker.progress.services import whole_months_between
+from tracker.progress.services.validity import whole_months_between
 from tracker.readiness.services.matching import choose_template
 from tracker.readiness.services.members import load_templates
 

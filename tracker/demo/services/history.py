@@ -9,12 +9,8 @@ from dataclasses import dataclass
 from tracker.catalog.models import Course, Exam
 from tracker.demo.services.bulk import BulkWriter
 from tracker.demo.services.common import PROCTORING
-from tracker.progress.services import (
-    HOURS_PER_DAY,
-    add_months,
-    expiry_date,
-    whole_months_between,
-)
+from tracker.progress.rules import HOURS_PER_DAY
+from tracker.progress.services.validity import add_months, expiry_date, whole_months_between
 
 # Hours of one study session, in hundredths, with weights; the long ones are
 # bootcamp days, so that some days come close to the 24-hour limit.

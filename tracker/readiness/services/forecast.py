@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tracker.people.models import Team
-from tracker.progress.services import add_months
+from tracker.progress.services.validity import add_months
 from tracker.readiness.rules import FORECAST_MONTHS
 from tracker.readiness.services.matching import (
     TemplateT,

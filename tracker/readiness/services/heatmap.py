@@ -7,14 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tracker.progress.models import Certification
-from tracker.progress.services import (
-    PathProgress,
-    Status,
-    days_left,
-    holding,
-    latest_for,
-    status_on,
-)
+from tracker.progress.services.paths import PathProgress
+from tracker.progress.services.validity import Status, days_left, holding, latest_for, status_on
 from tracker.readiness.services.matching import Template
 from tracker.readiness.services.members import AnyCredential, HeldCertification, Member
 

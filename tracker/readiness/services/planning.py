@@ -21,7 +21,8 @@ from tracker.catalog.models import (
 from tracker.catalog.services.reads import paths_with_courses
 from tracker.errors import ValidationError
 from tracker.people.models import Team
-from tracker.progress.services import experience_months, holding, logged_hours, path_progress
+from tracker.progress.services.paths import logged_hours, path_progress
+from tracker.progress.services.validity import experience_months, holding
 from tracker.readiness.rules import (
     LIST_PRICE_STRATEGY,
     MIN_SHADOW_LEVEL,

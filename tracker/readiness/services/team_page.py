@@ -12,13 +12,8 @@ from sqlalchemy.orm import Session
 from tracker.catalog.services.snapshot import catalog_snapshot
 from tracker.people.models import Engineer, Team
 from tracker.progress.models import Certification, HourLog
-from tracker.progress.services import (
-    Status,
-    days_left,
-    newest_per_credential,
-    path_progress,
-    status_on,
-)
+from tracker.progress.services.paths import path_progress
+from tracker.progress.services.validity import Status, days_left, newest_per_credential, status_on
 from tracker.readiness.rules import FORECAST_MONTHS
 from tracker.readiness.services.forecast import ForecastPoint, forecast
 from tracker.readiness.services.heatmap import HeatRow, heat_cell, heat_columns

@@ -14,7 +14,7 @@ from tracker.catalog.services.reads import paths_with_courses
 from tracker.db import writing
 from tracker.people.models import Engineer
 from tracker.progress.models import Certification
-from tracker.progress.services import logged_hours_for, path_progress
+from tracker.progress.services.paths import logged_hours_for, path_progress
 from tracker.readiness.models import LapseImpact
 from tracker.reminders import messages
 from tracker.reminders.models import Notification

@@ -1,0 +1,33 @@
+"""The progress rules' constants: hour limits, text lengths, scores, expiry warnings."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+# A day holds at most this many hours, over all of an engineer's entries.
+HOURS_PER_DAY = Decimal(24)
+# Hours are kept in hundredths (db.Fixed(2)): an entry has at most 2 decimals.
+HOURS_PLACES = 2
+HOURS_QUANTUM = Decimal(1).scaleb(-HOURS_PLACES)
+# HOURS_PER_DAY as the database stores it (hundredths of an hour).
+STORED_HOURS_PER_DAY = int(HOURS_PER_DAY.scaleb(HOURS_PLACES))
+HOURS_PER_DAY_TEXT = f"a day holds at most {HOURS_PER_DAY} hours"
+HOURS_RANGE_TEXT = f"hours must be more than 0 and at most {HOURS_PER_DAY}"
+# The hours form's spin button steps a quarter of an hour.
+HOURS_FORM_STEP = Decimal("0.25")
+
+MAX_NOTE_LENGTH = 500
+MAX_EVIDENCE_LENGTH = 2000
+MAX_VOUCHER_CODE_LENGTH = 80
+MAX_PROCTORING_LENGTH = 200
+# A credential the catalog lacks, as an engineer enters it.
+MAX_CREDENTIAL_NAME_LENGTH = 200
+MAX_ISSUER_LENGTH = 120
+
+MIN_SCORE = 0
+MAX_SCORE = 100
+SCORE_TEXT = f"score must be a whole number from {MIN_SCORE} to {MAX_SCORE}"
+MAX_ATTEMPT_COST = Decimal(1_000_000)
+
+# A valid certification is "expiring" this many days or fewer before its expiry.
+EXPIRING_WITHIN_DAYS = 90

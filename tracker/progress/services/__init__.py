@@ -1,0 +1,1 @@
+"""Certification and progress rules, one module per concern."""

@@ -1,0 +1,258 @@
+"""Certifications: recording exam attempts and credentials, renewal chains."""
+
+from __future__ import annotations
+
+import datetime as dt
+import secrets
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, selectinload
+
+from tracker.audit import services as audit
+from tracker.catalog.models import Credential, Exam
+from tracker.errors import ValidationError
+from tracker.people.models import Engineer
+from tracker.progress.models import Certification, ExamAttempt
+from tracker.progress.rules import (
+    MAX_CREDENTIAL_NAME_LENGTH,
+    MAX_EVIDENCE_LENGTH,
+    MAX_ISSUER_LENGTH,
+    MAX_NOTE_LENGTH,
+    MAX_PROCTORING_LENGTH,
+    MAX_SCORE,
+    MAX_VOUCHER_CODE_LENGTH,
+    MIN_SCORE,
+    SCORE_TEXT,
+)
+from tracker.progress.services.paths import prerequisite_gaps
+from tracker.progress.services.validity import experience_months, expiry_date
+
+
+def certifications_of(session: Session, engineer_id: int) -> list[Certification]:
+    """Return every certification an engineer holds or held, with its credential."""
+    return list(
+        session.scalars(
+            select(Certification)
+            .where(Certification.engineer_id == engineer_id)
+            .options(selectinload(Certification.credential))
+            .order_by(Certification.earned_on, Certification.id)
+        )
+    )
+
+
+def _link_renewal(session: Session, cert: Certification) -> None:
+    """Place a new certification in its credential's renewal chain by date.
+
+    The newest pass renews the one before it; a back-dated entry slots in
+    between, so history entered out of order still forms one chain.
+    """
+    others = session.scalars(
+        select(Certification).where(
+            Certification.engineer_id == cert.engineer_id,
+            Certification.credential_id == cert.credential_id,
+            Certification.id != cert.id,
+        )
+    ).all()
+    key = (cert.earned_on, cert.id)
+    before = [c for c in others if (c.earned_on, c.id) < key]
+    after = [c for c in others if (c.earned_on, c.id) > key]
+    previous = max(before, key=lambda c: (c.earned_on, c.id), default=None)
+    following = min(after, key=lambda c: (c.earned_on, c.id), default=None)
+    if following is not None and following.renews_id is not None:
+        following.renews_id = None
+        session.flush()
+    cert.renews_id = previous.id if previous else None
+    session.flush()
+    if following is not None:
+        following.renews_id = cert.id
+        session.flush()
+
+
+def record_attempt(
+    session: Session,
+    engineer: Engineer,
+    exam: Exam,
+    attempted_on: dt.date,
+    score: int,
+    passed: bool,
+    today: dt.date,
+    recorded_by: Engineer | None = None,
+    **details: object,
+) -> ExamAttempt:
+    """Record an exam attempt; a pass creates the certification with its expiry.
+
+    Refused (ValidationError, nothing written) when the date is in the future
+    or before the hire date, the score is outside 0-100, a retake comes inside
+    the exam's waiting period, or a prerequisite is not met on the date.
+    """
+    errors: dict[str, str] = {}
+    if attempted_on > today:
+        errors["attempted_on"] = "date must not be in the future; plan the exam instead"
+    elif engineer.hired_on and attempted_on < engineer.hired_on:
+        errors["attempted_on"] = (
+            f"date must not be before the hire date {engineer.hired_on.isoformat()}"
+        )
+    if isinstance(score, bool) or not isinstance(score, int) or not MIN_SCORE <= score <= MAX_SCORE:
+        errors["score"] = SCORE_TEXT
+    for name, limit in (
+        ("voucher_code", MAX_VOUCHER_CODE_LENGTH),
+        ("proctoring", MAX_PROCTORING_LENGTH),
+        ("note", MAX_NOTE_LENGTH),
+    ):
+        if len(str(details.get(name) or "")) > limit:
+            errors[name] = f"{name.replace('_', ' ')} must be at most {limit} characters"
+    if errors:
+        raise ValidationError(errors)
+
+    certs = certifications_of(session, engineer.id)
+    gaps = prerequisite_gaps(exam, certs, experience_months(engineer, attempted_on), attempted_on)
+    if gaps:
+        raise ValidationError({"exam": "; ".join(gaps)})
+
+    failure = last_failure(session, engineer, exam, attempted_on)
+    if failure is not None and exam.retake_wait_days:
+        opens = failure.attempted_on + dt.timedelta(days=exam.retake_wait_days)
+        if attempted_on < opens:
+            raise ValidationError(
+                {
+                    "attempted_on": f"a retake of {exam.code} opens on {opens.isoformat()} "
+                    f"({exam.retake_wait_days} days after the attempt of "
+                    f"{failure.attempted_on.isoformat()})"
+                }
+            )
+
+    attempt = ExamAttempt(
+        engineer=engineer,
+        exam=exam,
+        attempted_on=attempted_on,
+        score=score,
+        passed=passed,
+        recorded_by_id=recorded_by.id if recorded_by else None,
+        **details,
+    )
+    session.add(attempt)
+    session.flush()
+    if passed:
+        cert = Certification(
+            engineer_id=engineer.id,
+            credential_id=exam.credential_id,
+            earned_on=attempted_on,
+            expires_on=expiry_date(attempted_on, exam.validity_months),
+            attempt_id=attempt.id,
+            recorded_by_id=attempt.recorded_by_id,
+        )
+        session.add(cert)
+        session.flush()
+        _link_renewal(session, cert)
+    audit.record(session, attempt.recorded_by_id, attempt, "create")
+    return attempt
+
+
+def record_credential(
+    session: Session,
+    engineer: Engineer,
+    credential: Credential,
+    issued_on: dt.date,
+    today: dt.date,
+    evidence: str,
+    expires_on: dt.date | None = None,
+    recorded_by: Engineer | None = None,
+) -> Certification:
+    """Record a credential earned elsewhere, with its evidence; its expiry as entered.
+
+    When no expiry is entered and the catalog gives the credential a validity,
+    the expiry follows from it.
+    """
+    errors: dict[str, str] = {}
+    if credential.kind == "group":
+        errors["credential"] = f"{credential.code} is a group; record one of its members"
+    if issued_on > today:
+        errors["issued_on"] = "date must not be in the future"
+    if expires_on is not None and expires_on < issued_on:
+        errors["expires_on"] = "expiry must not be before the issue date"
+    if not evidence.strip():
+        errors["evidence"] = "evidence is required (a certificate number, a link or a note)"
+    elif len(evidence.strip()) > MAX_EVIDENCE_LENGTH:
+        errors["evidence"] = f"evidence must be at most {MAX_EVIDENCE_LENGTH} characters"
+    if errors:
+        raise ValidationError(errors)
+    cert = Certification(
+        engineer_id=engineer.id,
+        credential_id=credential.id,
+        earned_on=issued_on,
+        expires_on=expires_on or expiry_date(issued_on, credential.validity_months),
+        evidence=evidence.strip(),
+        recorded_by_id=recorded_by.id if recorded_by else None,
+    )
+    session.add(cert)
+    session.flush()
+    _link_renewal(session, cert)
+    audit.record(session, cert.recorded_by_id, cert, "create")
+    return cert
+
+
+def credential_for_entry(
+    session: Session, code: str | None = None, name: str | None = None, issuer: str | None = None
+) -> Credential:
+    """Return the catalog credential with `code`, or one for a credential the catalog lacks.
+
+    One outside the catalog is created once per name and issuer (origin "engineer"),
+    so two people entering the same certificate share a row.
+    """
+    if code:
+        credential = session.scalars(
+            select(Credential).where(Credential.code == code.strip().upper())
+        ).one_or_none()
+        if credential is None or credential.kind == "group":
+            raise ValidationError({"code": f"unknown credential code {code!r}"})
+        return credential
+    errors = {}
+    name, issuer = (name or "").strip(), (issuer or "").strip()
+    if not name:
+        errors["name"] = "name is required for a credential outside the catalog"
+    elif len(name) > MAX_CREDENTIAL_NAME_LENGTH:
+        errors["name"] = f"name must be at most {MAX_CREDENTIAL_NAME_LENGTH} characters"
+    if not issuer:
+        errors["issuer"] = "issuer is required for a credential outside the catalog"
+    elif len(issuer) > MAX_ISSUER_LENGTH:
+        errors["issuer"] = f"issuer must be at most {MAX_ISSUER_LENGTH} characters"
+    if errors:
+        raise ValidationError(errors)
+    existing = session.scalars(
+        select(Credential).where(
+            Credential.origin == "engineer",
+            func.lower(Credential.name) == name.lower(),
+            func.lower(Credential.issuer) == issuer.lower(),
+        )
+    ).first()
+    if existing is not None:
+        return existing
+    slug = "".join(ch if ch.isalnum() else "-" for ch in name.upper())[:24].strip("-")
+    # A random suffix: counting rows could collide after a deletion or a race.
+    credential = Credential(
+        code=f"X-{slug}-{secrets.token_hex(4).upper()}",
+        name=name,
+        issuer=issuer,
+        kind="external",
+        origin="engineer",
+    )
+    session.add(credential)
+    session.flush()
+    return credential
+
+
+def last_failure(
+    session: Session, engineer: Engineer, exam: Exam, on: dt.date
+) -> ExamAttempt | None:
+    """Return the engineer's latest failed attempt at `exam` on or before `on`."""
+    return session.scalars(
+        select(ExamAttempt)
+        .where(
+            ExamAttempt.engineer_id == engineer.id,
+            ExamAttempt.exam_id == exam.id,
+            ExamAttempt.passed.is_(False),
+            ExamAttempt.attempted_on <= on,
+        )
+        .order_by(ExamAttempt.attempted_on.desc(), ExamAttempt.id.desc())
+        .limit(1)
+    ).first()

@@ -1,0 +1,128 @@
+"""The engineer's overview: what the dashboard and the progress API show on a date."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+
+from sqlalchemy.orm import Session
+
+from tracker.catalog.services.reads import paths_with_courses
+from tracker.people.models import Engineer
+from tracker.progress.models import Certification
+from tracker.progress.services.certifications import certifications_of
+from tracker.progress.services.hours import hours_text
+from tracker.progress.services.paths import (
+    PathProgress,
+    Readiness,
+    exam_readiness,
+    logged_hours,
+    path_progress,
+    retake_openings,
+)
+from tracker.progress.services.validity import (
+    Status,
+    days_left,
+    experience_months,
+    holding,
+    latest_for,
+    newest_per_credential,
+    status_on,
+)
+
+
+@dataclass(frozen=True)
+class CertificationState:
+    """A certification as the engineer sees it on a date."""
+
+    certification: Certification
+    status: Status
+    days_left: int | None
+
+
+@dataclass(frozen=True)
+class Overview:
+    """Everything the dashboard and the progress API show for one engineer on a date."""
+
+    engineer: Engineer
+    on: dt.date
+    experience_months: int
+    paths: list[tuple[PathProgress, Readiness]]
+    certifications: list[CertificationState]
+    next_steps: list[str]
+    # Path code -> the valid certification of its exam, when held on `on`.
+    certified: dict[str, Certification] = field(default_factory=dict)
+
+
+def overview(session: Session, engineer: Engineer, on: dt.date) -> Overview:
+    """Return progress per path, exam readiness, certifications and the next steps on `on`."""
+    logged = logged_hours(session, engineer.id)
+    certs = certifications_of(session, engineer.id)
+    experience = experience_months(engineer, on)
+    openings = retake_openings(session, engineer.id)
+    paths = []
+    for path in paths_with_courses(session):
+        progress = path_progress(path, logged)
+        opens = openings.get(path.exam_id) if path.exam_id else None
+        paths.append((progress, exam_readiness(progress, certs, experience, on, opens)))
+    states = sorted(
+        (
+            CertificationState(c, status_on(c, on), days_left(c, on))
+            for c in newest_per_credential(certs).values()
+        ),
+        key=lambda s: (s.certification.expires_on or dt.date.max, s.certification.credential.code),
+    )
+    return Overview(
+        engineer=engineer,
+        on=on,
+        experience_months=experience,
+        paths=paths,
+        certifications=states,
+        next_steps=_next_steps(paths, states, certs, on),
+        certified={
+            p.path.code: held
+            for p, _ in paths
+            if p.path.exam and (held := holding(certs, p.path.exam.credential, on)) is not None
+        },
+    )
+
+
+def _next_steps(
+    paths: list[tuple[PathProgress, Readiness]],
+    states: list[CertificationState],
+    certs: list[Certification],
+    on: dt.date,
+) -> list[str]:
+    """Say what to do next: renew what lapses soon, then the first unfinished path."""
+    steps = [
+        f"Renew {s.certification.credential.code}: it expires in {s.days_left} days "
+        f"({expires_on.isoformat()})"
+        for s in states
+        # Only a certification with an expiry is ever expiring.
+        if s.status is Status.EXPIRING and (expires_on := s.certification.expires_on) is not None
+    ]
+    for progress, readiness in paths:
+        exam = progress.path.exam
+        if exam is not None:
+            held = holding(certs, exam.credential, on)
+            if held is not None:
+                continue
+            lapsed = latest_for(certs, exam.credential)
+            if lapsed is not None and lapsed.expires_on is not None and lapsed.expires_on < on:
+                steps.append(
+                    f"{exam.code} expired on {lapsed.expires_on.isoformat()}: take it again"
+                )
+        if progress.open_courses:
+            course = progress.open_courses[0]
+            steps.append(
+                f"Study {course.course.title} ({progress.path.name} path): "
+                f"{hours_text(course.logged)} of {hours_text(course.required)} h logged"
+            )
+        elif exam is not None and readiness.ready:
+            steps.append(
+                f"Exam {exam.code} is open to you: every {progress.path.name} course is complete"
+            )
+        elif exam is not None:
+            steps.append(f"Exam {exam.code} is blocked: " + "; ".join(readiness.prerequisite_gaps))
+        break
+    return steps
