@@ -84,7 +84,7 @@ def serve_command(host: str, port: int, workers: int, scheduler: bool) -> None:
     def when_ready(server) -> None:
         # The master, not a worker, runs the scheduler: workers come and go,
         # and the deployment-wide lock keeps other hosts as standbys.
-        from tracker import scheduler as scheduling
+        from tracker.reminders import scheduler as scheduling
 
         thread = threading.Thread(
             target=scheduling.run_when_elected, args=(new_app(), stop), daemon=True

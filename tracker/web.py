@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from decimal import Decimal
 
 from flask import Flask, Response, abort, g, jsonify, render_template, request
@@ -243,10 +242,3 @@ def role_required(*roles: str):
         return wrapped
 
     return decorator
-
-
-def today() -> dt.date:
-    """Return the request's "today": app.config["TODAY"] when pinned (tests), else the clock."""
-    from flask import current_app
-
-    return current_app.config.get("TODAY") or dt.date.today()

@@ -29,6 +29,7 @@ from tracker.admin.forms import (
     TrackForm,
 )
 from tracker.catalog.services.reads import catalog_dict
+from tracker.clock import today
 from tracker.db import utcnow
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
@@ -36,7 +37,7 @@ from tracker.forms import choices, show_errors
 from tracker.people.models import Engineer, Team
 from tracker.reminders.models import Notification
 from tracker.reminders.services.delivery import retry_failed
-from tracker.web import role_required, today
+from tracker.web import role_required
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 

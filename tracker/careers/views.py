@@ -68,6 +68,7 @@ from tracker.careers.services.skills import (
 )
 from tracker.careers.services.skills import confirm as confirm_skill
 from tracker.catalog.services.reads import paths_with_courses
+from tracker.clock import today
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.forms import choices, show_errors
@@ -75,7 +76,7 @@ from tracker.people.models import Engineer, Team
 from tracker.people.services import can_view, visible_engineers
 from tracker.readiness.services.team import can_view_team
 from tracker.signals import showing_dashboard
-from tracker.web import role_required, today
+from tracker.web import role_required
 
 bp = Blueprint("careers", __name__, url_prefix="/careers")
 

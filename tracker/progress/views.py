@@ -11,6 +11,7 @@ from sqlalchemy.orm import selectinload
 
 from tracker.audit.models import AuditEvent
 from tracker.catalog.models import Course, Credential, Exam
+from tracker.clock import today
 from tracker.db import Base
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
@@ -36,7 +37,6 @@ from tracker.progress.services.hours import log_hours, update_hours
 from tracker.progress.services.overview import overview
 from tracker.progress.services.validity import status_on
 from tracker.signals import showing_dashboard, template_context
-from tracker.web import today
 
 bp = Blueprint("progress", __name__)
 OTHER = 0  # the "Other" choice of the credential form

@@ -12,6 +12,7 @@ from markupsafe import Markup
 from sqlalchemy import select
 
 from tracker.catalog.models import RoiLine
+from tracker.clock import today
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.people.models import Team
@@ -30,7 +31,7 @@ from tracker.readiness.services.team import (
 )
 from tracker.readiness.services.team_page import team_page
 from tracker.signals import showing_team, template_context
-from tracker.web import role_required, today
+from tracker.web import role_required
 
 bp = Blueprint("readiness", __name__)
 MANAGERS = ("manager", "admin")

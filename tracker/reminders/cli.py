@@ -49,7 +49,7 @@ def scheduler_command(once: bool) -> None:
     import signal
     import threading
 
-    from tracker import scheduler
+    from tracker.reminders import scheduler
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     app = current_app._get_current_object()  # type: ignore[attr-defined]  # a proxy, typed as Flask

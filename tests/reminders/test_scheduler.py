@@ -8,7 +8,8 @@ import zoneinfo
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
 
-from tracker import create_app, scheduler
+from tracker import create_app
+from tracker.reminders import scheduler
 
 
 def _app(url: str, **overrides):
