@@ -20,7 +20,6 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
-from tracker import web
 from tracker.api.schemas import (
     ApiError,
     Reader,
@@ -62,6 +61,7 @@ from tracker.careers.services.skills import (
     team_coverage,
 )
 from tracker.catalog.models import Course, Credential, Exam, RoiLine
+from tracker.clock import today
 from tracker.db import utcnow
 from tracker.errors import ValidationError
 from tracker.extensions import csrf, db_session, single_statements
@@ -269,7 +269,7 @@ def me():
     return jsonify(
         {
             **engineer_json(engineer),
-            "experience_months": experience_months(engineer, web.today()),
+            "experience_months": experience_months(engineer, today()),
         }
     )
 
@@ -279,7 +279,7 @@ def progress(engineer_id: int):
     """Paths with percent, courses with hours, exam readiness, certifications, next steps."""
     query(())
     engineer = engineer_in_url(engineer_id)
-    return jsonify(overview_json(overview(db_session(), engineer, web.today())))
+    return jsonify(overview_json(overview(db_session(), engineer, today())))
 
 
 # --- hours ----------------------------------------------------------------------
@@ -360,7 +360,7 @@ def log_hours():
         code, course_id, logged_on, hours, note, reader = _read_hours_input(data)
         reader.check()
         # All but the hire date, which comes with the token (log_own_hours).
-        check_hours(None, logged_on, hours, web.today(), note)
+        check_hours(None, logged_on, hours, today(), note)
     with _hours_errors():
         if data.get("engineer") is not None:
             entry = log_entry(
@@ -369,7 +369,7 @@ def log_hours():
                 None,
                 logged_on,
                 hours,
-                web.today(),
+                today(),
                 note,
                 g.api_caller,
                 course_code=code,
@@ -389,7 +389,7 @@ def log_hours():
                 logged_on,
                 hours,
                 note,
-                web.today(),
+                today(),
             )
             if logged is None:
                 raise _invalid_token()
@@ -434,9 +434,7 @@ def update_hours(entry_id: int):
     course, logged_on, hours, note, reader = _read_hours(json_body(HOURS_FIELDS))
     reader.check()
     try:
-        update_entry(
-            db_session(), entry, course, logged_on, hours, web.today(), note, actor=caller()
-        )
+        update_entry(db_session(), entry, course, logged_on, hours, today(), note, actor=caller())
     except ValidationError as exc:
         raise ApiError(400, rename(exc.errors, HOURS_NAMES)) from None
     return jsonify(hour_log_json(entry))
@@ -491,7 +489,7 @@ def record_attempt():
     details = {name: reader.text(name, length) for name, length in MAX_DETAIL_LENGTHS.items()}
     cost = reader.money("cost", MAX_COST)
     reader.check()
-    on = web.today()
+    on = today()
     try:
         attempt = record_exam_attempt(
             session,
@@ -542,7 +540,7 @@ def record_credential():
     expires_on = reader.date("expires_on", required=False)
     evidence = reader.text("evidence", MAX_EVIDENCE_LENGTH)
     reader.check()
-    on = web.today()
+    on = today()
     try:
         credential = credential_for_entry(session, code=code, name=name, issuer=issuer)
         cert = record_earned_credential(
@@ -589,7 +587,7 @@ def certifications():
     if errors:
         raise ApiError(400, errors)
     session = db_session()
-    on = web.today()
+    on = today()
     select_certs = select(Certification).options(
         selectinload(Certification.credential), selectinload(Certification.engineer)
     )
@@ -657,7 +655,7 @@ def team_readiness(team_id: int):
     team = _team_in_url(team_id)
     params = query(("gpus", "on"))
     gpus = _gpus(params, team)
-    on = web.today()
+    on = today()
     if "on" in params:
         on = read_date(params["on"])
         if on is None:
@@ -682,7 +680,7 @@ def team_forecast(team_id: int):
             )
     session = db_session()
     members = load_members(session, [team.id]).get(team.id, [])
-    points = forecast(team, members, load_templates(session), web.today(), gpus, months)
+    points = forecast(team, members, load_templates(session), today(), gpus, months)
     return jsonify({"team": team_json(team), "gpus": gpus, "points": forecast_json(points)})
 
 
@@ -712,7 +710,7 @@ def roi():
 
 def _on_date(params: dict[str, str]):
     if "on" not in params:
-        return web.today()
+        return today()
     on = read_date(params["on"])
     if on is None:
         raise ApiError(400, {"on": "must be a date YYYY-MM-DD"})
@@ -736,8 +734,8 @@ def set_level(engineer_id: int):
     reader = Reader(json_body(("level",)))
     level = reader.integer("level")
     reader.check()
-    change_level(db_session(), engineer, level, caller(), web.today())
-    return jsonify(career_json(career_of(db_session(), engineer, web.today())))
+    change_level(db_session(), engineer, level, caller(), today())
+    return jsonify(career_json(career_of(db_session(), engineer, today())))
 
 
 @bp.post("/engineers/<int:engineer_id>/evidence")
@@ -753,7 +751,7 @@ def record_evidence(engineer_id: int):
         reader.errors["kind"] = f"must be one of {', '.join(EVIDENCE_KINDS)}"
     reader.check()
     try:
-        entry = save_evidence(db_session(), engineer, kind, title, occurred_on, web.today(), note)
+        entry = save_evidence(db_session(), engineer, kind, title, occurred_on, today(), note)
     except ValidationError as exc:
         raise ApiError(400, rename(exc.errors, {"occurred_on": "date"})) from None
     return created(evidence_json(entry))
@@ -816,9 +814,7 @@ def bonuses():
     """The bonuses earned in ?quarter=YYYY-Qn (default this quarter), for the people one sees."""
     params = query(("quarter",))
     try:
-        quarter = (
-            Quarter.parse(params["quarter"]) if "quarter" in params else Quarter.of(web.today())
-        )
+        quarter = Quarter.parse(params["quarter"]) if "quarter" in params else Quarter.of(today())
     except ValidationError as exc:
         raise ApiError(400, exc.errors) from None
     session = db_session()
