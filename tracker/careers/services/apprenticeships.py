@@ -198,12 +198,6 @@ class ApprenticeshipView:
             return Decimal(0)
         return self.at_date.counted - self.at_start.counted
 
-    @property
-    def gained_percent(self) -> float:
-        if self.at_start is None or self.at_date is None:
-            return 0.0
-        return self.at_date.percent - self.at_start.percent
-
 
 def apprenticeship_view(
     session: Session, apprenticeship: Apprenticeship, on: dt.date, levels: dict[int, Level]
