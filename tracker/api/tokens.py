@@ -3,7 +3,7 @@
 Every API request looks its token up (nothing is cached, so a revoked token or
 a deactivated account stops working at once); the lookup reads only the
 columns the API needs, without loading ORM objects. The views that need the
-caller's full account load it on first use (views.caller()).
+caller's full account load it on first use (auth.caller()).
 
 POST /api/v1/hours, for an engineer logging their own hours, goes further:
 on PostgreSQL the token lookup, the course lookup, the entry and its audit
@@ -26,8 +26,19 @@ from tracker.catalog.models import Course
 from tracker.db import connected, utcnow
 from tracker.people.models import ApiToken, Engineer
 from tracker.people.services import TOKEN_USE_PRECISION, _token_hash
-from tracker.progress import services
-from tracker.progress.services import COURSE_NAMED, CourseFound, LoggedHours, hours_logged_by
+from tracker.progress.services import (
+    COURSE_NAMED,
+    CourseFound,
+    LoggedHours,
+    check_hours,
+    day_full,
+    day_total,
+    entry_binds,
+    hours_logged_by,
+    overfills_a_day,
+    refuse_course,
+    write_hours,
+)
 
 _tokens = ApiToken.__table__
 _engineers = Engineer.__table__
@@ -148,35 +159,33 @@ def log_own_hours(
         caller = _caller(connection, row, now, _RECORD_USE_NOWAIT)
         course = CourseFound(row.course_id, row.code, row.title)
         if course.id is None:
-            raise services.refuse_course(course_code, course_id)
-        services.check_hours(caller.hired_on, logged_on, hours, today, note)
-        return caller, services.write_hours(
-            unit, caller.id, course, logged_on, hours, note, caller.id
-        )
+            raise refuse_course(course_code, course_id)
+        check_hours(caller.hired_on, logged_on, hours, today, note)
+        return caller, write_hours(unit, caller.id, course, logged_on, hours, note, caller.id)
     created_at = utcnow()
-    binds.update(services.entry_binds(logged_on, hours, note, created_at))
-    # One statement is its own transaction: no BEGIN, no COMMIT (issue 6).
+    binds.update(entry_binds(logged_on, hours, note, created_at))
+    # One statement is its own transaction: no BEGIN, no COMMIT.
     with connected(statements) as connection:
         try:
             row = connection.execute(_LOG_OWN_HOURS, binds).first()
         except IntegrityError as exc:
-            if not services.overfills_a_day(exc):
+            if not overfills_a_day(exc):
                 raise
             # A racing request filled the day first: nothing was written.
             found = caller_for_token(session(), secret, now)
             if found is None:
                 return None
-            total = services.day_total(session(), found.id, logged_on)
-            raise services.day_full(logged_on, total) from None
+            total = day_total(session(), found.id, logged_on)
+            raise day_full(logged_on, total) from None
         if row is None:
             return None
         caller = _caller(connection, row, now, _RECORD_USE_NOWAIT)
     if row.course_id is None:
-        raise services.refuse_course(course_code, course_id)
+        raise refuse_course(course_code, course_id)
     if row.entry_id is None:
         # Before the hire date, or no room left in the day.
-        services.check_hours(caller.hired_on, logged_on, hours, today, note)
-        raise services.day_full(logged_on, services.day_total(session(), caller.id, logged_on))
+        check_hours(caller.hired_on, logged_on, hours, today, note)
+        raise day_full(logged_on, day_total(session(), caller.id, logged_on))
     entry = LoggedHours(
         row.entry_id,
         caller.id,
