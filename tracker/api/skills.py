@@ -9,6 +9,7 @@ from tracker.api.auth import caller
 from tracker.api.blueprint import bp
 from tracker.api.errors import ApiError
 from tracker.api.inputs import NoQuery, answer, json_body, query, validated
+from tracker.careers.models import SkillAssessment
 from tracker.careers.schemas import AssessedOut, CoverageOut, SkillBody, SkillOut, SkillsOut
 from tracker.careers.services import (
     assess,
@@ -21,6 +22,7 @@ from tracker.careers.services import (
     team_coverage,
 )
 from tracker.extensions import db_session
+from tracker.people.models import Engineer
 from tracker.people.schemas import PersonRef
 from tracker.schemas import MAX_CODE_LENGTH
 
@@ -34,15 +36,19 @@ def skills(engineer_id: int) -> tuple[Response, int]:
     history = skill_history(session, engineer.id)
     people = assessors(session, history)
     current = current_skills(session, [engineer.id])[engineer.id]
+
+    def assessor(row: SkillAssessment) -> Engineer | None:
+        return None if row.assessed_by_id is None else people.get(row.assessed_by_id)
+
     return answer(
         SkillsOut(
             engineer=PersonRef.of(engineer),
             skills=[
-                SkillOut.of(current[s.id], people.get(current[s.id].assessed_by_id))
+                SkillOut.of(current[s.id], assessor(current[s.id]))
                 for s in specialities(session)
                 if s.id in current
             ],
-            history=[SkillOut.of(r, people.get(r.assessed_by_id)) for r in history],
+            history=[SkillOut.of(r, assessor(r)) for r in history],
         )
     )
 

@@ -16,8 +16,9 @@ import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import cast
 
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import Table, bindparam, select, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -40,9 +41,10 @@ from tracker.progress.services import (
     write_hours,
 )
 
-_tokens = ApiToken.__table__
-_engineers = Engineer.__table__
-_courses = Course.__table__
+# Mapped classes' tables, typed as the Tables they are.
+_tokens = cast(Table, ApiToken.__table__)
+_engineers = cast(Table, Engineer.__table__)
+_courses = cast(Table, Course.__table__)
 
 _LIVE_TOKEN = (
     select(

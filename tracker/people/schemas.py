@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict
 
 from tracker.people.models import Engineer, Team
 from tracker.schemas import Answer, Id
+
+
+class Named(Protocol):
+    """Anything that names a person: an engineer, or the plain values read of one."""
+
+    @property
+    def id(self) -> int: ...
+
+    @property
+    def name(self) -> str: ...
 
 
 class PersonRef(Answer):
@@ -17,11 +28,11 @@ class PersonRef(Answer):
     name: str
 
     @classmethod
-    def of(cls, engineer: Engineer) -> PersonRef:
+    def of(cls, engineer: Named) -> PersonRef:
         return cls(id=engineer.id, name=engineer.name)
 
 
-def person_ref(engineer: Engineer | None) -> PersonRef | None:
+def person_ref(engineer: Named | None) -> PersonRef | None:
     """Return a reference to `engineer`, or None for nobody."""
     return None if engineer is None else PersonRef.of(engineer)
 
