@@ -207,7 +207,7 @@ class Body(BaseModel):
     @model_validator(mode="wrap")
     @classmethod
     def _every_refusal(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
-        if isinstance(data, dict):
+        if isinstance(data, dict) and None in data.values():
             data = {key: value for key, value in data.items() if value is not None}
         crossed = cls.cross_errors(data) if isinstance(data, dict) else {}
         try:
@@ -227,7 +227,10 @@ class Body(BaseModel):
 
 
 class Query(BaseModel):
-    """A query string: unknown parameters are refused, and a blank value is absent."""
+    """A query string: unknown parameters are refused, and a blank value is absent.
+
+    A model with no fields is a request that takes no parameters.
+    """
 
     model_config = ConfigDict(extra="forbid")
 

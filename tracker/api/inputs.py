@@ -18,7 +18,7 @@ from flask import Response, jsonify, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from tracker.api.errors import ApiError, refusals
-from tracker.schemas import Answer
+from tracker.schemas import Answer, Query
 
 M = TypeVar("M", bound=pydantic.BaseModel)
 
@@ -122,10 +122,8 @@ def query(model: type[M]) -> M:
     return validated(model, request.args.to_dict())
 
 
-class NoQuery(pydantic.BaseModel):
+class NoQuery(Query):
     """No query parameters."""
-
-    model_config = pydantic.ConfigDict(extra="forbid")
 
 
 def answer(result: Answer, status: int = 200, location: str | None = None) -> tuple[Response, int]:
