@@ -20,7 +20,7 @@ from tracker.catalog.models import Course
 from tracker.db import utcnow
 from tracker.errors import ValidationError
 from tracker.extensions import db_session, single_statements
-from tracker.people.schemas import PersonRef
+from tracker.people.schemas import Named, PersonRef
 from tracker.people.services import can_log_hours, can_view
 from tracker.progress.models import HourLog
 from tracker.progress.schemas import (
@@ -117,7 +117,7 @@ def log_hours() -> tuple[Response, int]:
                 course_code=body.course,
                 course_id=body.course_id,
             )
-            owner: object = engineer
+            owner: Named = engineer
         else:
             # Hours are mostly logged by their owner: on PostgreSQL one
             # statement finds the token and writes the entry.

@@ -232,7 +232,7 @@ class SkillsOut(Answer):
 class CoverageCellOut(Answer):
     """One member's proficiency in a speciality (null: never assessed)."""
 
-    engineer: PersonRef | None
+    engineer: PersonRef
     level: int | None
     confirmed: bool | None
 
@@ -241,7 +241,7 @@ class SpecialityCoverageOut(SpecialityRef):
     """Who in a team holds a speciality."""
 
     levels: list[CoverageCellOut]
-    holders: list[PersonRef | None]
+    holders: list[PersonRef]
     single_point_of_failure: bool
 
 
@@ -250,7 +250,7 @@ class CoverageOut(Answer):
 
     team: TeamOut
     held_at: int
-    people: list[PersonRef | None]
+    people: list[PersonRef]
     specialities: list[SpecialityCoverageOut]
     single_points_of_failure: list[str]
     uncovered: list[str]
@@ -260,7 +260,7 @@ class CoverageOut(Answer):
         return cls(
             team=TeamOut.of(coverage.team),
             held_at=HELD_AT,
-            people=[person_ref(m) for m in coverage.members],
+            people=[PersonRef.of(m) for m in coverage.members],
             specialities=[
                 SpecialityCoverageOut(
                     code=row.speciality.code,
@@ -268,13 +268,13 @@ class CoverageOut(Answer):
                     emerging=row.speciality.emerging,
                     levels=[
                         CoverageCellOut(
-                            engineer=person_ref(member),
+                            engineer=PersonRef.of(member),
                             level=None if a is None else a.proficiency,
                             confirmed=None if a is None else a.confirmed,
                         )
                         for member, a in row.cells
                     ],
-                    holders=[person_ref(m) for m in row.holders],
+                    holders=[PersonRef.of(m) for m in row.holders],
                     single_point_of_failure=row.single_point_of_failure,
                 )
                 for row in coverage.rows

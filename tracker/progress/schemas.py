@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Field
 
 from tracker.catalog.schemas import CourseRef, CredentialRef, ExamRef
-from tracker.people.schemas import PersonRef, person_ref
+from tracker.people.schemas import Named, PersonRef, person_ref
 from tracker.progress.models import Certification, ExamAttempt, HourLog
 from tracker.progress.services import (
     EXPIRING_WITHIN_DAYS,
@@ -210,11 +210,11 @@ class HourLogOut(Answer):
         )
 
     @classmethod
-    def logged(cls, entry: LoggedHours, engineer: Any) -> HourLogOut:
+    def logged(cls, entry: LoggedHours, engineer: Named) -> HourLogOut:
         """Return an entry add_hours wrote, as of() would; `engineer` is its owner."""
         return cls(
             id=entry.id,
-            engineer=PersonRef(id=engineer.id, name=engineer.name),
+            engineer=PersonRef.of(engineer),
             course=CourseRef(id=entry.course_id, code=entry.course_code, title=entry.course_title),
             date=entry.logged_on,
             hours=entry.hours,

@@ -97,7 +97,7 @@ class SeatOut(SlotOut):
 class CandidateOut(Answer):
     """A member who could fill a seat, and what they lack."""
 
-    engineer: PersonRef | None
+    engineer: PersonRef
     lacks: list[str]
 
 
@@ -113,7 +113,7 @@ class TeamCredentialOut(Answer):
 
     code: str
     met: bool
-    holders: list[PersonRef | None]
+    holders: list[PersonRef]
 
 
 class TeamReadinessOut(Answer):
@@ -154,7 +154,7 @@ class TeamReadinessOut(Answer):
                     {
                         **SlotOut.fields_of(s.seat),
                         "candidates": [
-                            CandidateOut(engineer=person_ref(c.member.engineer), lacks=c.lacks)
+                            CandidateOut(engineer=PersonRef.of(c.member.engineer), lacks=c.lacks)
                             for c in s.candidates
                         ],
                         "hire": not s.candidates,
@@ -166,7 +166,7 @@ class TeamReadinessOut(Answer):
                 TeamCredentialOut(
                     code=t.credential.code,
                     met=t.met,
-                    holders=[person_ref(m.engineer) for m in t.holders],
+                    holders=[PersonRef.of(m.engineer) for m in t.holders],
                 )
                 for t in result.team_credentials
             ],
