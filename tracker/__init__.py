@@ -14,7 +14,7 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     import tracker.models  # noqa: F401  (every table, and the listeners of the models)
     from tracker import cli, web
     from tracker.admin.views import bp as admin_bp
-    from tracker.api.views import bp as api_bp
+    from tracker.api.blueprint import bp as api_bp
     from tracker.careers.views import bp as careers_bp
     from tracker.catalog.views import bp as catalog_bp
     from tracker.db import autocommit_engine, make_engine, make_session_factory

@@ -3,7 +3,7 @@
 Every API request looks its token up (nothing is cached, so a revoked token or
 a deactivated account stops working at once); the lookup reads only the
 columns the API needs, without loading ORM objects. The views that need the
-caller's full account load it on first use (views.caller()).
+caller's full account load it on first use (auth.caller()).
 
 POST /api/v1/hours, for an engineer logging their own hours, goes further:
 on PostgreSQL the token lookup, the course lookup, the entry and its audit
@@ -16,8 +16,9 @@ import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import cast
 
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import Table, bindparam, select, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -40,9 +41,10 @@ from tracker.progress.services.hours import (
     refuse_course,
 )
 
-_tokens = ApiToken.__table__
-_engineers = Engineer.__table__
-_courses = Course.__table__
+# Mapped classes' tables, typed as the Tables they are.
+_tokens = cast(Table, ApiToken.__table__)
+_engineers = cast(Table, Engineer.__table__)
+_courses = cast(Table, Course.__table__)
 
 _LIVE_TOKEN = (
     select(

@@ -91,7 +91,7 @@ def bonus_ledger(quarter: str | None, as_json: bool) -> None:
         raise _fail(exc) from None
     rows = ledger(db_session(), period)
     if as_json:
-        from tracker.api.schemas import ledger_json
+        from tracker.careers.schemas import ledger_json
 
         click.echo(json.dumps(ledger_json(period, rows), indent=2))
         return

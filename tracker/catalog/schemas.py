@@ -1,4 +1,4 @@
-"""Describe the seed catalog file (seed/catalog.toml) as pydantic models, one per kind of entry."""
+"""The catalog as pydantic models: the seed file (seed/catalog.toml), and the API's references."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, PlainValidator, PrivateAttr, StringConstraints
 from pydantic_core import PydanticCustomError
 
+from tracker.catalog.models import Course, Credential, Exam, Speciality
 from tracker.catalog.rules import (
     DECIMAL_PLACES,
     DEFAULT_EXAM_ISSUER,
@@ -21,6 +22,7 @@ from tracker.catalog.rules import (
     MIN_PERCENT,
     MIN_VALIDITY_MONTHS,
 )
+from tracker.schemas import Answer
 
 # --- field types ---------------------------------------------------------------------------
 
@@ -236,3 +238,64 @@ class SeedFile(BaseModel):
 
 # The field each section's entries are known by in messages and duplicate checks.
 ENTRY_KEYS: dict[str, str] = {"levels": "number", "slots": "title"}
+
+
+# --- the API's references to catalog entries ------------------------------------------
+
+
+class CourseRef(Answer):
+    """A course, as records name it."""
+
+    id: int
+    code: str
+    title: str
+
+    @classmethod
+    def of(cls, course: Course) -> CourseRef:
+        return cls(id=course.id, code=course.code, title=course.title)
+
+
+class CredentialRef(Answer):
+    """A credential (NVIDIA's or another issuer's), as certifications name it."""
+
+    id: int
+    code: str
+    name: str
+    issuer: str
+    kind: str
+    origin: str
+
+    @classmethod
+    def of(cls, credential: Credential) -> CredentialRef:
+        return cls(
+            id=credential.id,
+            code=credential.code,
+            name=credential.name,
+            issuer=credential.issuer,
+            kind=credential.kind,
+            origin=credential.origin,
+        )
+
+
+class ExamRef(Answer):
+    """An exam, as attempts name it."""
+
+    id: int
+    code: str
+    name: str
+
+    @classmethod
+    def of(cls, exam: Exam) -> ExamRef:
+        return cls(id=exam.id, code=exam.code, name=exam.name)
+
+
+class SpecialityRef(Answer):
+    """A speciality, as skill assessments name it."""
+
+    code: str
+    name: str
+    emerging: bool
+
+    @classmethod
+    def of(cls, speciality: Speciality) -> SpecialityRef:
+        return cls(code=speciality.code, name=speciality.name, emerging=speciality.emerging)

@@ -7,10 +7,10 @@ import json
 import click
 from flask.cli import with_appcontext
 
-from tracker.api.schemas import readiness_json
 from tracker.clock import today
 from tracker.extensions import db_session
 from tracker.people.services import find_team
+from tracker.readiness.schemas import readiness_json
 from tracker.readiness.services.team import team_readiness
 
 

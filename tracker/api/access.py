@@ -1,0 +1,71 @@
+"""Which records a request names and whether the caller may reach them: 404, 400 or 403."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from tracker.api.auth import caller
+from tracker.api.errors import ApiError
+from tracker.api.inputs import validated
+from tracker.extensions import db_session
+from tracker.people.models import Engineer, Team
+from tracker.people.schemas import EngineerField
+from tracker.people.services import can_view
+from tracker.readiness.services.team import can_view_team
+from tracker.schemas import MAX_ID
+
+R = TypeVar("R")
+
+
+def get_record(model: type[R], record_id: int | None) -> R | None:
+    """Return the record of `model` with `record_id`, or None (an id out of range names none)."""
+    if record_id is None or not 1 <= record_id <= MAX_ID:
+        return None
+    return db_session().get(model, record_id)
+
+
+def engineer_in_url(engineer_id: int) -> Engineer:
+    """Return the engineer the URL names when the caller may see their records."""
+    engineer = get_record(Engineer, engineer_id)
+    if engineer is None:
+        raise ApiError(404, {"engineer": f"no engineer with id {engineer_id}"})
+    if not can_view(caller(), engineer):
+        raise ApiError(403, {"engineer": "you may not see this engineer's records"})
+    return engineer
+
+
+def engineer_in_query(engineer_id: int | None) -> Engineer:
+    """Return the engineer of ?engineer=ID (the caller when absent)."""
+    return caller() if engineer_id is None else engineer_in_url(engineer_id)
+
+
+def engineer_in_body(
+    data: dict[str, Any], allowed: Callable[[Engineer, Engineer], bool], action: str
+) -> Engineer:
+    """Return the engineer a write is for: `engineer` in the body, else the caller."""
+    engineer_id = validated(EngineerField, data).engineer
+    if engineer_id is None:
+        engineer = caller()
+    else:
+        found = get_record(Engineer, engineer_id)
+        if found is None:
+            raise ApiError(400, {"engineer": f"no engineer with id {engineer_id}"})
+        engineer = found
+    if not allowed(caller(), engineer):
+        raise ApiError(403, {"engineer": f"you may not {action} for this engineer"})
+    return engineer
+
+
+def managers_only() -> None:
+    if caller().access_role not in ("manager", "admin"):
+        raise ApiError(403, {"engineer": "team readiness is for managers and admins"})
+
+
+def team_in_url(team_id: int) -> Team:
+    team = get_record(Team, team_id)
+    if team is None:
+        raise ApiError(404, {"team": f"no team with id {team_id}"})
+    if not can_view_team(caller(), team):
+        raise ApiError(403, {"team": "only the team's manager or an admin may see its readiness"})
+    return team

@@ -1,0 +1,72 @@
+"""Who is calling: the bearer token of each request, and the caller's account."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from flask import g, request
+from werkzeug.exceptions import HTTPException
+
+from tracker.api.errors import ApiError, invalid_token, missing_token
+from tracker.api.tokens import caller_for_token
+from tracker.db import utcnow
+from tracker.extensions import db_session
+from tracker.people.models import Engineer
+
+# The endpoint that looks its token up itself, in the statement that writes the entry.
+DEFERRED = "api.log_hours"
+MAX_TOKEN_LENGTH = 200
+
+
+def authenticate() -> None:
+    """Identify the caller by their bearer token, or answer 401.
+
+    POST /hours looks the token up itself, in the statement that writes the
+    entry (tokens.log_own_hours); until then the secret waits in g.api_secret.
+    """
+    scheme, _, secret = request.headers.get("Authorization", "").strip().partition(" ")
+    secret = secret.strip()
+    if scheme.lower() != "bearer" or not secret:
+        raise missing_token()
+    if len(secret) > MAX_TOKEN_LENGTH:
+        raise invalid_token()
+    if request.endpoint == DEFERRED and request.method == "POST":
+        g.api_secret = secret
+        return
+    _authenticate(secret)
+
+
+def _authenticate(secret: str) -> None:
+    found = caller_for_token(db_session(), secret, utcnow())
+    if found is None:
+        raise invalid_token()
+    g.api_caller = found
+
+
+def authenticate_deferred() -> None:
+    """Look up the token authenticate() left for later, if it has not been yet."""
+    secret = g.pop("api_secret", None)
+    if secret is not None:
+        _authenticate(secret)
+
+
+@contextmanager
+def token_first() -> Iterator[None]:
+    """Answer a token that is not live with 401 before refusing the request otherwise."""
+    try:
+        yield
+    except (ApiError, HTTPException):
+        authenticate_deferred()
+        raise
+
+
+def caller() -> Engineer:
+    """The caller's account, loaded on first use (authentication reads only a few columns)."""
+    engineer: Engineer | None = g.get("api_user")
+    if engineer is None:
+        engineer = db_session().get(Engineer, g.api_caller.id)
+        if engineer is None:  # deleted since its token was checked
+            raise invalid_token()
+        g.api_user = engineer
+    return engineer

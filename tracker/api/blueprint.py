@@ -1,0 +1,34 @@
+"""The /api/v1 blueprint: bearer authentication before every view, refusals as JSON.
+
+Authenticated only by `Authorization: Bearer TOKEN` (no cookies, so no CSRF).
+Every refusal is `{"errors": {field: message}}`: 400 for bad input (nothing is
+stored), 401 without a live token, 403 for another person's records without
+the right, 404 for an unknown id in the URL, 413 for a body over
+MAX_CONTENT_LENGTH and 415 for a body that is not JSON.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, jsonify
+
+from tracker.api.auth import authenticate
+from tracker.api.errors import ApiError, ErrorsOut
+from tracker.errors import ValidationError
+from tracker.extensions import csrf
+
+bp = Blueprint("api", __name__, url_prefix="/api/v1")
+csrf.exempt(bp)
+bp.before_request(authenticate)
+
+
+@bp.errorhandler(ApiError)
+def api_error(exc: ApiError) -> tuple[Response, int]:
+    response = jsonify(exc.body().dump())
+    response.headers.update(exc.headers)
+    return response, exc.status
+
+
+@bp.errorhandler(ValidationError)
+def validation_error(exc: ValidationError) -> tuple[Response, int]:
+    # Views rename the fields a service names; this catches any they do not.
+    return jsonify(ErrorsOut(errors=exc.errors).dump()), 400

@@ -1,0 +1,31 @@
+"""/bonuses: the certification bonuses earned in a quarter, for the people one sees."""
+
+from __future__ import annotations
+
+from flask import Response
+
+from tracker.api.auth import caller
+from tracker.api.blueprint import bp
+from tracker.api.errors import ApiError
+from tracker.api.inputs import answer, query
+from tracker.careers.schemas import LedgerOut, QuarterQuery
+from tracker.careers.services.bonuses import Quarter, ledger
+from tracker.clock import today
+from tracker.errors import ValidationError
+from tracker.extensions import db_session
+from tracker.people.services import visible_engineers
+
+
+@bp.get("/bonuses")
+def bonuses() -> tuple[Response, int]:
+    """The bonuses earned in ?quarter=YYYY-Qn (default this quarter), for the people one sees."""
+    params = query(QuarterQuery)
+    try:
+        quarter = Quarter.of(today()) if params.quarter is None else Quarter.parse(params.quarter)
+    except ValidationError as exc:
+        raise ApiError(400, exc.errors) from None
+    session = db_session()
+    ids = None
+    if caller().access_role != "admin":
+        ids = [e.id for e in visible_engineers(session, caller())]
+    return answer(LedgerOut.of(quarter, ledger(session, quarter, ids)))

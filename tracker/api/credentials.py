@@ -1,0 +1,45 @@
+"""/credentials: recording a credential earned elsewhere, from the catalog or by name."""
+
+from __future__ import annotations
+
+from flask import Response
+
+from tracker.api.access import engineer_in_body
+from tracker.api.auth import caller
+from tracker.api.blueprint import bp
+from tracker.api.errors import ApiError, rename
+from tracker.api.inputs import answer, json_body, validated
+from tracker.clock import today
+from tracker.errors import ValidationError
+from tracker.extensions import db_session
+from tracker.people.services import can_record_results
+from tracker.progress.schemas import CertificationOut, CredentialBody
+from tracker.progress.services.certifications import credential_for_entry, record_credential
+
+
+@bp.post("/credentials", endpoint="record_credential")
+def post_credential() -> tuple[Response, int]:
+    """Record a credential earned elsewhere: a catalog `code`, or `name` and `issuer`."""
+    data = json_body(CredentialBody)
+    engineer = engineer_in_body(data, can_record_results, "record credentials")
+    body = validated(CredentialBody, data)
+    session = db_session()
+    on = today()
+    try:
+        credential = credential_for_entry(
+            session, code=body.code, name=body.name, issuer=body.issuer
+        )
+        cert = record_credential(
+            session,
+            engineer,
+            credential,
+            body.issued_on,
+            on,
+            evidence=body.evidence,
+            expires_on=body.expires_on,
+            recorded_by=caller(),
+        )
+    except ValidationError as exc:
+        # Nothing is committed on a 400: a credential row made for a name is dropped too.
+        raise ApiError(400, rename(exc.errors, {"credential": "code"})) from None
+    return answer(CertificationOut.of(cert, on), 201)

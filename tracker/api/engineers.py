@@ -1,0 +1,76 @@
+"""/me and /engineers/ID: an account, its progress, its career, level and evidence."""
+
+from __future__ import annotations
+
+from flask import Response
+
+from tracker.api.access import engineer_in_url
+from tracker.api.auth import caller
+from tracker.api.blueprint import bp
+from tracker.api.errors import ApiError, rename
+from tracker.api.inputs import NoQuery, answer, body, query
+from tracker.careers.schemas import CareerOut, EvidenceBody, EvidenceOut, LevelBody, OnQuery
+from tracker.careers.services.evidence import record_evidence
+from tracker.careers.services.ladder import can_manage, career, change_level
+from tracker.clock import today
+from tracker.errors import ValidationError
+from tracker.extensions import db_session
+from tracker.people.schemas import MeOut
+from tracker.progress.schemas import OverviewOut
+from tracker.progress.services.overview import overview
+from tracker.progress.services.validity import experience_months
+
+
+@bp.get("/me")
+def me() -> tuple[Response, int]:
+    """The caller's account."""
+    query(NoQuery)
+    engineer = caller()
+    return answer(MeOut.of_on(engineer, experience_months(engineer, today())))
+
+
+@bp.get("/engineers/<int:engineer_id>/progress")
+def progress(engineer_id: int) -> tuple[Response, int]:
+    """Paths with percent, courses with hours, exam readiness, certifications, next steps."""
+    query(NoQuery)
+    engineer = engineer_in_url(engineer_id)
+    return answer(OverviewOut.of(overview(db_session(), engineer, today())))
+
+
+@bp.get("/engineers/<int:engineer_id>/career", endpoint="career")
+def get_career(engineer_id: int) -> tuple[Response, int]:
+    """Level, experience, next level, whether its rule is met on ?on= (default today), lacks."""
+    engineer = engineer_in_url(engineer_id)
+    on = query(OnQuery).on or today()
+    return answer(CareerOut.of(career(db_session(), engineer, on)))
+
+
+@bp.put("/engineers/<int:engineer_id>/level", endpoint="set_level")
+def put_level(engineer_id: int) -> tuple[Response, int]:
+    """Set a report's level (their manager or an admin); the history keeps who, when, from, to."""
+    engineer = engineer_in_url(engineer_id)
+    if not can_manage(caller(), engineer):
+        raise ApiError(403, {"engineer": "only this engineer's manager or an admin sets the level"})
+    level = body(LevelBody).level
+    change_level(db_session(), engineer, level, caller(), today())
+    return answer(CareerOut.of(career(db_session(), engineer, today())))
+
+
+@bp.post("/engineers/<int:engineer_id>/evidence", endpoint="record_evidence")
+def post_evidence(engineer_id: int) -> tuple[Response, int]:
+    """Record a patent, publication or deployment led (`kind`, `title`, `date`, `note`)."""
+    engineer = engineer_in_url(engineer_id)
+    evidence = body(EvidenceBody)
+    try:
+        entry = record_evidence(
+            db_session(),
+            engineer,
+            evidence.kind,
+            evidence.title,
+            evidence.date,
+            today(),
+            evidence.note,
+        )
+    except ValidationError as exc:
+        raise ApiError(400, rename(exc.errors, {"occurred_on": "date"})) from None
+    return answer(EvidenceOut.of(entry), 201)

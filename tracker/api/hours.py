@@ -1,0 +1,179 @@
+"""/hours: an engineer's hour log; logging, changing and deleting entries."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from flask import Response, g, url_for
+from sqlalchemy import func, select
+from sqlalchemy.orm import selectinload
+
+from tracker.api.access import engineer_in_body, engineer_in_query, get_record
+from tracker.api.auth import authenticate_deferred, caller, token_first
+from tracker.api.blueprint import bp
+from tracker.api.errors import ApiError, invalid_token, rename
+from tracker.api.inputs import NoQuery, answer, json_body, query, validated
+from tracker.api.tokens import log_own_hours
+from tracker.catalog.models import Course
+from tracker.clock import today
+from tracker.db import utcnow
+from tracker.errors import ValidationError
+from tracker.extensions import db_session, single_statements
+from tracker.people.schemas import Named, PersonRef
+from tracker.people.services import can_log_hours, can_view
+from tracker.progress.models import HourLog
+from tracker.progress.schemas import (
+    EngineerQuery,
+    HourLogOut,
+    HourLogsOut,
+    HoursBody,
+    LogHoursBody,
+)
+from tracker.progress.services.hours import check_hours, delete_hours, update_hours
+from tracker.progress.services.hours import log_hours as log_entry
+
+# The services name the date `logged_on`; the API calls it `date`.
+HOURS_NAMES = {"logged_on": "date"}
+
+
+@contextmanager
+def _hours_errors() -> Iterator[None]:
+    """Answer an entry the rules refuse with 400, naming the API's fields."""
+    try:
+        yield
+    except ValidationError as exc:
+        raise ApiError(400, rename(exc.errors, HOURS_NAMES)) from None
+
+
+def _course(body: HoursBody) -> Course:
+    """Return the course the body names, by id or by code; a 400 when there is none."""
+    if body.course_id is not None:
+        course = get_record(Course, body.course_id)
+        if course is None:
+            raise ApiError(400, {"course_id": f"no course with id {body.course_id}"})
+        return course
+    code = body.course or ""
+    found = (
+        db_session()
+        .scalars(select(Course).where(func.upper(Course.code) == code.upper()))
+        .one_or_none()
+    )
+    if found is None:
+        raise ApiError(400, {"course": f"unknown course code {code!r}"})
+    return found
+
+
+def _entry(entry_id: int, write: bool) -> HourLog:
+    entry = get_record(HourLog, entry_id)
+    if entry is None:
+        raise ApiError(404, {"entry": f"no hour log entry with id {entry_id}"})
+    if not can_view(caller(), entry.engineer):
+        raise ApiError(403, {"entry": "you may not see this engineer's records"})
+    if write and not can_log_hours(caller(), entry.engineer):
+        raise ApiError(403, {"entry": "only the owner or an admin may change hour logs"})
+    return entry
+
+
+@bp.get("/hours")
+def list_hours() -> tuple[Response, int]:
+    """The caller's hour log (or, with ?engineer=ID, a person the caller may see)."""
+    engineer = engineer_in_query(query(EngineerQuery).engineer)
+    entries = db_session().scalars(
+        select(HourLog)
+        .where(HourLog.engineer_id == engineer.id)
+        .options(selectinload(HourLog.course), selectinload(HourLog.engineer))
+        .order_by(HourLog.logged_on.desc(), HourLog.id.desc())
+    )
+    return answer(
+        HourLogsOut(engineer=PersonRef.of(engineer), entries=[HourLogOut.of(e) for e in entries])
+    )
+
+
+@bp.post("/hours")
+def log_hours() -> tuple[Response, int]:
+    """Log hours on a course: course or course_id, date, hours, note; engineer for an admin."""
+    with token_first():
+        data = json_body(LogHoursBody)
+    for_someone = data.get("engineer") is not None
+    if for_someone:
+        # An admin may name someone else: the token first, then the engineer.
+        authenticate_deferred()
+        engineer = engineer_in_body(data, can_log_hours, "log hours")
+    with token_first(), _hours_errors():
+        body = validated(LogHoursBody, data)
+        # All but the hire date, which comes with the token (log_own_hours).
+        check_hours(None, body.date, body.hours, today(), body.note)
+    with _hours_errors():
+        if for_someone:
+            entry = log_entry(
+                db_session(),
+                engineer,
+                None,
+                body.date,
+                body.hours,
+                today(),
+                body.note,
+                g.api_caller,
+                course_code=body.course,
+                course_id=body.course_id,
+                alone=True,
+            )
+            owner: Named = engineer
+        else:
+            # Hours are mostly logged by their owner: on PostgreSQL one
+            # statement finds the token and writes the entry.
+            logged = log_own_hours(
+                db_session,
+                single_statements(),
+                g.pop("api_secret"),
+                utcnow(),
+                body.course,
+                body.course_id,
+                body.date,
+                body.hours,
+                body.note,
+                today(),
+            )
+            if logged is None:
+                raise invalid_token()
+            g.api_caller, entry = logged
+            owner = g.api_caller
+    return answer(
+        HourLogOut.logged(entry, owner), 201, url_for("api.hours_entry", entry_id=entry.id)
+    )
+
+
+@bp.get("/hours/<int:entry_id>")
+def hours_entry(entry_id: int) -> tuple[Response, int]:
+    """One hour log entry."""
+    query(NoQuery)
+    return answer(HourLogOut.of(_entry(entry_id, write=False)))
+
+
+@bp.put("/hours/<int:entry_id>", endpoint="update_hours")
+def update_entry(entry_id: int) -> tuple[Response, int]:
+    """Replace an entry's course, date, hours and note (the audit trail keeps the old ones)."""
+    entry = _entry(entry_id, write=True)
+    body = validated(HoursBody, json_body(HoursBody))
+    course = _course(body)
+    with _hours_errors():
+        update_hours(
+            db_session(),
+            entry,
+            course,
+            body.date,
+            body.hours,
+            today(),
+            body.note,
+            actor=caller(),
+        )
+    return answer(HourLogOut.of(entry))
+
+
+@bp.delete("/hours/<int:entry_id>", endpoint="delete_hours")
+def delete_entry(entry_id: int) -> tuple[str, int]:
+    """Delete an entry (the audit trail keeps what it held)."""
+    entry = _entry(entry_id, write=True)
+    delete_hours(db_session(), entry, actor=caller())
+    return "", 204

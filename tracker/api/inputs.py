@@ -1,0 +1,134 @@
+"""What a request sends: its JSON body and query string, read through pydantic models.
+
+Bodies are parsed here (fractions as Decimals, so 1.1 stays exactly 1.1; NaN
+and Infinity refused), unknown fields and text that cannot be stored are
+refused before anything else, and the model then reads every field, so one
+400 names each problem.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from decimal import Decimal
+from typing import Any, TypeVar
+
+import pydantic
+from flask import Response, jsonify, request
+from werkzeug.exceptions import RequestEntityTooLarge
+
+from tracker.api.errors import ApiError, refusals
+from tracker.schemas import Answer, Query
+
+M = TypeVar("M", bound=pydantic.BaseModel)
+
+
+def field_names(model: type[pydantic.BaseModel]) -> list[str]:
+    """Return the names a client may send for `model`, sorted."""
+    return sorted(info.alias or name for name, info in model.model_fields.items())
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def parse_json_object(raw: bytes, allowed: Iterable[str]) -> dict[str, Any]:
+    """Return the JSON object in `raw`; 400 when it is not JSON, not an object or has extras."""
+    try:
+        data = json.loads(raw, parse_float=Decimal, parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as exc:
+        raise ApiError(400, {"request": f"the body is not valid JSON: {exc}"}) from None
+    if not isinstance(data, dict):
+        raise ApiError(400, {"request": "the body must be a JSON object"})
+    allowed = sorted(allowed)
+    unknown = sorted(set(data) - set(allowed))
+    if unknown:
+        known = ", ".join(allowed)
+        raise ApiError(400, dict.fromkeys(unknown, f"unknown field (known: {known})"))
+    unstorable = sorted(name for name, value in data.items() if not _storable(value))
+    if unstorable:
+        raise ApiError(
+            400,
+            dict.fromkeys(
+                unstorable, "text must not contain NUL characters or unpaired surrogates"
+            ),
+        )
+    return data
+
+
+def _storable(value: Any) -> bool:
+    """Return whether every string in `value` can be stored: UTF-8 encodable, without NUL.
+
+    JSON may escape a lone surrogate ("\\ud800") or NUL ("\\u0000"); neither can be
+    stored as text (SQLite cannot encode the one, PostgreSQL refuses the other).
+    """
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return False
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return False
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return True
+
+
+def json_body(model: type[pydantic.BaseModel]) -> dict[str, Any]:
+    """Return the request's JSON object for `model`, refusing other content types and fields.
+
+    The fields are not read yet (validated() does): some refusals come first.
+    """
+    if not request.is_json:
+        raise ApiError(
+            415, {"request": "send the body as JSON with Content-Type: application/json"}
+        )
+    # Werkzeug answers 413 when Content-Length passes MAX_CONTENT_LENGTH; a
+    # chunked body (no Content-Length) is instead cut at the limit, so a body
+    # that fills it is refused here rather than parsed truncated.
+    raw = request.get_data(cache=False)
+    limit = request.max_content_length
+    if request.content_length is None and limit is not None and len(raw) >= limit:
+        raise RequestEntityTooLarge()
+    return parse_json_object(raw, field_names(model))
+
+
+def validated(model: type[M], data: dict[str, Any]) -> M:
+    """Read `data` with `model`; a 400 naming every bad field."""
+    try:
+        return model.model_validate(data)
+    except pydantic.ValidationError as exc:
+        raise ApiError(400, refusals(exc)) from None
+
+
+def body(model: type[M]) -> M:
+    """Return the request's JSON body read with `model`."""
+    return validated(model, json_body(model))
+
+
+def query(model: type[M]) -> M:
+    """Return the query string read with `model`; unknown parameters are a 400."""
+    allowed = field_names(model)
+    unknown = sorted(set(request.args) - set(allowed))
+    if unknown:
+        known = ", ".join(allowed)
+        raise ApiError(400, dict.fromkeys(unknown, f"unknown parameter (known: {known})"))
+    return validated(model, request.args.to_dict())
+
+
+class NoQuery(Query):
+    """No query parameters."""
+
+
+def answer(result: Answer, status: int = 200, location: str | None = None) -> tuple[Response, int]:
+    """Return `result` as the JSON answer, with its status (and Location when created)."""
+    response = jsonify(result.dump())
+    if location:
+        response.headers["Location"] = location
+    return response, status

@@ -1,0 +1,34 @@
+"""/roi: first-year and ongoing return on a training investment."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, request
+from sqlalchemy import select
+
+from tracker.api.access import managers_only
+from tracker.api.blueprint import bp
+from tracker.api.inputs import answer, field_names, parse_json_object, validated
+from tracker.catalog.models import RoiLine
+from tracker.extensions import db_session
+from tracker.readiness.schemas import RoiBody, RoiOut
+from tracker.readiness.services.roi import roi
+
+
+def _catalog_lines() -> dict[str, Any]:
+    """Return the catalog's example lines, as a body would name them."""
+    lines: dict[str, dict[str, int]] = {}
+    for row in db_session().scalars(select(RoiLine).order_by(RoiLine.position)):
+        lines.setdefault(row.kind, {})[row.code] = row.amount
+    return {"investment": lines.get("investment", {}), "returns": lines.get("return", {})}
+
+
+@bp.post("/roi", endpoint="roi")
+def post_roi() -> tuple[Response, int]:
+    """First-year and ongoing ROI of named lines; an empty body uses the catalog's example."""
+    managers_only()
+    raw = request.get_data(cache=True)
+    data = parse_json_object(raw, field_names(RoiBody)) if raw.strip() else {}
+    lines = validated(RoiBody, data or _catalog_lines())
+    return answer(RoiOut.of(roi(lines.investment, lines.returns)))

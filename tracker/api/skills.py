@@ -1,0 +1,86 @@
+"""/engineers/ID/skills and /teams/ID/skills: proficiency per speciality, team coverage."""
+
+from __future__ import annotations
+
+from flask import Response
+
+from tracker.api.access import engineer_in_url, managers_only, team_in_url
+from tracker.api.auth import caller
+from tracker.api.blueprint import bp
+from tracker.api.errors import ApiError
+from tracker.api.inputs import NoQuery, answer, json_body, query, validated
+from tracker.careers.models import SkillAssessment
+from tracker.careers.schemas import AssessedOut, CoverageOut, SkillBody, SkillOut, SkillsOut
+from tracker.careers.services.skills import (
+    assess,
+    assessors,
+    can_assess,
+    current_skills,
+    find_speciality,
+    skill_history,
+    specialities,
+    team_coverage,
+)
+from tracker.extensions import db_session
+from tracker.people.models import Engineer
+from tracker.people.schemas import PersonRef
+from tracker.schemas import MAX_CODE_LENGTH
+
+
+@bp.get("/engineers/<int:engineer_id>/skills")
+def skills(engineer_id: int) -> tuple[Response, int]:
+    """The current proficiency per speciality (the newest counts) and the history."""
+    engineer = engineer_in_url(engineer_id)
+    query(NoQuery)
+    session = db_session()
+    history = skill_history(session, engineer.id)
+    people = assessors(session, history)
+    current = current_skills(session, [engineer.id])[engineer.id]
+
+    def assessor(row: SkillAssessment) -> Engineer | None:
+        return None if row.assessed_by_id is None else people.get(row.assessed_by_id)
+
+    return answer(
+        SkillsOut(
+            engineer=PersonRef.of(engineer),
+            skills=[
+                SkillOut.of(current[s.id], assessor(current[s.id]))
+                for s in specialities(session)
+                if s.id in current
+            ],
+            history=[SkillOut.of(r, assessor(r)) for r in history],
+        )
+    )
+
+
+@bp.put("/engineers/<int:engineer_id>/skills/<speciality>")
+def put_skill(engineer_id: int, speciality: str) -> tuple[Response, int]:
+    """Set a proficiency 0-4: self-assessed by the engineer, confirmed by their manager."""
+    code = speciality[:MAX_CODE_LENGTH]
+    engineer = engineer_in_url(engineer_id)
+    if not can_assess(caller(), engineer):
+        raise ApiError(403, {"engineer": "you may not assess this engineer's skills"})
+    session = db_session()
+    data = json_body(SkillBody)
+    errors: dict[str, str] = {}
+    found = find_speciality(session, code)
+    if found is None:
+        known = ", ".join(s.code for s in specialities(session))
+        errors["speciality"] = f"unknown speciality {code!r} (known: {known})"
+    try:
+        level = validated(SkillBody, data).level
+    except ApiError as exc:
+        errors.update(exc.errors)
+    if errors or found is None:
+        raise ApiError(400, errors)
+    row = assess(session, engineer, found, level, caller())
+    return answer(AssessedOut.of_engineer(row, caller(), engineer))
+
+
+@bp.get("/teams/<int:team_id>/skills")
+def team_skills(team_id: int) -> tuple[Response, int]:
+    """A team's specialities by people, with `single_points_of_failure` (speciality codes)."""
+    managers_only()
+    team = team_in_url(team_id)
+    query(NoQuery)
+    return answer(CoverageOut.of(team_coverage(db_session(), team)))

@@ -1,0 +1,409 @@
+"""Progress's JSON shapes: hour logs, exam attempts, certifications, an engineer's overview."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from typing import Annotated, Any, Literal
+
+from pydantic import BeforeValidator, Field
+
+from tracker.catalog.schemas import CourseRef, CredentialRef, ExamRef
+from tracker.people.schemas import Named, PersonRef, person_ref
+from tracker.progress.models import Certification, ExamAttempt, HourLog
+from tracker.progress.rules import (
+    EXPIRING_WITHIN_DAYS,
+    HOURS_PER_DAY,
+    MAX_EVIDENCE_LENGTH,
+    MAX_NOTE_LENGTH,
+)
+from tracker.progress.services.hours import LoggedHours
+from tracker.progress.services.overview import CertificationState, Overview
+from tracker.progress.services.paths import PathProgress, Readiness
+from tracker.progress.services.validity import days_left, status_on
+from tracker.schemas import (
+    JSON_NUMBER,
+    NUMBER_ONLY,
+    Amount,
+    Answer,
+    Body,
+    Code,
+    Date,
+    Id,
+    Query,
+    Timestamp,
+    TrueFalse,
+    query_int,
+    text,
+    worded,
+)
+
+MAX_VOUCHER_CODE_LENGTH = 80
+MAX_PROCTORING_LENGTH = 200
+MAX_COST = Decimal(1_000_000)
+MAX_SCORE = 100
+MAX_CREDENTIAL_NAME_LENGTH = 200
+MAX_ISSUER_LENGTH = 120
+MAX_EXPIRING_WITHIN = 36_500
+STATUSES = ("valid", "expiring", "expired")
+
+Note = Annotated[str, text(MAX_NOTE_LENGTH)]
+
+
+# --- request bodies ---------------------------------------------------------------------
+
+
+class HoursBody(Body):
+    """An hour log entry: a course (by code or by id), a date, hours and a note."""
+
+    course: Code | None = Field(None, description="the course's code (or give course_id)")
+    course_id: Id | None = None
+    date: Date
+    hours: Annotated[
+        Decimal,
+        Field(gt=0, le=HOURS_PER_DAY, decimal_places=2),
+        JSON_NUMBER,
+        NUMBER_ONLY,
+        worded(f"hours must be more than 0 and at most {HOURS_PER_DAY}"),
+    ]
+    note: Note = ""
+
+    @classmethod
+    def cross_errors(cls, data: dict[str, Any]) -> dict[str, str]:
+        if "course" in data and "course_id" in data:
+            return {"course": "give the course by code or by course_id, not both"}
+        if "course" not in data and "course_id" not in data:
+            return {"course": "this field is required (a course code, or give course_id)"}
+        return {}
+
+
+class LogHoursBody(HoursBody):
+    """Hours to log; an admin may name the `engineer` they are for."""
+
+    engineer: Id | None = None
+
+
+class AttemptBody(Body):
+    """An exam attempt: the exam's code, the date, the score and whether it passed."""
+
+    exam: Code
+    date: Date
+    score: Annotated[
+        int,
+        Field(ge=0, le=MAX_SCORE, strict=True),
+        worded(f"score must be a whole number from 0 to {MAX_SCORE}"),
+    ]
+    passed: TrueFalse
+    engineer: Id | None = None
+    cost: (
+        Annotated[
+            Decimal,
+            Field(ge=0, le=MAX_COST, decimal_places=2),
+            JSON_NUMBER,
+            NUMBER_ONLY,
+            worded(f"must be from 0 to {MAX_COST}"),
+        ]
+        | None
+    ) = None
+    voucher_code: Annotated[str, text(MAX_VOUCHER_CODE_LENGTH)] = ""
+    proctoring: Annotated[str, text(MAX_PROCTORING_LENGTH)] = ""
+    note: Note = ""
+
+    def details(self) -> dict[str, str]:
+        """Return the free-text details an attempt keeps."""
+        return {"voucher_code": self.voucher_code, "proctoring": self.proctoring, "note": self.note}
+
+
+class CredentialBody(Body):
+    """A credential earned elsewhere: a catalog `code`, or `name` and `issuer`; its evidence."""
+
+    code: Code | None = None
+    name: Annotated[str, text(MAX_CREDENTIAL_NAME_LENGTH, required=True)] | None = None
+    issuer: Annotated[str, text(MAX_ISSUER_LENGTH, required=True)] | None = None
+    issued_on: Date
+    expires_on: Date | None = None
+    evidence: Annotated[str, text(MAX_EVIDENCE_LENGTH)] = ""
+    engineer: Id | None = None
+
+    @classmethod
+    def cross_errors(cls, data: dict[str, Any]) -> dict[str, str]:
+        by_name = "name" in data or "issuer" in data
+        if "code" in data and by_name:
+            return {
+                "code": "give either the code of a catalog credential, or name and issuer, not both"
+            }
+        if by_name:
+            return {
+                name: "this field is required" for name in ("name", "issuer") if name not in data
+            }
+        if "code" not in data:
+            return {
+                "code": "this field is required "
+                "(or name and issuer for a credential outside the catalog)"
+            }
+        return {}
+
+
+# --- query strings ---------------------------------------------------------------------
+
+EngineerId = Annotated[int, query_int("must be a whole number (an engineer's id)")]
+
+
+class EngineerQuery(Query):
+    """?engineer=ID: whose records (the caller's when absent)."""
+
+    engineer: EngineerId | None = None
+
+
+def _lower(value: Any) -> Any:
+    return value.strip().lower() if isinstance(value, str) else value
+
+
+class CertificationsQuery(EngineerQuery):
+    """Filters of the certifications list."""
+
+    status: (
+        Annotated[
+            Literal["valid", "expiring", "expired"],
+            BeforeValidator(_lower),
+            worded(f"must be one of {', '.join(STATUSES)}", "literal_error"),
+        ]
+        | None
+    ) = None
+    expiring_within: Annotated[
+        int,
+        Field(ge=0, le=MAX_EXPIRING_WITHIN),
+        query_int(f"must be a whole number of days, 0 to {MAX_EXPIRING_WITHIN}"),
+        worded(f"must be a whole number of days, 0 to {MAX_EXPIRING_WITHIN}"),
+    ] = EXPIRING_WITHIN_DAYS
+
+
+# --- answers ------------------------------------------------------------------------------
+
+
+class HourLogOut(Answer):
+    """An hour log entry."""
+
+    id: int
+    engineer: PersonRef | None
+    course: CourseRef
+    date: dt.date
+    hours: Amount
+    note: str
+    created_at: Timestamp | None
+    updated_at: Timestamp | None
+
+    @classmethod
+    def of(cls, entry: HourLog) -> HourLogOut:
+        return cls(
+            id=entry.id,
+            engineer=person_ref(entry.engineer),
+            course=CourseRef.of(entry.course),
+            date=entry.logged_on,
+            hours=entry.hours,
+            note=entry.note,
+            created_at=entry.created_at,
+            updated_at=entry.updated_at,
+        )
+
+    @classmethod
+    def logged(cls, entry: LoggedHours, engineer: Named) -> HourLogOut:
+        """Return an entry add_hours wrote, as of() would; `engineer` is its owner."""
+        return cls(
+            id=entry.id,
+            engineer=PersonRef.of(engineer),
+            course=CourseRef(id=entry.course_id, code=entry.course_code, title=entry.course_title),
+            date=entry.logged_on,
+            hours=entry.hours,
+            note=entry.note,
+            created_at=entry.created_at,
+            updated_at=entry.created_at,
+        )
+
+
+class HourLogsOut(Answer):
+    """An engineer's hour log, newest first."""
+
+    engineer: PersonRef
+    entries: list[HourLogOut]
+
+
+class CertificationOut(Answer):
+    """A certification with its status and days left on a date."""
+
+    id: int
+    engineer: PersonRef | None
+    credential: CredentialRef
+    earned_on: dt.date
+    expires_on: dt.date | None
+    status: str
+    days_left: int | None
+    evidence: str
+    attempt_id: int | None
+    renews_id: int | None
+    recorded_by_id: int | None
+
+    @classmethod
+    def of(
+        cls, cert: Certification, on: dt.date, expiring_within: int = EXPIRING_WITHIN_DAYS
+    ) -> CertificationOut:
+        return cls(
+            id=cert.id,
+            engineer=person_ref(cert.engineer),
+            credential=CredentialRef.of(cert.credential),
+            earned_on=cert.earned_on,
+            expires_on=cert.expires_on,
+            status=str(status_on(cert, on, expiring_within)),
+            days_left=days_left(cert, on),
+            evidence=cert.evidence,
+            attempt_id=cert.attempt_id,
+            renews_id=cert.renews_id,
+            recorded_by_id=cert.recorded_by_id,
+        )
+
+
+class CertificationsOut(Answer):
+    """The newest certification per credential of the engineers asked for."""
+
+    on: dt.date
+    expiring_within: int
+    certifications: list[CertificationOut]
+
+
+class AttemptOut(Answer):
+    """An exam attempt, with the certification a pass earned."""
+
+    id: int
+    engineer: PersonRef | None
+    exam: ExamRef
+    date: dt.date
+    score: int
+    passed: bool
+    cost: Amount | None
+    voucher_code: str
+    proctoring: str
+    note: str
+    recorded_by_id: int | None
+    certification: CertificationOut | None
+
+    @classmethod
+    def of(cls, attempt: ExamAttempt, cert: Certification | None, on: dt.date) -> AttemptOut:
+        return cls(
+            id=attempt.id,
+            engineer=person_ref(attempt.engineer),
+            exam=ExamRef.of(attempt.exam),
+            date=attempt.attempted_on,
+            score=attempt.score,
+            passed=attempt.passed,
+            cost=attempt.cost,
+            voucher_code=attempt.voucher_code,
+            proctoring=attempt.proctoring,
+            note=attempt.note,
+            recorded_by_id=attempt.recorded_by_id,
+            certification=None if cert is None else CertificationOut.of(cert, on),
+        )
+
+
+class PathCourseOut(CourseRef):
+    """A course of a path, with the hours logged and counted."""
+
+    logged_hours: Amount
+    required_hours: Amount
+    counted_hours: Amount
+    percent: float
+    complete: bool
+
+
+class ExamReadinessOut(Answer):
+    """Whether an engineer may sit a path's exam, and why not."""
+
+    code: str
+    name: str
+    ready: bool
+    reasons: list[str]
+
+
+class PathOut(Answer):
+    """An engineer's progress on a learning path."""
+
+    code: str
+    name: str
+    target_months: int | None
+    percent: float
+    required_hours: Amount
+    counted_hours: Amount
+    remaining_hours: Amount
+    complete: bool
+    courses: list[PathCourseOut]
+    exam: ExamReadinessOut | None
+    certification: CertificationOut | None = Field(
+        description="the exam's certification when valid on the day, else null"
+    )
+
+    @classmethod
+    def of(
+        cls,
+        progress: PathProgress,
+        readiness: Readiness,
+        certified: Certification | None,
+        on: dt.date,
+    ) -> PathOut:
+        exam = progress.path.exam
+        return cls(
+            code=progress.path.code,
+            name=progress.path.name,
+            target_months=progress.path.target_months,
+            percent=round(progress.percent, 1),
+            required_hours=progress.required,
+            counted_hours=progress.counted,
+            remaining_hours=progress.remaining,
+            complete=progress.complete,
+            courses=[
+                PathCourseOut(
+                    id=c.course.id,
+                    code=c.course.code,
+                    title=c.course.title,
+                    logged_hours=c.logged,
+                    required_hours=c.required,
+                    counted_hours=c.counted,
+                    percent=round(c.percent, 1),
+                    complete=c.complete,
+                )
+                for c in progress.courses
+            ],
+            exam=None
+            if exam is None
+            else ExamReadinessOut(
+                code=exam.code, name=exam.name, ready=readiness.ready, reasons=readiness.reasons
+            ),
+            certification=None if certified is None else CertificationOut.of(certified, on),
+        )
+
+
+class OverviewOut(Answer):
+    """An engineer's paths, certifications and next steps on a date."""
+
+    engineer: PersonRef | None
+    on: dt.date
+    experience_months: int
+    paths: list[PathOut]
+    certifications: list[CertificationOut]
+    next_steps: list[str]
+
+    @classmethod
+    def of(cls, view: Overview) -> OverviewOut:
+        return cls(
+            engineer=person_ref(view.engineer),
+            on=view.on,
+            experience_months=view.experience_months,
+            paths=[
+                PathOut.of(progress, readiness, view.certified.get(progress.path.code), view.on)
+                for progress, readiness in view.paths
+            ],
+            certifications=[state_out(s, view.on) for s in view.certifications],
+            next_steps=view.next_steps,
+        )
+
+
+def state_out(state: CertificationState, on: dt.date) -> CertificationOut:
+    return CertificationOut.of(state.certification, on)

@@ -1,0 +1,227 @@
+"""Readiness's JSON shapes: a team's readiness and forecast, ROI, and their query strings."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from tracker.admin.services import MAX_GPUS
+from tracker.people.schemas import PersonRef, TeamOut, person_ref
+from tracker.readiness.services.forecast import ForecastPoint
+from tracker.readiness.services.matching import Seat
+from tracker.readiness.services.roi import Roi
+from tracker.readiness.services.team import TeamReadiness
+from tracker.schemas import Answer, Body, Query, WholeNumber, date_worded, query_int, worded
+
+MAX_FORECAST_MONTHS = 60
+FORECAST_MONTHS = 12
+NAMED_AMOUNTS = 'must be an object of named amounts, e.g. {"training": 75000}'
+ON_RULE = "must be a date YYYY-MM-DD"
+GPUS_RULE = "must be a whole number of GPUs, 0 or more"
+MONTHS_RULE = f"must be a whole number from 1 to {MAX_FORECAST_MONTHS}"
+
+OnDate = Annotated[dt.date, date_worded(ON_RULE)]
+Gpus = Annotated[int, Field(ge=0, le=MAX_GPUS), query_int(GPUS_RULE), worded(GPUS_RULE)]
+
+
+# --- query strings and bodies --------------------------------------------------------
+
+
+class ReadinessQuery(Query):
+    """?gpus=N (default the team's fleet), ?on=YYYY-MM-DD (default today)."""
+
+    gpus: Gpus | None = None
+    on: OnDate | None = None
+
+
+class ForecastQuery(Query):
+    """?gpus=N (default the team's fleet), ?months=N (default 12)."""
+
+    gpus: Gpus | None = None
+    months: Annotated[
+        int, Field(ge=1, le=MAX_FORECAST_MONTHS), query_int(MONTHS_RULE), worded(MONTHS_RULE)
+    ] = FORECAST_MONTHS
+
+
+Lines = Annotated[
+    dict[
+        str,
+        Annotated[
+            WholeNumber,
+            Field(ge=0),
+            worded("must be a whole amount of 0 or more", "int_type", "greater_than_equal"),
+        ],
+    ],
+    Field(min_length=1),
+    worded(NAMED_AMOUNTS, "dict_type", "too_short"),
+]
+
+
+class RoiBody(Body):
+    """Named investment and return lines, in whole currency units."""
+
+    investment: Lines
+    returns: Lines
+
+
+# --- answers ------------------------------------------------------------------------------
+
+
+class SlotOut(Answer):
+    """A seat of a team template: its job role, levels and certifications."""
+
+    title: str
+    role: str
+    min_level: int | None
+    max_level: int | None
+    certifications: list[str]
+
+    @classmethod
+    def fields_of(cls, seat: Seat) -> dict[str, Any]:
+        s = seat.slot
+        return {
+            "title": s.title,
+            "role": s.job_role.code,
+            "min_level": s.min_level,
+            "max_level": s.max_level,
+            "certifications": [c.code for c in s.credentials],
+        }
+
+
+class SeatOut(SlotOut):
+    """A seat and who fills it."""
+
+    engineer: PersonRef | None
+
+
+class CandidateOut(Answer):
+    """A member who could fill a seat, and what they lack."""
+
+    engineer: PersonRef
+    lacks: list[str]
+
+
+class GapOut(SlotOut):
+    """An empty seat, its nearest candidates, and whether it needs a hire."""
+
+    candidates: list[CandidateOut]
+    hire: bool
+
+
+class TeamCredentialOut(Answer):
+    """A certification the team needs once, and who holds it."""
+
+    code: str
+    met: bool
+    holders: list[PersonRef]
+
+
+class TeamReadinessOut(Answer):
+    """A team's readiness: template, filled/total/percent, seats, gaps, team-wide."""
+
+    team: TeamOut
+    gpus: int
+    on: dt.date
+    template: str
+    filled: int
+    total: int
+    percent: float
+    slots: list[SeatOut]
+    gaps: list[GapOut]
+    team_certifications: list[TeamCredentialOut]
+
+    @classmethod
+    def of(cls, result: TeamReadiness) -> TeamReadinessOut:
+        return cls(
+            team=TeamOut.of(result.team),
+            gpus=result.gpus,
+            on=result.on,
+            template=result.template.code,
+            filled=result.filled,
+            total=result.total,
+            percent=result.percent,
+            slots=[
+                SeatOut.model_validate(
+                    {
+                        **SlotOut.fields_of(s.seat),
+                        "engineer": person_ref(s.member.engineer) if s.member else None,
+                    }
+                )
+                for s in result.seats
+            ],
+            gaps=[
+                GapOut.model_validate(
+                    {
+                        **SlotOut.fields_of(s.seat),
+                        "candidates": [
+                            CandidateOut(engineer=PersonRef.of(c.member.engineer), lacks=c.lacks)
+                            for c in s.candidates
+                        ],
+                        "hire": not s.candidates,
+                    }
+                )
+                for s in result.gaps
+            ],
+            team_certifications=[
+                TeamCredentialOut(
+                    code=t.credential.code,
+                    met=t.met,
+                    holders=[PersonRef.of(m.engineer) for m in t.holders],
+                )
+                for t in result.team_credentials
+            ],
+        )
+
+
+def readiness_json(result: TeamReadiness) -> dict[str, Any]:
+    """Return a team's readiness as JSON-ready data."""
+    return TeamReadinessOut.of(result).dump()
+
+
+class ForecastPointOut(Answer):
+    """Readiness at the start of a month."""
+
+    date: dt.date
+    filled: int
+    total: int
+    percent: float
+
+
+class ForecastOut(Answer):
+    """A team's readiness at the start of each coming month, assuming no renewals."""
+
+    team: TeamOut
+    gpus: int
+    points: list[ForecastPointOut]
+
+    @classmethod
+    def of(cls, team: TeamOut, gpus: int, points: Iterable[ForecastPoint]) -> ForecastOut:
+        return cls(
+            team=team,
+            gpus=gpus,
+            points=[
+                ForecastPointOut(date=p.on, filled=p.filled, total=p.total, percent=p.percent)
+                for p in points
+            ],
+        )
+
+
+class RoiOut(Answer):
+    """First-year and ongoing ROI of named lines."""
+
+    investment_total: int
+    returns_total: int
+    first_year_roi_percent: int
+    ongoing_roi_percent: int
+
+    @classmethod
+    def of(cls, result: Roi) -> RoiOut:
+        return cls(
+            investment_total=result.investment_total,
+            returns_total=result.returns_total,
+            first_year_roi_percent=result.first_year_roi_percent,
+            ongoing_roi_percent=result.ongoing_roi_percent,
+        )

@@ -1,0 +1,296 @@
+"""Build the pydantic shapes every feature's schemas share: JSON fields in, JSON answers out.
+
+Request bodies arrive parsed by the API (fractions as Decimals, so 1.1 stays
+exactly 1.1); the field types here accept only what JSON itself would give
+for them (a boolean is not a number, "80" is not a whole number) and refuse
+anything else with a message in the house's words. `null` counts as absent.
+Answers write Decimals as JSON numbers (1.50 -> 1.5, 8.00 -> 8) and dates as
+ISO strings.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from decimal import Decimal, InvalidOperation
+from typing import Annotated, Any
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    GetJsonSchemaHandler,
+    PlainSerializer,
+    StringConstraints,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
+    model_validator,
+)
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, InitErrorDetails, PydanticCustomError
+
+# Ids are stored as 32-bit integers on PostgreSQL; a larger one names nothing.
+MAX_ID = 2**31 - 1
+MAX_CODE_LENGTH = 40
+DATE_PATTERN = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+DATE_RULE = "must be a date written YYYY-MM-DD"
+ID_RULE = "must be a whole number (an id)"
+CODE_RULE = f"must be a code of 1 to {MAX_CODE_LENGTH} characters"
+NUMBER_RULE = "must be a number"
+
+
+def refusal(message: str) -> PydanticCustomError:
+    """Return a validation error whose message is `message`, word for word."""
+    return PydanticCustomError("refused", "{message}", {"message": message})
+
+
+# --- request fields -------------------------------------------------------------------
+
+
+def read_date(value: Any) -> dt.date | None:
+    """Return a YYYY-MM-DD string as a date, or None for anything else."""
+    if not isinstance(value, str) or not DATE_PATTERN.fullmatch(value):
+        return None
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        return None
+
+
+def _date(value: Any) -> dt.date:
+    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
+        return value
+    parsed = read_date(value)
+    if parsed is None:
+        raise refusal(DATE_RULE)
+    return parsed
+
+
+def read_id(value: Any) -> int | None:
+    """Return `value` as a record id, or None when it is not a whole number from 1 up."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_ID:
+        return None
+    return value
+
+
+def _id(value: Any) -> int:
+    parsed = read_id(value)
+    if parsed is None:
+        raise refusal(ID_RULE)
+    return parsed
+
+
+def _code(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_CODE_LENGTH:
+        raise refusal(CODE_RULE)
+    return value.strip()
+
+
+def _json_number(value: Any) -> Decimal:
+    """Return a JSON number as a Decimal; booleans, strings and the rest are refused."""
+    if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
+        raise refusal(NUMBER_RULE)
+    try:
+        number = Decimal(str(value))
+    except InvalidOperation:
+        raise refusal(NUMBER_RULE) from None
+    if not number.is_finite():
+        raise refusal(NUMBER_RULE)
+    return number
+
+
+class _NumberOnly:
+    """Describe a Decimal field as the JSON number it is read from (not also a string)."""
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        schema = handler(core_schema)
+        for branch in schema.get("anyOf", ()):
+            if branch.get("type") == "number":
+                return dict(branch)
+        return schema
+
+
+RANGE_ERRORS = ("greater_than", "greater_than_equal", "less_than", "less_than_equal")
+
+
+def worded(message: str, *error_types: str) -> WrapValidator:
+    """Answer the field's refusals of `error_types` (its range by default) with `message`.
+
+    Pydantic names one bound at a time; the house's rule names the whole range.
+    """
+    types = error_types or RANGE_ERRORS
+
+    def wrap(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        try:
+            return handler(value)
+        except ValidationError as exc:
+            if all(not e["loc"] and e["type"] in types for e in exc.errors()):
+                raise refusal(message) from None
+            raise
+
+    return WrapValidator(wrap)
+
+
+def query_int(message: str) -> BeforeValidator:
+    """Read a query-string whole number (digits only), refusing anything else with `message`."""
+
+    def read(value: Any) -> Any:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        parsed = read_query_int(value) if isinstance(value, str) else None
+        if parsed is None:
+            raise refusal(message)
+        return parsed
+
+    return BeforeValidator(read)
+
+
+def read_query_int(text: str) -> int | None:
+    """Return a query-string whole number, or None when it is not digits."""
+    text = text.strip()
+    if not text.isascii() or not text.isdigit() or len(text) > 20:
+        return None
+    return int(text)
+
+
+def date_worded(message: str) -> BeforeValidator:
+    """Read a YYYY-MM-DD date, refusing anything else with `message`."""
+
+    def read(value: Any) -> dt.date:
+        if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
+            return value
+        parsed = read_date(value)
+        if parsed is None:
+            raise refusal(message)
+        return parsed
+
+    return BeforeValidator(read)
+
+
+# Each constraint precedes the validator that reads the JSON value, so that the
+# JSON schema shows it (and the validator's message answers a wrong type).
+Id = Annotated[int, Field(ge=1, le=MAX_ID), BeforeValidator(_id)]
+Code = Annotated[str, Field(min_length=1, max_length=MAX_CODE_LENGTH), BeforeValidator(_code)]
+Date = Annotated[dt.date, BeforeValidator(_date)]
+JSON_NUMBER = BeforeValidator(_json_number)
+NUMBER_ONLY = _NumberOnly()
+Number = Annotated[Decimal, JSON_NUMBER, NUMBER_ONLY]
+WholeNumber = Annotated[int, Field(strict=True)]
+TrueFalse = Annotated[bool, Field(strict=True)]
+
+
+def text(max_length: int, required: bool = False) -> StringConstraints:
+    """Return the constraints of a text field: trimmed, at most `max_length` characters."""
+    return StringConstraints(
+        strict=True,
+        strip_whitespace=True,
+        min_length=1 if required else None,
+        max_length=max_length,
+    )
+
+
+class Body(BaseModel):
+    """A JSON request body: unknown fields are refused, and null is the same as absent.
+
+    Rules that involve several fields (cross_errors) are checked with the fields'
+    own, so that one refusal names every problem.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _every_refusal(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        if isinstance(data, dict) and None in data.values():
+            data = {key: value for key, value in data.items() if value is not None}
+        crossed = cls.cross_errors(data) if isinstance(data, dict) else {}
+        try:
+            model = handler(data)
+        except ValidationError as exc:
+            if not crossed:
+                raise
+            raise _with(cls.__name__, crossed, data, exc) from None
+        if crossed:
+            raise _with(cls.__name__, crossed, data)
+        return model
+
+    @classmethod
+    def cross_errors(cls, data: dict[str, Any]) -> dict[str, str]:
+        """Return the refusals of rules over several fields, by field (`data` holds no nulls)."""
+        return {}
+
+
+class Query(BaseModel):
+    """A query string: unknown parameters are refused, and a blank value is absent.
+
+    A model with no fields is a request that takes no parameters.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _blank_is_absent(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            return {
+                key: value
+                for key, value in data.items()
+                if not (isinstance(value, str) and not value.strip())
+            }
+        return data
+
+
+def _with(
+    title: str, crossed: dict[str, str], data: Any, exc: ValidationError | None = None
+) -> ValidationError:
+    """Return a ValidationError of the rules over several fields, then the fields' own."""
+    errors: list[InitErrorDetails] = [
+        {"type": refusal(message), "loc": (name,), "input": data.get(name)}
+        for name, message in crossed.items()
+    ]
+    for error in exc.errors() if exc is not None else ():
+        if error["type"] == "refused":
+            kind: str | PydanticCustomError = refusal(error["msg"])
+        else:
+            kind = error["type"]
+        detail: InitErrorDetails = {"type": kind, "loc": error["loc"], "input": error["input"]}
+        if "ctx" in error:
+            detail["ctx"] = error["ctx"]
+        errors.append(detail)
+    return ValidationError.from_exception_data(title, errors)
+
+
+# --- answers ----------------------------------------------------------------------------
+
+
+def json_number(value: Decimal | int | None) -> int | float | None:
+    """Return a Decimal as a JSON number: whole values as integers, others as floats."""
+    if value is None:
+        return None
+    value = Decimal(value)
+    return int(value) if value == value.to_integral_value() else float(value)
+
+
+def _iso(value: dt.datetime) -> str:
+    return value.isoformat()
+
+
+# Decimals answer as JSON numbers, datetimes as Python writes them (no "Z").
+Amount = Annotated[Decimal, PlainSerializer(json_number, return_type=int | float)]
+Timestamp = Annotated[dt.datetime, PlainSerializer(_iso, return_type=str)]
+
+
+class Answer(BaseModel):
+    """A JSON answer: built from the domain's objects, written with dump()."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    def dump(self) -> dict[str, Any]:
+        """Return the answer as JSON-ready data, fields under their public names."""
+        return self.model_dump(mode="json", by_alias=True)
