@@ -152,7 +152,8 @@ def bench_pages(url: str, size: int, admin: str, password: str, today, figures: 
 
 
 def bench_reminders(url: str, size: int, today, figures: Figures) -> None:
-    from tracker.db import session_scope, utcnow, writing
+    from tracker.clock import utcnow
+    from tracker.db import session_scope, writing
     from tracker.reminders import jobs, messages
     from tracker.reminders.models import Notification
     from tracker.reminders.services.composing import compose_pending
@@ -271,7 +272,8 @@ def bench_reminders(url: str, size: int, today, figures: Figures) -> None:
 
 
 def bench_delivery(app, factory, sink, size, figures, messages, Notification) -> None:
-    from tracker.db import utcnow, writing
+    from tracker.clock import utcnow
+    from tracker.db import writing
     from tracker.reminders import jobs
     from tracker.reminders.services.delivery import SmtpSettings, deliver
 

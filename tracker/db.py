@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextvars
-import datetime as dt
 from collections.abc import Iterator
 from contextlib import contextmanager
 from decimal import Decimal
@@ -31,11 +30,6 @@ class Base(DeclarativeBase):
     """Base class of every model."""
 
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
-
-
-def utcnow() -> dt.datetime:
-    """Return the current UTC time, naive, as stored in the database."""
-    return dt.datetime.now(dt.UTC).replace(tzinfo=None)
 
 
 class Fixed(TypeDecorator[Decimal]):

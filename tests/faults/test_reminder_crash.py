@@ -36,8 +36,9 @@ from tests.live import free_port
 from tests.reminders.conftest import MAIL_FROM, Received
 from tests.reminders.helpers import EARNED, EXPIRES, days_before
 from tracker import create_app
+from tracker.clock import utcnow
 from tracker.config import PROJECT_ROOT
-from tracker.db import session_scope, utcnow
+from tracker.db import session_scope
 from tracker.reminders.models import Notification
 
 TRACKER = str(Path(sys.executable).with_name("tracker"))

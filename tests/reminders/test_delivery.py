@@ -26,7 +26,8 @@ from sqlalchemy.exc import OperationalError
 from tests import factories
 from tests.reminders.conftest import MAIL_FROM, Mailbox, free_port, settings_for
 from tests.reminders.helpers import BASE_URL, DAY, EXPIRES, MAIL, WINDOWS, days_before, holder
-from tracker.db import session_scope, utcnow
+from tracker.clock import utcnow
+from tracker.db import session_scope
 from tracker.errors import ValidationError
 from tracker.progress.services.certifications import record_attempt
 from tracker.progress.services.hours import log_hours

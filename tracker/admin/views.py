@@ -29,8 +29,7 @@ from tracker.admin.forms import (
     TrackForm,
 )
 from tracker.catalog.services.reads import catalog_dict
-from tracker.clock import today
-from tracker.db import utcnow
+from tracker.clock import today, utcnow
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.forms import choices, show_errors

@@ -10,7 +10,7 @@ from werkzeug.exceptions import HTTPException
 
 from tracker.api.errors import ApiError, invalid_token, missing_token
 from tracker.api.tokens import caller_for_token
-from tracker.db import utcnow
+from tracker.clock import utcnow
 from tracker.extensions import db_session
 from tracker.people.models import Engineer
 

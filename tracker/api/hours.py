@@ -16,8 +16,7 @@ from tracker.api.errors import ApiError, invalid_token, rename
 from tracker.api.inputs import NoQuery, answer, json_body, query, validated
 from tracker.api.tokens import log_own_hours
 from tracker.catalog.models import Course
-from tracker.clock import today
-from tracker.db import utcnow
+from tracker.clock import today, utcnow
 from tracker.errors import ValidationError
 from tracker.extensions import db_session, single_statements
 from tracker.people.schemas import Named, PersonRef

@@ -24,7 +24,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from tracker.catalog.models import Course
-from tracker.db import connected, utcnow
+from tracker.clock import utcnow
+from tracker.db import connected
 from tracker.people.models import ApiToken, Engineer
 from tracker.people.services import TOKEN_USE_PRECISION, _token_hash
 from tracker.progress.services.hours import (

@@ -8,7 +8,8 @@ from typing import Any
 from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from tracker.db import Base, utcnow
+from tracker.clock import utcnow
+from tracker.db import Base
 
 
 class AuditEvent(Base):

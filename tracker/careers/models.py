@@ -29,7 +29,8 @@ from tracker.careers.rules import (
     STORED_EVIDENCE_KINDS,
 )
 from tracker.catalog.models import Credential, LearningPath, Speciality
-from tracker.db import Base, Fixed, utcnow
+from tracker.clock import utcnow
+from tracker.db import Base, Fixed
 from tracker.people.models import Engineer
 
 

@@ -19,7 +19,8 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from tracker.catalog.models import JobRole, Level
-from tracker.db import Base, utcnow
+from tracker.clock import utcnow
+from tracker.db import Base
 
 ACCESS_ROLES = ("engineer", "manager", "admin")
 

@@ -19,7 +19,8 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from tracker.catalog.models import Course, Credential, Exam
-from tracker.db import Base, Fixed, utcnow
+from tracker.clock import utcnow
+from tracker.db import Base, Fixed
 from tracker.people.models import Engineer
 from tracker.progress.ddl import DAY_CHECK_NAME, DAY_CHECK_SQL, ENTRY_CHECK_NAME, ENTRY_CHECK_SQL
 from tracker.progress.rules import (

@@ -8,7 +8,8 @@ from urllib.parse import urlsplit
 
 from flask import Flask
 
-from tracker.db import session_scope, utcnow
+from tracker.clock import utcnow
+from tracker.db import session_scope
 from tracker.reminders.services.composing import compose_pending
 from tracker.reminders.services.daily_pass import plan
 from tracker.reminders.services.delivery import DeliveryReport, SmtpSettings, deliver

@@ -17,7 +17,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from tracker.db import Base, utcnow
+from tracker.clock import utcnow
+from tracker.db import Base
 from tracker.people.models import Engineer
 from tracker.progress.models import Certification
 from tracker.reminders.rules import NOTIFICATION_KINDS, NOTIFICATION_STATUSES

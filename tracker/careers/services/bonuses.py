@@ -21,7 +21,7 @@ from tracker.careers.rules import (
     QUARTER_PATTERN,
 )
 from tracker.catalog.models import Credential
-from tracker.db import utcnow
+from tracker.clock import utcnow
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer
 from tracker.progress.models import Certification

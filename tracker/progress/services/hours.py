@@ -36,7 +36,8 @@ from sqlalchemy.sql.selectable import CTE
 
 from tracker.audit import services as audit
 from tracker.catalog.models import Course
-from tracker.db import Base, utcnow
+from tracker.clock import utcnow
+from tracker.db import Base
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer
 from tracker.progress.ddl import DAY_CHECK

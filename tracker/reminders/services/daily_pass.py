@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from tracker.db import utcnow
+from tracker.clock import utcnow
 from tracker.reminders.models import Notification, ReminderRun
 from tracker.reminders.services.composing import compose_notices
 from tracker.reminders.services.digests import queue_digests
