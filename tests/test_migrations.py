@@ -12,7 +12,7 @@ from tracker.config import PROJECT_ROOT
 from tracker.db import Base, make_engine
 
 # Rows written against the first release's schema; every later migration
-# must carry them over (issue 2: "an upgrade keeps existing rows").
+# must carry them over: an upgrade keeps existing rows.
 FIRST_RELEASE_ROWS = [
     "INSERT INTO levels (number, name, experience_label, summary, salary_min, salary_max,"
     " min_experience_months, requires_evidence)"

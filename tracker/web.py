@@ -179,7 +179,7 @@ def init_app(app: Flask) -> None:
 
     @app.before_request
     def prepare_request() -> None:
-        # One hook, not two: every hook costs each request a little (issue 6).
+        # One hook, not two: every hook costs each request a little.
         refuse_nul_characters()
         declare_write_intent()
 

@@ -1,4 +1,4 @@
-"""Every bad input of issue 3 item 6 through the API: a 400 naming the field, nothing stored."""
+"""Every kind of bad input through the API: a 400 naming the field, nothing stored."""
 
 from __future__ import annotations
 
@@ -304,7 +304,7 @@ def test_bad_credentials_are_refused(
 def test_a_record_for_another_engineer_without_the_right(
     api: Api, db: Session, scene: Scene, url: str, body: dict, role: str
 ) -> None:
-    """Refused with 403 (issue 3 item 5), naming the engineer field; nothing stored."""
+    """Refused with 403, naming the engineer field; nothing stored."""
     before = row_counts(db)
     response = api.post(url, scene.tokens[role], with_(body, engineer=scene.target.id))
     assert response.status_code == 403

@@ -1,4 +1,4 @@
-"""POST /api/v1/hours takes a lean path (Core statements, issue 6): the same answers and trail.
+"""POST /api/v1/hours takes a lean path (Core statements): the same answers and trail.
 
 The entry, its audit event and the answer must be what the ORM path
 (services.log_hours) gives; a day still holds at most 24 hours when requests
@@ -101,7 +101,7 @@ def _postgresql(app: Flask) -> bool:
 
 
 def test_a_logged_hour_costs_few_statements(app: Flask, api: Api, db: Session, scene: Scene):
-    """PostgreSQL: one statement; SQLite: token and course, entry, audit event (issue 6)."""
+    """PostgreSQL: one statement; SQLite: token and course, entry, audit event."""
     api.post(
         "/api/v1/hours", scene.tokens["self"], {"course": "FDL", "date": "2026-11-19", "hours": 1}
     )

@@ -1,4 +1,4 @@
-"""Certification bonuses (DOMAIN.md section 8): amounts, the ledger per quarter, the CLI."""
+"""Certification bonuses (docs/domain.md section 8): amounts, the ledger per quarter, the CLI."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The ladder (DOMAIN.md section 1): each rule on its boundary, groups, evidence, history.
+"""The ladder (docs/domain.md section 1): each rule on its boundary, groups, evidence, history.
 
 Level 2: a valid NCA-AIIO and 6 months. Level 3: a valid NCP-AII, an NVIDIA
 networking certification and 12 months. Level 4: 24 months and a vendor expert

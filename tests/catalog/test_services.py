@@ -1,4 +1,4 @@
-"""The seed catalog: its content (DOMAIN.md sections 1-6 and 10), idempotent
+"""The seed catalog: its content (docs/domain.md sections 1-6 and 10), idempotent
 loading, editing by code, and refusal of broken files.
 
 seed/catalog.toml: "Loading is idempotent: a second run changes nothing, and
@@ -111,7 +111,7 @@ def by_code(items: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {item["code"]: item for item in items}
 
 
-# --- 1. the catalog matches DOMAIN.md ------------------------------------------
+# --- 1. the catalog matches docs/domain.md ------------------------------------------
 
 
 @pytest.fixture
@@ -120,7 +120,7 @@ def catalog(db: Session) -> dict[str, Any]:
 
 
 def test_foundations_path(catalog):
-    """DOMAIN.md 2: "Foundations path (target duration 3 months), ending in exam
+    """docs/domain.md section 2: "Foundations path (target duration 3 months), ending in exam
     NCA-AIIO": Fundamentals of Deep Learning 8, Introduction to AI Infrastructure
     16, GPU Architecture Essentials 24; "Totals: Foundations 48 h"."""
     path = by_code(catalog["paths"])["FOUNDATIONS"]
@@ -136,7 +136,7 @@ def test_foundations_path(catalog):
 
 
 def test_professional_path(catalog):
-    """DOMAIN.md 2: "Professional path (target duration 6 months), ending in exam
+    """docs/domain.md section 2: "Professional path (target duration 6 months), ending in exam
     NCP-AII": Multi-GPU Programming 40, InfiniBand Networking for AI 32, Storage
     Systems for AI 24, Cluster Management 40; "Professional 136 h"."""
     path = by_code(catalog["paths"])["PROFESSIONAL"]
@@ -154,7 +154,7 @@ def test_professional_path(catalog):
 
 
 def test_exams(catalog):
-    """DOMAIN.md 3: NCA-AIIO "online, remotely proctored, 50 questions, 60
+    """docs/domain.md section 3: NCA-AIIO "online, remotely proctored, 50 questions, 60
     minutes", prerequisites none, validity 2 years; NCP-AII requires "a valid
     NCA-AIIO and documented experience" (rule: default 12 months); NCP-AIO
     validity "rule 2 years, like its siblings"."""
@@ -180,7 +180,7 @@ def test_exams(catalog):
 
 
 def test_levels_and_salary_bands(catalog):
-    """DOMAIN.md 1: levels 1 Foundations .. 5 Architect with their salary bands
+    """docs/domain.md section 1: levels 1 Foundations .. 5 Architect with their salary bands
     (75,000-95,000; 95,000-125,000; 125,000-175,000; 175,000-250,000;
     250,000-400,000)."""
     assert [
@@ -195,7 +195,7 @@ def test_levels_and_salary_bands(catalog):
 
 
 def test_level_rules(catalog):
-    """DOMAIN.md 1 rules: "Level 2: a valid NCA-AIIO and 6 months. Level 3: a
+    """docs/domain.md section 1 rules: "Level 2: a valid NCA-AIIO and 6 months. Level 3: a
     valid NCP-AII, an NVIDIA networking certification and 12 months. Level 4: 24
     months and a vendor expert credential. Level 5: 48 months and recorded
     evidence"."""
@@ -213,7 +213,7 @@ def test_level_rules(catalog):
 
 
 def test_templates(catalog):
-    """DOMAIN.md 4: "Fleet-size bands are half-open: small [10, 100) GPUs, medium
+    """docs/domain.md section 4: "Fleet-size bands are half-open: small [10, 100) GPUs, medium
     [100, 1000), large 1000 and above"; small 1+2+1 = 4 slots, medium
     1+2+4+2+1 = 10, large 2+4+8+3+2+2+1 = 22; yearly team cost 450,000-550,000,
     1.2-1.6 M, 3.5-4.5 M."""
@@ -231,7 +231,7 @@ def test_templates(catalog):
 
 
 def test_template_slots(catalog):
-    """DOMAIN.md 4: the slots (count x role, levels) of each template."""
+    """docs/domain.md section 4: the slots (count x role, levels) of each template."""
     slots = {
         t["code"]: [(s["count"], s["role"], s["min_level"], s["max_level"]) for s in t["slots"]]
         for t in catalog["templates"]
@@ -275,7 +275,7 @@ def test_template_slots(catalog):
 
 
 def test_team_wide_credentials(catalog):
-    """DOMAIN.md 4: medium "additionally Kubernetes CKA, RHCE, VMware VCP-DCV";
+    """docs/domain.md section 4: medium "additionally Kubernetes CKA, RHCE, VMware VCP-DCV";
     large additionally "cloud architect (AWS/Azure/GCP) ... Six Sigma"."""
     team = {t["code"]: set(t["credentials"]) for t in catalog["templates"]}
     assert team["small"] == set()
@@ -284,7 +284,7 @@ def test_team_wide_credentials(catalog):
 
 
 def test_training_strategies(catalog):
-    """DOMAIN.md 5: bootcamp "2-4 weeks ... 15,000-25,000 per participant";
+    """docs/domain.md section 5: bootcamp "2-4 weeks ... 15,000-25,000 per participant";
     apprenticeship "3-6 months ... about 20 % productivity loss"; vendor
     partnership "50-70 % off list price for groups of 10 or more"."""
     strategies = by_code(catalog["strategies"])
@@ -301,7 +301,7 @@ def test_training_strategies(catalog):
 
 
 def test_roi_lines(catalog):
-    """DOMAIN.md 6: "Investment: 5 engineers x 15,000 training = 75,000; exams and
+    """docs/domain.md section 6: "Investment: 5 engineers x 15,000 training = 75,000; exams and
     materials 20,000; bootcamp and lab access 50,000; total 145,000. Yearly
     returns: less downtime 100,000; contractors avoided 200,000; efficiency (15 %
     energy) 75,000; faster deployment 300,000; total 675,000"; first-year ROI
@@ -318,7 +318,7 @@ def test_roi_lines(catalog):
 
 
 def test_specialities(catalog):
-    """DOMAIN.md 10: nine specialities no certification covers, and four emerging."""
+    """docs/domain.md section 10: nine specialities no certification covers, and four emerging."""
     specialities = {s["name"]: s["emerging"] for s in catalog["specialities"]}
     assert specialities == {
         "InfiniBand / RDMA": False,
@@ -338,7 +338,7 @@ def test_specialities(catalog):
 
 
 def test_external_credentials(catalog):
-    """DOMAIN.md 3: "Other certifications the document names, tracked as external
+    """docs/domain.md section 3: "Other certifications the document names, tracked as external
     credentials": CompTIA Linux+, NVIDIA networking, CKA, RHCE, VCP-DCV, AWS /
     Azure / GCP cloud architect, CISSP, CCSP, Six Sigma, vendor expert."""
     codes = {c["code"] for c in catalog["credentials"]}
@@ -766,7 +766,7 @@ def test_read_seed_validates_without_a_database(tmp_path):
 
 
 def test_a_prerequisite_cycle_is_refused(tmp_path):
-    """DOMAIN.md 3: "An exam attempt whose prerequisites are not met on the
+    """docs/domain.md section 3: "An exam attempt whose prerequisites are not met on the
     attempt date is refused" - with NCA-AIIO requiring NCP-AII and NCP-AII
     requiring NCA-AIIO, neither exam could ever be attempted."""
     text = edit(

@@ -1,6 +1,6 @@
 """hour_days: every engineer's total per day, kept by the database, at most 24 hours.
 
-DOMAIN.md: an engineer logs at most 24 hours on one day. Triggers on hour_logs
+docs/domain.md: an engineer logs at most 24 hours on one day. Triggers on hour_logs
 keep the totals whoever writes (the services, an import, raw SQL), and the
 check refuses the entry that would pass 24 hours, also when two writers race.
 """

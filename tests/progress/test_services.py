@@ -1,4 +1,4 @@
-"""Certification and progress rules (DOMAIN.md sections 1-3) in tracker.progress.services.
+"""Certification and progress rules (docs/domain.md sections 1-3) in tracker.progress.services.
 
 Every date is fixed; TODAY is the date the services are told it is.
 """

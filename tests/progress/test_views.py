@@ -1,6 +1,6 @@
 """The engineer's web pages (tracker.progress.views), driven through the test client.
 
-DOMAIN.md sections 2-3. Today is pinned to
+docs/domain.md sections 2-3. Today is pinned to
 factories.TODAY (2026-11-29) through app.config["TODAY"]; forms post without
 CSRF tokens (the autouse fixture below turns CSRF off; the app fixture leaves it on),
 except in the CSRF tests at the end.

@@ -1,4 +1,4 @@
-"""ROI and the plan to a target (DOMAIN.md sections 4-7).
+"""ROI and the plan to a target (docs/domain.md sections 4-7).
 
 Every date is fixed; TODAY (2026-11-29) is the date the services are told it is.
 """

@@ -1,4 +1,4 @@
-"""Team readiness (DOMAIN.md section 4) in tracker.readiness.services.
+"""Team readiness (docs/domain.md section 4) in tracker.readiness.services.
 
 Every date is fixed; TODAY (2026-11-29) is the date the services are told it is.
 """

@@ -98,7 +98,7 @@ def test_remind_refuses_a_bad_date_and_bad_windows(cli_app):
 
 def test_a_scenario_across_days_delivers_every_message_exactly_once(cli_app, smtp):
     """Reruns, skipped days, an SMTP outage and a renewal: each expected message arrives
-    exactly once, with the right recipients and dates (DOMAIN.md section 9).
+    exactly once, with the right recipients and dates (docs/domain.md section 9).
 
     Ada holds NCA-AIIO until 2027-03-01 and reports to Max; Bo holds CKA until
     2027-03-11 and has no manager.

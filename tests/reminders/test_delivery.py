@@ -1,6 +1,6 @@
 """Delivering the outbox over real SMTP (aiosmtpd in the test process), and the message.
 
-DOMAIN.md section 9: "A failed delivery is kept and retried with back-off; a
+docs/domain.md section 9: "A failed delivery is kept and retried with back-off; a
 permanent refusal (SMTP 5xx) is marked failed and shown to admins. No notice
 is lost and none is sent twice, also across restarts and with more than one
 scheduler."

@@ -131,7 +131,7 @@ def test_composing_later_writes_what_composing_in_the_pass_writes(db):
     ],
 )
 def test_the_30_day_reminder_copies_each_active_manager_once(db, own, team_manager, copied):
-    """DOMAIN.md section 9: "From the 30-day window on, the engineer's manager is copied"
+    """docs/domain.md section 9: "From the 30-day window on, the engineer's manager is copied"
     (their own manager and their team's, once each, active ones, never themselves)."""
     mine = factories.engineer(db, name="Own boss", access_role="manager")
     lead = factories.engineer(db, name="Team lead", access_role="manager")

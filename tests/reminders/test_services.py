@@ -1,4 +1,4 @@
-"""The reminder pass (DOMAIN.md section 9): windows, collapse, renewals, copies, escalation.
+"""The reminder pass (docs/domain.md section 9): windows, collapse, renewals, copies, escalation.
 
 Every test runs the pass as a plain function of a date on the rolled-back
 test session and inspects the outbox rows it writes.

@@ -51,7 +51,7 @@ class Level(Base):
     summary: Mapped[str] = mapped_column(Text, default="")
     salary_min: Mapped[int] = mapped_column(Integer)
     salary_max: Mapped[int] = mapped_column(Integer)
-    # The promotion rule for reaching this level (DOMAIN.md section 1).
+    # The promotion rule for reaching this level (docs/domain.md section 1).
     min_experience_months: Mapped[int] = mapped_column(Integer, default=0)
     requires_evidence: Mapped[bool] = mapped_column(Boolean, default=False)
 
@@ -385,7 +385,7 @@ class TrainingStrategy(Base):
 
 
 class RoiLine(Base):
-    """A line of the ROI example (DOMAIN.md section 6), prefilled in the calculator."""
+    """A line of the ROI example (docs/domain.md section 6), prefilled in the calculator."""
 
     __tablename__ = "roi_lines"
     __table_args__ = (
