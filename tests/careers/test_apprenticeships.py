@@ -1,4 +1,4 @@
-"""Apprenticeships (docs/domain.md section 5): pairing, progress over the period, senior-time cost."""
+"""Apprenticeships (docs/domain.md section 5): pairing, progress, senior-time cost."""
 
 from __future__ import annotations
 

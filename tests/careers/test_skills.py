@@ -1,4 +1,4 @@
-"""Specialities (docs/domain.md section 10): proficiency with history and confirmation, team coverage."""
+"""Specialities (docs/domain.md section 10): proficiency, history, confirmation, coverage."""
 
 from __future__ import annotations
 
