@@ -52,7 +52,7 @@ from tracker.db import utcnow
 from tracker.errors import ValidationError
 from tracker.extensions import csrf, db_session, single_statements
 from tracker.people.models import Engineer, Team
-from tracker.people.services import (
+from tracker.people.services.access import (
     can_log_hours,
     can_record_results,
     can_view,

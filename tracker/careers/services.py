@@ -18,13 +18,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from sqlalchemy import and_, exists, func, select
 from sqlalchemy.orm import Session, aliased, selectinload
 
-from tracker.careers.models import (
-    Apprenticeship,
-    CertificationBonus,
-    Evidence,
-    LevelChange,
-    SkillAssessment,
-)
+from tracker.careers.models import Apprenticeship, CertificationBonus, Evidence, SkillAssessment
 from tracker.catalog.models import (
     Credential,
     JobRole,
@@ -35,8 +29,9 @@ from tracker.catalog.models import (
 )
 from tracker.db import utcnow
 from tracker.errors import ValidationError
-from tracker.people.models import Engineer, JobRoleAssignment, Team
-from tracker.people.services import can_view, manages
+from tracker.people.models import Engineer, JobRoleAssignment, LevelChange, Team
+from tracker.people.services.access import can_view, manages
+from tracker.people.services.persons import set_level
 from tracker.progress import services as progress
 from tracker.progress.models import Certification, HourLog
 
@@ -279,23 +274,9 @@ def change_level(
 
     None when the level is already that one. Refused for one's own level.
     """
-    from tracker.admin.services import set_level
-
     if actor.id == engineer.id:
         raise ValidationError({"level": "you cannot set your own level; your manager does"})
     return set_level(session, engineer, level, actor, today)
-
-
-def level_history(session: Session, engineer: Engineer) -> list[LevelChange]:
-    """Return the level changes of a person, newest first."""
-    return list(
-        session.scalars(
-            select(LevelChange)
-            .where(LevelChange.engineer_id == engineer.id)
-            .options(selectinload(LevelChange.changed_by))
-            .order_by(LevelChange.changed_on.desc(), LevelChange.id.desc())
-        )
-    )
 
 
 # --- evidence -------------------------------------------------------------------

@@ -18,7 +18,6 @@ from flask_wtf import FlaskForm
 from sqlalchemy.orm import Session
 
 from tracker.admin.forms import choices
-from tracker.admin.services import levels as all_levels
 from tracker.careers import services
 from tracker.careers.forms import (
     QUARTER_MESSAGE,
@@ -34,7 +33,9 @@ from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.forms import show_errors
 from tracker.people.models import Engineer, Team
-from tracker.people.services import can_view, visible_engineers
+from tracker.people.services.access import can_view, visible_engineers
+from tracker.people.services.persons import level_history
+from tracker.people.services.persons import levels as all_levels
 from tracker.progress.services import paths_with_courses
 from tracker.readiness.services import can_view_team
 from tracker.web import role_required, today
@@ -99,7 +100,7 @@ def _page(person: Engineer, status: int = 200, **forms: FlaskForm):
         own=person.id == actor.id,
         manage=manage,
         level_form=level_form if manage else None,
-        levels=services.level_history(session, person),
+        levels=level_history(session, person),
         evidence=services.evidence_of(session, person.id),
         evidence_form=forms.get("evidence_form") or EvidenceForm(prefix="evidence"),
         specialities=services.specialities(session),

@@ -11,7 +11,8 @@ from sqlalchemy.orm import Session
 
 from tracker.catalog.models import Course, Credential, Exam
 from tracker.people.models import Engineer, Team
-from tracker.people.services import create_engineer, create_team, find_engineer
+from tracker.people.services.persons import create_person, find_engineer
+from tracker.people.services.teams import create_team
 from tracker.progress.services import add_months, log_hours, record_attempt, record_credential
 
 DEMO_PASSWORD = "tracker-demo"
@@ -215,7 +216,7 @@ def build_demo(session: Session, today: dt.date) -> list[tuple[str, str, str]]:
     if find_engineer(session, f"admin@{DOMAIN}") is not None:
         return logins
 
-    create_engineer(
+    create_person(
         session,
         email=f"admin@{DOMAIN}",
         name="Ada Admin",
@@ -226,7 +227,7 @@ def build_demo(session: Session, today: dt.date) -> list[tuple[str, str, str]]:
         hired_on=add_months(today, -70),
     )
     managers = {
-        key: create_engineer(
+        key: create_person(
             session,
             email=f"{key}@{DOMAIN}",
             name=name,
@@ -245,7 +246,7 @@ def build_demo(session: Session, today: dt.date) -> list[tuple[str, str, str]]:
     credentials = {c.code: c for c in session.scalars(select(Credential))}
 
     for team_name, gpus, manager_key, people in TEAMS:
-        team = create_team(session, team_name, gpus, managers[manager_key])
+        team = create_team(session, team_name, gpus, managers[manager_key].id)
         for person in people:
             _add_person(
                 session, today, person, team, managers[manager_key], courses, exams, credentials
@@ -321,15 +322,15 @@ def _add_person(
     credentials: dict[str, Credential],
 ) -> None:
     hired_on = add_months(today, -person.hired_months_ago)
-    engineer = create_engineer(
+    engineer = create_person(
         session,
         email=_email(person.name),
         name=person.name,
         today=today,
         job_roles=person.roles,
         level=person.level,
-        team=team,
-        manager=manager,
+        team_id=team.id,
+        manager_id=manager.id,
         hired_on=hired_on,
         experience_months=person.experience,
         experience_text=(
@@ -610,7 +611,7 @@ def generate_organisation(
     from tracker.catalog.models import JobRole
     from tracker.errors import ValidationError
     from tracker.people.models import JobRoleAssignment
-    from tracker.people.services import hash_password
+    from tracker.people.services.accounts import hash_password
     from tracker.progress.models import Certification, ExamAttempt, HourLog
     from tracker.progress.services import whole_months_between
     from tracker.readiness.services import choose_template, load_templates

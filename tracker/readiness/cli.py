@@ -10,7 +10,7 @@ from flask.cli import with_appcontext
 from tracker.api.schemas import readiness_json
 from tracker.cli import today
 from tracker.extensions import db_session
-from tracker.people.services import find_team
+from tracker.people.services.teams import find_team
 from tracker.readiness.services import team_readiness
 
 
