@@ -185,7 +185,7 @@ def create_tokens(url: str, count: int, seed: int = 7) -> list[tuple[int, str, d
 
     from tracker.db import make_engine, session_scope
     from tracker.people.models import Engineer
-    from tracker.people.services import create_token
+    from tracker.people.services.accounts import create_token
 
     engine = make_engine(url)
     try:

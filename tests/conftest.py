@@ -118,12 +118,12 @@ def runner(app: Flask, db: Session) -> FlaskCliRunner:
 @pytest.fixture(autouse=True, scope="session")
 def cheap_password_hashing() -> Iterator[None]:
     """Hash test passwords with few iterations; production uses scrypt."""
-    from tracker.people import services
+    from tracker.people.services import accounts
 
-    saved = services.PASSWORD_METHOD
-    services.PASSWORD_METHOD = "pbkdf2:sha256:1000"
+    saved = accounts.PASSWORD_METHOD
+    accounts.PASSWORD_METHOD = "pbkdf2:sha256:1000"
     yield
-    services.PASSWORD_METHOD = saved
+    accounts.PASSWORD_METHOD = saved
 
 
 @pytest.fixture

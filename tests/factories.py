@@ -11,7 +11,8 @@ from sqlalchemy.orm import Session
 
 from tracker.catalog.models import Course, Credential, Exam
 from tracker.people.models import Engineer, Team
-from tracker.people.services import create_engineer, create_team
+from tracker.people.services.persons import create_person
+from tracker.people.services.teams import create_team
 from tracker.progress.models import Certification
 
 _seq = itertools.count(1)
@@ -31,11 +32,19 @@ def engineer(session: Session, **overrides: object) -> Engineer:
         "password": PASSWORD,
     }
     values.update(overrides)
-    return create_engineer(session, **values)  # type: ignore[arg-type]
+    # Scenes name the team and the manager; create_person takes their ids.
+    for key in ("team", "manager"):
+        if key in values:
+            related = values.pop(key)
+            values[f"{key}_id"] = related.id if related is not None else None  # type: ignore[attr-defined]
+    return create_person(session, **values)  # type: ignore[arg-type]
 
 
-def team(session: Session, gpus: int = 64, **overrides: object) -> Team:
-    return create_team(session, overrides.pop("name", f"Team {next(_seq)}"), gpus, **overrides)  # type: ignore[arg-type]
+def team(
+    session: Session, gpus: int = 64, manager: Engineer | None = None, **overrides: object
+) -> Team:
+    name = str(overrides.pop("name", f"Team {next(_seq)}"))
+    return create_team(session, name, gpus, manager.id if manager else None, **overrides)  # type: ignore[arg-type]
 
 
 def course(session: Session, code: str) -> Course:

@@ -1,13 +1,7 @@
 """Import every feature's models, so that the metadata is complete (Alembic, tests)."""
 
 from tracker.audit.models import AuditEvent
-from tracker.careers.models import (
-    Apprenticeship,
-    CertificationBonus,
-    Evidence,
-    LevelChange,
-    SkillAssessment,
-)
+from tracker.careers.models import Apprenticeship, CertificationBonus, Evidence, SkillAssessment
 from tracker.catalog.models import (
     CatalogVersion,
     Course,
@@ -24,7 +18,7 @@ from tracker.catalog.models import (
     TrainingStrategy,
 )
 from tracker.db import Base
-from tracker.people.models import ApiToken, Engineer, JobRoleAssignment, Team
+from tracker.people.models import ApiToken, Engineer, JobRoleAssignment, LevelChange, Team
 from tracker.progress.models import Certification, ExamAttempt, ExamPlan, HourLog
 from tracker.readiness.models import LapseImpact
 from tracker.reminders.models import Notification, ReminderRun

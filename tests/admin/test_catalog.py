@@ -11,8 +11,8 @@ from sqlalchemy import select
 from tests import factories
 from tests.admin.helpers import count, field_error, text
 from tests.factories import TODAY
-from tracker.admin import services
 from tracker.catalog.models import Course, Credential, Exam, LearningPath, PathCourse
+from tracker.catalog.services.internal_track import create_internal_track
 from tracker.errors import ValidationError
 from tracker.progress.services.certifications import record_attempt
 from tracker.progress.services.hours import log_hours
@@ -140,7 +140,7 @@ def test_track_is_all_or_nothing(db):
     """A taken course code stops the exam and the path too."""
     before = counts(db)
     with pytest.raises(ValidationError) as exc:
-        services.create_internal_track(
+        create_internal_track(
             db,
             exam_code="NEW-EXAM",
             exam_name="New exam",

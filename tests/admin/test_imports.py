@@ -12,11 +12,11 @@ from sqlalchemy import select
 from tests import factories
 from tests.admin.helpers import count, field_error, sign_in, text
 from tests.factories import TODAY
-from tracker.admin import services
-from tracker.careers.models import LevelChange
 from tracker.errors import ValidationError
-from tracker.people.models import Engineer, JobRoleAssignment
-from tracker.people.services import find_engineer
+from tracker.imports.services.kinds import ImportRefused
+from tracker.imports.services.run import IMPORT_KINDS, import_csv
+from tracker.people.models import Engineer, JobRoleAssignment, LevelChange
+from tracker.people.services.persons import find_engineer
 from tracker.progress.models import Certification, ExamAttempt, HourLog
 
 D = dt.date
@@ -243,8 +243,8 @@ def test_two_bad_rows_are_reported_and_nothing_is_imported(admin_client, db, sce
 def test_service_reports_every_bad_row_and_rolls_back(db, scene):
     content, _ = BAD_FILES["hours"]
     before = counts(db)
-    with pytest.raises(services.ImportRefused) as exc:
-        services.import_csv(db, "hours", content, TODAY)
+    with pytest.raises(ImportRefused) as exc:
+        import_csv(db, "hours", content, TODAY)
     assert sorted({e.line for e in exc.value.errors}) == [3, 5]
     assert str(exc.value.errors[0]) == "line 3, hours: hours must be more than 0 and at most 24"
     assert counts(db) == before
@@ -359,11 +359,11 @@ def test_no_file_or_kind(admin_client):
 def test_import_page_documents_the_formats(admin_client):
     page = text(admin_client.get("/admin/imports"))
     assert "Import people first" in page
-    for kind in services.IMPORT_KINDS.values():
+    for kind in IMPORT_KINDS.values():
         assert ",".join(kind.columns) in page
     assert 'enctype="multipart/form-data"' in page
 
 
 def test_unknown_kind_in_the_service(db):
     with pytest.raises(ValidationError):
-        services.import_csv(db, "pets", "a\n1\n", TODAY)
+        import_csv(db, "pets", "a\n1\n", TODAY)

@@ -12,10 +12,16 @@ from sqlalchemy import select
 from tests import factories
 from tests.admin.helpers import count, field_error, sign_in, text
 from tests.factories import PASSWORD, TODAY
-from tracker.admin import services
-from tracker.careers.models import LevelChange
 from tracker.errors import ValidationError
-from tracker.people.models import Engineer, JobRoleAssignment
+from tracker.people.models import Engineer, JobRoleAssignment, LevelChange
+from tracker.people.services.persons import (
+    create_person,
+    find_engineer,
+    set_active,
+    set_job_roles,
+    set_level,
+    update_engineer,
+)
 from tracker.progress.services.hours import log_hours
 
 D = dt.date
@@ -42,7 +48,7 @@ def test_people_list_shows_each_column(admin_client, db):
         manager=boss,
     )
     gone = factories.engineer(db, name="Olaf Old")
-    services.set_person_active(db, gone, False, None)
+    set_active(db, gone, False, None)
 
     page = admin_client.get("/admin/people").text
     row = page[page.index("Nina Network") :].split("</tr>")[0]
@@ -144,11 +150,11 @@ def test_add_person_refuses_an_engineer_as_manager(admin_client, db, add_data):
     response = admin_client.post("/admin/people/new", data={**add_data, "manager": str(plain.id)})
     assert response.status_code == 400
     with pytest.raises(ValidationError) as exc:
-        services.create_person(
+        create_person(
             db, actor=None, today=TODAY, email="x@example.com", name="X", manager_id=plain.id
         )
     assert "Eve Engineer is not a manager or admin" in exc.value.errors["manager"]
-    assert services.people.find_engineer(db, "x@example.com") is None
+    assert find_engineer(db, "x@example.com") is None
 
 
 def test_add_person_reports_every_bad_field_at_once(admin_client, db, add_data):
@@ -193,20 +199,36 @@ def test_level_change_writes_the_level_history(admin_client, admin, db, person):
     response = admin_client.post(f"/admin/people/{person.id}", data=edit_data(person, level="3"))
     assert response.status_code == 302
     assert fresh(db, person).level == 3
-    change = db.scalars(select(LevelChange).where(LevelChange.engineer_id == person.id)).one()
+    change = db.scalars(
+        select(LevelChange).where(
+            LevelChange.engineer_id == person.id, LevelChange.from_level.is_not(None)
+        )
+    ).one()
     assert (change.from_level, change.to_level, change.changed_on) == (1, 3, TODAY)
     assert change.changed_by_id == admin.id
     page = text(admin_client.get(f"/admin/people/{person.id}"))
     assert "<td>2026-11-29</td><td>1</td>" in page and "Ada Admin" in page
 
 
+def test_the_level_history_is_listed_newest_first(admin_client, admin, db, person):
+    set_level(db, person, 2, admin, dt.date(2026, 12, 1))
+    set_level(db, person, 4, admin, dt.date(2027, 2, 1))
+    page = text(admin_client.get(f"/admin/people/{person.id}"))
+    # The first row is the level recorded when the person was added.
+    newest_first = ["<td>2027-02-01</td><td>2</td>", "<td>2026-12-01</td><td>1</td>"]
+    newest_first.append("<td>2026-11-29</td><td>—</td>")
+    at = [page.index(cells) for cells in newest_first]
+    assert at == sorted(at)
+
+
 def test_saving_without_a_level_change_writes_no_history(admin_client, db, person):
+    before = count(db, LevelChange)
     response = admin_client.post(
         f"/admin/people/{person.id}", data=edit_data(person, experience_months="20")
     )
     assert response.status_code == 302
     assert fresh(db, person).experience_months == 20
-    assert count(db, LevelChange) == 0
+    assert count(db, LevelChange) == before
 
 
 def test_job_role_change_ends_and_opens_assignments(admin_client, db, person):
@@ -225,8 +247,8 @@ def test_job_role_change_ends_and_opens_assignments(admin_client, db, person):
 
 
 def test_a_role_removed_and_given_back_opens_a_new_period(db, person):
-    services.set_job_roles(db, person, ["network"], D(2026, 1, 1))
-    services.set_job_roles(db, person, ["network", "operations"], TODAY)
+    set_job_roles(db, person, ["network"], D(2026, 1, 1))
+    set_job_roles(db, person, ["network", "operations"], TODAY)
     periods = sorted(
         (a.started_on, a.ended_on)
         for a in person.role_assignments
@@ -264,7 +286,7 @@ def test_person_cannot_be_their_own_manager(admin_client, db, person):
     assert "choose one of the listed managers" in field_error(response.text, "manager")
     assert fresh(db, person).manager_id is None
     with pytest.raises(ValidationError) as exc:
-        services.update_engineer(db, person, None, TODAY, manager_id=person.id)
+        update_engineer(db, person, None, TODAY, manager_id=person.id)
     assert exc.value.errors["manager"] == "a person cannot be their own manager"
 
 
@@ -272,7 +294,7 @@ def test_reporting_lines_must_not_loop(db):
     top = factories.engineer(db, name="Top", access_role="manager")
     middle = factories.engineer(db, name="Middle", access_role="manager", manager=top)
     with pytest.raises(ValidationError) as exc:
-        services.update_engineer(db, top, None, TODAY, manager_id=middle.id)
+        update_engineer(db, top, None, TODAY, manager_id=middle.id)
     assert "Middle reports to Top" in exc.value.errors["manager"]
     assert top.manager_id is None
 
@@ -301,10 +323,11 @@ def test_edit_refuses_bad_input(admin_client, db, person, changes, field, messag
 
 
 def test_service_refuses_an_unknown_team(db, person):
+    before = count(db, LevelChange)
     with pytest.raises(ValidationError) as exc:
-        services.update_engineer(db, person, None, TODAY, team_id=999999, level=3)
+        update_engineer(db, person, None, TODAY, team_id=999999, level=3)
     assert "unknown team" in exc.value.errors["team"]
-    assert person.level == 1 and count(db, LevelChange) == 0
+    assert person.level == 1 and count(db, LevelChange) == before
 
 
 def test_hire_date_cannot_move_after_recorded_hours(admin_client, db, person):

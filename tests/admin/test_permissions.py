@@ -8,7 +8,7 @@ import pytest
 
 from tests import factories
 from tests.admin.helpers import sign_in
-from tracker.people.services import find_team
+from tracker.people.services.teams import find_team
 
 # (method, path, the admin's answer to a GET or an empty POST)
 ROUTES = [

@@ -6,10 +6,9 @@ import pytest
 
 from tests import factories
 from tests.admin.helpers import count, field_error
-from tracker.admin import services
 from tracker.errors import ValidationError
 from tracker.people.models import Team
-from tracker.people.services import find_team
+from tracker.people.services.teams import create_team, find_team, update_team
 
 
 @pytest.fixture
@@ -73,7 +72,7 @@ def test_team_manager_must_be_a_manager_or_admin(admin_client, db):
     )
     assert response.status_code == 400
     with pytest.raises(ValidationError) as exc:
-        services.add_team(db, "T", 1, plain.id)
+        create_team(db, "T", 1, plain.id)
     assert "Eve Engineer is not a manager or admin" in exc.value.errors["manager"]
     assert find_team(db, "T") is None
 
@@ -121,9 +120,9 @@ def test_a_team_keeps_a_manager_who_lost_the_role_until_changed(db, boss):
     team = factories.team(db, name="Delta", manager=boss)
     boss.access_role = "engineer"  # as if changed before this rule existed
     db.flush()
-    services.update_team(db, team, name="Delta", gpus=20, manager_id=boss.id)
+    update_team(db, team, name="Delta", gpus=20, manager_id=boss.id)
     assert (team.gpus, team.manager_id) == (20, boss.id)
-    services.update_team(db, team, name="Delta", gpus=20, manager_id=None)
+    update_team(db, team, name="Delta", gpus=20, manager_id=None)
     with pytest.raises(ValidationError) as exc:
-        services.update_team(db, team, name="Delta", gpus=20, manager_id=boss.id)
+        update_team(db, team, name="Delta", gpus=20, manager_id=boss.id)
     assert "not a manager or admin" in exc.value.errors["manager"]

@@ -18,7 +18,8 @@ from tests import factories
 from tracker.audit.models import AuditEvent
 from tracker.catalog.models import Credential
 from tracker.people.models import Engineer
-from tracker.people.services import create_token, revoke_token, set_active
+from tracker.people.services.accounts import create_token, revoke_token
+from tracker.people.services.persons import set_active
 from tracker.progress.models import Certification, ExamAttempt, HourLog
 
 TODAY = factories.TODAY  # 2026-11-29

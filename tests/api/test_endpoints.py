@@ -13,7 +13,8 @@ from tests.api.conftest import NOW, Api, Scene, row_counts, token_for
 from tracker.audit.models import AuditEvent
 from tracker.catalog.models import Credential
 from tracker.people.models import ApiToken
-from tracker.people.services import create_token, revoke_token, set_active
+from tracker.people.services.accounts import create_token, revoke_token
+from tracker.people.services.persons import set_active
 from tracker.progress.models import Certification, HourLog
 from tracker.progress.services.hours import log_hours
 

@@ -31,7 +31,8 @@ from tracker.audit.models import AuditEvent
 from tracker.catalog.models import Course
 from tracker.db import autocommit_engine, make_engine, session_scope
 from tracker.people.models import ApiToken, Engineer
-from tracker.people.services import create_token, revoke_token, set_active
+from tracker.people.services.accounts import create_token, revoke_token
+from tracker.people.services.persons import set_active
 from tracker.progress.models import HourLog
 
 

@@ -15,7 +15,7 @@ from werkzeug.test import TestResponse
 
 from tests import factories
 from tracker.people.models import Engineer, Team
-from tracker.people.services import create_token
+from tracker.people.services.accounts import create_token
 
 TODAY = factories.TODAY  # 2026-11-29
 

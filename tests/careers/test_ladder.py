@@ -15,15 +15,17 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from tests import factories
-from tracker.careers.models import Evidence, LevelChange
+from tracker.careers.models import Evidence
 from tracker.careers.rules import EVIDENCE_KINDS, EVIDENCE_REASON
 from tracker.careers.services.evidence import record_evidence
 from tracker.careers.services.ladder import career as career_of
-from tracker.careers.services.ladder import change_level, level_history, promotions
+from tracker.careers.services.ladder import change_level, promotions
 from tracker.catalog.models import Level
 from tracker.catalog.services.seed_loading import load_seed
 from tracker.config import PROJECT_ROOT
 from tracker.errors import ValidationError
+from tracker.people.models import LevelChange
+from tracker.people.services.persons import level_history
 
 D = dt.date
 TODAY = factories.TODAY  # 2026-11-29
@@ -250,6 +252,11 @@ def test_the_rules_are_read_from_the_catalog_file(db: Session, tmp_path):
 # --- the level on a date and its history ---------------------------------------------------------
 
 
+def changes(db: Session, who) -> list[LevelChange]:
+    """Return the level history after the level recorded on creation, newest first."""
+    return [c for c in level_history(db, who) if c.from_level is not None]
+
+
 def test_the_level_on_a_date_follows_the_history(db: Session):
     manager = factories.engineer(db, access_role="manager")
     who = person(db, level=1, manager=manager)
@@ -260,7 +267,7 @@ def test_the_level_on_a_date_follows_the_history(db: Session):
     assert career_of(db, who, D(2026, 3, 1)).level == 2
     assert career_of(db, who, D(2026, 8, 31)).next_level.number == 3
     assert career_of(db, who, D(2026, 9, 1)).level == 3
-    history = level_history(db, who)
+    history = changes(db, who)
     assert [(c.from_level, c.to_level, c.changed_on, c.changed_by_id) for c in history] == [
         (2, 3, D(2026, 9, 1), manager.id),
         (1, 2, D(2026, 3, 1), manager.id),
@@ -278,7 +285,7 @@ def test_setting_the_same_level_writes_nothing(db: Session):
     manager = factories.engineer(db, access_role="manager")
     who = person(db, level=2, manager=manager)
     assert change_level(db, who, 2, manager, TODAY) is None
-    assert level_history(db, who) == []
+    assert changes(db, who) == []
 
 
 def test_nobody_sets_their_own_level(db: Session):
@@ -297,7 +304,7 @@ def test_a_level_outside_one_to_five_is_refused(db: Session, level):
         change_level(db, who, level, manager, TODAY)
     assert caught.value.errors["level"] == "level must be a whole number from 1 to 5"
     assert who.level == 2
-    assert level_history(db, who) == []
+    assert changes(db, who) == []
 
 
 # --- promotions ---------------------------------------------------------------

@@ -26,7 +26,7 @@ from tests.live import free_port
 from tracker import create_app
 from tracker.config import Config
 from tracker.db import session_scope
-from tracker.people.services import create_token
+from tracker.people.services.accounts import create_token
 from tracker.progress.models import Certification, ExamAttempt, HourLog
 from tracker.web import DATABASE_UNAVAILABLE
 
@@ -143,7 +143,7 @@ def test_a_locked_database_answers_503_and_writes_nothing(locked_app):
         == 302
     )
     with app.app_context(), session_scope(app.extensions["tracker.sessions"]) as session:
-        from tracker.people.services import find_engineer
+        from tracker.people.services.persons import find_engineer
 
         token = create_token(session, find_engineer(session, "lee@example.com"), "fault")[1]
         course_id = factories.course(session, "FDL").id

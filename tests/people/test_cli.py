@@ -15,8 +15,11 @@ from sqlalchemy import func, select, text
 
 from tests import factories
 from tests.factories import PASSWORD
-from tracker.people.models import ApiToken, Engineer, Team
-from tracker.people.services import authenticate, engineer_for_token, find_engineer, find_team
+from tracker.api.tokens import caller_for_token
+from tracker.people.models import ApiToken, Engineer, LevelChange, Team
+from tracker.people.services.accounts import authenticate
+from tracker.people.services.persons import find_engineer
+from tracker.people.services.teams import find_team
 
 NOW = dt.datetime(2026, 11, 29, 12, 0)
 NEW_PASSWORD = "a much longer secret"
@@ -24,6 +27,12 @@ NEW_PASSWORD = "a much longer secret"
 
 def count(db, model) -> int:
     return db.scalar(select(func.count()).select_from(model))
+
+
+def owner(db, secret: str) -> int | None:
+    """Return the id of whom the API takes a token's caller to be (None: refused)."""
+    caller = caller_for_token(db, secret, NOW)
+    return caller.id if caller is not None else None
 
 
 def fresh(db, obj):
@@ -130,6 +139,19 @@ def test_user_add_defaults(runner, db):
     )
     assert who.experience_months == 0
     assert who.job_roles == []
+
+
+def test_user_add_records_the_first_level_in_the_level_history(runner, db):
+    result = runner.invoke(
+        args=[
+            *("user", "add", "levelled@example.com", "--name", "Levelled"),
+            *("--level", "3", "--password", PASSWORD),
+        ]
+    )
+    assert result.exit_code == 0, result.output
+    who = find_engineer(db, "levelled@example.com")
+    first = db.scalars(select(LevelChange).where(LevelChange.engineer_id == who.id)).one()
+    assert (first.from_level, first.to_level, first.changed_by_id) == (None, 3, None)
 
 
 def test_user_add_prompts_for_the_password(runner, db):
@@ -273,7 +295,7 @@ def test_token_create_prints_the_token_last_and_it_authenticates(runner, db):
     assert result.exit_code == 0, result.output
     secret = result.output.strip().splitlines()[-1]
     assert secret.startswith("trk_") and " " not in secret
-    assert engineer_for_token(db, secret, NOW) is who
+    assert owner(db, secret) == who.id
     token = db.scalars(select(ApiToken).where(ApiToken.engineer_id == who.id)).one()
     assert token.name == "hr sync"
     assert secret not in token.token_hash
@@ -306,8 +328,8 @@ def test_token_list_and_revoke(runner, db):
     assert f"token {one.id} revoked" in result.output
     fresh(db, one)
     assert one.revoked_at is not None
-    assert engineer_for_token(db, secret_one, NOW) is None
-    assert engineer_for_token(db, secret_two, NOW) is who
+    assert owner(db, secret_one) is None
+    assert owner(db, secret_two) == who.id
 
     listing = runner.invoke(args=["token", "list", who.email])
     lines = dict(line.split("\t", 1) for line in listing.output.strip().splitlines())

@@ -16,8 +16,10 @@ from tests import factories
 from tests.factories import PASSWORD, TODAY
 from tracker.config import Config
 from tracker.extensions import SignInLimiter
-from tracker.people import services
 from tracker.people.models import Engineer
+from tracker.people.services import accounts
+from tracker.people.services.accounts import authenticate
+from tracker.people.services.persons import set_active
 from tracker.progress.models import HourLog
 
 BAD_SIGN_IN = "Email or password is wrong."
@@ -144,7 +146,7 @@ def test_password_is_not_echoed_back(client, person):
 
 
 def test_a_deactivated_account_cannot_sign_in(client, db, person):
-    services.set_active(db, person, False)
+    set_active(db, person, False)
     response = login(client, person.email)
     assert response.status_code == 401
     assert BAD_SIGN_IN in response.text
@@ -164,7 +166,7 @@ def test_an_incomplete_form_is_refused(client, data):
 def test_password_is_stored_hashed_after_sign_up_and_sign_in(client, db):
     who = factories.engineer(db, password="plain text password")
     assert "plain text password" not in who.password_hash
-    assert who.password_hash.startswith(services.PASSWORD_METHOD.split(":")[0] + ":")
+    assert who.password_hash.startswith(accounts.PASSWORD_METHOD.split(":")[0] + ":")
     assert path_of(login(client, who.email, "plain text password")) == "/dashboard"
 
 
@@ -361,8 +363,8 @@ def test_password_change_ends_other_sessions_but_not_this_one(app, db, person):
     assert redirected_to_login(other.get("/dashboard"))
     assert redirected_to_login(old_copy.get("/dashboard"))
     fresh(db, person)
-    assert services.authenticate(db, person.email, NEW_PASSWORD) is person
-    assert services.authenticate(db, person.email, PASSWORD) is None
+    assert authenticate(db, person.email, NEW_PASSWORD) is person
+    assert authenticate(db, person.email, PASSWORD) is None
     assert path_of(login(app.test_client(), person.email, NEW_PASSWORD)) == "/dashboard"
 
 
@@ -391,10 +393,10 @@ def test_a_refused_password_change_changes_nothing(app, client, auth, db, person
 def test_deactivation_ends_the_session(app, client, auth, db, person):
     auth.login(person.email)
     assert client.get("/dashboard").status_code == 200
-    services.set_active(db, person, False)
+    set_active(db, person, False)
     assert redirected_to_login(client.get("/dashboard"))
     # Reactivating does not bring the old session back.
-    services.set_active(db, person, True)
+    set_active(db, person, True)
     assert redirected_to_login(client.get("/dashboard"))
 
 

@@ -38,7 +38,7 @@ from tests.properties.test_date_rules import ref_add_months
 from tracker.audit.models import AuditEvent
 from tracker.catalog.models import Course
 from tracker.people.models import Engineer
-from tracker.people.services import create_token
+from tracker.people.services.accounts import create_token
 from tracker.progress.models import Certification, ExamAttempt, HourLog
 from tracker.progress.services.certifications import record_attempt
 from tracker.progress.services.hours import log_hours

@@ -21,7 +21,7 @@ from tests.api.conftest import Api, token_for
 from tests.readiness.helpers import FAR, D, person
 from tests.readiness.test_views import count_statements, grow
 from tracker.people.models import Engineer, Team
-from tracker.people.services import set_active
+from tracker.people.services.persons import set_active
 
 TODAY = factories.TODAY  # 2026-11-29
 BEN_EXPIRY = D(2027, 1, 15)

@@ -25,7 +25,7 @@ from tests.readiness.helpers import (
 from tracker.catalog.models import TeamTemplate
 from tracker.catalog.services.snapshot import forget_snapshots
 from tracker.people.models import Team
-from tracker.people.services import set_active
+from tracker.people.services.persons import set_active
 from tracker.progress.services.validity import Status
 from tracker.readiness.rules import NEAREST_CANDIDATES
 from tracker.readiness.services.forecast import forecast

@@ -26,7 +26,7 @@ from tests import factories
 from tests.readiness.helpers import FAR, LONG_AGO, D, person
 from tracker.catalog.services.snapshot import forget_snapshots
 from tracker.people.models import Engineer, Team
-from tracker.people.services import set_active
+from tracker.people.services.persons import set_active
 from tracker.progress.models import Certification, HourLog
 
 TODAY = factories.TODAY  # 2026-11-29

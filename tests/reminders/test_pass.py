@@ -89,7 +89,7 @@ def test_the_weekly_digests_go_out_at_the_weeks_first_pass_only(db):
 
 
 def test_the_scheduler_pass_queues_notices_without_text_and_composing_writes_it(db):
-    who, cert = holder(db, manager=factories.engineer(db, name="Boss"))
+    who, cert = holder(db, manager=factories.engineer(db, name="Boss", access_role="manager"))
     report = plan(db, days_before(30), WINDOWS, MAIL, keep=False, compose=False)
     assert (report.queued, report.count("reminder")) == ([], 1)
     (row,) = outbox(db, "reminder")
@@ -135,12 +135,12 @@ def test_the_30_day_reminder_copies_each_active_manager_once(db, own, team_manag
     (their own manager and their team's, once each, active ones, never themselves)."""
     mine = factories.engineer(db, name="Own boss", access_role="manager")
     lead = factories.engineer(db, name="Team lead", access_role="manager")
-    if own == "inactive":
-        mine.active = False
     crew = factories.team(
         db, gpus=64, manager=mine if team_manager == "same" else lead if team_manager else None
     )
     who, _ = holder(db, team=crew, manager=mine if own else None)
+    if own == "inactive":
+        mine.active = False  # deactivated after they were named manager
     if team_manager == "self":
         crew.manager = who
     db.flush()

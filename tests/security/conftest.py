@@ -29,7 +29,7 @@ from tests.factories import PASSWORD, TODAY
 from tracker.db import Base
 from tracker.extensions import SignInLimiter
 from tracker.people.models import Engineer, Team
-from tracker.people.services import create_token
+from tracker.people.services.accounts import create_token
 from tracker.progress.models import HourLog
 from tracker.progress.services.hours import log_hours
 from tracker.reminders.models import Notification

@@ -18,10 +18,28 @@ from wtforms import (
 )
 from wtforms.validators import DataRequired, Email, InputRequired, Length, NumberRange, Optional
 
-from tracker.admin.services import MAX_EXPERIENCE_MONTHS, MAX_GPUS
+from tracker.catalog.rules import (
+    DEFAULT_RETAKE_WAIT_DAYS,
+    MAX_CODE_LENGTH,
+    MAX_REQUIRED_EXPERIENCE_MONTHS,
+    MAX_RETAKE_WAIT_DAYS,
+    MAX_TARGET_MONTHS,
+    MAX_TITLE_LENGTH,
+    MAX_VALIDITY_MONTHS,
+)
 from tracker.forms import ListedChoice, choices, optional_id
-from tracker.people.models import ACCESS_ROLES
-from tracker.people.services import MIN_PASSWORD_LENGTH
+from tracker.people.rules import (
+    ACCESS_ROLES,
+    MAX_EMAIL_LENGTH,
+    MAX_EXPERIENCE_MONTHS,
+    MAX_GPUS,
+    MAX_LEVEL,
+    MAX_NAME_LENGTH,
+    MAX_PASSWORD_LENGTH,
+    MAX_TEAM_NAME_LENGTH,
+    MIN_LEVEL,
+    MIN_PASSWORD_LENGTH,
+)
 from tracker.reminders.rules import NOTIFICATION_KINDS, NOTIFICATION_STATUSES
 
 
@@ -60,7 +78,7 @@ def _level():
         coerce=optional_id,
         choices=[],
         validators=[InputRequired(message="a level is required")],
-        not_listed="level must be from 1 to 5",
+        not_listed=f"level must be from {MIN_LEVEL} to {MAX_LEVEL}",
     )
 
 
@@ -103,14 +121,19 @@ class PersonAddForm(FlaskForm):
         "Name",
         validators=[
             DataRequired(message="a name is required"),
-            Length(max=120, message="name must be at most 120 characters"),
+            Length(
+                max=MAX_NAME_LENGTH, message=f"name must be at most {MAX_NAME_LENGTH} characters"
+            ),
         ],
     )
     email = StringField(
         "Email",
         validators=[
             DataRequired(message="an email is required"),
-            Length(max=254, message="email must be at most 254 characters"),
+            Length(
+                max=MAX_EMAIL_LENGTH,
+                message=f"email must be at most {MAX_EMAIL_LENGTH} characters",
+            ),
             Email(message="not a valid email address (name@example.com)"),
         ],
         render_kw={"autocomplete": "off"},
@@ -128,8 +151,10 @@ class PersonAddForm(FlaskForm):
             DataRequired(message="an initial password is required"),
             Length(
                 min=MIN_PASSWORD_LENGTH,
-                max=200,
-                message=f"password must be {MIN_PASSWORD_LENGTH} to 200 characters",
+                max=MAX_PASSWORD_LENGTH,
+                message=(
+                    f"password must be {MIN_PASSWORD_LENGTH} to {MAX_PASSWORD_LENGTH} characters"
+                ),
             ),
         ],
         render_kw={"autocomplete": "new-password"},
@@ -155,7 +180,10 @@ class TeamForm(FlaskForm):
         "Name",
         validators=[
             DataRequired(message="a name is required"),
-            Length(max=120, message="name must be at most 120 characters"),
+            Length(
+                max=MAX_TEAM_NAME_LENGTH,
+                message=f"name must be at most {MAX_TEAM_NAME_LENGTH} characters",
+            ),
         ],
     )
     gpus = IntegerField(
@@ -175,19 +203,29 @@ class TeamForm(FlaskForm):
 class TrackForm(FlaskForm):
     exam_code = StringField(
         "Exam code",
-        validators=[DataRequired(message="an exam code is required"), Length(max=40)],
+        validators=[
+            DataRequired(message="an exam code is required"),
+            Length(max=MAX_CODE_LENGTH),
+        ],
         description="New to the whole catalog, e.g. ACME-GPU-OPS.",
     )
     exam_name = StringField(
         "Exam name",
-        validators=[DataRequired(message="an exam name is required"), Length(max=200)],
+        validators=[
+            DataRequired(message="an exam name is required"),
+            Length(max=MAX_TITLE_LENGTH),
+        ],
     )
     validity_months = IntegerField(
         "Validity (months)",
         default=24,
         validators=[
             InputRequired(message="a validity is required"),
-            NumberRange(min=1, max=120, message="validity must be from 1 to 120 months"),
+            NumberRange(
+                min=1,
+                max=MAX_VALIDITY_MONTHS,
+                message=f"validity must be from 1 to {MAX_VALIDITY_MONTHS} months",
+            ),
         ],
     )
     prerequisites = ListedChoices(
@@ -203,17 +241,21 @@ class TrackForm(FlaskForm):
             InputRequired(message="experience is required (0 or more months)"),
             NumberRange(
                 min=0,
-                max=MAX_EXPERIENCE_MONTHS,
-                message=f"experience must be from 0 to {MAX_EXPERIENCE_MONTHS} months",
+                max=MAX_REQUIRED_EXPERIENCE_MONTHS,
+                message=f"experience must be from 0 to {MAX_REQUIRED_EXPERIENCE_MONTHS} months",
             ),
         ],
     )
     retake_wait_days = IntegerField(
         "Retake wait (days)",
-        default=14,
+        default=DEFAULT_RETAKE_WAIT_DAYS,
         validators=[
             InputRequired(message="a retake wait is required (0 or more days)"),
-            NumberRange(min=0, max=365, message="retake wait must be from 0 to 365 days"),
+            NumberRange(
+                min=0,
+                max=MAX_RETAKE_WAIT_DAYS,
+                message=f"retake wait must be from 0 to {MAX_RETAKE_WAIT_DAYS} days",
+            ),
         ],
     )
     courses = TextAreaField(
@@ -224,18 +266,28 @@ class TrackForm(FlaskForm):
     )
     path_code = StringField(
         "Learning path code",
-        validators=[DataRequired(message="a path code is required"), Length(max=40)],
+        validators=[
+            DataRequired(message="a path code is required"),
+            Length(max=MAX_CODE_LENGTH),
+        ],
     )
     path_name = StringField(
         "Learning path name",
-        validators=[DataRequired(message="a path name is required"), Length(max=200)],
+        validators=[
+            DataRequired(message="a path name is required"),
+            Length(max=MAX_TITLE_LENGTH),
+        ],
     )
     target_months = IntegerField(
         "Target duration (months)",
         default=3,
         validators=[
             InputRequired(message="a target duration is required"),
-            NumberRange(min=1, max=120, message="target duration must be from 1 to 120 months"),
+            NumberRange(
+                min=1,
+                max=MAX_TARGET_MONTHS,
+                message=f"target duration must be from 1 to {MAX_TARGET_MONTHS} months",
+            ),
         ],
     )
 

@@ -1,10 +1,14 @@
 """Admin pages: people, teams, the catalog with the internal track, CSV imports, the outbox.
 
-Thin views: forms check the shape of the input, tracker.admin.services the
-rules; a refusal answers 400 with the message next to its field.
+Thin views: forms check the shape of the input, the services of people,
+catalog, imports and reminders the rules; a refusal answers 400 with the
+message next to its field.
 """
 
 from __future__ import annotations
+
+import datetime as dt
+from typing import Any
 
 from flask import (
     Blueprint,
@@ -17,8 +21,9 @@ from flask import (
 )
 from flask_login import current_user
 from flask_wtf import FlaskForm
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
 
-from tracker.admin import services
 from tracker.admin.forms import (
     ConfirmForm,
     ImportForm,
@@ -28,14 +33,37 @@ from tracker.admin.forms import (
     TeamForm,
     TrackForm,
 )
+from tracker.catalog.services.internal_track import (
+    create_internal_track,
+    credentials,
+    internal_codes,
+)
 from tracker.catalog.services.reads import catalog_dict
 from tracker.clock import today, utcnow
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.forms import choices, show_errors
+from tracker.imports.services.kinds import ImportRefused, RowError
+from tracker.imports.services.reading import decode_csv
+from tracker.imports.services.run import IMPORT_KINDS, import_csv
 from tracker.people.models import Engineer, Team
+from tracker.people.services.access import manager_candidates
+from tracker.people.services.persons import (
+    create_person,
+    job_roles,
+    level_history,
+    levels,
+    people_overview,
+    set_active,
+    update_engineer,
+)
+from tracker.people.services.teams import create_team, teams_overview, update_team
+from tracker.people.services.teams import teams as all_teams
+from tracker.progress.models import ExamAttempt, HourLog
 from tracker.reminders.models import Notification
 from tracker.reminders.services.delivery import retry_failed
+from tracker.reminders.services.outbox import outbox as outbox_page
+from tracker.reminders.services.outbox import outbox_counts
 from tracker.web import role_required
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
@@ -60,7 +88,7 @@ def _get_or_404(model: type, ident: int):
 
 def _manager_choices(form: FlaskForm, person: Engineer | None, current: Engineer | None) -> None:
     candidates = [
-        m for m in services.manager_candidates(db_session()) if person is None or m.id != person.id
+        m for m in manager_candidates(db_session()) if person is None or m.id != person.id
     ]
     if current is not None and current not in candidates:
         candidates.append(current)
@@ -69,12 +97,21 @@ def _manager_choices(form: FlaskForm, person: Engineer | None, current: Engineer
 
 def _person_choices(form: FlaskForm, person: Engineer | None = None) -> None:
     session = db_session()
-    form.job_roles.choices = choices((r.code, r.name) for r in services.job_roles(session))
-    form.level.choices = choices(
-        (lv.number, f"{lv.number} · {lv.name}") for lv in services.levels(session)
-    )
-    form.team.choices = choices([NONE, *((t.id, t.name) for t in services.teams(session))])
+    form.job_roles.choices = choices((r.code, r.name) for r in job_roles(session))
+    form.level.choices = choices((lv.number, f"{lv.number} · {lv.name}") for lv in levels(session))
+    form.team.choices = choices([NONE, *((t.id, t.name) for t in all_teams(session))])
     _manager_choices(form, person, person.manager if person else None)
+
+
+def _first_record(session: Session, person: Engineer) -> dt.date | None:
+    """Return the day of the person's first recorded hours or exam attempt, if any."""
+    dates = [
+        session.scalar(select(func.min(HourLog.logged_on)).where(HourLog.engineer_id == person.id)),
+        session.scalar(
+            select(func.min(ExamAttempt.attempted_on)).where(ExamAttempt.engineer_id == person.id)
+        ),
+    ]
+    return min((d for d in dates if d is not None), default=None)
 
 
 def _fill_person_form(form: PersonEditForm, person: Engineer) -> None:
@@ -100,7 +137,7 @@ def index():
 @role_required("admin")
 def people():
     """List every person with role, job roles, level, team, manager and state."""
-    return render_template("admin/people.html", people=services.people_overview(db_session()))
+    return render_template("admin/people.html", people=people_overview(db_session()))
 
 
 @bp.route("/people/new", methods=["GET", "POST"])
@@ -111,7 +148,7 @@ def add_person():
     _person_choices(form)
     if form.validate_on_submit():
         try:
-            person = services.create_person(
+            person = create_person(
                 db_session(),
                 actor=_actor(),
                 today=today(),
@@ -146,11 +183,12 @@ def edit_person(person_id: int):
         _fill_person_form(form, person)
     elif form.validate():
         try:
-            services.update_engineer(
+            update_engineer(
                 session,
                 person,
                 _actor(),
                 today(),
+                first_record=_first_record(session, person),
                 access_role=form.access_role.data,
                 job_roles=form.job_roles.data,
                 level=form.level.data,
@@ -173,7 +211,7 @@ def _person_page(person: Engineer, form: FlaskForm, status: int, active_form=Non
         form=form,
         person=person,
         active_form=active_form or ConfirmForm(),
-        levels=services.level_history(db_session(), person),
+        levels=level_history(db_session(), person),
     ), status
 
 
@@ -196,7 +234,7 @@ def _set_active(person_id: int, active: bool):
     form = ConfirmForm()
     if form.validate_on_submit():
         try:
-            services.set_person_active(db_session(), person, active, _actor())
+            set_active(db_session(), person, active, _actor())
         except ValidationError as exc:
             form.form_errors.extend(exc.errors.values())
         else:
@@ -215,7 +253,7 @@ def _set_active(person_id: int, active: bool):
 @role_required("admin")
 def teams():
     """List the teams with fleet size, manager and number of members."""
-    return render_template("admin/teams.html", teams=services.teams_overview(db_session()))
+    return render_template("admin/teams.html", teams=teams_overview(db_session()))
 
 
 @bp.route("/teams/new", methods=["GET", "POST"])
@@ -226,9 +264,7 @@ def add_team():
     _manager_choices(form, None, None)
     if form.validate_on_submit():
         try:
-            team = services.add_team(
-                db_session(), form.name.data, form.gpus.data, form.manager.data
-            )
+            team = create_team(db_session(), form.name.data, form.gpus.data, form.manager.data)
         except ValidationError as exc:
             show_errors(form, exc)
         else:
@@ -250,7 +286,7 @@ def edit_team(team_id: int):
         form.manager.data = team.manager_id
     elif form.validate():
         try:
-            services.update_team(
+            update_team(
                 db_session(),
                 team,
                 name=form.name.data,
@@ -275,11 +311,11 @@ def catalog():
     session = db_session()
     form = TrackForm()
     form.prerequisites.choices = choices(
-        (c.code, f"{c.code} · {c.name}") for c in services.credentials(session)
+        (c.code, f"{c.code} · {c.name}") for c in credentials(session)
     )
     if form.validate_on_submit():
         try:
-            path = services.create_internal_track(
+            path = create_internal_track(
                 session,
                 exam_code=form.exam_code.data,
                 exam_name=form.exam_name.data,
@@ -297,7 +333,7 @@ def catalog():
         else:
             flash(
                 f"Internal track {path.name} created: {len(path.path_courses)} courses "
-                f"ending in exam {path.exam.code}.",
+                f"ending in exam {form.exam_code.data.strip()}.",
                 "success",
             )
             return redirect(url_for("admin.catalog"))
@@ -305,7 +341,7 @@ def catalog():
         "admin/catalog.html",
         form=form,
         catalog=catalog_dict(session),
-        internal=services.internal_codes(session),
+        internal=internal_codes(session),
     ), _status(form)
 
 
@@ -317,15 +353,13 @@ def catalog():
 def imports():
     """Import people, hour logs, exam attempts or external credentials from a CSV file."""
     form = ImportForm()
-    form.kind.choices = choices((k.code, k.label) for k in services.IMPORT_KINDS.values())
-    row_errors: list[services.RowError] = []
+    form.kind.choices = choices((k.code, k.label) for k in IMPORT_KINDS.values())
+    row_errors: list[RowError] = []
     if form.validate_on_submit():
         try:
-            text = services.decode_csv(form.file.data.read())
-            result = services.import_csv(
-                db_session(), form.kind.data, text, today(), actor=_actor()
-            )
-        except services.ImportRefused as exc:
+            text = decode_csv(form.file.data.read())
+            result = import_csv(db_session(), form.kind.data, text, today(), actor=_actor())
+        except ImportRefused as exc:
             row_errors = exc.errors
             bad_lines = len({e.line for e in row_errors})
             form.file.errors = [
@@ -341,7 +375,7 @@ def imports():
     return render_template(
         "admin/imports.html",
         form=form,
-        kinds=services.IMPORT_KINDS.values(),
+        kinds=IMPORT_KINDS.values(),
         row_errors=row_errors,
     ), _status(form)
 
@@ -351,7 +385,7 @@ def imports():
 OUTBOX_ARGS = ("status", "kind", "q", "page")
 
 
-def _outbox_args() -> dict[str, str]:
+def _outbox_args() -> dict[str, Any]:
     """Return the outbox's filters and page from the query string (to keep them on links)."""
     return {k: request.args[k] for k in OUTBOX_ARGS if request.args.get(k)}
 
@@ -361,7 +395,7 @@ def _outbox_page(status: int = 200, error: str | None = None):
     if request.args and not form.validate():
         status = 400
     valid = not form.errors
-    page = services.outbox(
+    page = outbox_page(
         db_session(),
         status=form.status.data if valid else None,
         kind=form.kind.data if valid else None,
@@ -380,7 +414,7 @@ def _outbox_page(status: int = 200, error: str | None = None):
         page=page,
         filters=filters,
         retry_forms=retry_forms,
-        counts=services.outbox_counts(db_session()),
+        counts=outbox_counts(db_session()),
         error=error,
     ), status
 

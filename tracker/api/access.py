@@ -11,7 +11,7 @@ from tracker.api.inputs import validated
 from tracker.extensions import db_session
 from tracker.people.models import Engineer, Team
 from tracker.people.schemas import EngineerField
-from tracker.people.services import can_view
+from tracker.people.services.access import can_view
 from tracker.readiness.services.team import can_view_team
 from tracker.schemas import MAX_ID
 

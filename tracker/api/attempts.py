@@ -14,7 +14,7 @@ from tracker.catalog.models import Credential, Exam
 from tracker.clock import today
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
-from tracker.people.services import can_record_results
+from tracker.people.services.access import can_record_results
 from tracker.progress.models import Certification
 from tracker.progress.schemas import AttemptBody, AttemptOut
 from tracker.progress.services.certifications import record_attempt

@@ -13,7 +13,7 @@ from tracker.careers.services.bonuses import Quarter, ledger
 from tracker.clock import today
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
-from tracker.people.services import visible_engineers
+from tracker.people.services.access import visible_engineers
 
 
 @bp.get("/bonuses")

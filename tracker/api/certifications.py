@@ -12,7 +12,7 @@ from tracker.api.blueprint import bp
 from tracker.api.inputs import answer, query
 from tracker.clock import today
 from tracker.extensions import db_session
-from tracker.people.services import visible_engineers
+from tracker.people.services.access import visible_engineers
 from tracker.progress.models import Certification
 from tracker.progress.schemas import CertificationOut, CertificationsOut, CertificationsQuery
 from tracker.progress.services.validity import newest_per_credential

@@ -12,7 +12,7 @@ from tracker.api.inputs import answer, json_body, validated
 from tracker.clock import today
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
-from tracker.people.services import can_record_results
+from tracker.people.services.access import can_record_results
 from tracker.progress.schemas import CertificationOut, CredentialBody
 from tracker.progress.services.certifications import credential_for_entry, record_credential
 

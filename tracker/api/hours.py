@@ -20,7 +20,7 @@ from tracker.clock import today, utcnow
 from tracker.errors import ValidationError
 from tracker.extensions import db_session, single_statements
 from tracker.people.schemas import Named, PersonRef
-from tracker.people.services import can_log_hours, can_view
+from tracker.people.services.access import can_log_hours, can_view
 from tracker.progress.models import HourLog
 from tracker.progress.schemas import (
     EngineerQuery,

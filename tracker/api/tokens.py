@@ -27,7 +27,7 @@ from tracker.catalog.models import Course
 from tracker.clock import utcnow
 from tracker.db import connected
 from tracker.people.models import ApiToken, Engineer
-from tracker.people.services import TOKEN_USE_PRECISION, _token_hash
+from tracker.people.services.accounts import TOKEN_USE_PRECISION, token_hash
 from tracker.progress.services.hours import (
     COURSE_NAMED,
     CourseFound,
@@ -111,11 +111,10 @@ class Caller:
 def caller_for_token(session: Session, secret: str, now: dt.datetime) -> Caller | None:
     """Return the active engineer a live token belongs to, recording its use to the minute.
 
-    The same answer as people.services.engineer_for_token, in one statement
-    (two when the token's last use is more than a minute old).
+    One statement (two when the token's last use is more than a minute old).
     """
     connection = session.connection()
-    row = connection.execute(_LIVE_TOKEN, {"token_hash": _token_hash(secret)}).first()
+    row = connection.execute(_LIVE_TOKEN, {"token_hash": token_hash(secret)}).first()
     if row is None:
         return None
     return _caller(connection, row, now, _RECORD_USE)
@@ -147,7 +146,7 @@ def log_own_hours(
     statement once a minute.
     """
     binds: dict[str, object] = {
-        "token_hash": _token_hash(secret),
+        "token_hash": token_hash(secret),
         "course_code": course_code and course_code.upper(),
         "course_id": course_id,
     }

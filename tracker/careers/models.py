@@ -1,4 +1,4 @@
-"""Careers: level history, evidence, speciality proficiency, apprenticeships, bonuses."""
+"""Careers: evidence, speciality proficiency, apprenticeships, bonuses."""
 
 from __future__ import annotations
 
@@ -32,31 +32,6 @@ from tracker.catalog.models import Credential, LearningPath, Speciality
 from tracker.clock import utcnow
 from tracker.db import Base, Fixed
 from tracker.people.models import Engineer
-
-
-class LevelChange(Base):
-    """A manager setting an engineer's level: who, when, from, to."""
-
-    __tablename__ = "level_changes"
-    __table_args__ = (
-        CheckConstraint("from_level IS NULL OR from_level BETWEEN 1 AND 5", name="from_1_to_5"),
-        CheckConstraint("to_level BETWEEN 1 AND 5", name="to_1_to_5"),
-    )
-
-    id: Mapped[int] = mapped_column(primary_key=True)
-    engineer_id: Mapped[int] = mapped_column(
-        ForeignKey("engineers.id", ondelete="CASCADE"), index=True
-    )
-    from_level: Mapped[int | None] = mapped_column(Integer)
-    to_level: Mapped[int] = mapped_column(Integer)
-    changed_on: Mapped[dt.date] = mapped_column(Date)
-    changed_by_id: Mapped[int | None] = mapped_column(
-        ForeignKey("engineers.id", ondelete="SET NULL")
-    )
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
-
-    engineer: Mapped[Engineer] = relationship(foreign_keys=[engineer_id])
-    changed_by: Mapped[Engineer | None] = relationship(foreign_keys=[changed_by_id])
 
 
 class Evidence(Base):

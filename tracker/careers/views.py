@@ -50,7 +50,6 @@ from tracker.careers.services.ladder import (
     can_manage,
     career,
     change_level,
-    level_history,
     load_levels,
     managed_people,
 )
@@ -73,7 +72,8 @@ from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.forms import choices, show_errors
 from tracker.people.models import Engineer, Team
-from tracker.people.services import can_view, visible_engineers
+from tracker.people.services.access import can_view, visible_engineers
+from tracker.people.services.persons import level_history
 from tracker.readiness.services.team import can_view_team
 from tracker.signals import showing_dashboard
 from tracker.web import role_required

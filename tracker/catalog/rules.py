@@ -1,7 +1,8 @@
-"""The catalog's rule constants: level range, code and name lengths, validity, hours, percents."""
+"""The catalog's rules: levels, codes, names, validity, hours, percents, the internal track."""
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 # The skill ladder's rungs: 1 Foundations .. 5 Architect.
@@ -49,3 +50,16 @@ HUNDREDTH = Decimal(1).scaleb(-DECIMAL_PLACES)
 
 # A speciality's time to competence, unless the catalog says otherwise.
 DEFAULT_RAMP_UP = "6-12 months"
+
+# A catalog code (credential, course, learning path) as the internal track takes it.
+CODE_PATTERN = re.compile(rf"[A-Za-z0-9][A-Za-z0-9._+-]{{0,{MAX_CODE_LENGTH - 1}}}")
+CODE_RULE = f"1 to {MAX_CODE_LENGTH} letters, digits or . _ + - (starting with a letter or digit)"
+
+# The internal track: its courses, their hours, its target duration.
+MAX_COURSE_HOURS = Decimal(1000)
+MAX_TRACK_COURSES = 50
+MAX_TARGET_MONTHS = 120
+
+# The documented experience an exam may require; people document at most as
+# much (tracker.people.rules.MAX_EXPERIENCE_MONTHS, which sits above the catalog).
+MAX_REQUIRED_EXPERIENCE_MONTHS = 600

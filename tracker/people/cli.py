@@ -11,16 +11,11 @@ from sqlalchemy import select
 from tracker.clock import today
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
-from tracker.people.models import ACCESS_ROLES, ApiToken
-from tracker.people.services import (
-    create_engineer,
-    create_team,
-    create_token,
-    find_engineer,
-    find_team,
-    revoke_token,
-    set_password,
-)
+from tracker.people.models import ApiToken
+from tracker.people.rules import ACCESS_ROLES
+from tracker.people.services.accounts import create_token, revoke_token, set_password
+from tracker.people.services.persons import create_person, find_engineer
+from tracker.people.services.teams import create_team, find_team
 
 user_cli = AppGroup("user", help="Add people and set their passwords.")
 token_cli = AppGroup("token", help="Create, list and revoke API tokens.")
@@ -83,7 +78,7 @@ def user_add(
             raise click.ClickException(f"no team named {team_name!r}")
     manager = _person(session, manager_email) if manager_email else None
     try:
-        engineer = create_engineer(
+        engineer = create_person(
             session,
             email=email,
             name=name,
@@ -91,8 +86,8 @@ def user_add(
             access_role=access_role,
             job_roles=jobs,
             level=level,
-            team=team,
-            manager=manager,
+            team_id=team.id if team else None,
+            manager_id=manager.id if manager else None,
             hired_on=hired.date() if hired else None,
             experience_months=experience_months,
             password=password,
@@ -163,7 +158,7 @@ def team_add(name: str, gpus: int, manager_email: str | None) -> None:
     session = db_session()
     manager = _person(session, manager_email) if manager_email else None
     try:
-        team = create_team(session, name, gpus, manager)
+        team = create_team(session, name, gpus, manager.id if manager else None)
     except ValidationError as exc:
         raise _fail(exc) from None
     session.commit()

@@ -1,4 +1,4 @@
-"""People: engineers (who are also the accounts), teams, job roles over time, API tokens."""
+"""People: engineers (who are also the accounts), teams, job roles and levels over time, tokens."""
 
 from __future__ import annotations
 
@@ -21,8 +21,18 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 from tracker.catalog.models import JobRole, Level
 from tracker.clock import utcnow
 from tracker.db import Base
+from tracker.people.rules import (
+    ACCESS_ROLES,
+    MANAGER_ROLES,
+    MAX_EMAIL_LENGTH,
+    MAX_LEVEL,
+    MAX_NAME_LENGTH,
+    MAX_TEAM_NAME_LENGTH,
+    MAX_TOKEN_NAME_LENGTH,
+    MIN_LEVEL,
+)
 
-ACCESS_ROLES = ("engineer", "manager", "admin")
+_ROLE_LIST = ", ".join(f"'{role}'" for role in ACCESS_ROLES)
 
 
 class Team(Base):
@@ -32,7 +42,7 @@ class Team(Base):
     __table_args__ = (CheckConstraint("gpus >= 0", name="gpus_not_negative"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    name: Mapped[str] = mapped_column(String(120), unique=True)
+    name: Mapped[str] = mapped_column(String(MAX_TEAM_NAME_LENGTH), unique=True)
     gpus: Mapped[int] = mapped_column(Integer)
     manager_id: Mapped[int | None] = mapped_column(
         ForeignKey("engineers.id", ondelete="SET NULL", use_alter=True), index=True
@@ -59,18 +69,16 @@ class Engineer(Base):
 
     __tablename__ = "engineers"
     __table_args__ = (
-        CheckConstraint(
-            "access_role IN ('engineer', 'manager', 'admin')", name="access_role_known"
-        ),
-        CheckConstraint("level BETWEEN 1 AND 5", name="level_1_to_5"),
+        CheckConstraint(f"access_role IN ({_ROLE_LIST})", name="access_role_known"),
+        CheckConstraint(f"level BETWEEN {MIN_LEVEL} AND {MAX_LEVEL}", name="level_1_to_5"),
         CheckConstraint("experience_months >= 0", name="experience_not_negative"),
         CheckConstraint("manager_id IS NULL OR manager_id <> id", name="not_own_manager"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    name: Mapped[str] = mapped_column(String(120))
+    name: Mapped[str] = mapped_column(String(MAX_NAME_LENGTH))
     # Stored lower-cased, so uniqueness is case-insensitive on every dialect.
-    email: Mapped[str] = mapped_column(String(254), unique=True)
+    email: Mapped[str] = mapped_column(String(MAX_EMAIL_LENGTH), unique=True)
     password_hash: Mapped[str | None] = mapped_column(String(255))
     access_role: Mapped[str] = mapped_column(String(16), default="engineer")
     level: Mapped[int] = mapped_column(ForeignKey("levels.number", ondelete="RESTRICT"), default=1)
@@ -119,7 +127,7 @@ class Engineer(Base):
 
     @property
     def is_manager(self) -> bool:
-        return self.access_role in ("manager", "admin")
+        return self.access_role in MANAGER_ROLES
 
     @property
     def job_roles(self) -> list[JobRole]:
@@ -169,10 +177,38 @@ class ApiToken(Base):
     engineer_id: Mapped[int] = mapped_column(
         ForeignKey("engineers.id", ondelete="CASCADE"), index=True
     )
-    name: Mapped[str] = mapped_column(String(120), default="")
+    name: Mapped[str] = mapped_column(String(MAX_TOKEN_NAME_LENGTH), default="")
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
     last_used_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
     revoked_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
 
     engineer: Mapped[Engineer] = relationship()
+
+
+class LevelChange(Base):
+    """A manager setting an engineer's level: who, when, from, to."""
+
+    __tablename__ = "level_changes"
+    __table_args__ = (
+        CheckConstraint(
+            f"from_level IS NULL OR from_level BETWEEN {MIN_LEVEL} AND {MAX_LEVEL}",
+            name="from_1_to_5",
+        ),
+        CheckConstraint(f"to_level BETWEEN {MIN_LEVEL} AND {MAX_LEVEL}", name="to_1_to_5"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    engineer_id: Mapped[int] = mapped_column(
+        ForeignKey("engineers.id", ondelete="CASCADE"), index=True
+    )
+    from_level: Mapped[int | None] = mapped_column(Integer)
+    to_level: Mapped[int] = mapped_column(Integer)
+    changed_on: Mapped[dt.date] = mapped_column(Date)
+    changed_by_id: Mapped[int | None] = mapped_column(
+        ForeignKey("engineers.id", ondelete="SET NULL")
+    )
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+    engineer: Mapped[Engineer] = relationship(foreign_keys=[engineer_id])
+    changed_by: Mapped[Engineer | None] = relationship(foreign_keys=[changed_by_id])

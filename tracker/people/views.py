@@ -10,7 +10,7 @@ from flask_login import current_user, login_required, login_user, logout_user
 from tracker.errors import ValidationError
 from tracker.extensions import db_session, signin_limiter
 from tracker.people.forms import LoginForm, PasswordForm, ProfileForm
-from tracker.people.services import authenticate, set_password, verify_password
+from tracker.people.services.accounts import authenticate, set_password, verify_password
 from tracker.signals import showing_profile, template_context
 
 bp = Blueprint("people", __name__)

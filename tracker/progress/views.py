@@ -17,7 +17,7 @@ from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.forms import show_errors
 from tracker.people.models import Engineer
-from tracker.people.services import (
+from tracker.people.services.access import (
     can_log_hours,
     can_record_results,
     can_view,

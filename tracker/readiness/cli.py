@@ -9,7 +9,7 @@ from flask.cli import with_appcontext
 
 from tracker.clock import today
 from tracker.extensions import db_session
-from tracker.people.services import find_team
+from tracker.people.services.teams import find_team
 from tracker.readiness.schemas import readiness_json
 from tracker.readiness.services.team import team_readiness
 

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from tracker.admin.services import MAX_GPUS
+from tracker.people.rules import MAX_GPUS
 from tracker.people.schemas import PersonRef, TeamOut, person_ref
 from tracker.readiness.services.forecast import ForecastPoint
 from tracker.readiness.services.matching import Seat

@@ -9,7 +9,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
-from tracker.careers.models import Apprenticeship, LevelChange
+from tracker.careers.models import Apprenticeship
 from tracker.careers.rules import (
     DEFAULT_PRODUCTIVITY_LOSS,
     EARLIEST_DATE,
@@ -23,8 +23,8 @@ from tracker.careers.services.ladder import level_on, load_levels, managed_peopl
 from tracker.catalog.models import LearningPath, Level, TrainingStrategy
 from tracker.catalog.services.reads import paths_with_courses
 from tracker.errors import ValidationError
-from tracker.people.models import Engineer
-from tracker.people.services import manages
+from tracker.people.models import Engineer, LevelChange
+from tracker.people.services.access import manages
 from tracker.progress.models import HourLog
 from tracker.progress.services.certifications import certifications_of
 from tracker.progress.services.paths import PathProgress, logged_hours, path_progress

@@ -16,7 +16,7 @@ from tracker.careers.rules import (
 )
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer
-from tracker.people.services import can_view
+from tracker.people.services.access import can_view
 
 
 def can_record_evidence(actor: Engineer, engineer: Engineer) -> bool:

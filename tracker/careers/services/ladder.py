@@ -9,14 +9,13 @@ from dataclasses import dataclass, field
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
-# lead: becomes tracker.people.services.persons.set_level
-from tracker.admin.services import set_level
-from tracker.careers.models import Evidence, LevelChange
+from tracker.careers.models import Evidence
 from tracker.careers.rules import EVIDENCE_KINDS, EVIDENCE_REASON
 from tracker.catalog.models import Credential, Level
 from tracker.errors import ValidationError
-from tracker.people.models import Engineer, JobRoleAssignment, Team
-from tracker.people.services import manages
+from tracker.people.models import Engineer, JobRoleAssignment, LevelChange, Team
+from tracker.people.services.access import manages
+from tracker.people.services.persons import set_level
 from tracker.progress.models import Certification
 from tracker.progress.services.validity import experience_months, holding, latest_for
 
@@ -214,15 +213,3 @@ def change_level(
     if actor.id == engineer.id:
         raise ValidationError({"level": "you cannot set your own level; your manager does"})
     return set_level(session, engineer, level, actor, today)
-
-
-def level_history(session: Session, engineer: Engineer) -> list[LevelChange]:
-    """Return the level changes of a person, newest first."""
-    return list(
-        session.scalars(
-            select(LevelChange)
-            .where(LevelChange.engineer_id == engineer.id)
-            .options(selectinload(LevelChange.changed_by))
-            .order_by(LevelChange.changed_on.desc(), LevelChange.id.desc())
-        )
-    )

@@ -19,7 +19,7 @@ from tracker.careers.rules import (
 from tracker.catalog.models import Speciality
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer, Team
-from tracker.people.services import can_view
+from tracker.people.services.access import can_view
 
 
 def can_assess(actor: Engineer, engineer: Engineer) -> bool:

@@ -16,7 +16,8 @@ from tracker.careers.services.skills import assess
 from tracker.catalog.models import Course, Credential, Exam, Speciality
 from tracker.demo.services.common import DEMO_PASSWORD, DOMAIN, PROCTORING, experience_text
 from tracker.people.models import Engineer, Team
-from tracker.people.services import create_engineer, create_team, find_engineer
+from tracker.people.services.persons import create_person, find_engineer
+from tracker.people.services.teams import create_team
 from tracker.progress.services.certifications import record_attempt, record_credential
 from tracker.progress.services.hours import log_hours
 from tracker.progress.services.validity import add_months
@@ -222,7 +223,7 @@ def build_demo(session: Session, today: dt.date) -> list[tuple[str, str, str]]:
     if find_engineer(session, f"admin@{DOMAIN}") is not None:
         return logins
 
-    create_engineer(
+    create_person(
         session,
         email=f"admin@{DOMAIN}",
         name="Ada Admin",
@@ -233,7 +234,7 @@ def build_demo(session: Session, today: dt.date) -> list[tuple[str, str, str]]:
         hired_on=add_months(today, -70),
     )
     managers = {
-        key: create_engineer(
+        key: create_person(
             session,
             email=f"{key}@{DOMAIN}",
             name=name,
@@ -252,7 +253,7 @@ def build_demo(session: Session, today: dt.date) -> list[tuple[str, str, str]]:
     credentials = {c.code: c for c in session.scalars(select(Credential))}
 
     for team_name, gpus, manager_key, people in TEAMS:
-        team = create_team(session, team_name, gpus, managers[manager_key])
+        team = create_team(session, team_name, gpus, managers[manager_key].id)
         for person in people:
             _add_person(
                 session, today, person, team, managers[manager_key], courses, exams, credentials
@@ -326,15 +327,15 @@ def _add_person(
 ) -> None:
     """Add one person to a team, with their study hours, exam attempts and credentials."""
     hired_on = add_months(today, -person.hired_months_ago)
-    engineer = create_engineer(
+    engineer = create_person(
         session,
         email=_email(person.name),
         name=person.name,
         today=today,
         job_roles=person.roles,
         level=person.level,
-        team=team,
-        manager=manager,
+        team_id=team.id,
+        manager_id=manager.id,
         hired_on=hired_on,
         experience_months=person.experience,
         experience_text=experience_text(person.experience),

@@ -27,7 +27,8 @@ from tracker.demo.services.common import DEMO_PASSWORD, DOMAIN
 from tracker.demo.services.history import plan_history
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer, JobRoleAssignment, Team
-from tracker.people.services import find_engineer, hash_password
+from tracker.people.services.accounts import hash_password
+from tracker.people.services.persons import find_engineer
 from tracker.progress.models import Certification, ExamAttempt, HourLog
 from tracker.progress.services.validity import whole_months_between
 from tracker.readiness.services.matching import choose_template

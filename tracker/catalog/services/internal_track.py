@@ -1,0 +1,265 @@
+"""The internal certification track: the organisation's own exam, courses and learning path.
+
+Every refusal is a ValidationError naming the field and the rule, raised
+before anything is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import TypeGuard
+
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from tracker.catalog.models import Course, Credential, Exam, LearningPath, PathCourse
+from tracker.catalog.rules import (
+    CODE_PATTERN,
+    CODE_RULE,
+    DEFAULT_RETAKE_WAIT_DAYS,
+    MAX_COURSE_HOURS,
+    MAX_REQUIRED_EXPERIENCE_MONTHS,
+    MAX_RETAKE_WAIT_DAYS,
+    MAX_TARGET_MONTHS,
+    MAX_TITLE_LENGTH,
+    MAX_TRACK_COURSES,
+    MAX_VALIDITY_MONTHS,
+)
+from tracker.errors import ValidationError
+
+
+@dataclass(frozen=True)
+class CourseLine:
+    """A course of an internal track, as written on one line: CODE | Title | hours."""
+
+    line: int
+    code: str
+    title: str
+    hours: Decimal
+
+
+def _is_whole(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def credentials(session: Session) -> list[Credential]:
+    """Return every credential of the catalog by code."""
+    return list(session.scalars(select(Credential).order_by(Credential.code)))
+
+
+def internal_codes(session: Session) -> frozenset[str]:
+    """Return the codes of catalog rows the organisation created (origin "internal")."""
+    codes: set[str] = set()
+    for model in (Credential, Course, LearningPath):
+        codes.update(session.scalars(select(model.code).where(model.origin == "internal")))
+    return frozenset(codes)
+
+
+def code_taken(session: Session, code: str) -> str | None:
+    """Return what in the catalog already uses `code` (case-insensitive), or None."""
+    models: tuple[tuple[type[Credential] | type[Course] | type[LearningPath], str], ...] = (
+        (Credential, "a credential"),
+        (Course, "a course"),
+        (LearningPath, "a learning path"),
+    )
+    for model, what in models:
+        found = session.scalars(
+            select(model.code).where(func.lower(model.code) == code.lower())
+        ).first()
+        if found is not None:
+            return f"{found} is already taken by {what}"
+    return None
+
+
+def _code_error(session: Session, code: str) -> str | None:
+    if not CODE_PATTERN.fullmatch(code):
+        return f"code must be {CODE_RULE}"
+    return code_taken(session, code)
+
+
+def parse_decimal(text: str) -> Decimal | None:
+    """Return the finite number `text` writes, or None."""
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        return None
+    return value if value.is_finite() else None
+
+
+def parse_course_lines(text: str) -> list[CourseLine]:
+    """Read courses written one per line as `CODE | Title | hours`; report every bad line."""
+    courses: list[CourseLine] = []
+    problems: list[str] = []
+    seen: set[str] = set()
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        parts = [p.strip() for p in raw.split("|")]
+        if len(parts) != 3:
+            problems.append(f"line {number}: write CODE | Title | hours")
+            continue
+        code, title, hours_text = parts
+        if not CODE_PATTERN.fullmatch(code):
+            problems.append(f"line {number}: code must be {CODE_RULE}")
+        elif code.lower() in seen:
+            problems.append(f"line {number}: code {code} appears twice")
+        if not title or len(title) > MAX_TITLE_LENGTH:
+            problems.append(f"line {number}: title must be 1 to {MAX_TITLE_LENGTH} characters")
+        hours = parse_decimal(hours_text)
+        if hours is None:
+            problems.append(f"line {number}: hours must be a number, e.g. 8 or 1.5")
+        elif not 0 < hours <= MAX_COURSE_HOURS:
+            problems.append(
+                f"line {number}: hours must be more than 0 and at most {MAX_COURSE_HOURS}"
+            )
+        elif hours != hours.quantize(Decimal("0.01")):
+            problems.append(f"line {number}: hours must have at most 2 decimals")
+        seen.add(code.lower())
+        if hours is not None:
+            courses.append(CourseLine(number, code, title, hours))
+    if not problems and not courses:
+        problems.append("list at least one course, one per line: CODE | Title | hours")
+    if not problems and len(courses) > MAX_TRACK_COURSES:
+        problems.append(f"a track holds at most {MAX_TRACK_COURSES} courses")
+    if problems:
+        raise ValidationError({"courses": "; ".join(problems)})
+    return courses
+
+
+def _name_error(name: str) -> str | None:
+    if not name.strip() or len(name.strip()) > MAX_TITLE_LENGTH:
+        return f"name must be 1 to {MAX_TITLE_LENGTH} characters"
+    return None
+
+
+def create_internal_track(
+    session: Session,
+    *,
+    exam_code: str,
+    exam_name: str,
+    validity_months: int,
+    prerequisites: Iterable[str] = (),
+    experience_months: int = 0,
+    retake_wait_days: int = DEFAULT_RETAKE_WAIT_DAYS,
+    courses: str,
+    path_code: str,
+    path_name: str,
+    target_months: int,
+) -> LearningPath:
+    """Create the organisation's own exam (and its credential), courses and learning path.
+
+    Everything has origin "internal"; every code must be new to the whole
+    catalog. All or nothing: one broken rule writes nothing.
+    """
+    errors: dict[str, str] = {}
+    exam_code, path_code = exam_code.strip(), path_code.strip()
+    if problem := _code_error(session, exam_code):
+        errors["exam_code"] = problem
+    if problem := _name_error(exam_name):
+        errors["exam_name"] = problem
+    if not _is_whole(validity_months) or not 1 <= validity_months <= MAX_VALIDITY_MONTHS:
+        errors["validity_months"] = (
+            f"validity must be a whole number of months from 1 to {MAX_VALIDITY_MONTHS}"
+        )
+    if (
+        not _is_whole(experience_months)
+        or not 0 <= experience_months <= MAX_REQUIRED_EXPERIENCE_MONTHS
+    ):
+        errors["experience_months"] = (
+            "experience must be a whole number of months from 0 to "
+            f"{MAX_REQUIRED_EXPERIENCE_MONTHS}"
+        )
+    if not _is_whole(retake_wait_days) or not 0 <= retake_wait_days <= MAX_RETAKE_WAIT_DAYS:
+        errors["retake_wait_days"] = (
+            f"retake wait must be a whole number of days from 0 to {MAX_RETAKE_WAIT_DAYS}"
+        )
+    prereqs: list[Credential] = []
+    for code in dict.fromkeys(prerequisites):
+        cred = session.scalars(select(Credential).where(Credential.code == code)).one_or_none()
+        if cred is None:
+            errors["prerequisites"] = f"unknown credential {code!r}; choose from the catalog"
+        else:
+            prereqs.append(cred)
+    lines: list[CourseLine] = []
+    try:
+        lines = parse_course_lines(courses)
+    except ValidationError as exc:
+        errors.update(exc.errors)
+    else:
+        taken = [
+            f"line {c.line}: {problem}" for c in lines if (problem := code_taken(session, c.code))
+        ]
+        if taken:
+            errors["courses"] = "; ".join(taken)
+    if problem := _code_error(session, path_code):
+        errors["path_code"] = problem
+    if problem := _name_error(path_name):
+        errors["path_name"] = problem
+    if not _is_whole(target_months) or not 1 <= target_months <= MAX_TARGET_MONTHS:
+        errors["target_months"] = (
+            f"target duration must be a whole number of months from 1 to {MAX_TARGET_MONTHS}"
+        )
+    # Codes must also differ from one another within the track.
+    own = [("exam_code", exam_code), ("path_code", path_code)]
+    if exam_code and path_code and exam_code.lower() == path_code.lower():
+        errors.setdefault("path_code", "the path code must differ from the exam code")
+    clashes = [
+        f"line {c.line}: {c.code} is also the {field.replace('_', ' ')}"
+        for c in lines
+        for field, code in own
+        if code and c.code.lower() == code.lower()
+    ]
+    if clashes:
+        errors.setdefault("courses", "; ".join(clashes))
+    if errors:
+        raise ValidationError(errors)
+
+    try:
+        with session.begin_nested():
+            credential = Credential(
+                code=exam_code,
+                name=exam_name.strip(),
+                issuer="internal",
+                kind="exam",
+                origin="internal",
+                validity_months=validity_months,
+            )
+            exam = Exam(
+                credential=credential,
+                level_label="internal",
+                experience_months=experience_months,
+                retake_wait_days=retake_wait_days,
+                prerequisites=sorted(prereqs, key=lambda c: c.code),
+            )
+            course_rows = [
+                Course(
+                    code=c.code,
+                    title=c.title,
+                    hours=c.hours,
+                    provider="internal",
+                    origin="internal",
+                )
+                for c in lines
+            ]
+            path = LearningPath(
+                code=path_code,
+                name=path_name.strip(),
+                target_months=target_months,
+                exam=exam,
+                origin="internal",
+            )
+            session.add_all([credential, exam, *course_rows, path])
+            session.flush()
+            path.path_courses.extend(
+                PathCourse(position=i, course_id=c.id) for i, c in enumerate(course_rows, start=1)
+            )
+            session.flush()
+    except IntegrityError:
+        # Another admin took a code between the check and the write.
+        raise ValidationError(
+            {"exam_code": "a code of this track was just taken in the catalog; try again"}
+        ) from None
+    return path

@@ -1,0 +1,1 @@
+"""CSV imports: people, hour logs, exam attempts and external credentials."""

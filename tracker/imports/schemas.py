@@ -1,0 +1,247 @@
+"""The rows of the CSV files, as pydantic models: each cell's shape and its rule.
+
+The cells arrive as stripped text ("" when empty). A refused cell's message
+names its column and the rule, the way the import page lists it. References
+to stored rows (a person's email, a course code) are checked by the services.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Annotated, Any, TypeVar
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, PlainValidator, ValidationInfo
+from pydantic import ValidationError as PydanticValidationError
+from pydantic_core import PydanticCustomError
+
+from tracker.catalog.services.internal_track import parse_decimal
+from tracker.imports.rules import (
+    FALSE_WORDS,
+    JOB_ROLE_SEPARATOR,
+    MAX_COST,
+    MAX_PROCTORING_LENGTH,
+    MAX_SCORE,
+    MAX_VOUCHER_LENGTH,
+    MIN_SCORE,
+    TRUE_WORDS,
+)
+from tracker.people.rules import ACCESS_ROLES, MAX_LEVEL, MIN_LEVEL
+from tracker.people.services.persons import experience_error
+from tracker.progress.rules import MAX_EVIDENCE_LENGTH
+
+Row = dict[str, str]
+
+
+def _refuse(message: str) -> PydanticCustomError:
+    # The message goes in the context: a cell's text may hold braces.
+    return PydanticCustomError("cell", "{message}", {"message": message})
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _required(value: Any, info: ValidationInfo) -> str:
+    text = _text(value)
+    if not text:
+        raise _refuse(f"{info.field_name} is required")
+    return text
+
+
+def _optional(default: Any) -> Callable[[Callable[[str, str], Any]], Callable[..., Any]]:
+    """Wrap a cell parser so that an empty cell gives `default`."""
+
+    def wrap(parse: Callable[[str, str], Any]) -> Callable[..., Any]:
+        def cell(value: Any, info: ValidationInfo) -> Any:
+            text = _text(value)
+            return parse(text, str(info.field_name)) if text else default
+
+        return cell
+
+    return wrap
+
+
+def _needed(parse: Callable[[str, str], Any]) -> Callable[..., Any]:
+    """Wrap a cell parser so that an empty cell is refused."""
+
+    def cell(value: Any, info: ValidationInfo) -> Any:
+        return parse(_required(value, info), str(info.field_name))
+
+    return cell
+
+
+def _as_text(text: str, column: str) -> str:
+    return text
+
+
+def _as_date(text: str, column: str) -> dt.date:
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise _refuse(f"{column} must be a date written YYYY-MM-DD, not {text!r}") from None
+
+
+def _as_int(text: str, column: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise _refuse(f"{column} must be a whole number, not {text!r}") from None
+
+
+def _as_number(text: str, column: str) -> Decimal:
+    value = parse_decimal(text)
+    if value is None:
+        raise _refuse(f"{column} must be a number, not {text!r}")
+    return value
+
+
+def _as_yes_no(text: str, column: str) -> bool:
+    word = text.lower()
+    if word in TRUE_WORDS:
+        return True
+    if word in FALSE_WORDS:
+        return False
+    raise _refuse(f"{column} must be yes or no, not {text!r}")
+
+
+def _at_most(limit: int) -> Callable[[str, ValidationInfo], str]:
+    def check(value: str, info: ValidationInfo) -> str:
+        if len(value) > limit:
+            raise _refuse(f"{info.field_name} must be at most {limit} characters")
+        return value
+
+    return check
+
+
+def split_codes(text: str) -> list[str]:
+    """Return the job-role codes a job_roles cell lists."""
+    return [c.strip() for c in text.split(JOB_ROLE_SEPARATOR) if c.strip()]
+
+
+def _role(value: str) -> str:
+    if value not in ACCESS_ROLES:
+        raise _refuse(f"role must be one of {', '.join(ACCESS_ROLES)}")
+    return value
+
+
+def _level(value: int) -> int:
+    if not MIN_LEVEL <= value <= MAX_LEVEL:
+        raise _refuse(f"level must be a whole number from {MIN_LEVEL} to {MAX_LEVEL}")
+    return value
+
+
+def _experience(value: int) -> int:
+    if problem := experience_error(value):
+        raise _refuse(problem)
+    return value
+
+
+def _score(value: int) -> int:
+    if not MIN_SCORE <= value <= MAX_SCORE:
+        raise _refuse(f"score must be a whole number from {MIN_SCORE} to {MAX_SCORE}")
+    return value
+
+
+def _cost(value: Decimal | None) -> Decimal | None:
+    if value is not None and (
+        not 0 <= value <= MAX_COST or value != value.quantize(Decimal("0.01"))
+    ):
+        raise _refuse(f"cost must be from 0 to {MAX_COST:,}, with at most 2 decimals")
+    return value
+
+
+Text = Annotated[str, PlainValidator(_needed(_as_text))]
+OptionalText = Annotated[str, PlainValidator(_optional("")(_as_text))]
+MaybeText = Annotated[str | None, PlainValidator(_optional(None)(_as_text))]
+Date = Annotated[dt.date, PlainValidator(_needed(_as_date))]
+OptionalDate = Annotated[dt.date | None, PlainValidator(_optional(None)(_as_date))]
+Whole = Annotated[int, PlainValidator(_needed(_as_int))]
+Number = Annotated[Decimal, PlainValidator(_needed(_as_number))]
+YesNo = Annotated[bool, PlainValidator(_needed(_as_yes_no))]
+
+
+class _CsvRow(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class PersonRow(_CsvRow):
+    """A line of a people file."""
+
+    email: Text
+    name: Text
+    role: Annotated[str, PlainValidator(_optional("engineer")(_as_text)), AfterValidator(_role)]
+    job_roles: Annotated[list[str], PlainValidator(lambda value: split_codes(_text(value)))]
+    level: Annotated[int, PlainValidator(_optional(1)(_as_int)), AfterValidator(_level)]
+    team: MaybeText
+    manager_email: MaybeText
+    hired_on: OptionalDate
+    experience_months: Annotated[
+        int, PlainValidator(_optional(0)(_as_int)), AfterValidator(_experience)
+    ]
+    # The password as written, spaces kept; None when the cell is empty.
+    password: Annotated[str | None, PlainValidator(lambda value: _text(value) or None)]
+
+
+class HoursRow(_CsvRow):
+    """A line of an hour-log file."""
+
+    email: Text
+    course: Text
+    date: Date
+    hours: Number
+    note: OptionalText
+
+
+class AttemptRow(_CsvRow):
+    """A line of an exam-attempt file."""
+
+    email: Text
+    exam: Text
+    date: Date
+    score: Annotated[int, PlainValidator(_needed(_as_int)), AfterValidator(_score)]
+    passed: YesNo
+    cost: Annotated[
+        Decimal | None, PlainValidator(_optional(None)(_as_number)), AfterValidator(_cost)
+    ]
+    voucher_code: Annotated[
+        str, PlainValidator(_optional("")(_as_text)), AfterValidator(_at_most(MAX_VOUCHER_LENGTH))
+    ]
+    proctoring: Annotated[
+        str,
+        PlainValidator(_optional("")(_as_text)),
+        AfterValidator(_at_most(MAX_PROCTORING_LENGTH)),
+    ]
+
+
+class CredentialRow(_CsvRow):
+    """A line of an external-credential file."""
+
+    email: Text
+    credential: Text
+    issued_on: Date
+    expires_on: OptionalDate
+    # Left empty, record_credential says what evidence is.
+    evidence: Annotated[
+        str, PlainValidator(_optional("")(_as_text)), AfterValidator(_at_most(MAX_EVIDENCE_LENGTH))
+    ]
+
+
+RowModel = TypeVar("RowModel", bound=_CsvRow)
+
+
+def read_row(
+    schema: type[RowModel], row: Row, problems: dict[str, str], **cells: str
+) -> RowModel | None:
+    """Return the row read by `schema`, or None with each bad cell's rule put in `problems`.
+
+    `cells` give a column's text other than the row's (the password as written).
+    """
+    data = {name: cells.get(name, row.get(name, "")) for name in schema.model_fields}
+    try:
+        return schema.model_validate(data)
+    except PydanticValidationError as exc:
+        for error in exc.errors():
+            problems.setdefault(str(error["loc"][0]), error["msg"])
+        return None

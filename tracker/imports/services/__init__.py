@@ -1,0 +1,1 @@
+"""CSV import services: reading a file, importing its rows by kind, the all-or-nothing run."""

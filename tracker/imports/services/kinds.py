@@ -1,0 +1,80 @@
+"""What an import is made of: kinds of file, their rows' problems and the result."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sqlalchemy.orm import Session
+
+from tracker.imports.schemas import Row
+from tracker.people.models import Engineer
+
+Handler = Callable[[Session, Row, dt.date, "Engineer | None"], object]
+
+
+@dataclass(frozen=True)
+class RowError:
+    """A bad row: its line in the file (the header is line 1), the column and the rule."""
+
+    line: int
+    column: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}, {self.column}: {self.message}"
+
+
+class ImportRefused(Exception):
+    """Some rows broke a rule; nothing was imported."""
+
+    def __init__(self, errors: list[RowError]) -> None:
+        super().__init__("; ".join(str(e) for e in errors))
+        self.errors = errors
+
+
+class RowProblems(Exception):
+    """A row's cells could not be read; maps column to rule."""
+
+    def __init__(self, errors: dict[str, str]) -> None:
+        super().__init__(str(errors))
+        self.errors = errors
+
+
+@dataclass(frozen=True)
+class ImportKind:
+    """One kind of CSV file: its columns, how a row is imported, and its name."""
+
+    code: str
+    label: str
+    singular: str
+    plural: str
+    columns: tuple[str, ...]
+    optional: frozenset[str]
+    # Service error keys mapped to the file's column names.
+    fields: dict[str, str]
+    handler: Handler
+    help: str
+
+    def summary(self, count: int) -> str:
+        return f"{count} {self.singular if count == 1 else self.plural} imported"
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    """How many rows of which kind a file imported."""
+
+    kind: ImportKind
+    count: int
+
+    @property
+    def summary(self) -> str:
+        return self.kind.summary(self.count)
+
+
+def refuse_if(problems: dict[str, str], columns: tuple[str, ...]) -> None:
+    """Raise RowProblems when there are any, in the order of the file's columns."""
+    if problems:
+        order = {column: i for i, column in enumerate(columns)}
+        raise RowProblems(dict(sorted(problems.items(), key=lambda p: order.get(p[0], len(order)))))

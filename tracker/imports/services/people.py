@@ -1,0 +1,77 @@
+"""Importing a people file's row: a person, through the one create_person."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from sqlalchemy.orm import Session
+
+from tracker.imports.schemas import PersonRow, Row, read_row, split_codes
+from tracker.imports.services.kinds import refuse_if
+from tracker.people.models import Engineer
+from tracker.people.services.persons import (
+    create_person,
+    find_engineer,
+    level_error,
+    resolve_job_roles,
+)
+from tracker.people.services.teams import find_team
+
+COLUMNS = tuple(PersonRow.model_fields)
+
+
+def person_for(session: Session, email: str, problems: dict[str, str]) -> Engineer | None:
+    """Return the person an email names, or put why not in `problems` (an empty email: None)."""
+    if not email:
+        return None
+    person = find_engineer(session, email)
+    if person is None:
+        problems["email"] = (
+            f"no person with email {email}; import people first (or add them on the People page)"
+        )
+    return person
+
+
+def import_person(session: Session, row: Row, today: dt.date, actor: Engineer | None) -> object:
+    """Add the person a row describes; their manager may be on an earlier line."""
+    problems: dict[str, str] = {}
+    cells = read_row(PersonRow, row, problems, password=row.get("password_raw", ""))
+    _, problem = resolve_job_roles(session, split_codes(row.get("job_roles", "")))
+    if problem:
+        problems["job_roles"] = problem
+    team_id = None
+    if team_name := row.get("team", ""):
+        team = find_team(session, team_name)
+        if team is None:
+            problems["team"] = f"no team named {team_name!r}; add it on the Teams page first"
+        else:
+            team_id = team.id
+    manager_id = None
+    if manager_email := row.get("manager_email", ""):
+        manager = find_engineer(session, manager_email)
+        if manager is None:
+            problems["manager_email"] = (
+                f"no person with email {manager_email}; "
+                "put the manager on an earlier line or add them first"
+            )
+        else:
+            manager_id = manager.id
+    if cells is not None and (problem := level_error(session, cells.level)):
+        problems["level"] = problem
+    refuse_if(problems, COLUMNS)
+    assert cells is not None
+    return create_person(
+        session,
+        actor=actor,
+        today=today,
+        email=cells.email,
+        name=cells.name,
+        access_role=cells.role,
+        job_roles=cells.job_roles,
+        level=cells.level,
+        team_id=team_id,
+        manager_id=manager_id,
+        hired_on=cells.hired_on,
+        experience_months=cells.experience_months,
+        password=cells.password,
+    )

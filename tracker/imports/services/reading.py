@@ -1,0 +1,95 @@
+"""Reading an uploaded CSV file: its text, its header and its rows with their line numbers."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator
+
+from tracker.errors import ValidationError
+from tracker.imports.rules import MAX_IMPORT_ROWS
+from tracker.imports.schemas import Row
+from tracker.imports.services.kinds import ImportKind
+
+EMPTY = "the file is empty; it needs a header line and rows"
+
+
+def decode_csv(data: bytes) -> str:
+    """Return an uploaded file's text; refuse an empty or non-UTF-8 file."""
+    if not data.strip():
+        raise ValidationError({"file": EMPTY})
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ValidationError(
+            {
+                "file": f"the file is not UTF-8 text (line {line} holds a byte that is not "
+                "UTF-8); save it as CSV UTF-8 and upload it again"
+            }
+        ) from None
+    if "\x00" in text:
+        line = text[: text.index("\x00")].count("\n") + 1
+        raise ValidationError(
+            {"file": f"the file is not CSV text (line {line} holds a NUL character)"}
+        )
+    return text
+
+
+def _read_header(reader: Iterator[list[str]], kind: ImportKind) -> list[str]:
+    try:
+        header = [h.strip().lower() for h in next(reader)]
+    except StopIteration:
+        raise ValidationError({"file": EMPTY}) from None
+    expected = ",".join(kind.columns)
+    problems = []
+    duplicates = sorted({h for h in header if header.count(h) > 1})
+    if duplicates:
+        problems.append(f"column {', '.join(duplicates)} appears twice")
+    missing = [c for c in kind.columns if c not in header and c not in kind.optional]
+    if missing:
+        problems.append(f"missing column {', '.join(missing)}")
+    extra = [h for h in header if h not in kind.columns]
+    if extra:
+        problems.append("unknown column " + ", ".join(repr(h) if h else "(empty)" for h in extra))
+    if problems:
+        raise ValidationError(
+            {
+                "file": f"line 1 (header): {'; '.join(problems)}. "
+                f"A {kind.label.lower()} file has the columns {expected}"
+            }
+        )
+    return header
+
+
+def read_rows(text: str, kind: ImportKind) -> list[tuple[int, Row]]:
+    """Return the file's rows with their line numbers (the header is line 1); check the header."""
+    if not text.strip():
+        raise ValidationError({"file": EMPTY})
+    reader = csv.reader(io.StringIO(text, newline=""))
+    rows: list[tuple[int, Row]] = []
+    try:
+        header = _read_header(reader, kind)
+        last = reader.line_num
+        for record in reader:
+            line, last = last + 1, reader.line_num
+            if not any(cell.strip() for cell in record):
+                continue
+            if len(record) != len(header):
+                row = {"_width": str(len(record)), "_expected": str(len(header))}
+            else:
+                row = {col: cell.strip() for col, cell in zip(header, record, strict=True)}
+                if "password" in row:
+                    row["password_raw"] = record[header.index("password")]
+            rows.append((line, row))
+    except csv.Error as exc:
+        raise ValidationError(
+            {"file": f"line {reader.line_num}: the file is not readable CSV ({exc})"}
+        ) from None
+    if not rows:
+        raise ValidationError({"file": "the file has a header but no rows to import"})
+    if len(rows) > MAX_IMPORT_ROWS:
+        raise ValidationError(
+            {"file": f"a file holds at most {MAX_IMPORT_ROWS} rows; split it into several files"}
+        )
+    return rows

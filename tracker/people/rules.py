@@ -1,0 +1,25 @@
+"""People rules: access roles, limits of names, emails, passwords, experience and fleets."""
+
+from __future__ import annotations
+
+ACCESS_ROLES = ("engineer", "manager", "admin")
+# The access roles that may manage a team or a person.
+MANAGER_ROLES = ("manager", "admin")
+
+MAX_NAME_LENGTH = 120
+MAX_TEAM_NAME_LENGTH = 120
+MAX_EMAIL_LENGTH = 254
+MIN_PASSWORD_LENGTH = 10
+MAX_PASSWORD_LENGTH = 200
+MAX_TOKEN_NAME_LENGTH = 120
+
+# Documented experience before joining, in whole months.
+MAX_EXPERIENCE_MONTHS = 600
+MAX_EXPERIENCE_TEXT_LENGTH = 4000
+
+# A team's fleet, in GPUs.
+MAX_GPUS = 10_000_000
+
+# The ladder's levels (the catalog holds their names and rules).
+MIN_LEVEL = 1
+MAX_LEVEL = 5

@@ -1,0 +1,1 @@
+"""People services: access, persons, teams and accounts."""

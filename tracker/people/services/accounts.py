@@ -1,0 +1,85 @@
+"""Accounts: passwords, signing in, API tokens."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import secrets
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+from werkzeug.security import check_password_hash, generate_password_hash
+
+from tracker.errors import ValidationError
+from tracker.people.models import ApiToken, Engineer
+from tracker.people.rules import MAX_TOKEN_NAME_LENGTH, MIN_PASSWORD_LENGTH
+
+# A memory-hard key-derivation function; the test suite swaps in a cheap one.
+PASSWORD_METHOD = "scrypt"
+
+# A token's last use is recorded to the minute: writing it on every call
+# would add an UPDATE to every API request.
+TOKEN_USE_PRECISION = dt.timedelta(minutes=1)
+
+
+def hash_password(password: str) -> str:
+    """Return a salted scrypt hash of the password."""
+    if len(password) < MIN_PASSWORD_LENGTH:
+        raise ValidationError(
+            {"password": f"password must be at least {MIN_PASSWORD_LENGTH} characters"}
+        )
+    return generate_password_hash(password, method=PASSWORD_METHOD)
+
+
+def verify_password(engineer: Engineer | None, password: str) -> bool:
+    """Check a password; spend the same time whether or not the account exists."""
+    if engineer is None or not engineer.password_hash:
+        check_password_hash(_DUMMY_HASH, password)
+        return False
+    return check_password_hash(engineer.password_hash, password)
+
+
+def authenticate(session: Session, email: str, password: str) -> Engineer | None:
+    """Return the active engineer with this email and password, or None (never says which)."""
+    # persons.find_engineer's lookup: persons hashes passwords with this module.
+    engineer = session.scalars(
+        select(Engineer).where(Engineer.email == email.strip().lower())
+    ).one_or_none()
+    if not verify_password(engineer, password) or engineer is None or not engineer.active:
+        return None
+    return engineer
+
+
+def set_password(session: Session, engineer: Engineer, password: str) -> None:
+    """Set a new password and end every session signed in with the old one."""
+    engineer.password_hash = hash_password(password)
+    engineer.session_epoch += 1
+    session.flush()
+
+
+def token_hash(token: str) -> str:
+    """Return the stored form of a token's secret."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def create_token(session: Session, engineer: Engineer, name: str = "") -> tuple[ApiToken, str]:
+    """Create an API token; return it with its secret, which is shown once and stored hashed."""
+    secret = "trk_" + secrets.token_urlsafe(32)
+    token = ApiToken(
+        engineer=engineer,
+        name=name.strip()[:MAX_TOKEN_NAME_LENGTH],
+        token_hash=token_hash(secret),
+    )
+    session.add(token)
+    session.flush()
+    return token, secret
+
+
+def revoke_token(session: Session, token: ApiToken, now: dt.datetime) -> None:
+    """Revoke a token; it stops working at once."""
+    if token.revoked_at is None:
+        token.revoked_at = now
+        session.flush()
+
+
+_DUMMY_HASH = generate_password_hash("not a real password", method="scrypt")

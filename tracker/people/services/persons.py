@@ -1,0 +1,399 @@
+"""Persons: adding people, their level history, job roles, team, manager and account state.
+
+Plain functions: they take a session and the date they reason about (`today`)
+as parameters, never read the clock, and only flush; the request boundary
+commits. Every refusal is a ValidationError naming the field and the rule,
+raised before anything is written.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+
+from email_validator import EmailNotValidError, validate_email
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, selectinload
+
+from tracker.catalog.models import JobRole, Level
+from tracker.errors import ValidationError
+from tracker.people.models import Engineer, JobRoleAssignment, LevelChange, Team
+from tracker.people.rules import (
+    ACCESS_ROLES,
+    MANAGER_ROLES,
+    MAX_EXPERIENCE_MONTHS,
+    MAX_LEVEL,
+    MAX_NAME_LENGTH,
+    MIN_LEVEL,
+)
+from tracker.people.services.access import is_whole, resolve_manager
+from tracker.people.services.accounts import hash_password
+from tracker.people.services.teams import resolve_team
+
+# --- reading ----------------------------------------------------------------
+
+
+def normalise_email(email: str) -> str:
+    """Return the email in the stored form (validated, lower-cased), or raise."""
+    try:
+        return validate_email(email.strip(), check_deliverability=False).normalized.lower()
+    except EmailNotValidError as exc:
+        raise ValidationError({"email": f"not a valid email address: {exc}"}) from None
+
+
+def find_engineer(session: Session, email: str) -> Engineer | None:
+    """Return the engineer with this email (case-insensitive), if any."""
+    return session.scalars(
+        select(Engineer).where(Engineer.email == email.strip().lower())
+    ).one_or_none()
+
+
+def people_overview(session: Session) -> list[Engineer]:
+    """Return every person by name, with team, manager and job roles loaded."""
+    return list(
+        session.scalars(
+            select(Engineer)
+            .options(
+                selectinload(Engineer.team),
+                selectinload(Engineer.manager),
+                selectinload(Engineer.role_assignments).selectinload(JobRoleAssignment.job_role),
+            )
+            .order_by(func.lower(Engineer.name), Engineer.id)
+        )
+    )
+
+
+def job_roles(session: Session) -> list[JobRole]:
+    """Return the job roles a person may hold."""
+    return list(session.scalars(select(JobRole).order_by(JobRole.id)))
+
+
+def levels(session: Session) -> list[Level]:
+    """Return the ladder's levels, lowest first."""
+    return list(session.scalars(select(Level).order_by(Level.number)))
+
+
+def level_history(session: Session, engineer: Engineer) -> list[LevelChange]:
+    """Return the level changes of a person, newest first."""
+    return list(
+        session.scalars(
+            select(LevelChange)
+            .where(LevelChange.engineer_id == engineer.id)
+            .options(selectinload(LevelChange.changed_by))
+            .order_by(LevelChange.changed_on.desc(), LevelChange.id.desc())
+        )
+    )
+
+
+# --- the rules --------------------------------------------------------------
+
+
+def resolve_job_roles(session: Session, codes: Iterable[str]) -> tuple[list[JobRole], str | None]:
+    """Return the job roles with these codes, or the rule an unknown code breaks."""
+    known = {r.code: r for r in job_roles(session)}
+    wanted: list[JobRole] = []
+    for code in codes:
+        role = known.get(code)
+        if role is None:
+            return [], f"unknown job role {code!r} (known: {', '.join(known)})"
+        if role not in wanted:
+            wanted.append(role)
+    return wanted, None
+
+
+def experience_error(months: object) -> str | None:
+    """Return the rule a documented experience in months breaks, or None."""
+    if not is_whole(months) or not 0 <= months <= MAX_EXPERIENCE_MONTHS:
+        return f"experience must be a whole number of months from 0 to {MAX_EXPERIENCE_MONTHS}"
+    return None
+
+
+def level_error(session: Session, level: object) -> str | None:
+    """Return the rule a level breaks, or None."""
+    if (
+        not is_whole(level)
+        or not MIN_LEVEL <= level <= MAX_LEVEL
+        or session.get(Level, level) is None
+    ):
+        return f"level must be a whole number from {MIN_LEVEL} to {MAX_LEVEL}"
+    return None
+
+
+def _name_error(name: str) -> str | None:
+    if not name.strip() or len(name.strip()) > MAX_NAME_LENGTH:
+        return f"name must be 1 to {MAX_NAME_LENGTH} characters"
+    return None
+
+
+# --- writing ----------------------------------------------------------------
+
+
+def create_person(
+    session: Session,
+    *,
+    email: str,
+    name: str,
+    today: dt.date,
+    actor: Engineer | None = None,
+    access_role: str = "engineer",
+    job_roles: Iterable[str] = (),
+    level: int = 1,
+    team_id: int | None = None,
+    manager_id: int | None = None,
+    hired_on: dt.date | None = None,
+    experience_months: int = 0,
+    experience_text: str = "",
+    password: str | None = None,
+) -> Engineer:
+    """Add a person (and their account); their first level is recorded in the level history.
+
+    Job roles start on the hire date (or today); the first level-history row is
+    dated `today` and names `actor`. Every broken rule is reported at once and
+    nothing is written.
+    """
+    job_roles = list(job_roles)
+    errors: dict[str, str] = {}
+    try:
+        email = normalise_email(email)
+        if find_engineer(session, email) is not None:
+            errors["email"] = f"an engineer with email {email} already exists"
+    except ValidationError as exc:
+        errors.update(exc.errors)
+    if problem := _name_error(name):
+        errors["name"] = problem
+    if access_role not in ACCESS_ROLES:
+        errors["access_role"] = f"role must be one of {', '.join(ACCESS_ROLES)}"
+    if problem := level_error(session, level):
+        errors["level"] = problem
+    if problem := experience_error(experience_months):
+        errors["experience_months"] = problem
+    if hired_on is not None and hired_on > today:
+        errors["hired_on"] = "hire date must not be in the future"
+    roles, problem = resolve_job_roles(session, job_roles)
+    if problem:
+        errors["job_roles"] = problem
+    team, problem = resolve_team(session, team_id)
+    if problem:
+        errors["team"] = problem
+    manager, problem = resolve_manager(session, manager_id, None)
+    if problem:
+        errors["manager"] = problem
+    password_hash = None
+    if password is not None:
+        try:
+            password_hash = hash_password(password)
+        except ValidationError as exc:
+            errors.update(exc.errors)
+    if errors:
+        raise ValidationError(errors)
+
+    engineer = Engineer(
+        email=email,
+        name=name.strip(),
+        access_role=access_role,
+        level=level,
+        team=team,
+        manager=manager,
+        hired_on=hired_on,
+        experience_months=experience_months,
+        experience_text=experience_text,
+        password_hash=password_hash,
+    )
+    session.add(engineer)
+    session.flush()
+    for role in roles:
+        engineer.role_assignments.append(
+            JobRoleAssignment(job_role=role, started_on=hired_on or today)
+        )
+    session.add(
+        LevelChange(
+            engineer=engineer,
+            from_level=None,
+            to_level=engineer.level,
+            changed_on=today,
+            changed_by_id=actor.id if actor else None,
+        )
+    )
+    session.flush()
+    return engineer
+
+
+def set_level(
+    session: Session, engineer: Engineer, level: int, actor: Engineer | None, today: dt.date
+) -> LevelChange | None:
+    """Set a person's level, writing who changed it from what to what on `today`."""
+    if problem := level_error(session, level):
+        raise ValidationError({"level": problem})
+    if engineer.level == level:
+        return None
+    change = LevelChange(
+        engineer=engineer,
+        from_level=engineer.level,
+        to_level=level,
+        changed_on=today,
+        changed_by_id=actor.id if actor else None,
+    )
+    engineer.level = level
+    session.add(change)
+    session.flush()
+    return change
+
+
+def set_job_roles(
+    session: Session, engineer: Engineer, codes: Iterable[str], today: dt.date
+) -> None:
+    """Give a person exactly these job roles from `today`, keeping the rotation history.
+
+    A removed role's open assignment ends on `today`; an added role opens a new
+    assignment starting on `today`; a kept role's assignment is left as it is.
+    """
+    wanted, problem = resolve_job_roles(session, codes)
+    if problem:
+        raise ValidationError({"job_roles": problem})
+    wanted_ids = {r.id for r in wanted}
+    held = {a.job_role_id: a for a in engineer.role_assignments if a.ended_on is None}
+    for role_id, assignment in held.items():
+        if role_id not in wanted_ids:
+            assignment.ended_on = max(today, assignment.started_on)
+    session.flush()
+    for role in wanted:
+        if role.id not in held:
+            engineer.role_assignments.append(JobRoleAssignment(job_role=role, started_on=today))
+    session.flush()
+
+
+EDITABLE = frozenset(
+    {"access_role", "job_roles", "level", "team_id", "manager_id", "hired_on", "experience_months"}
+)
+
+
+def _reports(session: Session, engineer: Engineer) -> list[str]:
+    """Name what `engineer` manages: teams and people."""
+    team_names = session.scalars(
+        select(Team.name).where(Team.manager_id == engineer.id).order_by(Team.name)
+    ).all()
+    people_names = session.scalars(
+        select(Engineer.name).where(Engineer.manager_id == engineer.id).order_by(Engineer.name)
+    ).all()
+    return [f"team {n}" for n in team_names] + list(people_names)
+
+
+def _access_role_error(
+    session: Session, engineer: Engineer, actor: Engineer | None, role: object
+) -> str | None:
+    if role not in ACCESS_ROLES:
+        return f"role must be one of {', '.join(ACCESS_ROLES)}"
+    if actor is not None and actor.id == engineer.id and role != engineer.access_role:
+        return "you cannot change your own access role; ask another admin to do it"
+    if role not in MANAGER_ROLES and engineer.access_role in MANAGER_ROLES:
+        managed = _reports(session, engineer)
+        if managed:
+            return (
+                f"{engineer.name} manages {', '.join(managed)}; "
+                "choose other managers for them before removing the manager role"
+            )
+    return None
+
+
+def _hired_on_error(hired_on: object, today: dt.date, first_record: dt.date | None) -> str | None:
+    if hired_on is None:
+        return None
+    if not isinstance(hired_on, dt.date):
+        return "hire date must be a date (YYYY-MM-DD)"
+    if hired_on > today:
+        return "hire date must not be in the future"
+    if first_record is not None and hired_on > first_record:
+        return (
+            f"hire date must not be after the first recorded hours or exam attempt "
+            f"({first_record.isoformat()})"
+        )
+    return None
+
+
+def update_engineer(
+    session: Session,
+    engineer: Engineer,
+    actor: Engineer | None,
+    today: dt.date,
+    *,
+    first_record: dt.date | None = None,
+    **changes: object,
+) -> Engineer:
+    """Change a person's access role, job roles, level, team, manager, hire date or experience.
+
+    `first_record` is the day of the person's first recorded hours or exam
+    attempt, which a new hire date must not be after. A level change writes a
+    LevelChange (from, to, today, actor); job-role changes end and open
+    assignments on `today`. All rules are checked before anything is written.
+    """
+    unknown = set(changes) - EDITABLE
+    if unknown:
+        raise TypeError(f"not editable here: {', '.join(sorted(unknown))}")
+    errors: dict[str, str] = {}
+
+    if "access_role" in changes and (
+        problem := _access_role_error(session, engineer, actor, changes["access_role"])
+    ):
+        errors["access_role"] = problem
+    if "level" in changes and (problem := level_error(session, changes["level"])):
+        errors["level"] = problem
+    codes: list[str] = []
+    if "job_roles" in changes:
+        codes = list(changes["job_roles"])  # type: ignore[call-overload]  # a list of codes
+        _, problem = resolve_job_roles(session, codes)
+        if problem:
+            errors["job_roles"] = problem
+    team = engineer.team
+    if "team_id" in changes:
+        team, problem = resolve_team(session, changes["team_id"])  # type: ignore[arg-type]  # an id or None
+        if problem:
+            errors["team"] = problem
+    manager = engineer.manager
+    if "manager_id" in changes and changes["manager_id"] != engineer.manager_id:
+        manager, problem = resolve_manager(session, changes["manager_id"], engineer)  # type: ignore[arg-type]  # an id or None
+        if problem:
+            errors["manager"] = problem
+    if (
+        "hired_on" in changes
+        and changes["hired_on"] != engineer.hired_on
+        and (problem := _hired_on_error(changes["hired_on"], today, first_record))
+    ):
+        errors["hired_on"] = problem
+    if "experience_months" in changes and (
+        problem := experience_error(changes["experience_months"])
+    ):
+        errors["experience_months"] = problem
+    if errors:
+        raise ValidationError(errors)
+
+    if "access_role" in changes:
+        engineer.access_role = changes["access_role"]  # type: ignore[assignment]  # checked above
+    if "level" in changes:
+        set_level(session, engineer, changes["level"], actor, today)  # type: ignore[arg-type]  # checked above
+    if "job_roles" in changes:
+        set_job_roles(session, engineer, codes, today)
+    if "team_id" in changes:
+        engineer.team = team
+    if "manager_id" in changes:
+        engineer.manager = manager
+    if "hired_on" in changes:
+        engineer.hired_on = changes["hired_on"]  # type: ignore[assignment]  # checked above
+    if "experience_months" in changes:
+        engineer.experience_months = changes["experience_months"]  # type: ignore[assignment]  # checked above
+    session.flush()
+    return engineer
+
+
+def set_active(
+    session: Session, engineer: Engineer, active: bool, actor: Engineer | None = None
+) -> None:
+    """Activate or deactivate an account; deactivation ends its sessions and tokens' use.
+
+    `actor`, when given, may not deactivate their own account.
+    """
+    if not active and actor is not None and actor.id == engineer.id:
+        raise ValidationError({"active": "you cannot deactivate your own account"})
+    if engineer.active != active:
+        engineer.active = active
+        engineer.session_epoch += 1
+        session.flush()
