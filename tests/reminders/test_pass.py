@@ -25,9 +25,9 @@ from tests.reminders.helpers import (
     run,
 )
 from tracker.catalog.models import TeamTemplate
+from tracker.readiness.services.lapses import judge_lapses
 from tracker.reminders.services.composing import compose_notices
 from tracker.reminders.services.daily_pass import plan
-from tracker.reminders.services.lapses import judge_lapses
 from tracker.reminders.services.pass_sql import reminders_statement
 from tracker.reminders.services.windows import parse_windows
 
@@ -41,7 +41,7 @@ def test_a_lapse_judged_long_before_escalates_when_its_first_window_opens(db):
     crew = factories.team(db, gpus=64, manager=boss)
     _, cert = _ops(db, crew)
     assert run(db, days_before(200)).count() == 0  # judged: not in reach yet
-    assert judge_lapses(db, days_before(91), WINDOWS) == 0  # nothing moved since
+    assert judge_lapses(db, days_before(91), WINDOWS.expired_grace_days) == 0  # nothing moved since
     report = run(db, days_before(90))
     assert sorted(n.kind for n in report.queued if n.certification_id == cert.id) == [
         "escalation",
@@ -54,9 +54,9 @@ def test_the_pass_judges_again_only_the_teams_whose_readiness_moved(db):
     _ops(db, first)
     _ops(db, second)
     run(db, days_before(100))
-    assert judge_lapses(db, days_before(99), WINDOWS) == 0
+    assert judge_lapses(db, days_before(99), WINDOWS.expired_grace_days) == 0
     factories.engineer(db, team=second)
-    assert judge_lapses(db, days_before(99), WINDOWS) == 1
+    assert judge_lapses(db, days_before(99), WINDOWS.expired_grace_days) == 1
 
 
 def test_a_catalog_change_is_judged_at_the_next_pass(db):

@@ -28,8 +28,8 @@ from tracker.errors import ValidationError
 from tracker.progress.services.certifications import record_attempt
 from tracker.progress.services.exam_plans import plan_exam
 from tracker.readiness.models import LapseImpact
+from tracker.readiness.services.lapses import judge_lapses
 from tracker.reminders.rules import EXPIRED
-from tracker.reminders.services.lapses import judge_lapses
 from tracker.reminders.services.windows import Windows, parse_windows
 
 # --- the window due on a day -------------------------------------------------
@@ -444,7 +444,7 @@ def test_no_escalation_when_another_member_still_holds_the_team_wide_credential(
 def test_readiness_impact_names_the_drop(db):
     crew = factories.team(db, gpus=64)
     _, cert = _ops(db, crew)
-    assert judge_lapses(db, days_before(30), WINDOWS) >= 1
+    assert judge_lapses(db, days_before(30), WINDOWS.expired_grace_days) >= 1
     impact = db.scalar(select(LapseImpact.impact).where(LapseImpact.certification_id == cert.id))
     assert "1 seat(s) no one else can fill (0/4 instead of 1/4)" in impact
 

@@ -36,3 +36,6 @@ MAX_ROI_LINES = 20
 MAX_ROI_LABEL_LENGTH = 200
 MAX_ROI_AMOUNT = 10_000_000_000
 ROI_AMOUNT_RULE = f"amount must be from 0 to {MAX_ROI_AMOUNT:,}"
+
+# Teams whose lapses are judged per round trip: members of 25 teams load in one query.
+TEAMS_PER_BATCH = 25

@@ -39,7 +39,6 @@ ERROR_TEXT_LIMIT = 2000
 
 # --- the pass's batches -------------------------------------------------------
 
-TEAMS_PER_BATCH = 25
 CERTIFICATIONS_PER_BATCH = 200
 
 # --- the outbox ---------------------------------------------------------------

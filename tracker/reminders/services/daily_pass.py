@@ -26,10 +26,10 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tracker.clock import utcnow
+from tracker.readiness.services.lapses import judge_lapses
 from tracker.reminders.models import Notification, ReminderRun
 from tracker.reminders.services.composing import compose_notices
 from tracker.reminders.services.digests import queue_digests
-from tracker.reminders.services.lapses import judge_lapses
 from tracker.reminders.services.pass_sql import day_params, reminders_statement, state_statement
 from tracker.reminders.services.queueing import Mail, PassReport, dialect_insert, due_at
 from tracker.reminders.services.windows import Windows
@@ -57,7 +57,9 @@ def plan(
     state = _PassState.read(session, today, windows)
     judged = 0
     if state.stale_teams or not state.catalog_judged:
-        judged = judge_lapses(session, today, windows, every_team=not state.catalog_judged)
+        judged = judge_lapses(
+            session, today, windows.expired_grace_days, every_team=not state.catalog_judged
+        )
         if not state.catalog_judged and state.catalog_stamp is not None:
             _mark_run(session, "catalog", state.catalog_stamp)
     escalations = state.escalations_due or judged > 0

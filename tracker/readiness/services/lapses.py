@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 from tracker.catalog.models import TeamTemplate
 from tracker.people.models import Team
 from tracker.readiness.models import LapseImpact
+from tracker.readiness.rules import TEAMS_PER_BATCH
 from tracker.readiness.services.matching import SlotNeeds, choose_template
 from tracker.readiness.services.members import (
     HeldCertification,
@@ -20,8 +21,6 @@ from tracker.readiness.services.members import (
     load_templates,
 )
 from tracker.readiness.services.team import readiness
-from tracker.reminders.rules import TEAMS_PER_BATCH
-from tracker.reminders.services.windows import Windows
 
 
 def lapse_impact(
@@ -81,12 +80,12 @@ def lapse_impact(
 
 
 def judge_lapses(
-    session: Session, today: dt.date, windows: Windows, *, every_team: bool = False
+    session: Session, today: dt.date, grace_days: int, *, every_team: bool = False
 ) -> int:
     """Judge the lapses of teams whose readiness moved since last judged; return how many teams.
 
     `every_team` judges them all (the catalog changed). A team's certifications
-    are judged from the expiry grace period on, in whatever year they expire,
+    are judged from `grace_days` before today on, in whatever year they expire,
     so a certification coming into reach later finds its judgement waiting.
     """
     stale = select(Team.id, Team.readiness_revision).order_by(Team.id)
@@ -95,7 +94,7 @@ def judge_lapses(
     teams = session.execute(stale).tuples().all()
     if teams:
         templates = load_templates(session)
-        since = today - dt.timedelta(days=windows.expired_grace_days)
+        since = today - dt.timedelta(days=grace_days)
         for start in range(0, len(teams), TEAMS_PER_BATCH):
             batch = dict(teams[start : start + TEAMS_PER_BATCH])
             entities = {t.id: t for t in session.scalars(select(Team).where(Team.id.in_(batch)))}
