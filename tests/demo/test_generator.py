@@ -11,6 +11,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from tests.factories import TODAY
+from tests.helpers import count
 from tracker.catalog.models import Credential, Exam
 from tracker.demo.services.common import DEMO_PASSWORD
 from tracker.demo.services.generator import generate_organisation
@@ -27,10 +28,6 @@ from tracker.progress.services.validity import (
 )
 from tracker.readiness.services.matching import choose_template
 from tracker.readiness.services.members import load_templates
-
-
-def count(db: Session, model: type) -> int:
-    return db.scalar(select(func.count()).select_from(model))
 
 
 @pytest.fixture

@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.factories import hours
+from tests.helpers import count
 from tracker.audit.models import AuditEvent
 from tracker.catalog.models import Credential
 from tracker.catalog.services.reads import paths_with_courses
@@ -155,10 +156,6 @@ def options(html: str, select_id: str) -> dict[int, str]:
 
 def page(response) -> Page:
     return Page(response.get_data(as_text=True))
-
-
-def count(db: Session, model) -> int:
-    return db.scalar(select(func.count()).select_from(model))
 
 
 def counts(db: Session) -> dict[str, int]:

@@ -17,7 +17,7 @@ from flask.testing import FlaskClient
 from sqlalchemy.orm import Session
 
 from tests import factories
-from tests.api.conftest import Api, token_for
+from tests.helpers import Api, token_for
 from tests.readiness.helpers import FAR, D, person
 from tests.readiness.test_views import count_statements, grow
 from tracker.people.models import Engineer, Team
@@ -138,7 +138,7 @@ def test_roi_without_a_valid_token_is_401(api: Api, org: Org, who: str) -> None:
 
 
 def test_a_browser_session_does_not_open_the_api(api: Api, auth, org: Org) -> None:
-    assert auth.login(org.mona.email).status_code == 302
+    auth.sign_in(org.mona)
     assert api.get(f"/api/v1/teams/{org.alpha.id}/readiness").status_code == 401
     assert api.get("/api/v1/teams").status_code == 401
 

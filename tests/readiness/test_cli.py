@@ -15,7 +15,7 @@ from flask.testing import FlaskClient, FlaskCliRunner
 from sqlalchemy.orm import Session
 
 from tests import factories
-from tests.api.conftest import Api, token_for
+from tests.helpers import Api, token_for
 from tests.readiness.helpers import FAR, D, person
 from tracker.people.models import Team
 from tracker.readiness import cli as readiness_cli
