@@ -30,7 +30,7 @@ def fresh(db: Session, obj: T) -> T:
     return obj
 
 
-def count_statements(db: Session, call: Callable[[], object]) -> tuple[int, object]:
+def count_statements(db: Session, call: Callable[[], T]) -> tuple[int, T]:
     """Return how many SQL statements `call()` issues on the test's connection, and its result."""
     statements: list[str] = []
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
+from decimal import Decimal
 
 from sqlalchemy.orm import Session
 
 from tests import factories
 from tracker.people.models import Engineer, Team
+from tracker.progress.models import Certification, HourLog
 from tracker.readiness.services.members import Member, load_members
 from tracker.readiness.services.team import TeamReadiness
 
@@ -53,3 +55,36 @@ def gap(result: TeamReadiness, role: str):
 
 def candidate_lacks(seat) -> dict[str, list[str]]:
     return {c.member.name: c.lacks for c in seat.candidates}
+
+
+def grow(db: Session, team: Team, count: int, prefix: str) -> None:
+    """Add `count` engineers to `team`, each with certifications and hour logs."""
+    fdl = factories.course(db, "FDL")
+    gpu = factories.course(db, "GPU-ARCH")
+    for i in range(count):
+        roles = ("operations", "network") if i % 3 == 0 else ("operations",)
+        who = person(db, f"{prefix}{i:03d}", team, roles=roles, level=2 + i % 2)
+        for code, earned, expires in [
+            ("NCA-AIIO", D(2024, 1, 1), D(2026, 1, 1)),
+            ("NCA-AIIO", LONG_AGO, D(2027, 2, 1) + dt.timedelta(days=i)),
+            ("NVIDIA-NETWORKING", LONG_AGO, None),
+        ]:
+            db.add(
+                Certification(
+                    engineer_id=who.id,
+                    credential_id=factories.credential(db, code).id,
+                    earned_on=earned,
+                    expires_on=expires,
+                    evidence="scene",
+                )
+            )
+        for day in range(1, 4):
+            db.add(
+                HourLog(
+                    engineer_id=who.id,
+                    course_id=(fdl if day % 2 else gpu).id,
+                    logged_on=D(2026, 10, day),
+                    hours=Decimal(2),
+                )
+            )
+    db.flush()

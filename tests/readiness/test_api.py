@@ -7,19 +7,15 @@ bounded number of SQL queries. TODAY (2026-11-29) is pinned in app.config.
 
 from __future__ import annotations
 
-import datetime as dt
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
-from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy.orm import Session
 
 from tests import factories
-from tests.helpers import Api, token_for
-from tests.readiness.helpers import FAR, D, person
-from tests.readiness.test_views import count_statements, grow
+from tests.helpers import Api, count_statements, token_for
+from tests.readiness.helpers import FAR, D, grow, person
 from tracker.people.models import Engineer, Team
 from tracker.people.services.persons import set_active
 
@@ -34,16 +30,7 @@ EXAMPLE = {
 }
 
 
-@pytest.fixture(autouse=True)
-def pinned_today(app: Flask) -> Iterator[dt.date]:
-    """Make every request reason about factories.TODAY."""
-    saved = app.config.get("TODAY")
-    app.config["TODAY"] = TODAY
-    yield TODAY
-    if saved is None:
-        app.config.pop("TODAY", None)
-    else:
-        app.config["TODAY"] = saved
+pytestmark = pytest.mark.usefixtures("pinned_today")
 
 
 @pytest.fixture
