@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass, field
 from decimal import Decimal
 
 from sqlalchemy.orm import Session
@@ -17,6 +18,8 @@ TODAY = factories.TODAY  # 2026-11-29
 D = dt.date
 LONG_AGO = D(2026, 1, 10)  # an earned-on date well before TODAY
 FAR = D(2029, 1, 10)  # an expiry well after every date the tests ask about
+BEN_EXPIRY = D(2027, 1, 15)  # 47 days after TODAY: "expiring"
+CY_EXPIRY = D(2026, 6, 1)  # before TODAY: "expired"
 
 
 def person(
@@ -88,3 +91,45 @@ def grow(db: Session, team: Team, count: int, prefix: str) -> None:
                 )
             )
     db.flush()
+
+
+@dataclass
+class Org:
+    """Alpha (Mona's, 50 GPUs) and Bravo (Otto's, 40 GPUs), an admin; tokens for the API."""
+
+    mona: Engineer
+    otto: Engineer
+    admin: Engineer
+    ada: Engineer
+    ben: Engineer
+    cy: Engineer
+    otis: Engineer
+    alpha: Team
+    bravo: Team
+    tokens: dict[str, str | None] = field(default_factory=dict)
+
+
+def build_org(db: Session) -> Org:
+    """Build Alpha and Bravo.
+
+    Alpha: Ada (network L3) fills the network seat, Ben (NCA-AIIO expiring in 47 days)
+    an operations seat; Cy's NCA-AIIO expired on 2026-06-01, so the lead and the second
+    operations seat are open with Cy as the nearest candidate. Bravo: Otis alone.
+    """
+    mona = factories.engineer(db, name="Mona", access_role="manager")
+    otto = factories.engineer(db, name="Otto", access_role="manager")
+    admin = factories.engineer(db, name="Adele", access_role="admin")
+    alpha = factories.team(db, gpus=50, name="Alpha", manager=mona)
+    bravo = factories.team(db, gpus=40, name="Bravo", manager=otto)
+    ada = person(
+        db,
+        "Ada",
+        alpha,
+        roles=("network",),
+        level=3,
+        certs={"NVIDIA-NETWORKING": None, "NCA-AIIO": FAR, "CKA": FAR},
+    )
+    ben = person(db, "Ben", alpha, certs={"NCA-AIIO": BEN_EXPIRY})
+    cy = person(db, "Cy", alpha, certs={"NCA-AIIO": CY_EXPIRY})
+    otis = person(db, "Otis", bravo, certs={"NCA-AIIO": FAR})
+    return Org(mona, otto, admin, ada, ben, cy, otis, alpha, bravo)

@@ -7,21 +7,17 @@ bounded number of SQL queries. TODAY (2026-11-29) is pinned in app.config.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pytest
 from flask.testing import FlaskClient
 from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.helpers import Api, count_statements, token_for
-from tests.readiness.helpers import FAR, D, grow, person
-from tracker.people.models import Engineer, Team
+from tests.readiness.helpers import Org, build_org, grow
+from tracker.people.models import Team
 from tracker.people.services.persons import set_active
 
 TODAY = factories.TODAY  # 2026-11-29
-BEN_EXPIRY = D(2027, 1, 15)
-CY_EXPIRY = D(2026, 6, 1)
 EXAMPLE = {
     "investment_total": 145000,
     "returns_total": 675000,
@@ -38,52 +34,21 @@ def api(client: FlaskClient) -> Api:
     return Api(client)
 
 
-@dataclass
-class Org:
-    """Alpha (Mona's, 50 GPUs): Ada fills network, Ben (NCA-AIIO expiring 2027-01-15) an
-    operations seat, Cy's NCA-AIIO expired. Bravo (Otto's, 40 GPUs): Otis alone."""
-
-    mona: Engineer
-    otto: Engineer
-    admin: Engineer
-    ada: Engineer
-    ben: Engineer
-    cy: Engineer
-    otis: Engineer
-    alpha: Team
-    bravo: Team
-    tokens: dict[str, str | None]
-
-
 @pytest.fixture
 def org(db: Session) -> Org:
-    mona = factories.engineer(db, name="Mona", access_role="manager")
-    otto = factories.engineer(db, name="Otto", access_role="manager")
-    admin = factories.engineer(db, name="Adele", access_role="admin")
-    alpha = factories.team(db, gpus=50, name="Alpha", manager=mona)
-    bravo = factories.team(db, gpus=40, name="Bravo", manager=otto)
-    ada = person(
-        db,
-        "Ada",
-        alpha,
-        roles=("network",),
-        level=3,
-        certs={"NVIDIA-NETWORKING": None, "NCA-AIIO": FAR, "CKA": FAR},
-    )
-    ben = person(db, "Ben", alpha, certs={"NCA-AIIO": BEN_EXPIRY})
-    cy = person(db, "Cy", alpha, certs={"NCA-AIIO": CY_EXPIRY})
-    otis = person(db, "Otis", bravo, certs={"NCA-AIIO": FAR})
+    """The readiness scene, with an API token for each caller the tests name."""
+    found = build_org(db)
     gone = factories.engineer(db, name="Gone", access_role="admin")
-    tokens: dict[str, str | None] = {
-        "mona": token_for(db, mona),
-        "otto": token_for(db, otto),
-        "admin": token_for(db, admin),
-        "ben": token_for(db, ben),
+    found.tokens = {
+        "mona": token_for(db, found.mona),
+        "otto": token_for(db, found.otto),
+        "admin": token_for(db, found.admin),
+        "ben": token_for(db, found.ben),
         "deactivated": token_for(db, gone),
         "none": None,
     }
     set_active(db, gone, False)
-    return Org(mona, otto, admin, ada, ben, cy, otis, alpha, bravo, tokens)
+    return found
 
 
 def readiness(api: Api, org: Org, query: str = "", who: str = "mona", team: Team | None = None):

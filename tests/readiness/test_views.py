@@ -11,7 +11,6 @@ import csv
 import datetime as dt
 import io
 import re
-from dataclasses import dataclass
 from decimal import Decimal
 from html.parser import HTMLParser
 
@@ -21,16 +20,14 @@ from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.helpers import count_statements
-from tests.readiness.helpers import FAR, D, grow, person
+from tests.readiness.helpers import BEN_EXPIRY, FAR, D, Org, build_org, grow, person
 from tracker.catalog.services.snapshot import forget_snapshots
-from tracker.people.models import Engineer, Team
+from tracker.people.models import Team
 from tracker.people.services.persons import set_active
 from tracker.progress.models import HourLog
 
 TODAY = factories.TODAY  # 2026-11-29
 DASH = "\N{EN DASH}"  # the pages write ranges as 2\N{EN DASH}3
-BEN_EXPIRY = D(2027, 1, 15)  # 47 days after TODAY: "expiring"
-CY_EXPIRY = D(2026, 6, 1)  # before TODAY: "expired"
 
 
 pytestmark = pytest.mark.usefixtures("pinned_today")
@@ -130,43 +127,9 @@ def read_csv(body: str) -> list[list[str]]:
 # --- the scene ----------------------------------------------------------------
 
 
-@dataclass
-class Org:
-    """Alpha (Mona's, 50 GPUs) and Bravo (Otto's, 40 GPUs), an admin and an engineer."""
-
-    mona: Engineer
-    otto: Engineer
-    admin: Engineer
-    ada: Engineer
-    ben: Engineer
-    cy: Engineer
-    otis: Engineer
-    alpha: Team
-    bravo: Team
-
-
 @pytest.fixture
 def org(db: Session) -> Org:
-    """Alpha: Ada (network L3) fills the network seat, Ben (NCA-AIIO expiring in 47 days)
-    an operations seat; Cy's NCA-AIIO expired on 2026-06-01, so the lead and the second
-    operations seat are open with Cy as the nearest candidate. Bravo: Otis alone."""
-    mona = factories.engineer(db, name="Mona", access_role="manager")
-    otto = factories.engineer(db, name="Otto", access_role="manager")
-    admin = factories.engineer(db, name="Adele", access_role="admin")
-    alpha = factories.team(db, gpus=50, name="Alpha", manager=mona)
-    bravo = factories.team(db, gpus=40, name="Bravo", manager=otto)
-    ada = person(
-        db,
-        "Ada",
-        alpha,
-        roles=("network",),
-        level=3,
-        certs={"NVIDIA-NETWORKING": None, "NCA-AIIO": FAR, "CKA": FAR},
-    )
-    ben = person(db, "Ben", alpha, certs={"NCA-AIIO": BEN_EXPIRY})
-    cy = person(db, "Cy", alpha, certs={"NCA-AIIO": CY_EXPIRY})
-    otis = person(db, "Otis", bravo, certs={"NCA-AIIO": FAR})
-    return Org(mona, otto, admin, ada, ben, cy, otis, alpha, bravo)
+    return build_org(db)
 
 
 # --- 1. permissions -----------------------------------------------------------
