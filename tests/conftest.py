@@ -18,14 +18,16 @@ from flask.testing import FlaskClient, FlaskCliRunner
 from sqlalchemy import make_url, text
 from sqlalchemy.orm import Session, sessionmaker
 
+from tests.factories import PASSWORD, TODAY
+from tests.helpers import post_login, sign_in
 from tracker import create_app
 from tracker.catalog.services.seed_loading import load_seed
 from tracker.config import PROJECT_ROOT
 from tracker.db import make_engine, run_migrations, session_scope
+from tracker.extensions import SignInLimiter
+from tracker.people.models import Engineer
 
 SEED = PROJECT_ROOT / "seed" / "catalog.toml"
-TODAY = dt.date(2026, 11, 29)
-PASSWORD = "correct horse battery"
 
 
 def _prepare(url: str) -> None:
@@ -141,7 +143,10 @@ class AuthActions:
         self._client = client
 
     def login(self, email: str, password: str = PASSWORD):
-        return self._client.post("/login", data={"email": email, "password": password})
+        return post_login(self._client, email, password)
+
+    def sign_in(self, who: Engineer | str, password: str = PASSWORD):
+        return sign_in(self._client, who, password)
 
     def logout(self):
         return self._client.post("/logout")
@@ -155,6 +160,25 @@ def auth(client: FlaskClient) -> AuthActions:
 @pytest.fixture
 def today() -> dt.date:
     return TODAY
+
+
+@pytest.fixture
+def pinned_today(app: Flask, monkeypatch: pytest.MonkeyPatch) -> dt.date:
+    """Pin the app's today, for pages and commands alike, to factories.TODAY."""
+    monkeypatch.setitem(app.config, "TODAY", TODAY)
+    return TODAY
+
+
+@pytest.fixture
+def limiter(app: Flask) -> Iterator[SignInLimiter]:
+    """Give the app a sign-in limiter of this test's own, with the app's limits."""
+    saved = app.extensions["tracker.signin_limiter"]
+    fresh = SignInLimiter(
+        "memory://", app.config["SIGNIN_LIMIT_PER_ACCOUNT"], app.config["SIGNIN_LIMIT_PER_ADDRESS"]
+    )
+    app.extensions["tracker.signin_limiter"] = fresh
+    yield fresh
+    app.extensions["tracker.signin_limiter"] = saved
 
 
 @pytest.fixture

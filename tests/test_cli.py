@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -15,6 +14,7 @@ import pytest
 from flask import Flask
 from sqlalchemy import inspect, select, text
 
+from tests.live import free_port
 from tracker import create_app
 from tracker.clock import today_in
 from tracker.db import Base, make_engine
@@ -134,12 +134,6 @@ def _sign_in_over_http(port: int) -> None:
         assert "Your progress" in response.read().decode()
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def test_serve_runs_a_real_wsgi_server(fresh_app, fresh_url, tmp_path: Path):
     runner = fresh_app.test_cli_runner()
     assert runner.invoke(args=["init"]).exit_code == 0
@@ -149,7 +143,7 @@ def test_serve_runs_a_real_wsgi_server(fresh_app, fresh_url, tmp_path: Path):
         args=["user", "add", "server@example.com", "--name", "Server Test", "--password", PASSWORD]
     )
     assert added.exit_code == 0, added.output
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "TRACKER_DATABASE_URL": fresh_url, "TRACKER_SECRET_KEY": "x"}
     tracker = Path(sys.executable).with_name("tracker")
     log = (tmp_path / "serve.log").open("w")

@@ -12,6 +12,7 @@ import pytest
 from flask import Flask
 
 from tests import factories
+from tests.helpers import routes
 from tracker.progress.services.hours import log_hours
 from tracker.reminders.models import Notification
 
@@ -30,27 +31,12 @@ CAREERS_MANAGERS = {"careers.promotions", "careers.apprenticeships"}
 CAREERS_ADMIN = {"careers.bonus_amounts"}
 
 
-def _routes() -> list[tuple[str, str, str]]:
-    from tracker import create_app
-
-    app = create_app({"DATABASE_URL": "sqlite://", "SECRET_KEY": "x"})
-    routes = sorted(
-        (rule.endpoint, rule.rule, method)
-        for rule in app.url_map.iter_rules()
-        for method in rule.methods - {"HEAD", "OPTIONS"}
-        if rule.endpoint != "static"
-    )
-    app.extensions["tracker.engine"].dispose()
-    return routes
-
-
-ROUTES = _routes()
+ROUTES = routes()
 
 
 @pytest.fixture
-def scene(db, app: Flask):
+def scene(db, pinned_today):
     """A victim in a team of their own, with an hour log; and one person of each role."""
-    app.config["TODAY"] = factories.TODAY
     victim_manager = factories.engineer(db, access_role="manager")
     team = factories.team(db, gpus=64, manager=victim_manager)
     victim = factories.engineer(db, team=team, manager=victim_manager)
@@ -89,8 +75,7 @@ def scene(db, app: Flask):
         "token": victim.calendar_token,
         "speciality": "infiniband-rdma",
     }
-    yield people, ids
-    app.config.pop("TODAY", None)
+    return people, ids
 
 
 def _url(rule: str, ids: dict[str, int]) -> str:
@@ -110,7 +95,7 @@ def _url(rule: str, ids: dict[str, int]) -> str:
 def test_route_answers_as_the_role_allows(client, auth, scene, role, endpoint, rule, method):
     people, ids = scene
     if role != "anonymous":
-        assert auth.login(people[role].email).status_code == 302
+        auth.sign_in(people[role])
     response = client.open(_url(rule, ids), method=method, data={})
     status = response.status_code
     assert status < 500, f"{method} {rule} as {role} answered {status}"
@@ -154,7 +139,7 @@ PAGES = [(endpoint, rule) for endpoint, rule, method in ROUTES if method == "GET
 def test_every_page_names_each_id_once(app: Flask, client, auth, scene, role, request):
     """A page with several forms (each with its CSRF token) still has unique ids (valid HTML)."""
     people, ids = scene
-    assert auth.login(people[role].email).status_code == 302
+    auth.sign_in(people[role])
     app.config["WTF_CSRF_ENABLED"] = True  # the forms draw their tokens
     request.addfinalizer(lambda: app.config.update(WTF_CSRF_ENABLED=False))
     for endpoint, rule in PAGES:

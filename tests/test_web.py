@@ -41,7 +41,7 @@ def test_the_menu_keeps_a_role_s_pages_short_and_groups_the_rest(
     client, auth, db, role, top, groups
 ):
     who = factories.engineer(db, access_role=role)
-    assert auth.login(who.email).status_code == 302
+    auth.sign_in(who)
     links, opened = _menu(client.get("/dashboard").get_data(as_text=True))
     assert links == [*top, who.name]  # then the profile; the home link holds <strong>
     assert opened == groups
@@ -49,7 +49,7 @@ def test_the_menu_keeps_a_role_s_pages_short_and_groups_the_rest(
 
 def test_the_group_of_the_current_page_is_marked_in_the_menu(client, auth, db):
     admin = factories.engineer(db, access_role="admin")
-    assert auth.login(admin.email).status_code == 302
+    auth.sign_in(admin)
     html = client.get("/admin/outbox").get_data(as_text=True)
     assert '<summary aria-current="page">Admin</summary>' in html
     assert '<summary aria-current="page">Manage</summary>' not in html

@@ -9,8 +9,9 @@ import pytest
 from sqlalchemy import select
 
 from tests import factories
-from tests.admin.helpers import count, field_error, text
+from tests.admin.helpers import field_error, text
 from tests.factories import TODAY
+from tests.helpers import count
 from tracker.catalog.models import Course, Credential, Exam, LearningPath, PathCourse
 from tracker.catalog.services.internal_track import create_internal_track
 from tracker.errors import ValidationError

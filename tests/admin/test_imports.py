@@ -10,8 +10,9 @@ import pytest
 from sqlalchemy import select
 
 from tests import factories
-from tests.admin.helpers import count, field_error, sign_in, text
+from tests.admin.helpers import field_error, text
 from tests.factories import TODAY
+from tests.helpers import count, sign_in
 from tracker.errors import ValidationError
 from tracker.imports.services.kinds import ImportRefused
 from tracker.imports.services.run import IMPORT_KINDS, import_csv

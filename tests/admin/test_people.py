@@ -10,8 +10,9 @@ import pytest
 from sqlalchemy import select
 
 from tests import factories
-from tests.admin.helpers import count, field_error, sign_in, text
+from tests.admin.helpers import field_error, text
 from tests.factories import PASSWORD, TODAY
+from tests.helpers import count, fresh, sign_in
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer, JobRoleAssignment, LevelChange
 from tracker.people.services.persons import (
@@ -25,11 +26,6 @@ from tracker.people.services.persons import (
 from tracker.progress.services.hours import log_hours
 
 D = dt.date
-
-
-def fresh(db, obj):
-    db.expire_all()
-    return db.get(type(obj), obj.id)
 
 
 # --- the list -----------------------------------------------------------------

@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests import factories
-from tests.admin.helpers import sign_in
+from tests.helpers import sign_in
 from tracker.people.services.teams import find_team
 
 # (method, path, the admin's answer to a GET or an empty POST)

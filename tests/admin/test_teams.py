@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tests import factories
-from tests.admin.helpers import count, field_error
+from tests.admin.helpers import field_error
+from tests.helpers import count
 from tracker.errors import ValidationError
 from tracker.people.models import Team
 from tracker.people.services.teams import create_team, find_team, update_team

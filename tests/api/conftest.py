@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
 import pytest
-from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import func, select
 from sqlalchemy.orm import Session
-from werkzeug.test import TestResponse
 
 from tests import factories
+from tests.helpers import Api, count, token_for
 from tracker.audit.models import AuditEvent
 from tracker.catalog.models import Credential
 from tracker.people.models import Engineer
@@ -22,7 +18,6 @@ from tracker.people.services.accounts import create_token, revoke_token
 from tracker.people.services.persons import set_active
 from tracker.progress.models import Certification, ExamAttempt, HourLog
 
-TODAY = factories.TODAY  # 2026-11-29
 NOW = dt.datetime(2026, 11, 29, 12, 0)
 TABLES = {
     "hour_logs": HourLog,
@@ -34,65 +29,19 @@ TABLES = {
 
 
 @pytest.fixture(autouse=True)
-def pinned_today(app: Flask) -> Iterator[dt.date]:
-    """Make every API request reason about factories.TODAY."""
-    saved = app.config.get("TODAY")
-    app.config["TODAY"] = TODAY
-    yield TODAY
-    if saved is None:
-        app.config.pop("TODAY", None)
-    else:
-        app.config["TODAY"] = saved
+def pinned_today(pinned_today: dt.date) -> dt.date:
+    """Pin today for every API test."""
+    return pinned_today
 
 
 def row_counts(db: Session) -> dict[str, int]:
     """Count the rows of every table a write through the API may touch."""
-    return {
-        name: db.scalar(select(func.count()).select_from(model)) for name, model in TABLES.items()
-    }
-
-
-class Api:
-    """Call the API with a bearer token."""
-
-    def __init__(self, client: FlaskClient) -> None:
-        self.client = client
-
-    def call(
-        self,
-        method: str,
-        url: str,
-        token: str | None = None,
-        json: Any = None,
-        **kwargs: Any,
-    ) -> TestResponse:
-        headers = dict(kwargs.pop("headers", {}))
-        if token is not None:
-            headers["Authorization"] = f"Bearer {token}"
-        if json is not None:
-            kwargs["json"] = json
-        return self.client.open(url, method=method, headers=headers, **kwargs)
-
-    def get(self, url: str, token: str | None = None, **kwargs: Any) -> TestResponse:
-        return self.call("GET", url, token, **kwargs)
-
-    def post(self, url: str, token: str | None, json: Any = None, **kw: Any) -> TestResponse:
-        return self.call("POST", url, token, json, **kw)
-
-    def put(self, url: str, token: str | None, json: Any = None, **kw: Any) -> TestResponse:
-        return self.call("PUT", url, token, json, **kw)
-
-    def delete(self, url: str, token: str | None = None, **kw: Any) -> TestResponse:
-        return self.call("DELETE", url, token, **kw)
+    return {name: count(db, model) for name, model in TABLES.items()}
 
 
 @pytest.fixture
 def api(client: FlaskClient) -> Api:
     return Api(client)
-
-
-def token_for(db: Session, who: Engineer) -> str:
-    return create_token(db, who, "test")[1]
 
 
 @dataclass

@@ -12,7 +12,8 @@ from flask import Flask
 from sqlalchemy.orm import Session
 
 from tests import factories
-from tests.api.conftest import Api, Scene, row_counts
+from tests.api.conftest import Scene, row_counts
+from tests.helpers import Api
 from tracker.progress.services.hours import log_hours
 
 D = dt.date

@@ -9,7 +9,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tests import factories
-from tests.api.conftest import NOW, Api, Scene, row_counts, token_for
+from tests.api.conftest import NOW, Scene, row_counts
+from tests.helpers import Api, token_for
 from tracker.audit.models import AuditEvent
 from tracker.catalog.models import Credential
 from tracker.people.models import ApiToken

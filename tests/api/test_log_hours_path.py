@@ -22,7 +22,8 @@ from sqlalchemy import event, insert, select, text, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from tests import factories
-from tests.api.conftest import NOW, Api, Scene, row_counts
+from tests.api.conftest import NOW, Scene, row_counts
+from tests.helpers import Api
 from tests.locks import wait_until_one_waits_for_a_lock
 from tracker import create_app
 from tracker.api.tokens import log_own_hours

@@ -9,7 +9,8 @@ import pytest
 from sqlalchemy.orm import Session
 
 from tests import factories
-from tests.api.conftest import Api, Scene, row_counts
+from tests.api.conftest import Scene, row_counts
+from tests.helpers import Api
 from tracker.progress.services.hours import log_hours
 
 ROLES = (
@@ -162,7 +163,7 @@ def test_signed_in_browser_session_does_not_open_the_api(
 ) -> None:
     """Only a bearer token authenticates the API; a session cookie does not."""
     monkeypatch.setitem(app.config, "WTF_CSRF_ENABLED", False)  # sign in without a form token
-    assert auth.login(scene.target.email).status_code == 302
+    auth.sign_in(scene.target)
     response = api.get("/api/v1/me")
     assert response.status_code == 401
     assert response.headers["WWW-Authenticate"].startswith("Bearer")

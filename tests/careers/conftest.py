@@ -3,55 +3,22 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
 import pytest
-from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy.orm import Session
-from werkzeug.test import TestResponse
 
 from tests import factories
+from tests.helpers import Api
 from tracker.people.models import Engineer, Team
 from tracker.people.services.accounts import create_token
 
-TODAY = factories.TODAY  # 2026-11-29
-
 
 @pytest.fixture(autouse=True)
-def pinned_today(app: Flask) -> Iterator[dt.date]:
-    """Make every request reason about factories.TODAY."""
-    saved = app.config.get("TODAY")
-    app.config["TODAY"] = TODAY
-    yield TODAY
-    if saved is None:
-        app.config.pop("TODAY", None)
-    else:
-        app.config["TODAY"] = saved
-
-
-class Api:
-    """Call the API with a bearer token."""
-
-    def __init__(self, client: FlaskClient) -> None:
-        self.client = client
-
-    def call(self, method: str, url: str, token: str | None = None, **kwargs: Any) -> TestResponse:
-        headers = dict(kwargs.pop("headers", {}))
-        if token is not None:
-            headers["Authorization"] = f"Bearer {token}"
-        return self.client.open(url, method=method, headers=headers, **kwargs)
-
-    def get(self, url: str, token: str | None = None, **kwargs: Any) -> TestResponse:
-        return self.call("GET", url, token, **kwargs)
-
-    def put(self, url: str, token: str | None, json: Any = None, **kwargs: Any) -> TestResponse:
-        return self.call("PUT", url, token, json=json, **kwargs)
-
-    def post(self, url: str, token: str | None, json: Any = None, **kwargs: Any) -> TestResponse:
-        return self.call("POST", url, token, json=json, **kwargs)
+def pinned_today(pinned_today: dt.date) -> dt.date:
+    """Pin today for every careers test."""
+    return pinned_today
 
 
 @pytest.fixture

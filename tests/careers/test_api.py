@@ -10,11 +10,12 @@ import datetime as dt
 from decimal import Decimal
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tests import factories
-from tests.careers.conftest import Api, People
+from tests.careers.conftest import People
+from tests.helpers import Api, count
 from tracker.careers.models import Evidence, SkillAssessment
 from tracker.careers.rules import EARLIEST_DATE
 from tracker.careers.services.bonuses import set_bonus
@@ -25,10 +26,6 @@ from tracker.progress.services.certifications import record_attempt
 
 D = dt.date
 TODAY = factories.TODAY  # 2026-11-29
-
-
-def count(db: Session, model) -> int:
-    return db.scalar(select(func.count()).select_from(model))
 
 
 # --- career -----------------------------------------------------------------------

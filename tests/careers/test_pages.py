@@ -10,11 +10,12 @@ from decimal import Decimal
 
 import pytest
 from flask.testing import FlaskClient
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.careers.conftest import People
+from tests.helpers import count
 from tracker.careers.models import Apprenticeship, CertificationBonus, Evidence, SkillAssessment
 from tracker.careers.rules import EARLIEST_DATE
 from tracker.careers.services.bonuses import set_bonus
@@ -28,18 +29,6 @@ D = dt.date
 TODAY = factories.TODAY  # 2026-11-29
 
 
-def count(db: Session, model) -> int:
-    return db.scalar(select(func.count()).select_from(model))
-
-
-@pytest.fixture
-def login(auth, people: People):
-    def sign_in(name: str) -> None:
-        assert auth.login(getattr(people, name).email).status_code == 302
-
-    return sign_in
-
-
 def page(client: FlaskClient, url: str, status: int = 200) -> str:
     response = client.get(url)
     assert response.status_code == status, url
@@ -49,48 +38,48 @@ def page(client: FlaskClient, url: str, status: int = 200) -> str:
 # --- the dashboard ----------------------------------------------------------------
 
 
-def test_the_dashboard_says_what_stands_between_you_and_the_next_level(client, login, people):
-    login("junior")
+def test_the_dashboard_says_what_stands_between_you_and_the_next_level(client, auth, people):
+    auth.sign_in(people.junior)
     html = page(client, "/dashboard")
     assert "What stands between you and level 2 (Operational)" in html
     assert "<li>a valid NCA-AIIO</li>" in html
     assert f'href="/careers/engineers/{people.junior.id}"' in html
 
 
-def test_a_manager_sees_it_for_their_report(client, db, login, people: People):
+def test_a_manager_sees_it_for_their_report(client, db, auth, people: People):
     factories.certification(db, people.junior, "NCA-AIIO", D(2026, 1, 1), D(2028, 1, 1))
-    login("manager")
+    auth.sign_in(people.manager)
     html = page(client, f"/engineers/{people.junior.id}")
     assert "What stands between Jules Junior and level 2 (Operational)" in html
     assert "Meets the rule for level 2" in html
 
 
-def test_the_top_of_the_ladder(client, db, login, people: People):
+def test_the_top_of_the_ladder(client, db, auth, people: People):
     set_level(db, people.junior, 5, people.manager, TODAY)
-    login("junior")
+    auth.sign_in(people.junior)
     assert "Level 5: the top of the ladder" in page(client, "/dashboard")
 
 
-def test_the_nav_lists_the_new_pages_by_role(client, login):
-    login("junior")
+def test_the_nav_lists_the_new_pages_by_role(client, auth, people):
+    auth.sign_in(people.junior)
     html = page(client, "/dashboard")
     assert 'href="/careers/"' in html and 'href="/careers/bonuses"' in html
     assert "/careers/promotions" not in html and "/careers/bonuses/amounts" not in html
     client.post("/logout")
-    login("manager")
+    auth.sign_in(people.manager)
     html = page(client, "/dashboard")
     assert 'href="/careers/promotions"' in html and 'href="/careers/apprenticeships"' in html
     assert "/careers/bonuses/amounts" not in html
     client.post("/logout")
-    login("admin")
+    auth.sign_in(people.admin)
     assert 'href="/careers/bonuses/amounts"' in page(client, "/dashboard")
 
 
 # --- the career page -----------------------------------------------------------------
 
 
-def test_the_career_page(client, db, login, people: People):
-    login("junior")
+def test_the_career_page(client, db, auth, people: People):
+    auth.sign_in(people.junior)
     response = client.get("/careers/")
     assert response.status_code == 302
     assert response.headers["Location"].endswith(f"/careers/engineers/{people.junior.id}")
@@ -103,8 +92,8 @@ def test_the_career_page(client, db, login, people: People):
 
 
 @pytest.mark.parametrize(("who", "status"), [("senior", 403), ("other_manager", 403)])
-def test_the_career_page_is_private(client, login, people: People, who, status):
-    login(who)
+def test_the_career_page_is_private(client, auth, people: People, who, status):
+    auth.sign_in(getattr(people, who))
     page(client, f"/careers/engineers/{people.junior.id}", status)
     assert (
         client.post(
@@ -115,8 +104,8 @@ def test_the_career_page_is_private(client, login, people: People, who, status):
     )
 
 
-def test_a_manager_sets_a_level_and_the_history_shows_it(client, db, login, people: People):
-    login("manager")
+def test_a_manager_sets_a_level_and_the_history_shows_it(client, db, auth, people: People):
+    auth.sign_in(people.manager)
     url = f"/careers/engineers/{people.junior.id}"
     assert "Set the level" in page(client, url)
     response = client.post(f"{url}/level", data={"level-level": "2"})
@@ -129,8 +118,8 @@ def test_a_manager_sets_a_level_and_the_history_shows_it(client, db, login, peop
 
 
 @pytest.mark.parametrize("value", ["9", "0", "x", ""])
-def test_a_bad_level_is_refused_on_the_page(client, db, login, people: People, value):
-    login("manager")
+def test_a_bad_level_is_refused_on_the_page(client, db, auth, people: People, value):
+    auth.sign_in(people.manager)
     before = count(db, LevelChange)
     response = client.post(
         f"/careers/engineers/{people.junior.id}/level", data={"level-level": value}
@@ -142,8 +131,8 @@ def test_a_bad_level_is_refused_on_the_page(client, db, login, people: People, v
     assert people.junior.level == 1
 
 
-def test_nobody_sets_their_own_level_on_the_page(client, db, login, people: People):
-    login("admin")
+def test_nobody_sets_their_own_level_on_the_page(client, db, auth, people: People):
+    auth.sign_in(people.admin)
     before = count(db, LevelChange)
     response = client.post(f"/careers/engineers/{people.admin.id}/level", data={"level-level": "5"})
     assert response.status_code == 403
@@ -154,8 +143,8 @@ def test_nobody_sets_their_own_level_on_the_page(client, db, login, people: Peop
     assert count(db, LevelChange) == before + 1
 
 
-def test_evidence_is_recorded_and_escaped(client, db, login, people: People):
-    login("senior")
+def test_evidence_is_recorded_and_escaped(client, db, auth, people: People):
+    auth.sign_in(people.senior)
     url = f"/careers/engineers/{people.senior.id}"
     response = client.post(
         f"{url}/evidence",
@@ -181,8 +170,8 @@ def test_evidence_is_recorded_and_escaped(client, db, login, people: People):
         ({"evidence-title": "t" * 301}, "title must be at most 300 characters"),
     ],
 )
-def test_bad_evidence_is_refused_on_the_page(client, db, login, people: People, change, message):
-    login("senior")
+def test_bad_evidence_is_refused_on_the_page(client, db, auth, people: People, change, message):
+    auth.sign_in(people.senior)
     data = {
         "evidence-kind": "publication",
         "evidence-title": "NCCL at scale",
@@ -195,9 +184,9 @@ def test_bad_evidence_is_refused_on_the_page(client, db, login, people: People, 
     assert count(db, Evidence) == 0
 
 
-def test_self_assessment_then_the_managers_confirmation(client, db, login, people: People):
+def test_self_assessment_then_the_managers_confirmation(client, db, auth, people: People):
     url = f"/careers/engineers/{people.junior.id}"
-    login("junior")
+    auth.sign_in(people.junior)
     response = client.post(
         f"{url}/skills", data={"skill-speciality": "nccl", "skill-proficiency": "3"}
     )
@@ -209,7 +198,7 @@ def test_self_assessment_then_the_managers_confirmation(client, db, login, peopl
     assert client.post(f"{url}/skills/nccl/confirm").status_code == 403
     client.post("/logout")
 
-    login("manager")
+    auth.sign_in(people.manager)
     html = page(client, url)
     assert f'action="{url}/skills/nccl/confirm"' in html
     assert client.post(f"{url}/skills/nccl/confirm").status_code == 302
@@ -224,8 +213,8 @@ def test_self_assessment_then_the_managers_confirmation(client, db, login, peopl
     assert f'action="{url}/skills/nccl/confirm"' not in html
 
 
-def test_confirming_nothing_or_an_unknown_speciality(client, db, login, people: People):
-    login("manager")
+def test_confirming_nothing_or_an_unknown_speciality(client, db, auth, people: People):
+    auth.sign_in(people.manager)
     url = f"/careers/engineers/{people.junior.id}"
     response = client.post(f"{url}/skills/nccl/confirm")
     assert response.status_code == 400
@@ -243,15 +232,15 @@ def test_confirming_nothing_or_an_unknown_speciality(client, db, login, people: 
         ({"skill-proficiency": "2"}, "a speciality is required"),
     ],
 )
-def test_bad_proficiency_is_refused_on_the_page(client, db, login, people: People, data, message):
-    login("junior")
+def test_bad_proficiency_is_refused_on_the_page(client, db, auth, people: People, data, message):
+    auth.sign_in(people.junior)
     response = client.post(f"/careers/engineers/{people.junior.id}/skills", data=data)
     assert response.status_code == 400
     assert message in response.get_data(as_text=True)
     assert count(db, SkillAssessment) == 0
 
 
-def test_the_rotation_flags_work_across_domains(client, db, login, people: People):
+def test_the_rotation_flags_work_across_domains(client, db, auth, people: People):
     from tracker.people.services.persons import set_job_roles
 
     set_job_roles(db, people.senior, ["network"], D(2024, 6, 1))
@@ -260,7 +249,7 @@ def test_the_rotation_flags_work_across_domains(client, db, login, people: Peopl
     assert [a.job_role.code for a in rotation.assignments] == ["operations", "network", "storage"]
     assert rotation.across_domains
     assert not rotation_of(people.junior).across_domains
-    login("manager")
+    auth.sign_in(people.manager)
     html = page(client, f"/careers/engineers/{people.senior.id}")
     assert "Has worked across 3 domains" in html
     assert "<td>2021-01-01</td>" in html and "<td>2024-06-01</td>" in html
@@ -271,30 +260,30 @@ def test_the_rotation_flags_work_across_domains(client, db, login, people: Peopl
 # --- promotions and coverage ---------------------------------------------------------------
 
 
-def test_promotions_page(client, db, login, people: People):
+def test_promotions_page(client, db, auth, people: People):
     factories.certification(db, people.junior, "NCA-AIIO", D(2026, 1, 1), D(2028, 1, 1))
-    login("manager")
+    auth.sign_in(people.manager)
     html = page(client, "/careers/promotions")
     ready, others = html.split("Not yet")
     assert "Jules Junior" in ready and "level 2 · Operational" in ready
     assert "Remy Report" in others and "a valid NCP-AII" in others
     assert "Otto Outsider" not in html
     client.post("/logout")
-    login("junior")
+    auth.sign_in(people.junior)
     page(client, "/careers/promotions", 403)
 
 
-def test_coverage_page(client, db, login, people: People):
+def test_coverage_page(client, db, auth, people: People):
     p = people
     assess(db, p.senior, find_speciality(db, "mig"), 4, p.manager)
     assess(db, p.junior, find_speciality(db, "mig"), 2, p.junior)
-    login("manager")
+    auth.sign_in(people.manager)
     assert f'href="/careers/teams/{p.team.id}/skills"' in page(client, f"/teams/{p.team.id}")
     html = page(client, f"/careers/teams/{p.team.id}/skills")
     assert "Single points of failure (1)" in html
     assert "MIG partitioning: only Sasha Senior" in html
     client.post("/logout")
-    login("other_manager")
+    auth.sign_in(people.other_manager)
     page(client, f"/careers/teams/{p.team.id}/skills", 403)
     page(client, "/careers/teams/999999/skills", 404)
 
@@ -315,8 +304,8 @@ def pairing(people: People, **change) -> dict[str, str]:
     return data
 
 
-def test_a_manager_pairs_a_junior_with_a_senior(client, db, login, people: People):
-    login("manager")
+def test_a_manager_pairs_a_junior_with_a_senior(client, db, auth, people: People):
+    auth.sign_in(people.manager)
     assert "Pair a junior with a senior" in page(client, "/careers/apprenticeships")
     response = client.post("/careers/apprenticeships", data=pairing(people))
     assert response.status_code == 302
@@ -344,8 +333,8 @@ def test_a_manager_pairs_a_junior_with_a_senior(client, db, login, people: Peopl
         ({"path": "999999"}, "choose one of the listed paths"),
     ],
 )
-def test_bad_pairings_are_refused_on_the_page(client, db, login, people: People, change, message):
-    login("manager")
+def test_bad_pairings_are_refused_on_the_page(client, db, auth, people: People, change, message):
+    auth.sign_in(people.manager)
     for key, value in change.items():
         if value in ("junior", "senior", "manager", "outsider"):
             change[key] = str(getattr(people, value).id)
@@ -355,8 +344,8 @@ def test_bad_pairings_are_refused_on_the_page(client, db, login, people: People,
     assert count(db, Apprenticeship) == 0
 
 
-def test_engineers_do_not_pair(client, login, people: People):
-    login("senior")
+def test_engineers_do_not_pair(client, auth, people: People):
+    auth.sign_in(people.senior)
     page(client, "/careers/apprenticeships", 403)
     assert client.post("/careers/apprenticeships", data=pairing(people)).status_code == 403
 
@@ -391,8 +380,8 @@ def csv_rows(client: FlaskClient, url: str) -> list[list[str]]:
     return list(csv.reader(io.StringIO(response.get_data(as_text=True))))
 
 
-def test_the_ledger_page_and_csv_for_an_admin(client, login, earned: People):
-    login("admin")
+def test_the_ledger_page_and_csv_for_an_admin(client, auth, people, earned: People):
+    auth.sign_in(people.admin)
     html = page(client, "/careers/bonuses?quarter=2026-Q4")
     assert "Certification bonuses · 2026-Q4" in html
     assert "Jules Junior" in html and "1,500.00" in html
@@ -422,29 +411,29 @@ def test_the_ledger_page_and_csv_for_an_admin(client, login, earned: People):
     assert csv_rows(client, "/careers/bonuses.csv?quarter=2026-Q3") == [rows[0]]
 
 
-def test_managers_and_engineers_see_their_rows(client, login, earned: People):
-    login("manager")
+def test_managers_and_engineers_see_their_rows(client, auth, people, earned: People):
+    auth.sign_in(people.manager)
     rows = csv_rows(client, "/careers/bonuses.csv?quarter=2026-Q4")
     assert [r[1] for r in rows[1:]] == ["Jules Junior", "Remy Report"]
     html = page(client, "/careers/bonuses?quarter=2026-Q4")
     assert "HYPERLINK" not in html
     client.post("/logout")
-    login("junior")
+    auth.sign_in(people.junior)
     rows = csv_rows(client, "/careers/bonuses.csv?quarter=2026-Q4")
     assert [r[1] for r in rows[1:]] == ["Jules Junior"]
 
 
 @pytest.mark.parametrize("quarter", ["2026-Q5", "2026Q4", "last", "0001-Q1"])
-def test_a_malformed_quarter_is_400(client, login, earned: People, quarter):
-    login("admin")
+def test_a_malformed_quarter_is_400(client, auth, people, earned: People, quarter):
+    auth.sign_in(people.admin)
     response = client.get(f"/careers/bonuses?quarter={quarter}")
     assert response.status_code == 400
     assert "quarter must be written YYYY-Qn" in response.get_data(as_text=True)
     assert client.get(f"/careers/bonuses.csv?quarter={quarter}").status_code == 400
 
 
-def test_an_admin_sets_bonus_amounts(client, db, login, people: People):
-    login("admin")
+def test_an_admin_sets_bonus_amounts(client, db, auth, people: People):
+    auth.sign_in(people.admin)
     assert "No bonus set." in page(client, "/careers/bonuses/amounts")
     response = client.post(
         "/careers/bonuses/amounts",
@@ -469,12 +458,12 @@ def test_an_admin_sets_bonus_amounts(client, db, login, people: People):
     assert 'value="2026-11-29"' in html
 
 
-def test_the_amounts_page_keeps_earlier_amounts_with_their_dates(client, db, login, people):
+def test_the_amounts_page_keeps_earlier_amounts_with_their_dates(client, db, auth, people):
     for amount, day in (("500", D(2025, 1, 1)), ("800", D(2026, 6, 1))):
         set_bonus(
             db, factories.credential(db, "NCA-AIIO"), Decimal(amount), effective_on=day, today=TODAY
         )
-    login("admin")
+    auth.sign_in(people.admin)
     html = page(client, "/careers/bonuses/amounts")
     current, earlier = html.split("Earlier amounts")
     assert "800.00" in current and "from 2026-06-01" in current
@@ -502,16 +491,16 @@ def test_the_amounts_page_keeps_earlier_amounts_with_their_dates(client, db, log
         ({"credential": "NCP-AII", "amount": "5", "effective_on": "29/11/2026"}, "date"),
     ],
 )
-def test_bad_bonus_amounts_are_refused(client, db, login, people: People, data, message):
-    login("admin")
+def test_bad_bonus_amounts_are_refused(client, db, auth, people: People, data, message):
+    auth.sign_in(people.admin)
     response = client.post("/careers/bonuses/amounts", data={"effective_on": "2026-11-01", **data})
     assert response.status_code == 400
     assert message in response.get_data(as_text=True)
     assert count(db, CertificationBonus) == 0
 
 
-def test_only_admins_set_bonus_amounts(client, db, login, people: People):
-    login("manager")
+def test_only_admins_set_bonus_amounts(client, db, auth, people: People):
+    auth.sign_in(people.manager)
     page(client, "/careers/bonuses/amounts", 403)
     response = client.post(
         "/careers/bonuses/amounts", data={"credential": "NCP-AII", "amount": "5"}
@@ -520,8 +509,8 @@ def test_only_admins_set_bonus_amounts(client, db, login, people: People):
     assert count(db, CertificationBonus) == 0
 
 
-def test_forms_refuse_a_missing_csrf_token(client, db, login, people: People, request):
-    login("junior")
+def test_forms_refuse_a_missing_csrf_token(client, db, auth, people: People, request):
+    auth.sign_in(people.junior)
     request.getfixturevalue("csrf_enabled")
     response = client.post(
         f"/careers/engineers/{people.junior.id}/skills",

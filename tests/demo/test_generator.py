@@ -11,6 +11,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from tests.factories import TODAY
+from tests.helpers import count, sign_in
 from tracker.catalog.models import Credential, Exam
 from tracker.demo.services.common import DEMO_PASSWORD
 from tracker.demo.services.generator import generate_organisation
@@ -27,10 +28,6 @@ from tracker.progress.services.validity import (
 )
 from tracker.readiness.services.matching import choose_template
 from tracker.readiness.services.members import load_templates
-
-
-def count(db: Session, model: type) -> int:
-    return db.scalar(select(func.count()).select_from(model))
 
 
 @pytest.fixture
@@ -256,25 +253,17 @@ def test_an_organisation_needs_people(db, engineers):
         generate_organisation(db, engineers, TODAY)
 
 
-def test_the_generated_people_sign_in_and_the_pages_answer(app, client, db):
+def test_the_generated_people_sign_in_and_the_pages_answer(client, db, pinned_today):
     result = generate_organisation(db, 30, TODAY, seed=11)
-    app.config["TODAY"] = TODAY
-    try:
-        response = client.post(
-            "/login", data={"email": result.admin_email, "password": DEMO_PASSWORD}
-        )
-        assert response.status_code == 302
-        assert client.get("/organisation").status_code == 200
-        team_id = db.scalar(select(func.min(Team.id)))
-        page = client.get(f"/teams/{team_id}")
-        assert page.status_code == 200 and "Heat map" in page.text
-        client.post("/logout")
-        member = db.scalar(select(Engineer).where(Engineer.access_role == "engineer").limit(1))
-        response = client.post("/login", data={"email": member.email, "password": DEMO_PASSWORD})
-        assert response.status_code == 302
-        assert client.get("/dashboard").status_code == 200
-    finally:
-        app.config.pop("TODAY", None)
+    sign_in(client, result.admin_email, DEMO_PASSWORD)
+    assert client.get("/organisation").status_code == 200
+    team_id = db.scalar(select(func.min(Team.id)))
+    page = client.get(f"/teams/{team_id}")
+    assert page.status_code == 200 and "Heat map" in page.text
+    client.post("/logout")
+    member = db.scalar(select(Engineer).where(Engineer.access_role == "engineer").limit(1))
+    sign_in(client, member, DEMO_PASSWORD)
+    assert client.get("/dashboard").status_code == 200
 
 
 def test_the_demo_command_generates_an_organisation(runner, db):

@@ -201,9 +201,7 @@ def _lost(*args, **kwargs):
 
 
 @pytest.fixture
-def engineer(db: Session, app: Flask, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setitem(app.config, "WTF_CSRF_ENABLED", False)
-    monkeypatch.setitem(app.config, "TODAY", TODAY)
+def engineer(db: Session, pinned_today):
     return factories.engineer(db)
 
 

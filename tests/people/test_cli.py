@@ -11,10 +11,11 @@ import datetime as dt
 from collections.abc import Iterator
 
 import pytest
-from sqlalchemy import func, select, text
+from sqlalchemy import select, text
 
 from tests import factories
 from tests.factories import PASSWORD
+from tests.helpers import count, fresh
 from tracker.api.tokens import caller_for_token
 from tracker.people.models import ApiToken, Engineer, LevelChange, Team
 from tracker.people.services.accounts import authenticate
@@ -25,20 +26,10 @@ NOW = dt.datetime(2026, 11, 29, 12, 0)
 NEW_PASSWORD = "a much longer secret"
 
 
-def count(db, model) -> int:
-    return db.scalar(select(func.count()).select_from(model))
-
-
 def owner(db, secret: str) -> int | None:
     """Return the id of whom the API takes a token's caller to be (None: refused)."""
     caller = caller_for_token(db, secret, NOW)
     return caller.id if caller is not None else None
-
-
-def fresh(db, obj):
-    """Re-read an object the CLI changed in its own session."""
-    db.expire(obj)
-    return obj
 
 
 # --- the fixtures roll CLI commits back ---------------------------------------

@@ -14,6 +14,7 @@ from sqlalchemy import func, select
 
 from tests import factories
 from tests.factories import PASSWORD, TODAY
+from tests.helpers import csp_directives, csrf_token, fresh, post_login
 from tracker.config import Config
 from tracker.extensions import SignInLimiter
 from tracker.people.models import Engineer
@@ -43,53 +44,10 @@ def signed_in_id(client: FlaskClient) -> str | None:
         return session.get("_user_id")
 
 
-def csrf_token(html: str) -> str:
-    match = re.search(r'name="csrf_token"[^>]*value="([^"]+)"', html)
-    assert match, "no csrf_token in the page"
-    return unescape(match.group(1))
-
-
-def login(client: FlaskClient, email: str, password: str = PASSWORD, **kwargs):
-    return client.post("/login", data={"email": email, "password": password}, **kwargs)
-
-
-def fresh(db, obj):
-    db.expire(obj)
-    return obj
-
-
 @pytest.fixture(autouse=True)
-def csrf_off(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Post forms without tokens unless a test asks for `csrf_enabled`.
-
-    The session-wide app leaves CSRF on (Flask-WTF's default) until some test's
-    `csrf_enabled` teardown turns it off, so each test here says what it wants.
-    """
-    monkeypatch.setitem(app.config, "WTF_CSRF_ENABLED", False)
-
-
-@pytest.fixture(autouse=True)
-def limiter(app: Flask) -> Iterator[SignInLimiter]:
-    """A fresh sign-in limiter with the app's limits for each test.
-
-    The app's own limiter lives for the whole run and every test signs in from
-    127.0.0.1, so failures elsewhere would otherwise count against this test.
-    """
-    saved = app.extensions["tracker.signin_limiter"]
-    fresh_limiter = SignInLimiter(
-        "memory://", app.config["SIGNIN_LIMIT_PER_ACCOUNT"], app.config["SIGNIN_LIMIT_PER_ADDRESS"]
-    )
-    app.extensions["tracker.signin_limiter"] = fresh_limiter
-    yield fresh_limiter
-    app.extensions["tracker.signin_limiter"] = saved
-
-
-@pytest.fixture
-def pinned_today(app: Flask) -> Iterator[None]:
-    saved = app.config.get("TODAY")
-    app.config["TODAY"] = TODAY
-    yield
-    app.config["TODAY"] = saved
+def limiter(limiter: SignInLimiter) -> SignInLimiter:
+    """Give every test here a sign-in limiter of its own (all sign in from 127.0.0.1)."""
+    return limiter
 
 
 @pytest.fixture
@@ -107,7 +65,7 @@ def test_login_page_renders(client):
 
 
 def test_good_credentials_sign_in_and_go_to_the_dashboard(client, person):
-    response = login(client, person.email)
+    response = post_login(client, person.email)
     assert response.status_code == 302
     assert path_of(response) == "/dashboard"
     assert signed_in_id(client) == f"{person.id}:{person.session_epoch}"
@@ -115,7 +73,7 @@ def test_good_credentials_sign_in_and_go_to_the_dashboard(client, person):
 
 
 def test_email_is_matched_case_insensitively(client, person):
-    response = login(client, person.email.upper())
+    response = post_login(client, person.email.upper())
     assert path_of(response) == "/dashboard"
 
 
@@ -127,8 +85,8 @@ def test_signed_in_user_visiting_login_goes_to_the_dashboard(client, auth, perso
 
 def test_wrong_password_and_unknown_email_get_the_same_answer(app, db, person):
     known, unknown = app.test_client(), app.test_client()
-    wrong = login(known, person.email, "not the password")
-    missing = login(unknown, "no-such-person@example.com", PASSWORD)
+    wrong = post_login(known, person.email, "not the password")
+    missing = post_login(unknown, "no-such-person@example.com", PASSWORD)
     assert wrong.status_code == missing.status_code == 401
     for response in (wrong, missing):
         assert BAD_SIGN_IN in response.text
@@ -141,13 +99,13 @@ def test_wrong_password_and_unknown_email_get_the_same_answer(app, db, person):
 
 
 def test_password_is_not_echoed_back(client, person):
-    response = login(client, person.email, "s3cret-typo-password")
+    response = post_login(client, person.email, "s3cret-typo-password")
     assert "s3cret-typo-password" not in response.text
 
 
 def test_a_deactivated_account_cannot_sign_in(client, db, person):
     set_active(db, person, False)
-    response = login(client, person.email)
+    response = post_login(client, person.email)
     assert response.status_code == 401
     assert BAD_SIGN_IN in response.text
     assert signed_in_id(client) is None
@@ -167,7 +125,7 @@ def test_password_is_stored_hashed_after_sign_up_and_sign_in(client, db):
     who = factories.engineer(db, password="plain text password")
     assert "plain text password" not in who.password_hash
     assert who.password_hash.startswith(accounts.PASSWORD_METHOD.split(":")[0] + ":")
-    assert path_of(login(client, who.email, "plain text password")) == "/dashboard"
+    assert path_of(post_login(client, who.email, "plain text password")) == "/dashboard"
 
 
 # --- rate limit -----------------------------------------------------------------------------
@@ -175,40 +133,40 @@ def test_password_is_stored_hashed_after_sign_up_and_sign_in(client, db):
 
 def test_the_sixth_failure_for_an_account_is_refused_even_with_the_right_password(client, person):
     for _ in range(5):
-        assert login(client, person.email, "wrong password").status_code == 401
-    response = login(client, person.email)
+        assert post_login(client, person.email, "wrong password").status_code == 401
+    response = post_login(client, person.email)
     assert response.status_code == 429
     assert TOO_MANY in response.text
     assert signed_in_id(client) is None
     # The account limit holds from any address.
-    other = login(client, person.email, environ_base={"REMOTE_ADDR": "10.0.0.77"})
+    other = post_login(client, person.email, environ_base={"REMOTE_ADDR": "10.0.0.77"})
     assert other.status_code == 429
 
 
 def test_four_failures_still_let_the_right_password_in(client, person):
     for _ in range(4):
-        assert login(client, person.email, "wrong password").status_code == 401
-    assert path_of(login(client, person.email)) == "/dashboard"
+        assert post_login(client, person.email, "wrong password").status_code == 401
+    assert path_of(post_login(client, person.email)) == "/dashboard"
 
 
 def test_the_account_limit_is_case_insensitive(client, person):
     for n in range(5):
         email = person.email.upper() if n % 2 else person.email
-        assert login(client, email, "wrong password").status_code == 401
-    assert login(client, person.email.title()).status_code == 429
+        assert post_login(client, email, "wrong password").status_code == 401
+    assert post_login(client, person.email.title()).status_code == 429
 
 
 def test_an_unknown_email_is_limited_like_a_known_one(client):
     for _ in range(5):
-        assert login(client, "ghost-limit@example.com", "wrong password").status_code == 401
-    assert login(client, "ghost-limit@example.com", "wrong password").status_code == 429
+        assert post_login(client, "ghost-limit@example.com", "wrong password").status_code == 401
+    assert post_login(client, "ghost-limit@example.com", "wrong password").status_code == 429
 
 
 def test_other_accounts_are_not_limited_by_one_account(client, db, person):
     for _ in range(5):
-        login(client, person.email, "wrong password")
+        post_login(client, person.email, "wrong password")
     other = factories.engineer(db)
-    assert path_of(login(client, other.email)) == "/dashboard"
+    assert path_of(post_login(client, other.email)) == "/dashboard"
 
 
 def test_the_per_address_limit(app, db):
@@ -219,16 +177,17 @@ def test_the_per_address_limit(app, db):
     for who in people[:6]:
         for _ in range(5):
             assert (
-                login(attacker, who.email, "wrong password", environ_base=addr).status_code == 401
+                post_login(attacker, who.email, "wrong password", environ_base=addr).status_code
+                == 401
             )
     # ...then the right password of an untouched account from that address is refused,
     fresh_account = people[6]
-    response = login(attacker, fresh_account.email, environ_base=addr)
+    response = post_login(attacker, fresh_account.email, environ_base=addr)
     assert response.status_code == 429
     assert signed_in_id(attacker) is None
     # while from another address the same account signs in.
     elsewhere = app.test_client()
-    ok = login(elsewhere, fresh_account.email, environ_base={"REMOTE_ADDR": "10.0.0.32"})
+    ok = post_login(elsewhere, fresh_account.email, environ_base={"REMOTE_ADDR": "10.0.0.32"})
     assert path_of(ok) == "/dashboard"
 
 
@@ -236,9 +195,9 @@ def test_29_failures_from_an_address_still_let_a_good_sign_in_through(app, db):
     addr = {"REMOTE_ADDR": "10.0.0.41"}
     client = app.test_client()
     for n in range(29):
-        login(client, f"nobody{n}@example.com", "wrong password", environ_base=addr)
+        post_login(client, f"nobody{n}@example.com", "wrong password", environ_base=addr)
     who = factories.engineer(db)
-    assert path_of(login(client, who.email, environ_base=addr)) == "/dashboard"
+    assert path_of(post_login(client, who.email, environ_base=addr)) == "/dashboard"
 
 
 def test_limit_defaults_match_the_issue(app):
@@ -336,8 +295,8 @@ def test_sign_out_ends_the_session_and_a_replayed_cookie_is_refused(app, client,
 
 def test_sign_out_ends_every_session_of_the_account(app, db, person):
     laptop, phone = app.test_client(), app.test_client()
-    login(laptop, person.email)
-    login(phone, person.email)
+    post_login(laptop, person.email)
+    post_login(phone, person.email)
     assert phone.get("/dashboard").status_code == 200
     laptop.post("/logout")
     assert redirected_to_login(phone.get("/dashboard"))
@@ -353,8 +312,8 @@ def test_sign_in_after_sign_out_works_again(client, auth, person):
 
 def test_password_change_ends_other_sessions_but_not_this_one(app, db, person):
     changer, other = app.test_client(), app.test_client()
-    login(changer, person.email)
-    login(other, person.email)
+    post_login(changer, person.email)
+    post_login(other, person.email)
     old_copy = copy_session(app, changer)
     assert other.get("/dashboard").status_code == 200
     response = changer.post("/profile/password", data={"current": PASSWORD, "new": NEW_PASSWORD})
@@ -365,7 +324,7 @@ def test_password_change_ends_other_sessions_but_not_this_one(app, db, person):
     fresh(db, person)
     assert authenticate(db, person.email, NEW_PASSWORD) is person
     assert authenticate(db, person.email, PASSWORD) is None
-    assert path_of(login(app.test_client(), person.email, NEW_PASSWORD)) == "/dashboard"
+    assert path_of(post_login(app.test_client(), person.email, NEW_PASSWORD)) == "/dashboard"
 
 
 @pytest.mark.parametrize(
@@ -401,7 +360,7 @@ def test_deactivation_ends_the_session(app, client, auth, db, person):
 
 
 def test_a_forged_user_id_in_the_session_is_refused(client, person):
-    login(client, person.email)
+    post_login(client, person.email)
     with client.session_transaction() as session:
         session["_user_id"] = f"{person.id}:not-a-number"
     assert redirected_to_login(client.get("/dashboard"))
@@ -411,7 +370,7 @@ def test_a_forged_user_id_in_the_session_is_refused(client, person):
 
 
 def test_a_tampered_session_cookie_is_refused(app, client, person):
-    login(client, person.email)
+    post_login(client, person.email)
     value = client.get_cookie("session").value
     thief = app.test_client()
     thief.set_cookie("session", value[:-2] + ("AA" if not value.endswith("AA") else "BB"))
@@ -425,7 +384,7 @@ def session_set_cookie(response) -> str:
 
 
 def test_session_cookie_is_httponly_and_samesite_lax(client, person):
-    header = session_set_cookie(login(client, person.email))
+    header = session_set_cookie(post_login(client, person.email))
     attributes = {part.strip().split("=")[0].lower(): part for part in header.split(";")}
     assert "httponly" in attributes
     assert attributes["samesite"].strip() == "SameSite=Lax"
@@ -592,15 +551,6 @@ def test_every_rendered_form_carries_a_csrf_token(csrf_client):
 # --- security headers --------------------------------------------------------------------
 
 
-def csp_directives(header: str) -> dict[str, list[str]]:
-    directives = {}
-    for part in header.split(";"):
-        words = part.split()
-        if words:
-            directives[words[0].lower()] = words[1:]
-    return directives
-
-
 def assert_hardened(response) -> None:
     csp = csp_directives(response.headers["Content-Security-Policy"])
     scripts = csp.get("script-src", csp.get("default-src"))
@@ -639,7 +589,7 @@ def test_security_headers_when_signed_in(client, auth, person, pinned_today, url
 
 
 def test_security_headers_on_error_and_refusal_answers(client, person):
-    assert_hardened(login(client, person.email, "wrong password"))  # 401
+    assert_hardened(post_login(client, person.email, "wrong password"))  # 401
     assert_hardened(client.post("/login", data={}))  # 400
     with client.get("/static/app.css") as response:
         assert response.status_code == 200
@@ -758,11 +708,11 @@ def test_profile_text_is_escaped_when_the_form_is_refused(client, auth, person):
 
 def test_names_and_login_email_are_shown_escaped(client, db):
     who = factories.engineer(db, name="<b>Bold</b> & <script>x()</script>")
-    login(client, who.email)
+    post_login(client, who.email)
     for url in ("/profile", "/dashboard"):
         page = client.get(url).text
         assert "<script>x()" not in page and "<b>Bold</b>" not in page, url
         assert "&lt;b&gt;Bold&lt;/b&gt;" in page, url
     anonymous = client.application.test_client()
-    response = login(anonymous, '"><script>alert(1)</script>@example.com', "wrong password")
+    response = post_login(anonymous, '"><script>alert(1)</script>@example.com', "wrong password")
     assert "<script>alert(1)" not in response.text

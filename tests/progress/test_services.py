@@ -9,10 +9,11 @@ import datetime as dt
 from decimal import Decimal
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from tests import factories
 from tests.factories import hours
+from tests.helpers import count
 from tracker.catalog.models import LearningPath
 from tracker.catalog.services.reads import paths_with_courses
 from tracker.errors import ValidationError
@@ -46,10 +47,6 @@ from tracker.progress.services.validity import (
 
 TODAY = factories.TODAY  # 2026-11-29
 D = dt.date
-
-
-def count(db, model) -> int:
-    return db.scalar(select(func.count()).select_from(model))
 
 
 def cert(

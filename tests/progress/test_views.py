@@ -2,8 +2,7 @@
 
 docs/domain.md sections 2-3. Today is pinned to
 factories.TODAY (2026-11-29) through app.config["TODAY"]; forms post without
-CSRF tokens (the autouse fixture below turns CSRF off; the app fixture leaves it on),
-except in the CSRF tests at the end.
+CSRF tokens (the app fixture turns CSRF off), except in the CSRF tests at the end.
 """
 
 from __future__ import annotations
@@ -15,12 +14,12 @@ from html import unescape
 from html.parser import HTMLParser
 
 import pytest
-from flask import Flask
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.factories import hours
+from tests.helpers import count
 from tracker.audit.models import AuditEvent
 from tracker.catalog.models import Credential
 from tracker.catalog.services.reads import paths_with_courses
@@ -39,12 +38,7 @@ SQL = "'; DROP TABLE hour_logs; --"
 # --- fixtures -------------------------------------------------------------------
 
 
-@pytest.fixture(autouse=True)
-def pinned_today(app: Flask, monkeypatch: pytest.MonkeyPatch) -> dt.date:
-    """Pin the pages' "today" to TODAY and post forms without CSRF tokens; both restored."""
-    monkeypatch.setitem(app.config, "TODAY", TODAY)
-    monkeypatch.setitem(app.config, "WTF_CSRF_ENABLED", False)
-    return TODAY
+pytestmark = pytest.mark.usefixtures("pinned_today")
 
 
 @pytest.fixture
@@ -157,21 +151,12 @@ def page(response) -> Page:
     return Page(response.get_data(as_text=True))
 
 
-def count(db: Session, model) -> int:
-    return db.scalar(select(func.count()).select_from(model))
-
-
 def counts(db: Session) -> dict[str, int]:
     """Rows in every table a page of this feature writes to."""
     return {
         model.__name__: count(db, model)
         for model in (HourLog, AuditEvent, ExamAttempt, Certification, ExamPlan, Credential)
     }
-
-
-def login(auth, who: Engineer) -> None:
-    response = auth.login(who.email)
-    assert response.status_code == 302, response.get_data(as_text=True)
 
 
 def log(db: Session, who: Engineer, code: str, amount: str | int, on: dt.date = YESTERDAY):
@@ -238,7 +223,7 @@ def credential_form(db: Session, who: Engineer, code: str | None = "CKA", **over
 
 def test_dashboard_has_one_bar_per_path_and_per_course(db, client, auth, alice):
     log(db, alice, "FDL", 10, YESTERDAY)
-    login(auth, alice)
+    auth.sign_in(alice)
 
     response = client.get("/dashboard")
 
@@ -264,7 +249,7 @@ def test_dashboard_has_one_bar_per_path_and_per_course(db, client, auth, alice):
 
 def test_dashboard_next_step_names_the_course_to_study(db, client, auth, alice):
     log(db, alice, "FDL", 10)
-    login(auth, alice)
+    auth.sign_in(alice)
 
     view = page(client.get("/dashboard"))
 
@@ -274,7 +259,7 @@ def test_dashboard_next_step_names_the_course_to_study(db, client, auth, alice):
 
 
 def test_dashboard_next_step_for_a_newcomer_is_the_first_course(client, auth, alice):
-    login(auth, alice)
+    auth.sign_in(alice)
 
     view = page(client.get("/dashboard"))
 
@@ -287,7 +272,7 @@ def test_dashboard_says_nca_aiio_is_open_when_foundations_courses_are_complete(
     db, client, auth, alice
 ):
     complete(db, alice, *FOUNDATIONS)
-    login(auth, alice)
+    auth.sign_in(alice)
 
     view = page(client.get("/dashboard"))
 
@@ -298,7 +283,7 @@ def test_dashboard_says_nca_aiio_is_open_when_foundations_courses_are_complete(
 
 def test_dashboard_professional_path_names_missing_nca_aiio(db, client, auth, alice):
     complete(db, alice, *PROFESSIONAL)
-    login(auth, alice)
+    auth.sign_in(alice)
 
     view = page(client.get("/dashboard"))
 
@@ -316,7 +301,7 @@ def test_dashboard_next_step_says_ncp_aii_is_blocked_and_why(db, client, auth):
     junior = factories.engineer(db, hired_on=D(2026, 6, 1))
     factories.certification(db, junior, "NCA-AIIO", D(2026, 7, 1), D(2028, 7, 1))
     complete(db, junior, *PROFESSIONAL)
-    login(auth, junior)
+    auth.sign_in(junior)
 
     view = page(client.get("/dashboard"))
 
@@ -330,7 +315,7 @@ def test_dashboard_next_step_says_ncp_aii_is_blocked_and_why(db, client, auth):
 def test_dashboard_next_step_says_ncp_aii_is_open_when_ready(db, client, auth, alice):
     factories.certification(db, alice, "NCA-AIIO", D(2026, 7, 1), D(2028, 7, 1))
     complete(db, alice, *PROFESSIONAL)
-    login(auth, alice)
+    auth.sign_in(alice)
 
     view = page(client.get("/dashboard"))
 
@@ -340,7 +325,7 @@ def test_dashboard_next_step_says_ncp_aii_is_open_when_ready(db, client, auth, a
 def test_dashboard_says_a_lapsed_nca_aiio_must_be_taken_again(db, client, auth, alice):
     factories.certification(db, alice, "NCA-AIIO", D(2024, 10, 1), D(2026, 10, 1))
     complete(db, alice, *FOUNDATIONS, *PROFESSIONAL)
-    login(auth, alice)
+    auth.sign_in(alice)
 
     view = page(client.get("/dashboard"))
 
@@ -357,7 +342,7 @@ def test_dashboard_lists_certifications_with_state_and_days_left(db, client, aut
     factories.certification(db, alice, "CKA", D(2024, 1, 15), D(2027, 1, 15))
     factories.certification(db, alice, "RHCE", D(2023, 11, 1), D(2026, 11, 1))
     factories.certification(db, alice, "COMPTIA-LINUX-PLUS", D(2022, 5, 5))
-    login(auth, alice)
+    auth.sign_in(alice)
 
     view = page(client.get("/dashboard"))
 
@@ -377,7 +362,7 @@ def test_dashboard_lists_certifications_with_state_and_days_left(db, client, aut
 def test_dashboard_counts_the_expiry_day_as_valid(db, client, auth, alice):
     factories.certification(db, alice, "CKA", D(2024, 11, 29), TODAY)
     factories.certification(db, alice, "RHCE", D(2023, 11, 28), YESTERDAY)
-    login(auth, alice)
+    auth.sign_in(alice)
 
     view = page(client.get("/dashboard"))
 
@@ -388,7 +373,7 @@ def test_dashboard_counts_the_expiry_day_as_valid(db, client, auth, alice):
 def test_manager_sees_their_reports_page(db, client, auth, boss, report):
     log(db, report, "FDL", 3)
     factories.certification(db, report, "NCA-AIIO", D(2025, 6, 1), D(2027, 6, 1))
-    login(auth, boss)
+    auth.sign_in(boss)
 
     response = client.get(f"/engineers/{report.id}")
 
@@ -402,7 +387,7 @@ def test_manager_sees_their_reports_page(db, client, auth, boss, report):
 def test_manager_sees_a_member_of_a_team_they_manage(db, client, auth, boss):
     crew = factories.team(db, manager=boss)
     member = factories.engineer(db, name="Tom Teammate", team=crew)
-    login(auth, boss)
+    auth.sign_in(boss)
 
     response = client.get(f"/engineers/{member.id}")
 
@@ -411,7 +396,7 @@ def test_manager_sees_a_member_of_a_team_they_manage(db, client, auth, boss):
 
 
 def test_engineer_sees_their_own_page_by_id(client, auth, alice):
-    login(auth, alice)
+    auth.sign_in(alice)
 
     response = client.get(f"/engineers/{alice.id}")
 
@@ -420,26 +405,26 @@ def test_engineer_sees_their_own_page_by_id(client, auth, alice):
 
 
 def test_admin_sees_anyones_page(client, auth, admin, alice):
-    login(auth, admin)
+    auth.sign_in(admin)
 
     assert client.get(f"/engineers/{alice.id}").status_code == 200
 
 
 def test_another_engineer_gets_403_on_a_page(client, auth, alice, bob):
-    login(auth, bob)
+    auth.sign_in(bob)
 
     assert client.get(f"/engineers/{alice.id}").status_code == 403
 
 
 def test_a_manager_gets_403_on_someone_elses_report(db, client, auth, report):
     other_boss = factories.engineer(db, access_role="manager")
-    login(auth, other_boss)
+    auth.sign_in(other_boss)
 
     assert client.get(f"/engineers/{report.id}").status_code == 403
 
 
 def test_unknown_engineer_is_404(client, auth, alice):
-    login(auth, alice)
+    auth.sign_in(alice)
 
     assert client.get("/engineers/999999").status_code == 404
 
@@ -473,7 +458,7 @@ def test_anonymous_posts_are_redirected_and_store_nothing(db, client, url):
 
 
 def test_logging_hours_shows_the_entry_and_moves_the_bar(db, client, auth, alice):
-    login(auth, alice)
+    auth.sign_in(alice)
 
     response = client.post("/hours", data=hours_form(db, hours="2.5", note="lab one"))
 
@@ -498,7 +483,7 @@ def test_logging_hours_shows_the_entry_and_moves_the_bar(db, client, auth, alice
 def test_hours_page_lists_only_the_signed_in_engineers_entries(db, client, auth, alice, bob):
     log(db, bob, "GPU-ARCH", 3)
     log(db, alice, "FDL", 1)
-    login(auth, alice)
+    auth.sign_in(alice)
 
     listing = page(client.get("/hours"))
 
@@ -507,7 +492,7 @@ def test_hours_page_lists_only_the_signed_in_engineers_entries(db, client, auth,
 
 
 def test_owner_edits_an_entry_and_the_history_shows_both_versions(db, client, auth, alice):
-    login(auth, alice)
+    auth.sign_in(alice)
     client.post("/hours", data=hours_form(db, hours="2.5", note="first take"))
     entry = db.scalars(select(HourLog).where(HourLog.engineer_id == alice.id)).one()
 
@@ -546,7 +531,7 @@ def test_owner_edits_an_entry_and_the_history_shows_both_versions(db, client, au
 
 def test_edit_page_shows_the_current_values(db, client, auth, alice):
     entry = log(db, alice, "GPU-ARCH", "3.25")
-    login(auth, alice)
+    auth.sign_in(alice)
 
     response = client.get(f"/hours/{entry.id}/edit")
 
@@ -558,7 +543,7 @@ def test_edit_page_shows_the_current_values(db, client, auth, alice):
 
 
 def test_owner_deletes_an_entry_and_the_audit_trail_keeps_it(db, client, auth, alice):
-    login(auth, alice)
+    auth.sign_in(alice)
     client.post("/hours", data=hours_form(db, hours="3", note="to be deleted"))
     entry_id = db.scalars(select(HourLog.id).where(HourLog.engineer_id == alice.id)).one()
 
@@ -587,7 +572,7 @@ def test_owner_deletes_an_entry_and_the_audit_trail_keeps_it(db, client, auth, a
 
 def test_admin_may_edit_someone_elses_entry(db, client, auth, admin, alice):
     entry = log(db, alice, "FDL", 2)
-    login(auth, admin)
+    auth.sign_in(admin)
 
     response = client.post(f"/hours/{entry.id}/edit", data=hours_form(db, hours="5"))
 
@@ -602,7 +587,7 @@ def test_admin_may_edit_someone_elses_entry(db, client, auth, admin, alice):
 
 def test_admin_may_delete_someone_elses_entry(db, client, auth, admin, alice):
     entry = log(db, alice, "FDL", 2)
-    login(auth, admin)
+    auth.sign_in(admin)
 
     assert client.post(f"/hours/{entry.id}/delete").status_code == 302
     assert db.scalar(select(func.count()).where(HourLog.id == entry.id)) == 0
@@ -616,7 +601,7 @@ def test_admin_may_delete_someone_elses_entry(db, client, auth, admin, alice):
 def test_only_owner_or_admin_edits_or_deletes(request, db, client, auth, report, who):
     entry = log(db, report, "FDL", 2)
     intruder = request.getfixturevalue(who)  # another engineer, or the owner's own manager
-    login(auth, intruder)
+    auth.sign_in(intruder)
     before = counts(db)
 
     assert client.get(f"/hours/{entry.id}/edit").status_code == 403
@@ -629,7 +614,7 @@ def test_only_owner_or_admin_edits_or_deletes(request, db, client, auth, report,
 
 
 def test_unknown_entry_is_404(db, client, auth, alice):
-    login(auth, alice)
+    auth.sign_in(alice)
 
     assert client.get("/hours/999999/edit").status_code == 404
     assert client.post("/hours/999999/edit", data=hours_form(db)).status_code == 404
@@ -670,7 +655,7 @@ def _assert_refused(response, field: str, message: str) -> Page:
 def test_bad_hours_are_refused_next_to_the_field(
     db, client, auth, alice, overrides, field, message
 ):
-    login(auth, alice)
+    auth.sign_in(alice)
     before = counts(db)
 
     response = client.post("/hours", data=hours_form(db, **overrides))
@@ -681,7 +666,7 @@ def test_bad_hours_are_refused_next_to_the_field(
 
 @pytest.mark.parametrize("value", ["sNaN", "Infinity", "-Infinity", "1e400"])
 def test_special_decimal_hours_are_refused_next_to_the_field(db, client, auth, alice, value):
-    login(auth, alice)
+    auth.sign_in(alice)
     before = counts(db)
 
     response = client.post("/hours", data=hours_form(db, hours=value))
@@ -692,7 +677,7 @@ def test_special_decimal_hours_are_refused_next_to_the_field(db, client, auth, a
 
 def test_a_days_total_above_24_is_refused(db, client, auth, alice):
     log(db, alice, "GPU-ARCH", 20, YESTERDAY)
-    login(auth, alice)
+    auth.sign_in(alice)
     before = counts(db)
 
     response = client.post("/hours", data=hours_form(db, hours="4.25"))
@@ -704,7 +689,7 @@ def test_a_days_total_above_24_is_refused(db, client, auth, alice):
 
 def test_a_days_total_of_exactly_24_is_accepted(db, client, auth, alice):
     log(db, alice, "GPU-ARCH", 20, YESTERDAY)
-    login(auth, alice)
+    auth.sign_in(alice)
 
     response = client.post("/hours", data=hours_form(db, hours="4"))
 
@@ -723,7 +708,7 @@ def test_a_days_total_of_exactly_24_is_accepted(db, client, auth, alice):
     ],
 )
 def test_the_limits_are_accepted(db, client, auth, alice, amount, on, note):
-    login(auth, alice)
+    auth.sign_in(alice)
 
     response = client.post(
         "/hours", data=hours_form(db, hours=amount, logged_on=on.isoformat(), note=note)
@@ -735,7 +720,7 @@ def test_the_limits_are_accepted(db, client, auth, alice, amount, on, note):
 
 
 def test_the_smallest_amount_is_accepted(db, client, auth, alice):
-    login(auth, alice)
+    auth.sign_in(alice)
 
     response = client.post("/hours", data=hours_form(db, hours="0.01"))
 
@@ -751,7 +736,7 @@ def test_bad_edits_are_refused_and_change_nothing(
 ):
     entry = log(db, alice, "FDL", 2, D(2026, 11, 20))
     log(db, alice, "GPU-ARCH", 20, YESTERDAY)  # so 2.5 more on YESTERDAY breaks the day
-    login(auth, alice)
+    auth.sign_in(alice)
     before = counts(db)
     data = hours_form(db, **overrides)
     if "hours" not in overrides and "logged_on" not in overrides:
@@ -772,7 +757,7 @@ def test_bad_edits_are_refused_and_change_nothing(
 
 def test_an_edit_may_keep_the_days_own_hours(db, client, auth, alice):
     entry = log(db, alice, "FDL", 24, YESTERDAY)
-    login(auth, alice)
+    auth.sign_in(alice)
 
     response = client.post(f"/hours/{entry.id}/edit", data=hours_form(db, hours="24"))
 
@@ -782,7 +767,7 @@ def test_an_edit_may_keep_the_days_own_hours(db, client, auth, alice):
 def test_moving_an_entry_onto_a_full_day_is_refused(db, client, auth, alice):
     entry = log(db, alice, "FDL", 5, D(2026, 11, 20))
     log(db, alice, "GPU-ARCH", 20, YESTERDAY)
-    login(auth, alice)
+    auth.sign_in(alice)
     before = counts(db)
 
     response = client.post(
@@ -797,7 +782,7 @@ def test_moving_an_entry_onto_a_full_day_is_refused(db, client, auth, alice):
 
 
 def test_a_passed_nca_aiio_creates_the_certification_with_its_expiry(db, client, auth, alice):
-    login(auth, alice)
+    auth.sign_in(alice)
 
     response = client.post(
         "/exams",
@@ -839,7 +824,7 @@ def test_a_passed_nca_aiio_creates_the_certification_with_its_expiry(db, client,
 
 def test_a_pass_on_29_february_expires_on_28_february(db, client, auth):
     veteran = factories.engineer(db, hired_on=D(2020, 1, 1))
-    login(auth, veteran)
+    auth.sign_in(veteran)
 
     response = client.post(
         "/exams", data=attempt_form(db, veteran, attempted_on="2024-02-29"), follow_redirects=True
@@ -851,7 +836,7 @@ def test_a_pass_on_29_february_expires_on_28_february(db, client, auth):
 
 def test_passing_again_renews_and_the_newest_counts(db, client, auth, alice):
     record_attempt(db, alice, factories.exam(db, "NCA-AIIO"), D(2025, 1, 10), 80, True, TODAY)
-    login(auth, alice)
+    auth.sign_in(alice)
     before = page(client.get("/dashboard"))
     assert "Renew NCA-AIIO: it expires in 42 days (2027-01-10)" in before.next_steps
 
@@ -869,7 +854,7 @@ def test_passing_again_renews_and_the_newest_counts(db, client, auth, alice):
 
 
 def test_a_failed_attempt_creates_no_certification(db, client, auth, alice):
-    login(auth, alice)
+    auth.sign_in(alice)
     before = count(db, Certification)
 
     response = client.post(
@@ -886,7 +871,7 @@ def test_a_failed_attempt_creates_no_certification(db, client, auth, alice):
 
 
 def test_ncp_aii_without_nca_aiio_is_refused_naming_it(db, client, auth, alice):
-    login(auth, alice)
+    auth.sign_in(alice)
     before = counts(db)
 
     response = client.post("/exams", data=attempt_form(db, alice, "NCP-AII"))
@@ -898,7 +883,7 @@ def test_ncp_aii_without_nca_aiio_is_refused_naming_it(db, client, auth, alice):
 
 def test_ncp_aii_with_an_expired_nca_aiio_is_refused_with_the_date(db, client, auth, alice):
     factories.certification(db, alice, "NCA-AIIO", D(2024, 10, 1), D(2026, 10, 1))
-    login(auth, alice)
+    auth.sign_in(alice)
     before = counts(db)
 
     response = client.post("/exams", data=attempt_form(db, alice, "NCP-AII"))
@@ -910,7 +895,7 @@ def test_ncp_aii_with_an_expired_nca_aiio_is_refused_with_the_date(db, client, a
 def test_ncp_aii_without_enough_experience_is_refused(db, client, auth):
     newcomer = factories.engineer(db, hired_on=D(2026, 11, 1), experience_months=11)
     factories.certification(db, newcomer, "NCA-AIIO", D(2026, 11, 10), D(2028, 11, 10))
-    login(auth, newcomer)
+    auth.sign_in(newcomer)
     before = counts(db)
 
     response = client.post("/exams", data=attempt_form(db, newcomer, "NCP-AII"))
@@ -926,7 +911,7 @@ def test_ncp_aii_without_enough_experience_is_refused(db, client, auth):
 def test_ncp_aii_with_valid_nca_aiio_and_12_months_is_accepted(db, client, auth):
     newcomer = factories.engineer(db, hired_on=D(2026, 11, 1), experience_months=12)
     factories.certification(db, newcomer, "NCA-AIIO", D(2026, 11, 10), D(2028, 11, 10))
-    login(auth, newcomer)
+    auth.sign_in(newcomer)
 
     response = client.post(
         "/exams", data=attempt_form(db, newcomer, "NCP-AII"), follow_redirects=True
@@ -944,7 +929,7 @@ def test_ncp_aii_with_valid_nca_aiio_and_12_months_is_accepted(db, client, auth)
 
 
 def test_a_retake_inside_14_days_is_refused_with_the_date_it_opens(db, client, auth, alice):
-    login(auth, alice)
+    auth.sign_in(alice)
     first = client.post(
         "/exams", data=attempt_form(db, alice, attempted_on="2026-11-20", score="40", passed=None)
     )
@@ -958,7 +943,7 @@ def test_a_retake_inside_14_days_is_refused_with_the_date_it_opens(db, client, a
 
 
 def test_a_retake_on_the_day_it_opens_is_accepted(db, client, auth, alice):
-    login(auth, alice)
+    auth.sign_in(alice)
     client.post(
         "/exams", data=attempt_form(db, alice, attempted_on="2026-11-14", score="40", passed=None)
     )
@@ -991,7 +976,7 @@ BAD_ATTEMPTS = [
 def test_bad_attempts_are_refused_next_to_the_field(
     db, client, auth, alice, overrides, field, message
 ):
-    login(auth, alice)
+    auth.sign_in(alice)
     before = counts(db)
 
     response = client.post("/exams", data=attempt_form(db, alice, **overrides))
@@ -1002,7 +987,7 @@ def test_bad_attempts_are_refused_next_to_the_field(
 
 @pytest.mark.parametrize("value", ["1.005", "Infinity", "1e400", "sNaN"])
 def test_a_cost_the_ledger_cannot_hold_is_refused(db, client, auth, alice, value):
-    login(auth, alice)
+    auth.sign_in(alice)
     before = counts(db)
 
     response = client.post("/exams", data=attempt_form(db, alice, cost=value))
@@ -1012,7 +997,7 @@ def test_a_cost_the_ledger_cannot_hold_is_refused(db, client, auth, alice, value
 
 
 def test_a_manager_records_an_attempt_for_their_report(db, client, auth, boss, report):
-    login(auth, boss)
+    auth.sign_in(boss)
 
     response = client.post("/exams", data=attempt_form(db, report), follow_redirects=True)
 
@@ -1028,7 +1013,7 @@ def test_a_manager_records_an_attempt_for_their_report(db, client, auth, boss, r
 
 
 def test_the_attempt_form_offers_a_manager_their_reports_only(db, client, auth, boss, report, bob):
-    login(auth, boss)
+    auth.sign_in(boss)
 
     html = client.get("/exams").get_data(as_text=True)
 
@@ -1038,7 +1023,7 @@ def test_the_attempt_form_offers_a_manager_their_reports_only(db, client, auth, 
 
 def test_a_manager_cannot_record_for_someone_elses_report(db, client, auth, boss):
     stranger = factories.engineer(db, manager=factories.engineer(db, access_role="manager"))
-    login(auth, boss)
+    auth.sign_in(boss)
     before = counts(db)
 
     response = client.post("/exams", data=attempt_form(db, stranger))
@@ -1052,7 +1037,7 @@ def test_a_manager_cannot_record_for_someone_elses_report(db, client, auth, boss
 
 @pytest.mark.parametrize("target", ["bob", "unknown"])
 def test_an_engineer_cannot_record_for_someone_else(db, client, auth, alice, bob, target):
-    login(auth, alice)
+    auth.sign_in(alice)
     before = counts(db)
     engineer_id = bob.id if target == "bob" else 999999
 
@@ -1068,7 +1053,7 @@ def test_the_ledger_shows_only_own_attempts(db, client, auth, alice, bob):
     record_attempt(
         db, bob, factories.exam(db, "NCA-AIIO"), YESTERDAY, 90, True, TODAY, voucher_code="BOBV"
     )
-    login(auth, alice)
+    auth.sign_in(alice)
 
     view = page(client.get("/exams"))
 
@@ -1085,7 +1070,7 @@ def plan_form(db: Session, code: str = "NCP-AII", on: str = "2027-03-01") -> dic
 
 def test_planning_ncp_aii_when_eligible_then(db, client, auth, alice):
     factories.certification(db, alice, "NCA-AIIO", D(2026, 6, 1), D(2028, 6, 1))
-    login(auth, alice)
+    auth.sign_in(alice)
 
     response = client.post("/exams/plan", data=plan_form(db), follow_redirects=True)
 
@@ -1099,7 +1084,7 @@ def test_planning_ncp_aii_when_eligible_then(db, client, auth, alice):
 
 
 def test_planning_ncp_aii_without_nca_aiio_says_not_eligible(db, client, auth, alice):
-    login(auth, alice)
+    auth.sign_in(alice)
 
     response = client.post("/exams/plan", data=plan_form(db), follow_redirects=True)
 
@@ -1111,7 +1096,7 @@ def test_planning_ncp_aii_without_nca_aiio_says_not_eligible(db, client, auth, a
 
 def test_planning_ncp_aii_warns_when_nca_aiio_expires_before_the_date(db, client, auth, alice):
     factories.certification(db, alice, "NCA-AIIO", D(2025, 2, 1), D(2027, 2, 1))
-    login(auth, alice)
+    auth.sign_in(alice)
 
     response = client.post("/exams/plan", data=plan_form(db), follow_redirects=True)
 
@@ -1128,7 +1113,7 @@ def test_planning_ncp_aii_warns_when_nca_aiio_expires_before_the_date(db, client
 
 def test_planning_before_the_expiry_gives_no_warning(db, client, auth, alice):
     factories.certification(db, alice, "NCA-AIIO", D(2025, 2, 1), D(2027, 2, 1))
-    login(auth, alice)
+    auth.sign_in(alice)
 
     response = client.post(
         "/exams/plan", data=plan_form(db, on="2027-02-01"), follow_redirects=True
@@ -1140,7 +1125,7 @@ def test_planning_before_the_expiry_gives_no_warning(db, client, auth, alice):
 
 
 def test_a_new_plan_replaces_the_old_one_for_the_same_exam(db, client, auth, alice):
-    login(auth, alice)
+    auth.sign_in(alice)
     client.post("/exams/plan", data=plan_form(db, "NCA-AIIO", "2027-01-10"))
 
     client.post("/exams/plan", data=plan_form(db, "NCA-AIIO", "2027-02-10"))
@@ -1151,7 +1136,7 @@ def test_a_new_plan_replaces_the_old_one_for_the_same_exam(db, client, auth, ali
 
 
 def test_planning_a_retake_inside_the_waiting_period_says_when_it_opens(db, client, auth, alice):
-    login(auth, alice)
+    auth.sign_in(alice)
     client.post("/exams", data=attempt_form(db, alice, score="40", passed=None))
 
     response = client.post(
@@ -1174,7 +1159,7 @@ def test_planning_a_retake_inside_the_waiting_period_says_when_it_opens(db, clie
     ],
 )
 def test_planning_today_or_in_the_past_is_refused(db, client, auth, alice, on, message):
-    login(auth, alice)
+    auth.sign_in(alice)
     before = counts(db)
 
     response = client.post("/exams/plan", data=plan_form(db, on=on))
@@ -1184,7 +1169,7 @@ def test_planning_today_or_in_the_past_is_refused(db, client, auth, alice, on, m
 
 
 def test_planning_an_unknown_exam_is_refused(db, client, auth, alice):
-    login(auth, alice)
+    auth.sign_in(alice)
     before = counts(db)
 
     response = client.post(
@@ -1199,7 +1184,7 @@ def test_planning_an_unknown_exam_is_refused(db, client, auth, alice):
 
 
 def test_recording_a_catalog_credential_shows_it(db, client, auth, alice):
-    login(auth, alice)
+    auth.sign_in(alice)
 
     response = client.post("/credentials", data=credential_form(db, alice), follow_redirects=True)
 
@@ -1223,7 +1208,7 @@ def test_recording_a_catalog_credential_shows_it(db, client, auth, alice):
 
 
 def test_recording_a_credential_without_expiry(db, client, auth, alice):
-    login(auth, alice)
+    auth.sign_in(alice)
 
     response = client.post(
         "/credentials",
@@ -1238,7 +1223,7 @@ def test_recording_a_credential_without_expiry(db, client, auth, alice):
 
 
 def test_an_exam_credential_entered_with_evidence_gets_its_validity(db, client, auth, alice):
-    login(auth, alice)
+    auth.sign_in(alice)
 
     response = client.post(
         "/credentials",
@@ -1252,7 +1237,7 @@ def test_an_exam_credential_entered_with_evidence_gets_its_validity(db, client, 
 
 
 def test_an_old_credential_shows_as_expired(db, client, auth, alice):
-    login(auth, alice)
+    auth.sign_in(alice)
 
     response = client.post(
         "/credentials",
@@ -1265,7 +1250,7 @@ def test_an_old_credential_shows_as_expired(db, client, auth, alice):
 
 
 def test_other_credential_is_created_once_with_origin_engineer(db, client, auth, alice, bob):
-    login(auth, alice)
+    auth.sign_in(alice)
     before = count(db, Credential)
     data = credential_form(
         db, alice, None, name="Liquid Cooling Specialist", issuer="CoolCorp", expires_on=""
@@ -1283,7 +1268,7 @@ def test_other_credential_is_created_once_with_origin_engineer(db, client, auth,
 
     # A second person entering the same name and issuer shares the row.
     auth.logout()
-    login(auth, bob)
+    auth.sign_in(bob)
     again = credential_form(
         db, bob, None, name="liquid cooling specialist ", issuer=" coolcorp", expires_on=""
     )
@@ -1297,7 +1282,7 @@ def test_other_credential_is_created_once_with_origin_engineer(db, client, auth,
 
 def test_other_credentials_are_not_offered_as_catalog_choices(db, client, auth, alice):
     credential_for_entry(db, name="Homebrew Cert", issuer="Somebody")
-    login(auth, alice)
+    auth.sign_in(alice)
 
     html = client.get("/credentials").get_data(as_text=True)
 
@@ -1317,7 +1302,7 @@ BAD_CREDENTIALS = [
 
 @pytest.mark.parametrize(("overrides", "field", "message"), BAD_CREDENTIALS)
 def test_bad_credentials_are_refused(db, client, auth, alice, overrides, field, message):
-    login(auth, alice)
+    auth.sign_in(alice)
     before = counts(db)
 
     response = client.post("/credentials", data=credential_form(db, alice, **overrides))
@@ -1336,7 +1321,7 @@ def test_bad_credentials_are_refused(db, client, auth, alice, overrides, field, 
     ],
 )
 def test_other_without_name_or_issuer_is_refused(db, client, auth, alice, overrides, fields):
-    login(auth, alice)
+    auth.sign_in(alice)
     before = counts(db)
 
     response = client.post("/credentials", data=credential_form(db, alice, None, **overrides))
@@ -1356,7 +1341,7 @@ def test_other_without_name_or_issuer_is_refused(db, client, auth, alice, overri
 def test_a_refused_other_credential_leaves_no_catalog_row(
     db, client, auth, alice, overrides, field
 ):
-    login(auth, alice)
+    auth.sign_in(alice)
     before = counts(db)
     data = credential_form(db, alice, None, name="Brand New Cert", issuer="NewCorp", **overrides)
 
@@ -1368,7 +1353,7 @@ def test_a_refused_other_credential_leaves_no_catalog_row(
 
 
 def test_a_manager_records_a_credential_for_their_report(db, client, auth, boss, report):
-    login(auth, boss)
+    auth.sign_in(boss)
 
     response = client.post("/credentials", data=credential_form(db, report))
 
@@ -1378,7 +1363,7 @@ def test_a_manager_records_a_credential_for_their_report(db, client, auth, boss,
 
 
 def test_an_engineer_cannot_record_a_credential_for_someone_else(db, client, auth, alice, bob):
-    login(auth, alice)
+    auth.sign_in(alice)
     before = counts(db)
 
     response = client.post("/credentials", data=credential_form(db, alice, engineer=bob.id))
@@ -1392,7 +1377,7 @@ def test_an_engineer_cannot_record_a_credential_for_someone_else(db, client, aut
 
 @pytest.mark.parametrize("note", [SCRIPT, SQL, f"{SCRIPT} {SQL}"])
 def test_notes_are_stored_verbatim_and_shown_escaped(db, client, auth, alice, note):
-    login(auth, alice)
+    auth.sign_in(alice)
 
     response = client.post("/hours", data=hours_form(db, note=note))
 
@@ -1422,7 +1407,7 @@ def test_notes_are_stored_verbatim_and_shown_escaped(db, client, auth, alice, no
 
 
 def test_other_credential_names_are_shown_escaped(db, client, auth, alice):
-    login(auth, alice)
+    auth.sign_in(alice)
     data = credential_form(db, alice, None, name=SCRIPT, issuer=SQL, expires_on="")
 
     response = client.post("/credentials", data=data, follow_redirects=True)
@@ -1449,7 +1434,7 @@ def _token(html: str, name: str = "csrf_token") -> str:
 @pytest.mark.parametrize("form", ["hours", "edit", "delete", "exams", "plan", "credentials"])
 def test_forms_without_a_csrf_token_are_refused(db, app, client, auth, alice, monkeypatch, form):
     entry = log(db, alice, "FDL", 1, D(2026, 11, 20))
-    login(auth, alice)
+    auth.sign_in(alice)
     monkeypatch.setitem(app.config, "WTF_CSRF_ENABLED", True)
     url, data = {
         "hours": ("/hours", hours_form(db)),
@@ -1470,7 +1455,7 @@ def test_forms_without_a_csrf_token_are_refused(db, app, client, auth, alice, mo
 
 
 def test_forms_with_their_csrf_token_are_accepted(db, app, client, auth, alice, monkeypatch):
-    login(auth, alice)
+    auth.sign_in(alice)
     monkeypatch.setitem(app.config, "WTF_CSRF_ENABLED", True)
 
     token = _token(client.get("/hours").get_data(as_text=True))

@@ -25,7 +25,6 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from flask import Flask
 from flask.testing import FlaskClient
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
@@ -66,8 +65,7 @@ class Scene:
 
 
 @pytest.fixture
-def scene(app: Flask, db: Session, monkeypatch: pytest.MonkeyPatch) -> Scene:
-    monkeypatch.setitem(app.config, "TODAY", TODAY)
+def scene(db: Session, pinned_today) -> Scene:
     target = factories.engineer(db, hired_on=HIRED)
     other = factories.engineer(db)
     fdl = factories.course(db, "FDL")

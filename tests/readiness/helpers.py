@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass, field
+from decimal import Decimal
 
 from sqlalchemy.orm import Session
 
 from tests import factories
 from tracker.people.models import Engineer, Team
+from tracker.progress.models import Certification, HourLog
 from tracker.readiness.services.members import Member, load_members
 from tracker.readiness.services.team import TeamReadiness
 
@@ -15,6 +18,8 @@ TODAY = factories.TODAY  # 2026-11-29
 D = dt.date
 LONG_AGO = D(2026, 1, 10)  # an earned-on date well before TODAY
 FAR = D(2029, 1, 10)  # an expiry well after every date the tests ask about
+BEN_EXPIRY = D(2027, 1, 15)  # 47 days after TODAY: "expiring"
+CY_EXPIRY = D(2026, 6, 1)  # before TODAY: "expired"
 
 
 def person(
@@ -53,3 +58,78 @@ def gap(result: TeamReadiness, role: str):
 
 def candidate_lacks(seat) -> dict[str, list[str]]:
     return {c.member.name: c.lacks for c in seat.candidates}
+
+
+def grow(db: Session, team: Team, count: int, prefix: str) -> None:
+    """Add `count` engineers to `team`, each with certifications and hour logs."""
+    fdl = factories.course(db, "FDL")
+    gpu = factories.course(db, "GPU-ARCH")
+    for i in range(count):
+        roles = ("operations", "network") if i % 3 == 0 else ("operations",)
+        who = person(db, f"{prefix}{i:03d}", team, roles=roles, level=2 + i % 2)
+        for code, earned, expires in [
+            ("NCA-AIIO", D(2024, 1, 1), D(2026, 1, 1)),
+            ("NCA-AIIO", LONG_AGO, D(2027, 2, 1) + dt.timedelta(days=i)),
+            ("NVIDIA-NETWORKING", LONG_AGO, None),
+        ]:
+            db.add(
+                Certification(
+                    engineer_id=who.id,
+                    credential_id=factories.credential(db, code).id,
+                    earned_on=earned,
+                    expires_on=expires,
+                    evidence="scene",
+                )
+            )
+        for day in range(1, 4):
+            db.add(
+                HourLog(
+                    engineer_id=who.id,
+                    course_id=(fdl if day % 2 else gpu).id,
+                    logged_on=D(2026, 10, day),
+                    hours=Decimal(2),
+                )
+            )
+    db.flush()
+
+
+@dataclass
+class Org:
+    """Alpha (Mona's, 50 GPUs) and Bravo (Otto's, 40 GPUs), an admin; tokens for the API."""
+
+    mona: Engineer
+    otto: Engineer
+    admin: Engineer
+    ada: Engineer
+    ben: Engineer
+    cy: Engineer
+    otis: Engineer
+    alpha: Team
+    bravo: Team
+    tokens: dict[str, str | None] = field(default_factory=dict)
+
+
+def build_org(db: Session) -> Org:
+    """Build Alpha and Bravo.
+
+    Alpha: Ada (network L3) fills the network seat, Ben (NCA-AIIO expiring in 47 days)
+    an operations seat; Cy's NCA-AIIO expired on 2026-06-01, so the lead and the second
+    operations seat are open with Cy as the nearest candidate. Bravo: Otis alone.
+    """
+    mona = factories.engineer(db, name="Mona", access_role="manager")
+    otto = factories.engineer(db, name="Otto", access_role="manager")
+    admin = factories.engineer(db, name="Adele", access_role="admin")
+    alpha = factories.team(db, gpus=50, name="Alpha", manager=mona)
+    bravo = factories.team(db, gpus=40, name="Bravo", manager=otto)
+    ada = person(
+        db,
+        "Ada",
+        alpha,
+        roles=("network",),
+        level=3,
+        certs={"NVIDIA-NETWORKING": None, "NCA-AIIO": FAR, "CKA": FAR},
+    )
+    ben = person(db, "Ben", alpha, certs={"NCA-AIIO": BEN_EXPIRY})
+    cy = person(db, "Cy", alpha, certs={"NCA-AIIO": CY_EXPIRY})
+    otis = person(db, "Otis", bravo, certs={"NCA-AIIO": FAR})
+    return Org(mona, otto, admin, ada, ben, cy, otis, alpha, bravo)

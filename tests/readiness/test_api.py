@@ -7,25 +7,17 @@ bounded number of SQL queries. TODAY (2026-11-29) is pinned in app.config.
 
 from __future__ import annotations
 
-import datetime as dt
-from collections.abc import Iterator
-from dataclasses import dataclass
-
 import pytest
-from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy.orm import Session
 
 from tests import factories
-from tests.api.conftest import Api, token_for
-from tests.readiness.helpers import FAR, D, person
-from tests.readiness.test_views import count_statements, grow
-from tracker.people.models import Engineer, Team
+from tests.helpers import Api, count_statements, token_for
+from tests.readiness.helpers import Org, build_org, grow
+from tracker.people.models import Team
 from tracker.people.services.persons import set_active
 
 TODAY = factories.TODAY  # 2026-11-29
-BEN_EXPIRY = D(2027, 1, 15)
-CY_EXPIRY = D(2026, 6, 1)
 EXAMPLE = {
     "investment_total": 145000,
     "returns_total": 675000,
@@ -34,16 +26,7 @@ EXAMPLE = {
 }
 
 
-@pytest.fixture(autouse=True)
-def pinned_today(app: Flask) -> Iterator[dt.date]:
-    """Make every request reason about factories.TODAY."""
-    saved = app.config.get("TODAY")
-    app.config["TODAY"] = TODAY
-    yield TODAY
-    if saved is None:
-        app.config.pop("TODAY", None)
-    else:
-        app.config["TODAY"] = saved
+pytestmark = pytest.mark.usefixtures("pinned_today")
 
 
 @pytest.fixture
@@ -51,52 +34,21 @@ def api(client: FlaskClient) -> Api:
     return Api(client)
 
 
-@dataclass
-class Org:
-    """Alpha (Mona's, 50 GPUs): Ada fills network, Ben (NCA-AIIO expiring 2027-01-15) an
-    operations seat, Cy's NCA-AIIO expired. Bravo (Otto's, 40 GPUs): Otis alone."""
-
-    mona: Engineer
-    otto: Engineer
-    admin: Engineer
-    ada: Engineer
-    ben: Engineer
-    cy: Engineer
-    otis: Engineer
-    alpha: Team
-    bravo: Team
-    tokens: dict[str, str | None]
-
-
 @pytest.fixture
 def org(db: Session) -> Org:
-    mona = factories.engineer(db, name="Mona", access_role="manager")
-    otto = factories.engineer(db, name="Otto", access_role="manager")
-    admin = factories.engineer(db, name="Adele", access_role="admin")
-    alpha = factories.team(db, gpus=50, name="Alpha", manager=mona)
-    bravo = factories.team(db, gpus=40, name="Bravo", manager=otto)
-    ada = person(
-        db,
-        "Ada",
-        alpha,
-        roles=("network",),
-        level=3,
-        certs={"NVIDIA-NETWORKING": None, "NCA-AIIO": FAR, "CKA": FAR},
-    )
-    ben = person(db, "Ben", alpha, certs={"NCA-AIIO": BEN_EXPIRY})
-    cy = person(db, "Cy", alpha, certs={"NCA-AIIO": CY_EXPIRY})
-    otis = person(db, "Otis", bravo, certs={"NCA-AIIO": FAR})
+    """The readiness scene, with an API token for each caller the tests name."""
+    found = build_org(db)
     gone = factories.engineer(db, name="Gone", access_role="admin")
-    tokens: dict[str, str | None] = {
-        "mona": token_for(db, mona),
-        "otto": token_for(db, otto),
-        "admin": token_for(db, admin),
-        "ben": token_for(db, ben),
+    found.tokens = {
+        "mona": token_for(db, found.mona),
+        "otto": token_for(db, found.otto),
+        "admin": token_for(db, found.admin),
+        "ben": token_for(db, found.ben),
         "deactivated": token_for(db, gone),
         "none": None,
     }
     set_active(db, gone, False)
-    return Org(mona, otto, admin, ada, ben, cy, otis, alpha, bravo, tokens)
+    return found
 
 
 def readiness(api: Api, org: Org, query: str = "", who: str = "mona", team: Team | None = None):
@@ -138,7 +90,7 @@ def test_roi_without_a_valid_token_is_401(api: Api, org: Org, who: str) -> None:
 
 
 def test_a_browser_session_does_not_open_the_api(api: Api, auth, org: Org) -> None:
-    assert auth.login(org.mona.email).status_code == 302
+    auth.sign_in(org.mona)
     assert api.get(f"/api/v1/teams/{org.alpha.id}/readiness").status_code == 401
     assert api.get("/api/v1/teams").status_code == 401
 

@@ -1,39 +1,25 @@
 """`tracker readiness TEAM --gpus N [--on YYYY-MM-DD] [--json]`.
 
-Commands read the clock for "today"; the tests pass --on, or pin the command's today.
+Commands read the one clock for "today"; the tests pass --on, or pin it in app.config.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import json
-from collections.abc import Iterator
 
 import pytest
-from flask import Flask
 from flask.testing import FlaskClient, FlaskCliRunner
 from sqlalchemy.orm import Session
 
 from tests import factories
-from tests.api.conftest import Api, token_for
+from tests.helpers import Api, token_for
 from tests.readiness.helpers import FAR, D, person
 from tracker.people.models import Team
-from tracker.readiness import cli as readiness_cli
 
 TODAY = factories.TODAY  # 2026-11-29
 
 
-@pytest.fixture(autouse=True)
-def pinned_today(app: Flask, monkeypatch: pytest.MonkeyPatch) -> Iterator[dt.date]:
-    """Pin the web's today (app.config) and the command's (it reads the clock)."""
-    saved = app.config.get("TODAY")
-    app.config["TODAY"] = TODAY
-    monkeypatch.setattr(readiness_cli, "today", lambda: TODAY)
-    yield TODAY
-    if saved is None:
-        app.config.pop("TODAY", None)
-    else:
-        app.config["TODAY"] = saved
+pytestmark = pytest.mark.usefixtures("pinned_today")
 
 
 @pytest.fixture

@@ -8,10 +8,10 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from sqlalchemy import event
 from sqlalchemy.orm import Session
 
 from tests import factories
+from tests.helpers import count_statements
 from tests.readiness.helpers import (
     FAR,
     TODAY,
@@ -608,14 +608,8 @@ def _statements(db: Session, team_id: int) -> tuple[int, int]:
     forget_snapshots()
     crew = db.get(Team, team_id)
     assert crew is not None
-    statements: list[str] = []
 
-    def log(conn, cursor, statement, parameters, context, executemany) -> None:
-        statements.append(statement)
-
-    bind = db.get_bind()
-    event.listen(bind, "before_cursor_execute", log)
-    try:
+    def read() -> int:
         result = team_readiness(db, crew, TODAY)
         for seat in result.seats:
             _ = seat.seat.slot.title, seat.seat.slot.job_role.name
@@ -625,9 +619,9 @@ def _statements(db: Session, team_id: int) -> tuple[int, int]:
                 _ = c.member.name, c.lacks
         for t in result.team_credentials:
             _ = t.credential.name, [m.name for m in t.holders]
-    finally:
-        event.remove(bind, "before_cursor_execute", log)
-    return len(statements), result.filled
+        return result.filled
+
+    return count_statements(db, read)
 
 
 def test_team_readiness_issues_the_same_queries_for_3_and_30_engineers(db: Session) -> None:

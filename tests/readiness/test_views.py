@@ -11,40 +11,26 @@ import csv
 import datetime as dt
 import io
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
 from decimal import Decimal
 from html.parser import HTMLParser
 
 import pytest
-from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import event
 from sqlalchemy.orm import Session
 
 from tests import factories
-from tests.readiness.helpers import FAR, LONG_AGO, D, person
+from tests.helpers import count_statements
+from tests.readiness.helpers import BEN_EXPIRY, FAR, D, Org, build_org, grow, person
 from tracker.catalog.services.snapshot import forget_snapshots
-from tracker.people.models import Engineer, Team
+from tracker.people.models import Team
 from tracker.people.services.persons import set_active
-from tracker.progress.models import Certification, HourLog
+from tracker.progress.models import HourLog
 
 TODAY = factories.TODAY  # 2026-11-29
 DASH = "\N{EN DASH}"  # the pages write ranges as 2\N{EN DASH}3
-BEN_EXPIRY = D(2027, 1, 15)  # 47 days after TODAY: "expiring"
-CY_EXPIRY = D(2026, 6, 1)  # before TODAY: "expired"
 
 
-@pytest.fixture(autouse=True)
-def pinned_today(app: Flask) -> Iterator[dt.date]:
-    """Make every request reason about factories.TODAY."""
-    saved = app.config.get("TODAY")
-    app.config["TODAY"] = TODAY
-    yield TODAY
-    if saved is None:
-        app.config.pop("TODAY", None)
-    else:
-        app.config["TODAY"] = saved
+pytestmark = pytest.mark.usefixtures("pinned_today")
 
 
 # --- reading HTML -------------------------------------------------------------
@@ -141,48 +127,9 @@ def read_csv(body: str) -> list[list[str]]:
 # --- the scene ----------------------------------------------------------------
 
 
-@dataclass
-class Org:
-    """Alpha (Mona's, 50 GPUs) and Bravo (Otto's, 40 GPUs), an admin and an engineer."""
-
-    mona: Engineer
-    otto: Engineer
-    admin: Engineer
-    ada: Engineer
-    ben: Engineer
-    cy: Engineer
-    otis: Engineer
-    alpha: Team
-    bravo: Team
-
-
 @pytest.fixture
 def org(db: Session) -> Org:
-    """Alpha: Ada (network L3) fills the network seat, Ben (NCA-AIIO expiring in 47 days)
-    an operations seat; Cy's NCA-AIIO expired on 2026-06-01, so the lead and the second
-    operations seat are open with Cy as the nearest candidate. Bravo: Otis alone."""
-    mona = factories.engineer(db, name="Mona", access_role="manager")
-    otto = factories.engineer(db, name="Otto", access_role="manager")
-    admin = factories.engineer(db, name="Adele", access_role="admin")
-    alpha = factories.team(db, gpus=50, name="Alpha", manager=mona)
-    bravo = factories.team(db, gpus=40, name="Bravo", manager=otto)
-    ada = person(
-        db,
-        "Ada",
-        alpha,
-        roles=("network",),
-        level=3,
-        certs={"NVIDIA-NETWORKING": None, "NCA-AIIO": FAR, "CKA": FAR},
-    )
-    ben = person(db, "Ben", alpha, certs={"NCA-AIIO": BEN_EXPIRY})
-    cy = person(db, "Cy", alpha, certs={"NCA-AIIO": CY_EXPIRY})
-    otis = person(db, "Otis", bravo, certs={"NCA-AIIO": FAR})
-    return Org(mona, otto, admin, ada, ben, cy, otis, alpha, bravo)
-
-
-def login(auth, who: Engineer) -> None:
-    response = auth.login(who.email)
-    assert response.status_code == 302, response.get_data(as_text=True)
+    return build_org(db)
 
 
 # --- 1. permissions -----------------------------------------------------------
@@ -202,7 +149,7 @@ TEAM_PAGES = [
 def test_a_team_page_is_for_its_manager_and_admins(
     client: FlaskClient, auth, org: Org, page: str, who: str, status: int
 ) -> None:
-    login(auth, getattr(org, who))
+    auth.sign_in(getattr(org, who))
     response = client.get(page.format(id=org.alpha.id))
     assert response.status_code == status
     if status == 403:
@@ -226,7 +173,7 @@ def test_engineers_get_403_on_every_readiness_page(
     client: FlaskClient, auth, org: Org, method: str, page: str
 ) -> None:
     """Engineers get 403; Ben is in Alpha, and still may not see it."""
-    login(auth, org.ben)
+    auth.sign_in(org.ben)
     response = client.open(page.format(id=org.alpha.id), method=method, data={})
     assert response.status_code == 403
 
@@ -244,7 +191,7 @@ def test_anonymous_visitors_are_sent_to_sign_in(
 def test_the_organisation_page_is_for_admins(
     client: FlaskClient, auth, org: Org, who: str, status: int
 ) -> None:
-    login(auth, getattr(org, who))
+    auth.sign_in(getattr(org, who))
     assert client.get("/organisation").status_code == status
 
 
@@ -253,7 +200,7 @@ def test_the_organisation_page_is_for_admins(
 )
 @pytest.mark.parametrize("who", ["mona", "admin"])
 def test_an_unknown_team_is_404(client: FlaskClient, auth, org: Org, page: str, who: str) -> None:
-    login(auth, getattr(org, who))
+    auth.sign_in(getattr(org, who))
     assert client.get(page.format(id=org.bravo.id + 1000)).status_code == 404
 
 
@@ -268,7 +215,7 @@ def test_an_unknown_team_is_404(client: FlaskClient, auth, org: Org, page: str, 
 def test_teams_lists_the_managers_own_teams_and_every_team_for_an_admin(
     client: FlaskClient, auth, org: Org, who: str, shown: list[str], hidden: list[str]
 ) -> None:
-    login(auth, getattr(org, who))
+    auth.sign_in(getattr(org, who))
     response = client.get("/teams")
     assert response.status_code == 200
     rows = table(response.get_data(as_text=True), header="Team")[1:]
@@ -279,7 +226,7 @@ def test_teams_lists_the_managers_own_teams_and_every_team_for_an_admin(
 
 
 def test_teams_shows_each_teams_readiness_today(client: FlaskClient, auth, org: Org) -> None:
-    login(auth, org.admin)
+    auth.sign_in(org.admin)
     html = client.get("/teams").get_data(as_text=True)
     rows = {row[0][0]: [cell[0] for cell in row] for row in table(html, header="Team")[1:]}
     assert rows["Alpha"] == ["Alpha", "50", "Small (10-100 GPUs)", "2 / 4", "50.0 %", "Mona"]
@@ -291,7 +238,7 @@ def test_teams_shows_each_teams_readiness_today(client: FlaskClient, auth, org: 
 def test_a_manager_is_not_offered_the_organisation_page(
     client: FlaskClient, auth, org: Org
 ) -> None:
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     assert 'href="/organisation"' not in client.get("/teams").get_data(as_text=True)
 
 
@@ -305,7 +252,7 @@ def team_page(client: FlaskClient, team: Team, query: str = "") -> tuple[int, st
 
 def test_team_page_summary_and_seats(client: FlaskClient, auth, org: Org) -> None:
     """Template, slots filled / total, percent, each slot with who fills it."""
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     status, html = team_page(client, org.alpha)
     assert status == 200
     page = text(html)
@@ -329,7 +276,7 @@ def test_team_page_gaps_name_the_nearest_candidates_and_what_each_lacks(
 ) -> None:
     """Each unfilled slot with the nearest candidates and exactly what
     each lacks; Ada and Ben are placed, so Cy is the only candidate."""
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     _, html = team_page(client, org.alpha)
     gaps = section(html, "<h2>Gaps</h2>", "</section>")
     assert (
@@ -352,7 +299,7 @@ def test_team_page_gaps_name_the_nearest_candidates_and_what_each_lacks(
 
 
 def test_team_page_says_hire_where_nobody_is_left(client: FlaskClient, auth, org: Org) -> None:
-    login(auth, org.admin)
+    auth.sign_in(org.admin)
     _, html = team_page(client, org.bravo)
     gaps = section(html, "<h2>Gaps</h2>", "</section>")
     assert "1 of 4 seats filled" in text(html)
@@ -377,7 +324,7 @@ def test_a_full_team_has_no_gaps(client: FlaskClient, auth, db: Session) -> None
     person(db, "Op1", crew, certs={"NCA-AIIO": FAR})
     person(db, "Op2", crew, level=3, certs={"NCA-AIIO": FAR})
     person(db, "Net", crew, roles=("network",), level=3, certs={"NVIDIA-NETWORKING": None})
-    login(auth, boss)
+    auth.sign_in(boss)
     _, html = team_page(client, crew)
     assert "4 of 4 seats filled · 100.0 %" in text(html)
     assert "Every seat is filled." in section(html, "<h2>Gaps</h2>", "</section>")
@@ -386,7 +333,7 @@ def test_a_full_team_has_no_gaps(client: FlaskClient, auth, db: Session) -> None
 def test_team_wide_certifications_met_and_missing(client: FlaskClient, auth, org: Org) -> None:
     """DOMAIN 4: the medium template "additionally" lists CKA, RHCE and VCP-DCV; Ada's
     CKA meets the first for the team."""
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     status, html = team_page(client, org.alpha, "?gpus=500")
     assert status == 200
     page = text(html)
@@ -401,7 +348,7 @@ def test_team_wide_certifications_met_and_missing(client: FlaskClient, auth, org
 def test_the_small_template_has_no_team_wide_certifications(
     client: FlaskClient, auth, org: Org
 ) -> None:
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     _, html = team_page(client, org.alpha)
     assert "Team-wide certifications" not in html
 
@@ -418,7 +365,7 @@ def test_the_small_template_has_no_team_wide_certifications(
 def test_the_template_follows_the_fleet_asked_for(
     client: FlaskClient, auth, org: Org, gpus: int, template: str, total: int
 ) -> None:
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     status, html = team_page(client, org.alpha, f"?gpus={gpus}")
     assert status == 200
     page = text(html)
@@ -443,7 +390,7 @@ def test_the_template_follows_the_fleet_asked_for(
 def test_bad_query_answers_400_with_the_message_next_to_the_field(
     client: FlaskClient, auth, org: Org, query: str, field: str, message: str
 ) -> None:
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     status, html = team_page(client, org.alpha, query)
     assert status == 400
     assert message in field_error(html, field)
@@ -454,7 +401,7 @@ def test_bad_query_answers_400_with_the_message_next_to_the_field(
 def test_a_date_near_the_end_of_the_calendar_is_not_a_server_error(
     client: FlaskClient, auth, org: Org, query: str
 ) -> None:
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     status, html = team_page(client, org.alpha, query)
     assert status in (200, 400)
     if status == 400:
@@ -462,7 +409,7 @@ def test_a_date_near_the_end_of_the_calendar_is_not_a_server_error(
 
 
 def test_print_view_with_a_bad_query_names_the_problem(client: FlaskClient, auth, org: Org) -> None:
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     status, html = team_page(client, org.alpha, "?print=1&gpus=-1")
     assert status == 400
     assert "GPUs must be from 0 to 10,000,000" in html
@@ -472,7 +419,7 @@ def test_print_view_with_a_bad_query_names_the_problem(client: FlaskClient, auth
 def test_a_fleet_above_the_maximum_is_refused_with_a_true_message(
     client: FlaskClient, auth, org: Org, path: str
 ) -> None:
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     response = client.get(f"/teams/{org.alpha.id}{path}?gpus=20000000&target=2027-05-29")
     assert response.status_code == 400
     message = field_error(response.get_data(as_text=True), "gpus")
@@ -480,7 +427,7 @@ def test_a_fleet_above_the_maximum_is_refused_with_a_true_message(
 
 
 def test_field_errors_have_unique_ids(client: FlaskClient, auth, org: Org) -> None:
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     _, html = team_page(client, org.alpha, "?gpus=abc")
     assert html.count('id="gpus-error"') == 1
 
@@ -490,7 +437,7 @@ def test_field_errors_have_unique_ids(client: FlaskClient, auth, org: Org) -> No
 def test_csv_with_a_bad_query_is_400(
     client: FlaskClient, auth, org: Org, page: str, query: str
 ) -> None:
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     response = client.get(f"/teams/{org.alpha.id}/{page}{query}")
     assert response.status_code == 400
     assert response.mimetype == "text/html"
@@ -501,7 +448,7 @@ def test_readiness_on_a_date_changes_the_day_after_an_expiry(
     client: FlaskClient, auth, org: Org
 ) -> None:
     """DOMAIN 3: valid on its expiry date, expired the day after; Ben's seat goes."""
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     _, on_expiry = team_page(client, org.alpha, f"?on={BEN_EXPIRY.isoformat()}")
     status, day_after = team_page(
         client, org.alpha, f"?on={(BEN_EXPIRY + dt.timedelta(days=1)).isoformat()}"
@@ -528,7 +475,7 @@ def test_heat_map_shows_each_state_by_text_icon_and_colour(
 ) -> None:
     """Valid, expiring within 90 days, expired, missing; shown by text
     or icon as well as colour."""
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     _, html = team_page(client, org.alpha)
     columns, cells = heat(html)
     assert columns[:2] == ["NCA-AIIO", "NCP-AII"]  # the paths' exams first
@@ -549,7 +496,7 @@ def test_heat_map_shows_each_state_by_text_icon_and_colour(
 
 
 def test_heat_map_columns_follow_the_template(client: FlaskClient, auth, org: Org) -> None:
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     _, html = team_page(client, org.alpha, "?gpus=500")
     columns, cells = heat(html)
     assert columns[-3:] == ["CKA", "RHCE", "VCP-DCV"]
@@ -561,7 +508,7 @@ def test_heat_map_leaves_out_deactivated_engineers(
     client: FlaskClient, auth, db: Session, org: Org
 ) -> None:
     set_active(db, org.cy, False)
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     _, html = team_page(client, org.alpha)
     assert list(heat(html)[1]) == ["Ada", "Ben"]
     assert "Cy" not in text(html)
@@ -572,7 +519,7 @@ def test_forecast_chart_is_an_svg_with_a_title_and_a_description_of_12_months(
 ) -> None:
     """Readiness at the start of each of the next 12 months, drawn as a
     chart; Ben's NCA-AIIO lapses on 2027-01-15, so February drops to 1 of 4."""
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     _, html = team_page(client, org.alpha)
     svg = re.search(r"<svg\b.*?</svg>", html, re.S)
     assert svg is not None
@@ -594,7 +541,7 @@ def test_forecast_chart_is_an_svg_with_a_title_and_a_description_of_12_months(
 
 
 def test_forecast_follows_the_fleet_asked_for(client: FlaskClient, auth, org: Org) -> None:
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     _, html = team_page(client, org.alpha, "?gpus=1000")
     desc = re.search(r"<desc[^>]*>(.*?)</desc>", html, re.S)
     assert desc is not None
@@ -603,7 +550,7 @@ def test_forecast_follows_the_fleet_asked_for(client: FlaskClient, auth, org: Or
 
 def test_certifications_expiring_soonest_first(client: FlaskClient, auth, org: Org) -> None:
     """Certifications expiring soonest first (names sort the other way)."""
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     _, html = team_page(client, org.alpha)
     rows = [[cell[0] for cell in row] for row in table(html, header="Expires")[1:]]
     assert [row[:3] for row in rows[:2]] == [
@@ -626,7 +573,7 @@ def test_a_renewed_certification_is_listed_once_with_its_new_expiry(
     client: FlaskClient, auth, db: Session, org: Org
 ) -> None:
     factories.certification(db, org.ben, "NCA-AIIO", D(2026, 11, 1), D(2028, 11, 1))
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     _, html = team_page(client, org.alpha)
     rows = [[cell[0] for cell in row] for row in table(html, header="Expires")[1:]]
     assert [row[:2] for row in rows if row[1] == "Ben"] == [["2028-11-01", "Ben"]]
@@ -643,7 +590,7 @@ def test_path_progress_bars(client: FlaskClient, auth, db: Session, org: Org) ->
         )
     )
     db.flush()
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     _, html = team_page(client, org.alpha)
     progress = section(html, "<h2>Path progress</h2>", "</main>")
     assert "Ben Foundations 8 / 48 h Professional 0 / 136 h" in progress
@@ -653,7 +600,7 @@ def test_path_progress_bars(client: FlaskClient, auth, db: Session, org: Org) ->
 
 def test_print_view_has_no_navigation(client: FlaskClient, auth, org: Org) -> None:
     """A print-friendly page."""
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     status, html = team_page(client, org.alpha, "?print=1&gpus=500")
     assert status == 200
     assert "<nav" not in html
@@ -671,7 +618,7 @@ def test_print_view_has_no_navigation(client: FlaskClient, auth, org: Org) -> No
 def test_team_page_links_to_its_downloads_for_the_same_query(
     client: FlaskClient, auth, org: Org
 ) -> None:
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     _, html = team_page(client, org.alpha, "?gpus=500&on=2027-01-16")
     base = f"/teams/{org.alpha.id}"
     assert f'href="{base}/heatmap.csv?gpus=500&amp;on=2027-01-16"' in html
@@ -682,7 +629,7 @@ def test_team_page_links_to_its_downloads_for_the_same_query(
 def test_organisation_page_shows_every_team_with_its_gaps(
     client: FlaskClient, auth, org: Org
 ) -> None:
-    login(auth, org.admin)
+    auth.sign_in(org.admin)
     response = client.get("/organisation")
     page = text(response.get_data(as_text=True))
     assert "Every team on 2026-11-29: 3 of 8 seats filled." in page
@@ -697,7 +644,7 @@ def test_organisation_names_missing_team_wide_certifications(
 ) -> None:
     org.bravo.gpus = 500
     db.flush()
-    login(auth, org.admin)
+    auth.sign_in(org.admin)
     page = text(client.get("/organisation").get_data(as_text=True))
     assert "Team-wide certifications missing: CKA, RHCE, VCP-DCV" in page
 
@@ -707,7 +654,7 @@ def test_organisation_names_missing_team_wide_certifications(
 
 def test_heat_map_csv(client: FlaskClient, auth, org: Org) -> None:
     """CSV export of the heat map."""
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     response = client.get(f"/teams/{org.alpha.id}/heatmap.csv")
     assert response.status_code == 200
     assert response.mimetype == "text/csv"
@@ -737,14 +684,14 @@ def test_heat_map_csv_has_one_row_per_active_member(
 ) -> None:
     set_active(db, org.cy, False)
     person(db, "Dee", org.alpha, roles=("storage",), level=1)
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     rows = read_csv(client.get(f"/teams/{org.alpha.id}/heatmap.csv").get_data(as_text=True))
     assert [row[0] for row in rows[1:]] == ["Ada", "Ben", "Dee"]
     assert all(len(row) == len(rows[0]) for row in rows)
 
 
 def test_heat_map_csv_for_another_fleet_and_date(client: FlaskClient, auth, org: Org) -> None:
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     response = client.get(f"/teams/{org.alpha.id}/heatmap.csv?gpus=500&on=2027-01-16")
     assert "heatmap-team-" in response.headers["Content-Disposition"]
     assert "-2027-01-16.csv" in response.headers["Content-Disposition"]
@@ -758,7 +705,7 @@ def test_heat_map_csv_for_another_fleet_and_date(client: FlaskClient, auth, org:
 
 def test_gaps_csv(client: FlaskClient, auth, org: Org) -> None:
     """CSV export ... of the readiness gaps."""
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     response = client.get(f"/teams/{org.alpha.id}/gaps.csv")
     assert response.status_code == 200
     assert response.mimetype == "text/csv"
@@ -790,7 +737,7 @@ def test_gaps_csv(client: FlaskClient, auth, org: Org) -> None:
 
 
 def test_gaps_csv_says_hire_where_nobody_is_left(client: FlaskClient, auth, org: Org) -> None:
-    login(auth, org.otto)
+    auth.sign_in(org.otto)
     rows = read_csv(client.get(f"/teams/{org.bravo.id}/gaps.csv").get_data(as_text=True))
     assert rows[1:] == [
         ["small", "Infrastructure Lead", "lead", "4", "4", "hire", ""],
@@ -802,7 +749,7 @@ def test_gaps_csv_says_hire_where_nobody_is_left(client: FlaskClient, auth, org:
 def test_gaps_csv_lists_missing_team_wide_certifications(
     client: FlaskClient, auth, org: Org
 ) -> None:
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     rows = read_csv(client.get(f"/teams/{org.alpha.id}/gaps.csv?gpus=500").get_data(as_text=True))
     assert rows[1][0] == "medium"
     team_wide = [row for row in rows if row[1] == "team-wide"]
@@ -828,7 +775,7 @@ def test_csv_cells_that_start_a_formula_are_neutralised(
     boss = factories.engineer(db, name="Boss", access_role="manager")
     crew = factories.team(db, gpus=20, name="Injected", manager=boss)
     person(db, name, crew, level=1)
-    login(auth, boss)
+    auth.sign_in(boss)
 
     heat_rows = read_csv(client.get(f"/teams/{crew.id}/heatmap.csv").get_data(as_text=True))
     gap_rows = read_csv(client.get(f"/teams/{crew.id}/gaps.csv").get_data(as_text=True))
@@ -847,7 +794,7 @@ def test_csv_email_that_starts_a_formula_is_neutralised(
     boss = factories.engineer(db, name="Boss", access_role="manager")
     crew = factories.team(db, gpus=20, name="Injected", manager=boss)
     person(db, "Eq", crew, email="=1+1@example.com")
-    login(auth, boss)
+    auth.sign_in(boss)
     rows = read_csv(client.get(f"/teams/{crew.id}/heatmap.csv").get_data(as_text=True))
     assert rows[1][1] == "'=1+1@example.com"
 
@@ -868,7 +815,7 @@ def financial(db: Session, org: Org) -> Team:
 def test_plan_for_the_financial_services_case(
     client: FlaskClient, auth, org: Org, financial: Team
 ) -> None:
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     response = client.get(f"/teams/{financial.id}/plan?gpus=500&target=2027-05-29")
     assert response.status_code == 200
     html = response.get_data(as_text=True)
@@ -902,7 +849,7 @@ def test_plan_for_the_financial_services_case(
 def test_plan_without_a_query_shows_the_form_only(
     client: FlaskClient, auth, org: Org, financial: Team
 ) -> None:
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     response = client.get(f"/teams/{financial.id}/plan")
     assert response.status_code == 200
     html = response.get_data(as_text=True)
@@ -914,7 +861,7 @@ def test_plan_flags_an_overloaded_week(client: FlaskClient, auth, db: Session, o
     """Flagged where that exceeds a sane weekly load (48 h in 2 weeks)."""
     crew = factories.team(db, gpus=50, name="Rushed", manager=org.mona)
     person(db, "Rush", crew, level=2, experience_months=12)
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     response = client.get(f"/teams/{crew.id}/plan?gpus=50&target=2026-12-13")
     assert response.status_code == 200
     rows = [[cell[0] for cell in row] for row in table(response.get_data(as_text=True), "compact")]
@@ -939,7 +886,7 @@ def test_plan_flags_an_overloaded_week(client: FlaskClient, auth, db: Session, o
 def test_plan_bad_input_answers_400_with_the_message_next_to_the_field(
     client: FlaskClient, auth, org: Org, financial: Team, query: str, field: str, message: str
 ) -> None:
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     response = client.get(f"/teams/{financial.id}/plan{query}")
     assert response.status_code == 400
     html = response.get_data(as_text=True)
@@ -968,7 +915,7 @@ def test_roi_page_is_prefilled_with_the_documents_example(
     client: FlaskClient, auth, org: Org
 ) -> None:
     """DOMAIN 6: the example answers 365 % and 465 %."""
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     response = client.get("/roi")
     assert response.status_code == 200
     html = response.get_data(as_text=True)
@@ -989,7 +936,7 @@ def test_roi_page_is_prefilled_with_the_documents_example(
 
 
 def test_roi_post_computes_other_lines(client: FlaskClient, auth, org: Org) -> None:
-    login(auth, org.admin)
+    auth.sign_in(org.admin)
     data = roi_form(
         [("Courses", 60000), ("Labs", 40000)],
         [("Downtime", 150000), ("Contractors", 100000)],
@@ -1002,7 +949,7 @@ def test_roi_post_computes_other_lines(client: FlaskClient, auth, org: Org) -> N
 
 
 def test_roi_post_of_the_example_answers_365_and_465(client: FlaskClient, auth, org: Org) -> None:
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     data = roi_form(
         [("Training", 75000), ("Exams", 20000), ("Bootcamp", 50000)],
         [("Downtime", 100000), ("Contractors", 200000), ("Efficiency", 75000), ("Fast", 300000)],
@@ -1024,7 +971,7 @@ def test_roi_post_of_the_example_answers_365_and_465(client: FlaskClient, auth, 
 def test_roi_post_with_a_bad_amount_is_400(
     client: FlaskClient, auth, org: Org, amount: object, message: str
 ) -> None:
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     data = roi_form([("Training", 75000)], [("Downtime", 100000), ("Other", amount)])
     response = client.post("/roi", data=data)
     assert response.status_code == 400
@@ -1034,7 +981,7 @@ def test_roi_post_with_a_bad_amount_is_400(
 
 
 def test_roi_post_with_no_investment_is_400(client: FlaskClient, auth, org: Org) -> None:
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     response = client.post("/roi", data=roi_form([("Nothing", 0)], [("Downtime", 100)]))
     assert response.status_code == 400
     html = response.get_data(as_text=True)
@@ -1043,7 +990,7 @@ def test_roi_post_with_no_investment_is_400(client: FlaskClient, auth, org: Org)
 
 
 def test_roi_post_does_not_silently_drop_lines(client: FlaskClient, auth, org: Org) -> None:
-    login(auth, org.mona)
+    auth.sign_in(org.mona)
     data = roi_form([(f"Line {i}", 1000) for i in range(25)], [("Downtime", 100000)])
     response = client.post("/roi", data=data)
     html = response.get_data(as_text=True)
@@ -1082,55 +1029,6 @@ def test_roi_post_needs_a_csrf_token(
 # --- 7. a bounded number of SQL queries ---------------------------------------
 
 
-def grow(db: Session, team: Team, count: int, prefix: str) -> None:
-    """Add `count` engineers to `team`, each with certifications and hour logs."""
-    fdl = factories.course(db, "FDL")
-    gpu = factories.course(db, "GPU-ARCH")
-    for i in range(count):
-        roles = ("operations", "network") if i % 3 == 0 else ("operations",)
-        who = person(db, f"{prefix}{i:03d}", team, roles=roles, level=2 + i % 2)
-        for code, earned, expires in [
-            ("NCA-AIIO", D(2024, 1, 1), D(2026, 1, 1)),
-            ("NCA-AIIO", LONG_AGO, D(2027, 2, 1) + dt.timedelta(days=i)),
-            ("NVIDIA-NETWORKING", LONG_AGO, None),
-        ]:
-            db.add(
-                Certification(
-                    engineer_id=who.id,
-                    credential_id=factories.credential(db, code).id,
-                    earned_on=earned,
-                    expires_on=expires,
-                    evidence="scene",
-                )
-            )
-        for day in range(1, 4):
-            db.add(
-                HourLog(
-                    engineer_id=who.id,
-                    course_id=(fdl if day % 2 else gpu).id,
-                    logged_on=D(2026, 10, day),
-                    hours=Decimal(2),
-                )
-            )
-    db.flush()
-
-
-def count_statements(db: Session, call) -> tuple[int, object]:
-    """Return how many SQL statements `call()` issues on the test's connection."""
-    statements: list[str] = []
-
-    def log(conn, cursor, statement, parameters, context, executemany) -> None:
-        statements.append(statement)
-
-    bind = db.get_bind()
-    event.listen(bind, "before_cursor_execute", log)
-    try:
-        result = call()
-    finally:
-        event.remove(bind, "before_cursor_execute", log)
-    return len(statements), result
-
-
 @pytest.mark.parametrize(
     "page", ["/teams/{id}", "/teams/{id}?gpus=1000", "/organisation", "/teams"]
 )
@@ -1148,7 +1046,7 @@ def test_pages_issue_the_same_queries_for_a_ten_times_larger_organisation(
     teams = [factories.team(db, gpus=50 * (n + 1), name=f"Q{n}", manager=admin) for n in range(3)]
     for n, crew in enumerate(teams):
         grow(db, crew, 3, f"S{n}-")
-    login(auth, admin)
+    auth.sign_in(admin)
     url = page.format(id=teams[0].id)
 
     def get() -> str:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import email
 import email.policy
-import socket
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ import pytest
 from aiosmtpd.controller import Controller
 from sqlalchemy.orm import Session, sessionmaker
 
+from tests.live import free_port
 from tracker.catalog.services.seed_loading import load_seed
 from tracker.config import PROJECT_ROOT
 from tracker.db import make_engine, make_session_factory, run_migrations, session_scope
@@ -110,13 +110,6 @@ class Mailbox:
                 )
             )
         return "250 OK" if reply is None else reply
-
-
-def free_port() -> int:
-    """Return a TCP port on 127.0.0.1 that nothing listens on (now)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def settings_for(port: int, timeout: float = 5) -> SmtpSettings:

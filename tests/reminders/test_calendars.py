@@ -180,7 +180,7 @@ def test_a_deactivated_engineers_feed_answers_404(client, db, ada):
 
 @pytest.fixture
 def ada_client(client: FlaskClient, auth, ada) -> FlaskClient:
-    assert auth.login(ada.email).status_code == 302
+    auth.sign_in(ada)
     return client
 
 
@@ -265,7 +265,7 @@ def test_managing_a_feed_needs_the_csrf_token(ada_client, db, ada, request):
 def test_another_user_cannot_revoke_someone_elses_feed(client, auth, db, ada):
     token = calendars.replace_token(db, ada)
     mallory = factories.engineer(db, access_role="admin")
-    assert auth.login(mallory.email).status_code == 302
+    auth.sign_in(mallory)
     assert client.post("/calendar/mine/token/remove").status_code == 302
     assert client.post("/calendar/mine/token").status_code == 302
     db.refresh(ada)
@@ -290,7 +290,7 @@ def team(db, ada) -> Team:
 
 
 def test_the_teams_manager_creates_replaces_and_removes_its_feed(app, client, auth, db, team):
-    assert auth.login(team.manager.email).status_code == 302
+    auth.sign_in(team.manager)
     html = client.get(f"/teams/{team.id}").text
     assert "Calendar feed" in html and "Create calendar link" in html
 
@@ -315,7 +315,7 @@ def test_the_teams_manager_creates_replaces_and_removes_its_feed(app, client, au
 
 def test_an_admin_may_manage_any_teams_feed(client, auth, db, team):
     admin = factories.engineer(db, access_role="admin")
-    assert auth.login(admin.email).status_code == 302
+    auth.sign_in(admin)
     assert client.post(f"/calendar/team/{team.id}/token").status_code == 302
     db.refresh(team)
     assert team.calendar_token is not None
@@ -326,7 +326,7 @@ def test_an_admin_may_manage_any_teams_feed(client, auth, db, team):
 def test_others_cannot_touch_a_teams_feed(client, auth, db, team, role, action):
     token = calendars.replace_token(db, team)
     other = factories.engineer(db, access_role=role)
-    assert auth.login(other.email).status_code == 302
+    auth.sign_in(other)
     assert client.post(f"/calendar/team/{team.id}/{action}").status_code == 403
     db.refresh(team)
     assert team.calendar_token == token
@@ -335,5 +335,5 @@ def test_others_cannot_touch_a_teams_feed(client, auth, db, team, role, action):
 def test_managing_a_team_feed_needs_sign_in_and_a_known_team(client, auth, db, team):
     response = client.post(f"/calendar/team/{team.id}/token")
     assert response.status_code == 302 and "/login" in response.headers["Location"]
-    assert auth.login(team.manager.email).status_code == 302
+    auth.sign_in(team.manager)
     assert client.post(f"/calendar/team/{team.id + 1000}/token").status_code == 404

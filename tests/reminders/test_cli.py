@@ -18,7 +18,8 @@ from icalendar import Calendar
 from sqlalchemy import select
 
 from tests import factories
-from tests.reminders.conftest import MAIL_FROM, free_port
+from tests.live import free_port
+from tests.reminders.conftest import MAIL_FROM
 from tests.reminders.helpers import BASE_URL, DAY, EARNED, EXPIRES, days_before
 from tracker import create_app
 from tracker.db import session_scope

@@ -24,7 +24,8 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import OperationalError
 
 from tests import factories
-from tests.reminders.conftest import MAIL_FROM, Mailbox, free_port, settings_for
+from tests.live import free_port
+from tests.reminders.conftest import MAIL_FROM, Mailbox, settings_for
 from tests.reminders.helpers import BASE_URL, DAY, EXPIRES, MAIL, WINDOWS, days_before, holder
 from tracker.clock import utcnow
 from tracker.db import session_scope

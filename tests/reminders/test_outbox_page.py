@@ -59,7 +59,7 @@ def admin(db):
 
 @pytest.fixture
 def admin_client(client: FlaskClient, auth, admin) -> FlaskClient:
-    assert auth.login(admin.email).status_code == 302
+    auth.sign_in(admin)
     return client
 
 
@@ -79,7 +79,7 @@ def test_anonymous_is_sent_to_sign_in(client, db):
 def test_engineers_and_managers_are_refused(client, auth, db, role):
     row = notice(db, status="failed")
     person = factories.engineer(db, access_role=role)
-    assert auth.login(person.email).status_code == 302
+    auth.sign_in(person)
     assert client.get("/admin/outbox").status_code == 403
     assert client.post(f"/admin/outbox/{row.id}/retry").status_code == 403
     db.refresh(row)

@@ -7,25 +7,22 @@
   above but the admin may see a thing of theirs. Their records carry LEAK
   markers, so a response that shows them to someone else is caught.
 
-CSRF is off unless a test turns it on, "today" is pinned and the sign-in
-limiter is fresh for every test.
+CSRF is off unless a test turns it on (the app's setting), "today" is pinned
+and the sign-in limiter is fresh for every test.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
+import datetime as dt
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
 import pytest
-from flask import Flask
-from flask.testing import FlaskClient
-from sqlalchemy import select, text
+from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 from tests import factories
-from tests.factories import PASSWORD, TODAY
+from tests.factories import TODAY
 from tracker.db import Base
 from tracker.extensions import SignInLimiter
 from tracker.people.models import Engineer, Team
@@ -40,25 +37,15 @@ VICTIM_EMAIL = "vesper.leakmark@example.com"
 
 
 @pytest.fixture(autouse=True)
-def csrf_off(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(app.config, "WTF_CSRF_ENABLED", False)
+def pinned_today(pinned_today: dt.date) -> dt.date:
+    """Pin today for every security test."""
+    return pinned_today
 
 
 @pytest.fixture(autouse=True)
-def pinned_today(app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(app.config, "TODAY", TODAY)
-
-
-@pytest.fixture(autouse=True)
-def limiter(app: Flask) -> Iterator[SignInLimiter]:
-    """A fresh sign-in limiter per test, with the app's limits."""
-    saved = app.extensions["tracker.signin_limiter"]
-    fresh = SignInLimiter(
-        "memory://", app.config["SIGNIN_LIMIT_PER_ACCOUNT"], app.config["SIGNIN_LIMIT_PER_ADDRESS"]
-    )
-    app.extensions["tracker.signin_limiter"] = fresh
-    yield fresh
-    app.extensions["tracker.signin_limiter"] = saved
+def limiter(limiter: SignInLimiter) -> SignInLimiter:
+    """Give every security test a sign-in limiter of its own."""
+    return limiter
 
 
 @dataclass
@@ -140,19 +127,6 @@ def world(db: Session) -> World:
     return world
 
 
-def sign_in(client: FlaskClient, email: str, password: str = PASSWORD) -> None:
-    response = client.post("/login", data={"email": email, "password": password})
-    assert response.status_code == 302, response.text
-
-
-def csrf_token(html: str) -> str:
-    from html import unescape
-
-    match = re.search(r'name="csrf_token"[^>]*value="([^"]+)"', html)
-    assert match, "no csrf_token in the page"
-    return unescape(match.group(1))
-
-
 def snapshot(db: Session, ignore: frozenset[str] | set[str] = frozenset()) -> dict[str, list]:
     """Return every row of every table: what a refused request must leave as it was.
 
@@ -171,12 +145,6 @@ def snapshot(db: Session, ignore: frozenset[str] | set[str] = frozenset()) -> di
             for row in db.execute(text(f'SELECT {columns} FROM "{table.name}" ORDER BY {order}'))
         ]
     return rows
-
-
-def count(db: Session, model: type) -> int:
-    from sqlalchemy import func
-
-    return db.scalar(select(func.count()).select_from(model))
 
 
 class TagCollector(HTMLParser):

@@ -13,7 +13,8 @@ from flask.testing import FlaskClient
 from sqlalchemy.orm import Session
 
 from tests.factories import PASSWORD
-from tests.security.conftest import World, csrf_token, snapshot
+from tests.helpers import csrf_token
+from tests.security.conftest import World, snapshot
 from tests.security.test_matrix import ROUTES, objects, url_for_rule
 
 POSTS = [(e, r) for e, r, m in ROUTES if m == "POST" and not e.startswith("api.")]

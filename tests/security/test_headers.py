@@ -9,23 +9,15 @@ from __future__ import annotations
 import pytest
 from flask.testing import FlaskClient
 
-from tests.security.conftest import World, injected_markup, sign_in
+from tests.helpers import csp_directives, sign_in
+from tests.security.conftest import World, injected_markup
 from tests.security.test_matrix import ROUTES, objects, url_for_rule
 
 GETS = [(e, r) for e, r, m in ROUTES if m == "GET"] + [("static", "/static/app.css")]
 
 
-def csp(header: str) -> dict[str, list[str]]:
-    directives = {}
-    for part in header.split(";"):
-        words = part.split()
-        if words:
-            directives[words[0].lower()] = words[1:]
-    return directives
-
-
 def assert_hardened(response, what: str) -> None:
-    policy = csp(response.headers.get("Content-Security-Policy", ""))
+    policy = csp_directives(response.headers.get("Content-Security-Policy", ""))
     scripts = policy.get("script-src", policy.get("default-src"))
     assert scripts, f"{what}: no script policy"
     assert not {"'unsafe-inline'", "'unsafe-eval'", "*", "data:"} & set(scripts), what

@@ -19,7 +19,8 @@ from werkzeug.test import encode_multipart
 
 from tests import factories
 from tests.factories import TODAY
-from tests.security.conftest import World, sign_in, snapshot
+from tests.helpers import sign_in
+from tests.security.conftest import World, snapshot
 
 
 @pytest.fixture

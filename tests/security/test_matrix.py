@@ -26,7 +26,8 @@ from flask.testing import FlaskClient
 from sqlalchemy.orm import Session
 
 from tests.factories import TODAY
-from tests.security.conftest import LEAK, VICTIM_EMAIL, World, sign_in, snapshot
+from tests.helpers import routes, sign_in
+from tests.security.conftest import LEAK, VICTIM_EMAIL, World, snapshot
 
 ROLES = ("anonymous", "engineer", "manager", "admin")
 SCOPES = ("own", "other")
@@ -61,21 +62,7 @@ OBJECT_PARAMS = {"engineer_id", "person_id", "entry_id", "team_id", "notificatio
 OTHER_PARAMS = {"speciality": "infiniband-rdma"}
 
 
-def _routes() -> list[tuple[str, str, str]]:
-    from tracker import create_app
-
-    app = create_app({"DATABASE_URL": "sqlite://", "SECRET_KEY": "x"})
-    routes = sorted(
-        (rule.endpoint, rule.rule, method)
-        for rule in app.url_map.iter_rules()
-        for method in rule.methods - {"HEAD", "OPTIONS"}
-        if rule.endpoint != "static"
-    )
-    app.extensions["tracker.engine"].dispose()
-    return routes
-
-
-ROUTES = _routes()
+ROUTES = routes()
 WEB = [r for r in ROUTES if not r[0].startswith("api.")]
 API = [r for r in ROUTES if r[0].startswith("api.")]
 

@@ -26,7 +26,8 @@ from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.factories import PASSWORD, TODAY
-from tests.security.conftest import World, count, injected_markup, sign_in
+from tests.helpers import count, sign_in
+from tests.security.conftest import World, injected_markup
 from tests.security.test_matrix import ROUTES, url_for_rule
 from tracker.catalog.models import Course, Credential, Exam, LearningPath
 from tracker.people.models import Engineer, Team

@@ -20,7 +20,8 @@ from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.factories import PASSWORD, TODAY
-from tests.security.conftest import World, count, csrf_token, sign_in
+from tests.helpers import count, csrf_token, sign_in
+from tests.security.conftest import World
 from tests.security.test_matrix import WEB, objects, url_for_rule
 from tracker.progress.models import HourLog
 
