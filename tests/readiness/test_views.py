@@ -960,6 +960,25 @@ def test_plan_without_a_query_shows_the_form_only(
     assert 'class="field-error"' not in html
 
 
+@pytest.mark.parametrize(("query", "gpus"), [("?gpus=500", "500"), ("", "0"), ("?gpus=abc", "0")])
+def test_plan_opened_from_the_team_page_shows_the_form_without_errors(
+    client: FlaskClient, auth, org: Org, financial: Team, query: str, gpus: str
+) -> None:
+    """The team page's link carries the fleet size it shows and no target date: the form
+    starts from that fleet size (the team's own without one) and says nothing is wrong."""
+    login(auth, org.mona)
+    _, team_html = team_page(client, financial, "?gpus=500")
+    assert f'href="/teams/{financial.id}/plan?gpus=500"' in team_html
+    response = client.get(f"/teams/{financial.id}/plan{query}")
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    assert 'class="field-error"' not in html
+    assert "aria-invalid" not in html
+    assert "a target date is required" not in html
+    assert f'name="gpus" required type="number" value="{gpus}"' in html
+    assert "<h2>Hires</h2>" not in html
+
+
 def test_plan_flags_an_overloaded_week(client: FlaskClient, auth, db: Session, org: Org) -> None:
     """Flagged where that exceeds a sane weekly load (48 h in 2 weeks)."""
     crew = factories.team(db, gpus=50, name="Rushed", manager=org.mona)
@@ -980,7 +999,7 @@ def test_plan_flags_an_overloaded_week(client: FlaskClient, auth, db: Session, o
         ("?gpus=&target=2027-05-29", "gpus", "a target fleet size is required"),
         ("?gpus=abc&target=2027-05-29", "gpus", "Not a valid integer value"),
         ("?gpus=-5&target=2027-05-29", "gpus", "GPUs must be from 0 to 10,000,000"),
-        ("?gpus=500", "target", "a target date is required"),
+        ("?gpus=500&target=", "target", "a target date is required"),
         ("?gpus=500&target=soon", "target", "Not a valid date value"),
         ("?gpus=500&target=2026-01-01", "target", "the target date must be after today"),
         ("?gpus=500&target=2026-11-29", "target", "the target date must be after today"),

@@ -234,9 +234,13 @@ def gaps_csv(team_id: int):
 def plan(team_id: int):
     """Plan the training and hires to reach a fleet size by a date, with costs."""
     team = _team_or_404(team_id)
-    form = PlanQueryForm(request.args)
     result, status = None, 200
-    if request.args:
+    # The team page's link carries only the fleet size to start from; the form
+    # is submitted once it carries the target date, empty or not.
+    if "target" not in request.args:
+        form = PlanQueryForm(None, gpus=request.args.get("gpus", team.gpus, type=int))
+    else:
+        form = PlanQueryForm(request.args)
         if form.validate():
             try:
                 result = plan_to_target(
