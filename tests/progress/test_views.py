@@ -410,6 +410,50 @@ def test_manager_sees_a_member_of_a_team_they_manage(db, client, auth, boss):
     assert "Tom Teammate" in page(response).text
 
 
+PEOPLE_PAGES = {
+    "boss": [
+        "/teams/{team}",
+        "/teams/{team}?print=1",
+        "/careers/teams/{team}/skills",
+        "/careers/engineers/{member}",
+    ],
+    "admin": [
+        "/teams/{team}",
+        "/careers/teams/{team}/skills",
+        "/careers/engineers/{member}",
+        "/admin/people",
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("who", "url"), [(who, url) for who, urls in PEOPLE_PAGES.items() for url in urls]
+)
+def test_pages_showing_people_link_their_progress_pages(
+    request, db, client, auth, boss, admin, who, url
+):
+    """A manager's and an admin's pages of people link each one's progress page,
+    and every such link opens for the one who sees it."""
+    crew = factories.team(db, gpus=50, name="Crew", manager=boss)
+    member = factories.engineer(db, name="Tom Teammate", team=crew)
+    login(auth, request.getfixturevalue(who))
+
+    response = client.get(url.format(team=crew.id, member=member.id))
+
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    assert f'href="/engineers/{member.id}"' in html
+    for linked in sorted(set(re.findall(r'href="(/engineers/\d+)"', html))):
+        assert client.get(linked).status_code == 200, linked
+
+
+def test_an_engineers_own_career_page_does_not_link_to_a_progress_page(client, auth, alice):
+    """Their own progress is the dashboard, one click away in the menu."""
+    login(auth, alice)
+    html = client.get(f"/careers/engineers/{alice.id}").get_data(as_text=True)
+    assert f'href="/engineers/{alice.id}"' not in html
+
+
 def test_engineer_sees_their_own_page_by_id(client, auth, alice):
     login(auth, alice)
 
