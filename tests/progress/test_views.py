@@ -516,6 +516,61 @@ def test_anonymous_posts_are_redirected_and_store_nothing(db, client, url):
 # === 2. hours ====================================================================
 
 
+def chosen_course(html: str) -> list[str]:
+    """Return the text of the course select's chosen options."""
+    select_ = re.search(r'<select[^>]*name="course".*?</select>', html, re.S)
+    assert select_ is not None
+    return [
+        unescape(label)
+        for attrs, label in re.findall(r"<option([^>]*)>([^<]*)</option>", select_.group(0))
+        if re.search(r"\bselected\b", attrs)
+    ]
+
+
+def test_the_hours_form_opens_on_the_course_of_the_newest_entry(db, client, auth, alice):
+    """Not on the alphabetically first course (Cluster Management): on what the
+    top entry of the list was logged on."""
+    log(db, alice, "FDL", 2, on=D(2026, 11, 20))
+    log(db, alice, "IB-NET", 1, on=D(2026, 11, 27))
+    log(db, alice, "GPU-ARCH", 1, on=D(2026, 11, 10))  # logged later, about an earlier day
+    login(auth, alice)
+
+    assert chosen_course(client.get("/hours").get_data(as_text=True)) == [
+        "InfiniBand Networking for AI (IB-NET)"
+    ]
+
+
+def test_the_hours_form_opens_a_newcomer_on_the_first_course_of_their_path(client, auth, alice):
+    login(auth, alice)
+
+    assert chosen_course(client.get("/hours").get_data(as_text=True)) == [
+        "Fundamentals of Deep Learning (FDL)"
+    ]
+
+
+def test_the_hours_form_opens_past_a_path_whose_exam_is_held(db, client, auth, alice):
+    """NCA-AIIO recorded, nothing logged: Alice is on the Professional path."""
+    factories.certification(db, alice, "NCA-AIIO", D(2026, 1, 10), D(2028, 1, 10))
+    login(auth, alice)
+
+    assert chosen_course(client.get("/hours").get_data(as_text=True)) == [
+        "Multi-GPU Programming (MULTI-GPU)"
+    ]
+
+
+def test_a_refused_entry_keeps_the_course_it_was_for(db, client, auth, alice):
+    log(db, alice, "FDL", 2)
+    course = factories.course(db, "AI-STORAGE")
+    login(auth, alice)
+
+    response = client.post(
+        "/hours", data={"course": course.id, "logged_on": "2026-11-28", "hours": "0"}
+    )
+
+    assert response.status_code == 400
+    assert chosen_course(response.get_data(as_text=True)) == ["Storage Systems for AI (AI-STORAGE)"]
+
+
 def test_logging_hours_shows_the_entry_and_moves_the_bar(db, client, auth, alice):
     login(auth, alice)
 
