@@ -46,24 +46,9 @@ class TeamSummary:
 def lapsing_count(
     members: Iterable[Member], on: dt.date, within: int = EXPIRING_WITHIN_DAYS
 ) -> int:
-    """Count the credentials members hold valid on `on` whose cover ends within `within` days.
-
-    Of several valid certifications of one credential the one valid longest
-    counts, as on the heat map: a renewal taken early is not lapsing.
-    """
-    count = 0
-    for member in members:
-        ends: dict[int, dt.date] = {}  # credential id -> the last day a valid one covers
-        lasting: set[int] = set()  # credentials held valid without an expiry
-        for credential_id, earned, expires in member.held:
-            if earned > on:
-                continue
-            if expires is None:
-                lasting.add(credential_id)
-            elif on <= expires and expires > ends.get(credential_id, dt.date.min):
-                ends[credential_id] = expires
-        count += sum(1 for c, end in ends.items() if c not in lasting and (end - on).days <= within)
-    return count
+    """Count the members' credentials held valid on `on` whose cover ends within `within` days."""
+    last = on + dt.timedelta(days=within)
+    return sum([member.lapsing(on, last) for member in members])
 
 
 def organisation_summary(session: Session, on: dt.date) -> list[TeamSummary]:
