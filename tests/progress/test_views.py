@@ -395,6 +395,50 @@ def test_manager_sees_a_member_of_a_team_they_manage(db, client, auth, boss):
     assert "Tom Teammate" in page(response).text
 
 
+PEOPLE_PAGES = {
+    "boss": [
+        "/teams/{team}",
+        "/teams/{team}?print=1",
+        "/careers/teams/{team}/skills",
+        "/careers/engineers/{member}",
+    ],
+    "admin": [
+        "/teams/{team}",
+        "/careers/teams/{team}/skills",
+        "/careers/engineers/{member}",
+        "/admin/people",
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("who", "url"), [(who, url) for who, urls in PEOPLE_PAGES.items() for url in urls]
+)
+def test_pages_showing_people_link_their_progress_pages(
+    request, db, client, auth, boss, admin, who, url
+):
+    """A manager's and an admin's pages of people link each one's progress page,
+    and every such link opens for the one who sees it."""
+    crew = factories.team(db, gpus=50, name="Crew", manager=boss)
+    member = factories.engineer(db, name="Tom Teammate", team=crew)
+    auth.sign_in(request.getfixturevalue(who))
+
+    response = client.get(url.format(team=crew.id, member=member.id))
+
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    assert f'href="/engineers/{member.id}"' in html
+    for linked in sorted(set(re.findall(r'href="(/engineers/\d+)"', html))):
+        assert client.get(linked).status_code == 200, linked
+
+
+def test_an_engineers_own_career_page_does_not_link_to_a_progress_page(client, auth, alice):
+    """Their own progress is the dashboard, one click away in the menu."""
+    auth.sign_in(alice)
+    html = client.get(f"/careers/engineers/{alice.id}").get_data(as_text=True)
+    assert f'href="/engineers/{alice.id}"' not in html
+
+
 def test_engineer_sees_their_own_page_by_id(client, auth, alice):
     auth.sign_in(alice)
 
@@ -455,6 +499,61 @@ def test_anonymous_posts_are_redirected_and_store_nothing(db, client, url):
 
 
 # === 2. hours ====================================================================
+
+
+def chosen_course(html: str) -> list[str]:
+    """Return the text of the course select's chosen options."""
+    select_ = re.search(r'<select[^>]*name="course".*?</select>', html, re.S)
+    assert select_ is not None
+    return [
+        unescape(label)
+        for attrs, label in re.findall(r"<option([^>]*)>([^<]*)</option>", select_.group(0))
+        if re.search(r"\bselected\b", attrs)
+    ]
+
+
+def test_the_hours_form_opens_on_the_course_of_the_newest_entry(db, client, auth, alice):
+    """Not on the alphabetically first course (Cluster Management): on what the
+    top entry of the list was logged on."""
+    log(db, alice, "FDL", 2, on=D(2026, 11, 20))
+    log(db, alice, "IB-NET", 1, on=D(2026, 11, 27))
+    log(db, alice, "GPU-ARCH", 1, on=D(2026, 11, 10))  # logged later, about an earlier day
+    auth.sign_in(alice)
+
+    assert chosen_course(client.get("/hours").get_data(as_text=True)) == [
+        "InfiniBand Networking for AI (IB-NET)"
+    ]
+
+
+def test_the_hours_form_opens_a_newcomer_on_the_first_course_of_their_path(client, auth, alice):
+    auth.sign_in(alice)
+
+    assert chosen_course(client.get("/hours").get_data(as_text=True)) == [
+        "Fundamentals of Deep Learning (FDL)"
+    ]
+
+
+def test_the_hours_form_opens_past_a_path_whose_exam_is_held(db, client, auth, alice):
+    """NCA-AIIO recorded, nothing logged: Alice is on the Professional path."""
+    factories.certification(db, alice, "NCA-AIIO", D(2026, 1, 10), D(2028, 1, 10))
+    auth.sign_in(alice)
+
+    assert chosen_course(client.get("/hours").get_data(as_text=True)) == [
+        "Multi-GPU Programming (MULTI-GPU)"
+    ]
+
+
+def test_a_refused_entry_keeps_the_course_it_was_for(db, client, auth, alice):
+    log(db, alice, "FDL", 2)
+    course = factories.course(db, "AI-STORAGE")
+    auth.sign_in(alice)
+
+    response = client.post(
+        "/hours", data={"course": course.id, "logged_on": "2026-11-28", "hours": "0"}
+    )
+
+    assert response.status_code == 400
+    assert chosen_course(response.get_data(as_text=True)) == ["Storage Systems for AI (AI-STORAGE)"]
 
 
 def test_logging_hours_shows_the_entry_and_moves_the_bar(db, client, auth, alice):

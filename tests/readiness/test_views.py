@@ -28,6 +28,9 @@ from tracker.progress.models import HourLog
 
 TODAY = factories.TODAY  # 2026-11-29
 DASH = "\N{EN DASH}"  # the pages write ranges as 2\N{EN DASH}3
+TIMES = (
+    "\N{MULTIPLICATION SIGN}"  # grouped open seats: 7 \N{MULTIPLICATION SIGN} Operations Engineer
+)
 
 
 pytestmark = pytest.mark.usefixtures("pinned_today")
@@ -280,12 +283,12 @@ def test_team_page_gaps_name_the_nearest_candidates_and_what_each_lacks(
     _, html = team_page(client, org.alpha)
     gaps = section(html, "<h2>Gaps</h2>", "</section>")
     assert (
-        "Infrastructure Lead (level 4, NVIDIA-PROFESSIONAL, VENDOR-EXPERT): nearest: "
+        "Infrastructure Lead (level 4, NVIDIA-PROFESSIONAL, VENDOR-EXPERT) open — nearest: "
         "Cy lacks job role lead, level 4 (is 2), certification NVIDIA-PROFESSIONAL, "
         "certification VENDOR-EXPERT"
     ) in gaps
     assert (
-        f"Operations Engineer (level 2{DASH}3, NVIDIA-ASSOCIATE+): nearest: "
+        f"Operations Engineer (level 2{DASH}3, NVIDIA-ASSOCIATE+) open — nearest: "
         "Cy lacks valid NCA-AIIO (expired 2026-06-01)"
     ) in gaps
     assert "Network Specialist" not in gaps  # Ada fills it
@@ -303,9 +306,9 @@ def test_team_page_says_hire_where_nobody_is_left(client: FlaskClient, auth, org
     _, html = team_page(client, org.bravo)
     gaps = section(html, "<h2>Gaps</h2>", "</section>")
     assert "1 of 4 seats filled" in text(html)
-    assert "Infrastructure Lead (level 4, NVIDIA-PROFESSIONAL, VENDOR-EXPERT): hire" in gaps
-    assert f"Operations Engineer (level 2{DASH}3, NVIDIA-ASSOCIATE+): hire" in gaps
-    assert "Network Specialist (level 3, NVIDIA-NETWORKING): hire" in gaps
+    assert "Infrastructure Lead (level 4, NVIDIA-PROFESSIONAL, VENDOR-EXPERT) open — hire" in gaps
+    assert f"Operations Engineer (level 2{DASH}3, NVIDIA-ASSOCIATE+) open — hire" in gaps
+    assert "Network Specialist (level 3, NVIDIA-NETWORKING) open — hire" in gaps
     assert gaps.count("hire") == 3
     assert "nearest" not in gaps
 
@@ -649,6 +652,53 @@ def test_organisation_names_missing_team_wide_certifications(
     assert "Team-wide certifications missing: CKA, RHCE, VCP-DCV" in page
 
 
+def test_organisation_page_opens_with_a_summary_table(client: FlaskClient, auth, org: Org) -> None:
+    """One row per team before any team's details: Ben's NCA-AIIO lapses in 47 days;
+    Ada's lasts past 90 days and Cy's has already lapsed, so neither counts."""
+    auth.sign_in(org.admin)
+    html = client.get("/organisation").get_data(as_text=True)
+    rows = [[cell[0] for cell in row] for row in table(html, "summary")]
+    assert rows == [
+        ["Team", "Fleet band", "Seats filled", "Ready", "Lapsing within 90 days", "Open seats"],
+        ["Alpha", "Small (10-100 GPUs)", "2 of 4", "50.0 %", "1", "2 open in Alpha"],
+        ["Bravo", "Small (10-100 GPUs)", "1 of 4", "25.0 %", "0", "3 open in Bravo"],
+    ]
+    assert html.index('class="compact summary"') < html.index("<article")
+    assert f'href="/teams/{org.alpha.id}">Alpha</a></th>' in html
+    # Each row's open seats lead to that team's details further down.
+    assert f'href="#team-{org.bravo.id}"' in html
+    assert f'<article id="team-{org.bravo.id}">' in html
+
+
+def test_identical_open_seats_show_once_with_how_many_are_open(
+    client: FlaskClient, auth, db: Session, org: Org
+) -> None:
+    """At 2,000 GPUs Alpha has 8 operations seats and Ben fills one: the other 7 ask
+    the same and have the same candidates, so they are drawn once."""
+    org.alpha.gpus = 2000
+    db.flush()
+    auth.sign_in(org.admin)
+    html = client.get("/organisation").get_data(as_text=True)
+    alpha = section(html, f'<article id="team-{org.alpha.id}">', "</article>")
+    assert (
+        f"7 {TIMES} Operations Engineer (level 2{DASH}3, NVIDIA-ASSOCIATE+) open — nearest: "
+        "Cy lacks valid NCA-AIIO (expired 2026-06-01)"
+    ) in alpha
+    assert alpha.count("Operations Engineer") == 1
+    assert alpha.count("Cy lacks valid NCA-AIIO") == 1
+    # Every other slot's seats are grouped too; a lone open seat gets no count.
+    assert f"4 {TIMES} Senior Engineer" in alpha and f"2 {TIMES} Infrastructure Architect" in alpha
+    assert "Security Specialist (level 4, SECURITY-CERT) open" in alpha
+    assert f"1 {TIMES}" not in alpha
+    # Cy is the only one free: the operations seats are his to train for, no other is.
+    assert alpha.count("or hire") == 6
+    # The team page draws its gaps the same way.
+    _, team_html = team_page(client, org.alpha)
+    gaps = section(team_html, "<h2>Gaps</h2>", "</section>")
+    assert gaps.count("Operations Engineer") == 1
+    assert f"7 {TIMES} Operations Engineer" in gaps
+
+
 # --- 3. CSV downloads ---------------------------------------------------------
 
 
@@ -857,6 +907,25 @@ def test_plan_without_a_query_shows_the_form_only(
     assert 'class="field-error"' not in html
 
 
+@pytest.mark.parametrize(("query", "gpus"), [("?gpus=500", "500"), ("", "0"), ("?gpus=abc", "0")])
+def test_plan_opened_from_the_team_page_shows_the_form_without_errors(
+    client: FlaskClient, auth, org: Org, financial: Team, query: str, gpus: str
+) -> None:
+    """The team page's link carries the fleet size it shows and no target date: the form
+    starts from that fleet size (the team's own without one) and says nothing is wrong."""
+    auth.sign_in(org.mona)
+    _, team_html = team_page(client, financial, "?gpus=500")
+    assert f'href="/teams/{financial.id}/plan?gpus=500"' in team_html
+    response = client.get(f"/teams/{financial.id}/plan{query}")
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    assert 'class="field-error"' not in html
+    assert "aria-invalid" not in html
+    assert "a target date is required" not in html
+    assert f'name="gpus" required type="number" value="{gpus}"' in html
+    assert "<h2>Hires</h2>" not in html
+
+
 def test_plan_flags_an_overloaded_week(client: FlaskClient, auth, db: Session, org: Org) -> None:
     """Flagged where that exceeds a sane weekly load (48 h in 2 weeks)."""
     crew = factories.team(db, gpus=50, name="Rushed", manager=org.mona)
@@ -877,7 +946,7 @@ def test_plan_flags_an_overloaded_week(client: FlaskClient, auth, db: Session, o
         ("?gpus=&target=2027-05-29", "gpus", "a target fleet size is required"),
         ("?gpus=abc&target=2027-05-29", "gpus", "Not a valid integer value"),
         ("?gpus=-5&target=2027-05-29", "gpus", "GPUs must be from 0 to 10,000,000"),
-        ("?gpus=500", "target", "a target date is required"),
+        ("?gpus=500&target=", "target", "a target date is required"),
         ("?gpus=500&target=soon", "target", "Not a valid date value"),
         ("?gpus=500&target=2026-01-01", "target", "the target date must be after today"),
         ("?gpus=500&target=2026-11-29", "target", "the target date must be after today"),

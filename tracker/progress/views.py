@@ -34,7 +34,7 @@ from tracker.progress.services.certifications import (
 from tracker.progress.services.exam_plans import open_plans, plan_exam, plan_outlook
 from tracker.progress.services.hours import delete_hours as delete_entry
 from tracker.progress.services.hours import log_hours, update_hours
-from tracker.progress.services.overview import overview
+from tracker.progress.services.overview import course_to_study, overview
 from tracker.progress.services.validity import status_on
 from tracker.signals import showing_dashboard, template_context
 
@@ -118,6 +118,7 @@ def hours():
     form.course.choices = _course_choices(session)
     if request.method == "GET":
         form.logged_on.data = today()
+        form.course.data = course_to_study(session, current_user.id, form.logged_on.data)
     status = 200
     if form.validate_on_submit():
         course = _row_or_404(Course, form.course.data)

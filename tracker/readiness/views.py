@@ -16,9 +16,11 @@ from tracker.clock import today
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.people.models import Team
+from tracker.progress.rules import EXPIRING_WITHIN_DAYS
 from tracker.readiness.forms import PlanQueryForm, ReadinessQueryForm, RoiForm
 from tracker.readiness.rules import MAX_ROI_LINES, SANE_WEEKLY_HOURS
 from tracker.readiness.services.heatmap import HeatCell
+from tracker.readiness.services.organisation import organisation_summary
 from tracker.readiness.services.planning import plan_to_target
 from tracker.readiness.services.roi import roi as compute_roi
 from tracker.readiness.services.team import (
@@ -110,10 +112,16 @@ def teams():
 @bp.get("/organisation")
 @role_required("admin")
 def organisation():
-    """Show every team's readiness and gaps: the organisation at a glance."""
+    """Show every team's readiness and gaps: a summary table, then each team's open seats."""
     on = today()
-    results = organisation_readiness(db_session(), on)
-    return render_template("readiness/organisation.html", results=results, on=on)
+    rows = organisation_summary(db_session(), on)
+    return render_template(
+        "readiness/organisation.html",
+        rows=rows,
+        results=[row.readiness for row in rows],
+        on=on,
+        expiring_within=EXPIRING_WITHIN_DAYS,
+    )
 
 
 @bp.get("/teams/<int:team_id>")
@@ -226,9 +234,13 @@ def gaps_csv(team_id: int):
 def plan(team_id: int):
     """Plan the training and hires to reach a fleet size by a date, with costs."""
     team = _team_or_404(team_id)
-    form = PlanQueryForm(request.args)
     result, status = None, 200
-    if request.args:
+    # The team page's link carries only the fleet size to start from; the form
+    # is submitted once it carries the target date, empty or not.
+    if "target" not in request.args:
+        form = PlanQueryForm(None, gpus=request.args.get("gpus", team.gpus, type=int))
+    else:
+        form = PlanQueryForm(request.args)
         if form.validate():
             try:
                 result = plan_to_target(

@@ -5,11 +5,12 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tracker.catalog.services.reads import paths_with_courses
 from tracker.people.models import Engineer
-from tracker.progress.models import Certification
+from tracker.progress.models import Certification, HourLog
 from tracker.progress.services.certifications import certifications_of
 from tracker.progress.services.hours import hours_text
 from tracker.progress.services.paths import (
@@ -126,3 +127,27 @@ def _next_steps(
             steps.append(f"Exam {exam.code} is blocked: " + "; ".join(readiness.prerequisite_gaps))
         break
     return steps
+
+
+def course_to_study(session: Session, engineer_id: int, on: dt.date) -> int | None:
+    """Return the id of the course an engineer is studying on `on`, or None.
+
+    The course of their newest hour log (the top of their entries); without
+    one, the first course of the first path whose exam they do not hold valid
+    (with no hours logged, none of its courses is complete).
+    """
+    newest = session.scalar(
+        select(HourLog.course_id)
+        .where(HourLog.engineer_id == engineer_id)
+        .order_by(HourLog.logged_on.desc(), HourLog.id.desc())
+        .limit(1)
+    )
+    if newest is not None:
+        return newest
+    certs = certifications_of(session, engineer_id)
+    for path in paths_with_courses(session):
+        if path.exam is not None and holding(certs, path.exam.credential, on) is not None:
+            continue
+        if path.courses:
+            return path.courses[0].id
+    return None

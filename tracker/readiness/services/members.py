@@ -146,6 +146,27 @@ class Member:
             self._valid[on] = valid
         return valid
 
+    def lapsing(self, on: dt.date, last: dt.date) -> int:
+        """Count the credentials held valid on `on` whose cover ends by `last`.
+
+        Of several valid certifications of one credential the one valid longest
+        counts, as on the heat map: a renewal taken early is not lapsing.
+        """
+        rows = self._rows
+        soon = {
+            c
+            for _, _, c, earned, expires in rows
+            if expires is not None and earned <= on <= expires <= last
+        }
+        if not soon:  # most people, looked at in one pass
+            return 0
+        later = {
+            c
+            for _, _, c, earned, expires in rows
+            if earned <= on and (expires is None or expires > last)
+        }
+        return len(soon - later)
+
     def holds(self, wanted: frozenset[int], on: dt.date) -> bool:
         """Return whether a certification of one of `wanted` is valid on `on`."""
         return not wanted.isdisjoint(self.valid_on(on))

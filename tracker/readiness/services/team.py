@@ -50,6 +50,30 @@ class SeatResult:
 
 
 @dataclass(frozen=True)
+class GapGroup:
+    """A slot's open seats: they ask the same, so they share the nearest candidates."""
+
+    seats: list[SeatResult]
+
+    @property
+    def slot(self) -> Any:
+        return self.seats[0].seat.slot
+
+    @property
+    def count(self) -> int:
+        return len(self.seats)
+
+    @property
+    def candidates(self) -> list[Candidate]:
+        return self.seats[0].candidates
+
+    @property
+    def hire_too(self) -> bool:
+        """Whether training alone cannot fill it: no candidate has the job role and level."""
+        return not any(c.trainable for c in self.candidates)
+
+
+@dataclass(frozen=True)
 class TeamCredentialResult:
     credential: AnyCredential
     holders: list[Member]
@@ -86,6 +110,14 @@ class TeamReadiness:
     @cached_property
     def gaps(self) -> list[SeatResult]:
         return [s for s in self.seats if s.member is None]
+
+    @cached_property
+    def gap_groups(self) -> list[GapGroup]:
+        """Return the open seats grouped by slot, in the template's order."""
+        by_slot: dict[int, list[SeatResult]] = {}
+        for gap in self.gaps:
+            by_slot.setdefault(gap.seat.slot.id, []).append(gap)
+        return [GapGroup(seats) for seats in by_slot.values()]
 
 
 def readiness(
@@ -159,9 +191,20 @@ def can_view_team(actor: Engineer, team: Team) -> bool:
 
 def organisation(session: Session, on: dt.date) -> list[TeamReadiness]:
     """Return every team's readiness on `on` (the admins' organisation page)."""
+    return [result for result, _ in organisation_with_members(session, on)]
+
+
+def organisation_with_members(
+    session: Session, on: dt.date
+) -> list[tuple[TeamReadiness, list[Member]]]:
+    """Return every team's readiness on `on` with the members it was judged on, by name."""
     teams = list(
         session.scalars(select(Team).options(joinedload(Team.manager)).order_by(Team.name))
     )
     catalog = catalog_snapshot(session)
     members = load_members(session, None, catalog.credentials)
-    return [readiness(t, members.get(t.id, []), catalog.templates, on) for t in teams]
+    return [
+        (readiness(t, team_members, catalog.templates, on), team_members)
+        for t in teams
+        for team_members in [members.get(t.id, [])]
+    ]
