@@ -67,6 +67,11 @@ SECURITY_HEADERS = (
 )
 
 
+# What a browser, proxy or back button may keep of a page for someone signed in
+# (or an API answer): nothing. Pragma is left out: it is a request header, and
+# no cache that honours only the HTTP/1.0 one is still met.
+PRIVATE_CACHING = "no-store"
+
 # How much of a request body the app left unread (a refused one) is read and
 # dropped before the connection closes, and for how long: closing on unread
 # bytes resets the connection, and a client that sends its whole body before
@@ -119,6 +124,22 @@ class DrainRequestBody:
         from werkzeug.wsgi import ClosingIterator
 
         return ClosingIterator(self.app(environ, start_response), lambda: _drain(environ))
+
+
+def private_caching(response: Response) -> None:
+    """Forbid caching an answer meant for one person: a signed-in page, an export, the API."""
+    if request.endpoint == "static":
+        return
+    if request.path.startswith("/api/") or _signed_in():
+        response.headers["Cache-Control"] = PRIVATE_CACHING
+
+
+def _signed_in() -> bool:
+    """Return whether the request has a signed-in user, without loading one."""
+    user = g.get("_login_user")
+    if user is not None:
+        return bool(user.is_authenticated)
+    return "_user_id" in cookie_session
 
 
 def refuse_nul_characters() -> None:
@@ -268,6 +289,7 @@ def init_app(app: Flask) -> None:
         )
         if app.config.get("SESSION_COOKIE_SECURE") and "strict-transport-security" not in present:
             response.headers.add("Strict-Transport-Security", "max-age=31536000")
+        private_caching(response)
         return response
 
     @app.errorhandler(DBAPIError)
