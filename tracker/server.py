@@ -112,30 +112,43 @@ class BufferingWorker(ThreadWorker):
         self.arriving[conn] = time.monotonic() + REQUEST_TIMEOUT
 
     def _read_request(self, conn: TConn, client: socket.socket) -> None:
+        data: bytes | None
         try:
             data = conn.sock.recv(READ_SIZE)
         except (BlockingIOError, InterruptedError):
-            return
+            data = None
         except OSError:
             data = b""
         with self._lock:
             if conn not in self.arriving:
                 return
+            # Bytes the parser holds already (a pipelined request) go to a thread as they are.
+            leftover = conn.parser is not None and conn.parser.unreader.buf.tell()
+            if data is None and not leftover:
+                return
             if data:
                 conn.pending += data
-                leftover = conn.parser is not None and conn.parser.unreader.buf.tell()
                 if not leftover and not request_complete(conn.pending, self.body_limit):
                     if answer_expect_continue(conn.pending):
                         self._send_continue(conn)
                     return
             del self.arriving[conn]
             self.poller.unregister(client)
-        if not data:
+        if data == b"":
             # Gone before sending a whole request.
             self.nr_conns -= 1
             conn.close()
             return
         self.enqueue_req(conn)
+
+    def finish_request(self, fs) -> None:
+        super().finish_request(fs)
+        conn = fs.conn
+        with self._lock:
+            pipelined = conn in self._keep and conn.parser.unreader.buf.tell()
+        if pipelined:
+            # No readable event announces a request that was read with the last one.
+            self.on_client_socket_readable(conn, conn.sock)
 
     def _send_continue(self, conn: TConn) -> None:
         # A client gone meanwhile: the next read says so.

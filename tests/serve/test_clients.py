@@ -193,3 +193,17 @@ def test_several_workers_and_the_scheduler_serve(tmp_path: Path):
     log = server.log.read_text()
     assert "Traceback" not in log, log
     assert "2 worker(s)" in log
+
+
+def test_kept_alive_and_pipelined_requests_are_all_answered(served: LiveServer):
+    sock = socket.create_connection(_address(served), timeout=10)
+    with sock:
+        # Two requests in one packet: the second is read with the first.
+        sock.sendall(
+            b"GET /login HTTP/1.1\r\nHost: tracker\r\n\r\n"
+            b"GET /login HTTP/1.1\r\nHost: tracker\r\nConnection: close\r\n\r\n"
+        )
+        answers = b""
+        while chunk := sock.recv(65536):
+            answers += chunk
+    assert answers.count(b"HTTP/1.1 200 OK\r\n") == 2
