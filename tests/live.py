@@ -84,12 +84,20 @@ class LiveServer:
         return run_tracker({**self.env, **extra_env}, *args)
 
 
-def start_server(env: dict[str, str], log: Path, workers: int = 1) -> LiveServer:
-    """Start `tracker serve` on a free port and wait until it answers."""
+def start_server(
+    env: dict[str, str], log: Path, workers: int | None = 1, *options: str
+) -> LiveServer:
+    """Start `tracker serve OPTIONS...` on a free port and wait until it answers.
+
+    `workers` None leaves the worker count at the command's default.
+    """
     port = free_port()
+    args = [TRACKER, "serve", "--port", str(port), *options]
+    if workers is not None:
+        args += ["--workers", str(workers)]
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [TRACKER, "serve", "--port", str(port), "--workers", str(workers)],
+            args,
             env=env,
             cwd=PROJECT_ROOT,
             stdout=out,

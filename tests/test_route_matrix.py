@@ -99,6 +99,14 @@ def test_route_answers_as_the_role_allows(client, auth, scene, role, endpoint, r
     response = client.open(_url(rule, ids), method=method, data={})
     status = response.status_code
     assert status < 500, f"{method} {rule} as {role} answered {status}"
+    # Nothing meant for one person may be kept by a shared or back-button cache.
+    caching = response.headers.get("Cache-Control")
+    if endpoint == "people.logout":
+        pass  # signed out by then: a redirect to the public home page
+    elif role != "anonymous" or endpoint.startswith("api."):
+        assert caching == "no-store", f"{method} {rule} as {role}: Cache-Control {caching}"
+    elif endpoint.startswith("calendars.") and status == 200:
+        assert caching == "private, no-cache", f"{method} {rule}: Cache-Control {caching}"
 
     if endpoint.startswith("api."):
         # The API opens with a bearer token only, never with a browser session.

@@ -66,18 +66,33 @@ def init_command(demo: bool, seed_path: str | None) -> None:
 @with_appcontext
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=5000, show_default=True, type=int)
-@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64))
+@click.option(
+    "--workers",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1, 64),
+    help="Worker processes (each with its own app); more for more cores.",
+)
+@click.option(
+    "--threads",
+    default=8,
+    show_default=True,
+    type=click.IntRange(1, 256),
+    help="Threads per worker, each running one request that has arrived whole.",
+)
 @click.option(
     "--scheduler/--no-scheduler",
     default=False,
     show_default=True,
     help="Also run the reminder scheduler, in the server's master process (one per deployment).",
 )
-def serve_command(host: str, port: int, workers: int, scheduler: bool) -> None:
+def serve_command(host: str, port: int, workers: int, threads: int, scheduler: bool) -> None:
     """Serve the application with gunicorn, a production WSGI server."""
     import threading
 
     from gunicorn.app.base import BaseApplication
+
+    from tracker.server import BufferingWorker
 
     stop = threading.Event()
 
@@ -98,7 +113,12 @@ def serve_command(host: str, port: int, workers: int, scheduler: bool) -> None:
         def load_config(self) -> None:
             self.cfg.set("bind", f"{host}:{port}")
             self.cfg.set("workers", workers)
+            # Idle and slow clients wait in the worker's event loop, not in a
+            # thread; a thread runs only a request that has arrived whole.
+            self.cfg.set("worker_class", Worker)
+            self.cfg.set("threads", threads)
             self.cfg.set("accesslog", "-")
+            # A worker's event loop reports every second; threads may run longer.
             self.cfg.set("timeout", 60)
             if scheduler:
                 self.cfg.set("when_ready", when_ready)
@@ -115,7 +135,10 @@ def serve_command(host: str, port: int, workers: int, scheduler: bool) -> None:
     if factory is None:
         raise click.ClickException("serve runs from the `tracker` command, which knows the factory")
     new_app: Callable[[], Flask] = factory
-    click.echo(f"serving on http://{host}:{port} with {workers} worker(s)")
+    # Buffer what the app accepts; a larger body goes to the app at once, which refuses it.
+    body_limit = current_app.config.get("MAX_CONTENT_LENGTH") or BufferingWorker.body_limit
+    Worker = type("Worker", (BufferingWorker,), {"body_limit": body_limit})
+    click.echo(f"serving on http://{host}:{port} with {workers} worker(s) of {threads} threads")
     Server().run()
 
 

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import socket
+import time
+from collections.abc import Callable, Iterable
 from decimal import Decimal
+from typing import Any
 
 from flask import Flask, Response, abort, g, jsonify, render_template, request
 from flask import session as cookie_session
@@ -60,6 +65,81 @@ SECURITY_HEADERS = (
     ("X-Frame-Options", "DENY"),
     ("Referrer-Policy", "same-origin"),
 )
+
+
+# What a browser, proxy or back button may keep of a page for someone signed in
+# (or an API answer): nothing. Pragma is left out: it is a request header, and
+# no cache that honours only the HTTP/1.0 one is still met.
+PRIVATE_CACHING = "no-store"
+
+# How much of a request body the app left unread (a refused one) is read and
+# dropped before the connection closes, and for how long: closing on unread
+# bytes resets the connection, and a client that sends its whole body before
+# reading the answer (urllib, curl, most libraries) then sees a reset, not 413.
+DRAIN_LIMIT = 32 * 1024 * 1024
+DRAIN_SECONDS = 15.0
+
+
+def refuse_oversized_body() -> None:
+    """Answer 413 to a body declared over MAX_CONTENT_LENGTH, before anything else reads it."""
+    limit = request.max_content_length
+    if limit is not None and request.content_length is not None and request.content_length > limit:
+        abort(413)
+
+
+def _drain(environ: dict[str, Any]) -> None:
+    """Read and drop what is left of the request body, up to DRAIN_LIMIT and DRAIN_SECONDS."""
+    stream = environ.get("wsgi.input")
+    if stream is None:
+        return
+    deadline = time.monotonic() + DRAIN_SECONDS
+    left = DRAIN_LIMIT
+    try:
+        while left > 0 and time.monotonic() < deadline:
+            chunk = stream.read(min(left, 64 * 1024))
+            if not chunk:
+                return
+            left -= len(chunk)
+    except (OSError, ValueError):
+        pass
+    # The rest stays unread: end reading so a kept-alive connection closes
+    # instead of the next request parsing it.
+    sock = environ.get("gunicorn.socket")
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RD)
+
+
+class DrainRequestBody:
+    """WSGI middleware: once the answer is sent, read what the app left of the request body."""
+
+    def __init__(self, app: Callable[..., Iterable[bytes]]) -> None:
+        self.app = app
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]):
+        chunked = "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
+        if not chunked and environ.get("CONTENT_LENGTH", "0") in ("", "0"):
+            # No body: the answer goes out as it is (a file keeps its sendfile).
+            return self.app(environ, start_response)
+        from werkzeug.wsgi import ClosingIterator
+
+        return ClosingIterator(self.app(environ, start_response), lambda: _drain(environ))
+
+
+def private_caching(response: Response) -> None:
+    """Forbid caching an answer meant for one person: a signed-in page, an export, the API."""
+    if request.endpoint == "static":
+        return
+    if request.path.startswith("/api/") or _signed_in():
+        response.headers["Cache-Control"] = PRIVATE_CACHING
+
+
+def _signed_in() -> bool:
+    """Return whether the request has a signed-in user, without loading one."""
+    user = g.get("_login_user")
+    if user is not None:
+        return bool(user.is_authenticated)
+    return "_user_id" in cookie_session
 
 
 def refuse_nul_characters() -> None:
@@ -167,6 +247,7 @@ def init_app(app: Flask) -> None:
     # Before any blueprint adds its rules, which read the converters.
     app.url_map.converters["int"] = IdConverter
     app.session_interface = CookieSessionOutsideApi()
+    app.wsgi_app = DrainRequestBody(app.wsgi_app)  # type: ignore[method-assign]
 
     @app.context_processor
     def navigation():
@@ -180,6 +261,7 @@ def init_app(app: Flask) -> None:
     @app.before_request
     def prepare_request() -> None:
         # One hook, not two: every hook costs each request a little.
+        refuse_oversized_body()
         refuse_nul_characters()
         declare_write_intent()
 
@@ -207,6 +289,7 @@ def init_app(app: Flask) -> None:
         )
         if app.config.get("SESSION_COOKIE_SECURE") and "strict-transport-security" not in present:
             response.headers.add("Strict-Transport-Security", "max-age=31536000")
+        private_caching(response)
         return response
 
     @app.errorhandler(DBAPIError)

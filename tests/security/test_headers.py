@@ -2,6 +2,10 @@
 
 Content-Security-Policy without inline script, nosniff, frame denial; and no
 page the tracker draws holds an inline script or an event-handler attribute.
+Nothing meant for one person is cached: a signed-in page, a CSV export (the
+bonus ledger is payroll data) or an API answer is `no-store`; a calendar feed,
+fetched by a calendar client with the token in its URL, is `private, no-cache`.
+Public pages and static assets stay cacheable.
 """
 
 from __future__ import annotations
@@ -31,6 +35,21 @@ def assert_hardened(response, what: str) -> None:
     assert response.headers.get("Referrer-Policy") == "same-origin", what
 
 
+PUBLIC_PAGES = {"catalog.home", "catalog.catalog", "people.login", "static"}
+
+
+def assert_caching(response, role: str, endpoint: str, what: str) -> None:
+    caching = response.headers.get("Cache-Control", "")
+    if endpoint == "static":
+        assert "no-store" not in caching, what
+    elif role != "anonymous" or endpoint.startswith("api."):
+        assert caching == "no-store", what
+    elif endpoint.startswith("calendars.") and response.status_code == 200:
+        assert caching == "private, no-cache", what
+    elif endpoint in PUBLIC_PAGES:
+        assert "no-store" not in caching, what
+
+
 @pytest.mark.parametrize("role", ["anonymous", "engineer", "manager", "admin"])
 def test_every_get_route_sends_the_security_headers(client: FlaskClient, world: World, role):
     headers = {}
@@ -38,17 +57,23 @@ def test_every_get_route_sends_the_security_headers(client: FlaskClient, world: 
         sign_in(client, world.person(role).email)
         headers = {"Authorization": f"Bearer {world.tokens[role]}"}
     checked = 0
+    exports = set()
     for endpoint, rule in GETS:
         url = url_for_rule(rule, objects(world, role, "own", endpoint))
         response = client.get(url, headers=headers if endpoint.startswith("api.") else {})
         what = f"GET {url} as {role} ({response.status_code})"
         assert response.status_code < 500, what
         assert_hardened(response, what)
+        assert_caching(response, role, endpoint, what)
+        if response.mimetype in ("text/csv", "text/calendar"):
+            exports.add(response.mimetype)
         if response.mimetype == "text/html":
             assert injected_markup(response.get_data(as_text=True)) == [], what
         response.close()
         checked += 1
     assert checked == len(GETS)
+    if role == "admin":
+        assert exports == {"text/csv", "text/calendar"}, "the exports were not reached"
 
 
 def test_error_answers_send_the_headers_too(client: FlaskClient, world: World):
@@ -57,6 +82,20 @@ def test_error_answers_send_the_headers_too(client: FlaskClient, world: World):
         response = client.get(url)
         assert response.status_code in (401, 403, 404), url
         assert_hardened(response, url)
+        assert response.headers["Cache-Control"] == "no-store", url
     response = client.post("/hours", data={"hours": "-1"})
     assert response.status_code == 400
     assert_hardened(response, "POST /hours (400)")
+    assert response.headers["Cache-Control"] == "no-store"
+
+
+def test_a_calendar_feed_is_kept_by_no_shared_cache(client: FlaskClient, world: World):
+    url = f"/calendar/engineer/{world.engineer.calendar_token}.ics"
+    response = client.get(url)
+    assert response.status_code == 200
+    assert response.headers["Cache-Control"] == "private, no-cache"
+    # Opened in a signed-in browser, it is a signed-in answer.
+    sign_in(client, world.engineer.email)
+    response = client.get(url)
+    assert response.status_code == 200
+    assert response.headers["Cache-Control"] == "no-store"

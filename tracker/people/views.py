@@ -96,7 +96,8 @@ def change_password():
             except ValidationError as exc:
                 form.new.errors.append(exc.errors["password"])
             else:
-                login_user(current_user)
+                # The user, not the proxy: g would hold a proxy that resolves to itself.
+                login_user(current_user._get_current_object())
                 flash("Password changed; other sessions are signed out.", "success")
                 return redirect(url_for("people.profile"))
     return _profile_page(ProfileForm(obj=current_user), form, 400)
