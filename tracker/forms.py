@@ -6,9 +6,11 @@ from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from markupsafe import Markup
 from wtforms import Field, Form, SelectField
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import ValidationError
+from wtforms.widgets import Select
 
 from tracker.errors import ValidationError as DomainError
 
@@ -20,10 +22,34 @@ def optional_id(value: str | int | None) -> int | None:
     return int(value)
 
 
+class ChosenSelect(Select):
+    """Draw a select; one opening on a real choice is required to ARIA, not to HTML.
+
+    HTML allows `required` on a single select only when its first option is an
+    empty placeholder. A select opening on a real choice always sends a value, so
+    there the attribute is invalid and adds nothing; `aria-required` still tells
+    screen readers what the label's asterisk shows. The server validates as before.
+    """
+
+    def __call__(self, field: Field, **kwargs: Any) -> Markup:
+        first = next(iter(field.iter_choices()), None)
+        if (
+            not self.multiple
+            and "required" not in kwargs
+            and field.flags.required
+            and first is not None
+            and first.value not in ("", None)
+        ):
+            kwargs["required"] = False
+            kwargs.setdefault("aria-required", "true")
+        return super().__call__(field, **kwargs)
+
+
 def ListedChoice(
     label: str, not_listed: str = "choose one of the listed options", **kw: Any
 ) -> SelectField:
     """A select whose value must be one of its choices; the message names the rule."""
+    kw.setdefault("widget", ChosenSelect())
     return SelectField(
         label, invalid_value_message=not_listed, invalid_choice_message=not_listed, **kw
     )

@@ -22,7 +22,7 @@ from wtforms.validators import (
     Optional,
 )
 
-from tracker.forms import DecimalRange
+from tracker.forms import ChosenSelect, DecimalRange
 from tracker.progress.rules import (
     HOURS_FORM_STEP,
     HOURS_PER_DAY,
@@ -40,7 +40,7 @@ from tracker.progress.rules import (
 
 
 class HoursForm(FlaskForm):
-    course = SelectField("Course", coerce=int, validators=[InputRequired()])
+    course = SelectField("Course", coerce=int, validators=[InputRequired()], widget=ChosenSelect())
     logged_on = DateField("Date", validators=[InputRequired(message="a date is required")])
     hours = DecimalField(
         "Hours",
@@ -60,8 +60,10 @@ class HoursForm(FlaskForm):
 
 
 class AttemptForm(FlaskForm):
-    engineer = SelectField("Engineer", coerce=int, validators=[InputRequired()])
-    exam = SelectField("Exam", coerce=int, validators=[InputRequired()])
+    engineer = SelectField(
+        "Engineer", coerce=int, validators=[InputRequired()], widget=ChosenSelect()
+    )
+    exam = SelectField("Exam", coerce=int, validators=[InputRequired()], widget=ChosenSelect())
     attempted_on = DateField("Date", validators=[InputRequired(message="a date is required")])
     score = IntegerField(
         "Score (%)",
@@ -95,11 +97,14 @@ class AttemptForm(FlaskForm):
 
 
 class CredentialForm(FlaskForm):
-    engineer = SelectField("Engineer", coerce=int, validators=[InputRequired()])
+    engineer = SelectField(
+        "Engineer", coerce=int, validators=[InputRequired()], widget=ChosenSelect()
+    )
     credential = SelectField(
         "Credential",
         coerce=int,
         validators=[InputRequired()],
+        widget=ChosenSelect(),
         description="Choose “Other” and fill in name and issuer for one the catalog lacks.",
     )
     name = StringField(
@@ -122,5 +127,5 @@ class CredentialForm(FlaskForm):
 
 
 class PlanForm(FlaskForm):
-    exam = SelectField("Exam", coerce=int, validators=[InputRequired()])
+    exam = SelectField("Exam", coerce=int, validators=[InputRequired()], widget=ChosenSelect())
     planned_on = DateField("Planned date", validators=[InputRequired(message="a date is required")])
