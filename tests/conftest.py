@@ -29,6 +29,21 @@ from tracker.people.models import Engineer
 
 SEED = PROJECT_ROOT / "seed" / "catalog.toml"
 
+# Tests that serve the tracker on a SQLite file of their own, or check pages with
+# outside tools: the suite's database changes nothing they check, so CI runs
+# them once (`-m "not once"` on its second database).
+RUN_ONCE = ("browser/", "serve/", "security/test_live.py", "test_html_validity.py")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the tests that CI runs on one database only."""
+    here = Path(__file__).parent
+    once = pytest.mark.once
+    for item in items:
+        where = Path(str(item.fspath)).relative_to(here).as_posix()
+        if where.startswith(RUN_ONCE):
+            item.add_marker(once)
+
 
 def _prepare(url: str) -> None:
     """Migrate an empty database to head and load the seed catalog."""
