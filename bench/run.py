@@ -335,6 +335,7 @@ def bench_delivery(app, factory, sink, size, figures, messages, Notification) ->
                 html=n.body_html,
                 message_id=f"<bench-raw-{i}@tracker.bench>",
                 ics=n.ics,
+                date=now,
             )
             smtp.send_message(message, from_addr=settings.mail_from, to_addrs=to + cc)
         smtp.quit()

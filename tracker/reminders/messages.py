@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 from email.message import EmailMessage
+from email.policy import EmailPolicy
+from email.utils import format_datetime
 from functools import cache
+from typing import Any
 
 from icalendar import Calendar, Event
 from jinja2 import Environment, FileSystemLoader, select_autoescape
@@ -70,6 +73,80 @@ def expiry_event(
     return event
 
 
+# An encoded word is at most 75 characters (RFC 2047 section 2).
+_ENCODED_WORD = 75
+_Q_LITERAL = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!*+-/")
+
+
+def _q_encoded(char: str) -> str:
+    if char == " ":
+        return "_"
+    if char in _Q_LITERAL:
+        return char
+    return "".join(f"={byte:02X}" for byte in char.encode())
+
+
+def fold_unstructured(value: str, indent: int, width: int = 78, linesep: str = "\r\n") -> str:
+    """Fold an unstructured header value (after `indent` characters) so that unfolding restores it.
+
+    Python's own folder, for some values, puts a fold right after the colon or
+    leaves a space before a fold; a strict parser then reads a leading or a
+    doubled space. Plain ASCII is folded at single spaces only; anything else
+    becomes a run of UTF-8 encoded words, whose folds a decoder drops.
+    """
+    if value.isascii() and "=?" not in value and "\r" not in value and "\n" not in value:
+        lines: list[str] = []
+        line, room = "", width - indent
+        for index, word in enumerate(value.split(" ")):
+            # Fold before a space between two words, so no line is only blanks.
+            if index and word and line.strip() and len(line) + 1 + len(word) > room:
+                lines.append(line)
+                line, room = " " + word, width
+            else:
+                line = f"{line} {word}" if index else word
+        return linesep.join([*lines, line])
+    words: list[str] = []
+    word, room = "", width - indent
+    for char in value:
+        encoded = _q_encoded(char)
+        if word and len("=?utf-8?q??=") + len(word) + len(encoded) > min(room, _ENCODED_WORD):
+            words.append(f"=?utf-8?q?{word}?=")
+            word, room = "", width - 1
+        word += encoded
+    words.append(f"=?utf-8?q?{word}?=")
+    return (linesep + " ").join(words)
+
+
+class _MailPolicy(EmailPolicy):
+    """The default policy, with a Subject folded so that a strict parser reads it back exactly."""
+
+    def header_store_parse(self, name: str, value: Any) -> tuple[str, Any]:
+        if name.lower() != "subject" or not isinstance(value, str):
+            return super().header_store_parse(name, value)
+        # Kept as given: parsing it now would decode what merely looks like an encoded word.
+        if "\r" in value or "\n" in value:
+            raise ValueError("Header values may not contain linefeed or carriage return characters")
+        return name, value
+
+    def fold(self, name: str, value: str) -> str:
+        if name.lower() != "subject":
+            return super().fold(name, value)
+        return self._folded(name, str(value))
+
+    def fold_binary(self, name: str, value: str) -> bytes:
+        if name.lower() != "subject":
+            return super().fold_binary(name, value)
+        return self._folded(name, str(value)).encode("ascii")
+
+    def _folded(self, name: str, value: str) -> str:
+        width = self.max_line_length or 998
+        folded = fold_unstructured(value, len(name) + 2, width, self.linesep)
+        return f"{name}: {folded}{self.linesep}"
+
+
+MAIL_POLICY = _MailPolicy()
+
+
 def build_email(
     *,
     mail_from: str,
@@ -80,9 +157,14 @@ def build_email(
     html: str,
     message_id: str,
     ics: str | None,
+    date: dt.datetime,
 ) -> EmailMessage:
-    """Return the MIME message: text and HTML alternatives, plus the .ics when given."""
-    message = EmailMessage()
+    """Return the MIME message: text and HTML alternatives, plus the .ics when given.
+
+    `date` is when it is sent (naive means UTC).
+    """
+    message = EmailMessage(policy=MAIL_POLICY)
+    message["Date"] = format_datetime(date if date.tzinfo else date.replace(tzinfo=dt.UTC))
     message["From"] = mail_from
     message["To"] = ", ".join(to)
     if cc:

@@ -293,6 +293,7 @@ def _send_one(
         html=row.body_html,
         message_id=row.message_id,
         ics=row.ics,
+        date=now,
     )
     try:
         refused = smtp.send_message(message, from_addr=settings.mail_from, to_addrs=to + cc)
