@@ -102,11 +102,15 @@ def compose_notices(session: Session, notifications: Sequence[Notification], mai
             if escalated
             else ()
         )
+        names = _names_of(
+            session, {a for n, _ in batch if n.kind == "escalation" for a in _addresses(n.to_addrs)}
+        )
         for notification, cert_id in batch:
             cert = certs[cert_id]
             if notification.kind == "escalation":
                 impact = impacts.get(cert.id, "")
-                _compose_escalation(notification, cert, mail, impact)
+                greeting = _greeting(names, _addresses(notification.to_addrs))
+                _compose_escalation(notification, cert, mail, impact, greeting)
             else:
                 courses = _open_courses(paths, logged.get(cert.engineer_id, {}), cert)
                 _compose_reminder(notification, cert, mail, courses)
@@ -132,49 +136,97 @@ def compose_pending(factory: sessionmaker[Session], mail: Mail) -> int:
             composed += len(batch)
 
 
+def _addresses(listed: str) -> list[str]:
+    """Return the addresses of an outbox row's comma-separated recipients."""
+    return [a.strip() for a in listed.split(",") if a.strip()]
+
+
+def _names_of(session: Session, emails: set[str]) -> dict[str, str]:
+    if not emails:
+        return {}
+    return dict(
+        session.execute(select(Engineer.email, Engineer.name).where(Engineer.email.in_(emails)))
+        .tuples()
+        .all()
+    )
+
+
+def _greeting(names: Mapping[str, str], to: Sequence[str]) -> str:
+    """Name everyone the notice is addressed to: "Ana", "Ana and Ben", "Ana, Ben and Cy"."""
+    named = [names.get(address, address) for address in to]
+    if len(named) < 2:
+        return "".join(named)
+    return ", ".join(named[:-1]) + " and " + named[-1]
+
+
+def _engineer_page(mail: Mail, engineer: Engineer) -> str:
+    """Return the link of a notice about `engineer`'s certification."""
+    # The engineer's own page, not the dashboard or the team page: it shows the
+    # same certifications to the engineer and to the managers a notice copies
+    # (or is addressed to), so the link opens for every recipient.
+    return f"{mail.base_url.rstrip('/')}/engineers/{engineer.id}"
+
+
+def _calendar(cert: Certification, mail: Mail, link: str, summary: str) -> str:
+    # One UID per certification, as in the feeds: a calendar that gets the
+    # event twice (the engineer's reminder, the escalation copied to them) keeps one.
+    return messages.expiry_calendar(
+        f"cert-{cert.id}@{mail.domain}",
+        summary,
+        f"{cert.engineer.name}'s {cert.credential.name} is valid through this day.",
+        expiry_of(cert),
+        link,
+        stamp=cert.created_at,
+    )
+
+
 def _compose_reminder(
     notification: Notification, cert: Certification, mail: Mail, open_courses: Sequence[str]
 ) -> None:
     engineer = cert.engineer
     today = queued_on(notification)
     expires_on = expiry_of(cert)
-    link = f"{mail.base_url.rstrip('/')}/dashboard"
+    link = _engineer_page(mail, engineer)
+    notification.ics = _calendar(cert, mail, link, f"{cert.credential.code} expires")
     notification.body_text, notification.body_html = messages.render(
         "reminder",
         kind=notification.kind,
+        # A reminder or expiry notice goes to the engineer, the managers copied.
+        greeting=engineer.name,
         engineer=engineer,
         credential=cert.credential,
         expires_on=expires_on,
         days_left=(expires_on - today).days,
         link=link,
+        link_text="Open the tracker",
         renew_steps=renew_steps(cert, open_courses),
-    )
-    notification.ics = messages.expiry_calendar(
-        f"cert-{cert.id}@{mail.domain}",
-        f"{cert.credential.code} expires",
-        f"{engineer.name}'s {cert.credential.name} is valid through this day.",
-        expires_on,
-        link,
-        stamp=cert.created_at,
+        calendar=notification.ics is not None,
     )
 
 
 def _compose_escalation(
-    notification: Notification, cert: Certification, mail: Mail, impact: str
+    notification: Notification, cert: Certification, mail: Mail, impact: str, greeting: str
 ) -> None:
     engineer = cert.engineer
     expires_on = expiry_of(cert)
-    link = f"{mail.base_url.rstrip('/')}/teams/{engineer.team_id}"
+    link = _engineer_page(mail, engineer)
+    # The managers act before the date: the event names whose expiry it is.
+    notification.ics = _calendar(
+        cert, mail, link, f"{engineer.name}: {cert.credential.code} expires"
+    )
     notification.body_text, notification.body_html = messages.render(
         "reminder",
         kind="escalation",
+        greeting=greeting,
         engineer=engineer,
         credential=cert.credential,
         expires_on=expires_on,
         days_left=(expires_on - queued_on(notification)).days,
         link=link,
+        link_text=f"Open {engineer.name}'s certifications in the tracker",
         # The team changed since the pass found the drop: the drop was real then.
         impact=impact or "its team's readiness drops",
         team_name=engineer.team.name if engineer.team else "the team",
         renew_steps=renew_steps(cert, ()),
+        calendar=notification.ics is not None,
     )

@@ -164,6 +164,7 @@ def queue_digests(
             items=items,
             today=today,
             horizon=DIGEST_HORIZON_DAYS,
+            base_url=mail.base_url.rstrip("/"),
             link=f"{mail.base_url.rstrip('/')}/teams",
         )
         notices.append(
