@@ -103,13 +103,13 @@ def compose_notices(session: Session, notifications: Sequence[Notification], mai
             else ()
         )
         names = _names_of(
-            session, {a for n, _ in batch if n.kind == "escalation" for a in addresses(n.to_addrs)}
+            session, {a for n, _ in batch if n.kind == "escalation" for a in _addresses(n.to_addrs)}
         )
         for notification, cert_id in batch:
             cert = certs[cert_id]
             if notification.kind == "escalation":
                 impact = impacts.get(cert.id, "")
-                greeting = _greeting(names, addresses(notification.to_addrs))
+                greeting = _greeting(names, _addresses(notification.to_addrs))
                 _compose_escalation(notification, cert, mail, impact, greeting)
             else:
                 courses = _open_courses(paths, logged.get(cert.engineer_id, {}), cert)
@@ -136,7 +136,7 @@ def compose_pending(factory: sessionmaker[Session], mail: Mail) -> int:
             composed += len(batch)
 
 
-def addresses(listed: str) -> list[str]:
+def _addresses(listed: str) -> list[str]:
     """Return the addresses of an outbox row's comma-separated recipients."""
     return [a.strip() for a in listed.split(",") if a.strip()]
 
@@ -160,12 +160,10 @@ def _greeting(names: Mapping[str, str], to: Sequence[str]) -> str:
 
 
 def _engineer_page(mail: Mail, engineer: Engineer) -> str:
-    """Return the link of a notice about `engineer`'s certification.
-
-    The engineer's own page, not the dashboard or the team page: it shows the
-    same certifications to the engineer and to the managers a notice copies
-    (or is addressed to), so every recipient's link opens.
-    """
+    """Return the link of a notice about `engineer`'s certification."""
+    # The engineer's own page, not the dashboard or the team page: it shows the
+    # same certifications to the engineer and to the managers a notice copies
+    # (or is addressed to), so the link opens for every recipient.
     return f"{mail.base_url.rstrip('/')}/engineers/{engineer.id}"
 
 
