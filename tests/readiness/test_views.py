@@ -961,7 +961,7 @@ def roi_form(investment: list[tuple[str, object]], returns: list[tuple[str, obje
 
 
 def roi_result(html: str) -> str:
-    return section(html, '<article role="status" class="roi-result">', "</article>")
+    return section(html, '<div role="status"><article class="roi-result">', "</article>")
 
 
 def test_roi_page_is_prefilled_with_the_documents_example(
