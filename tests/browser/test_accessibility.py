@@ -15,14 +15,12 @@ from datetime import date, timedelta
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
+from axe_playwright_python.base import AXE_SCRIPT
 from playwright.sync_api import expect
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import RequestRedirect
 
 from tests.browser.conftest import DEMO_PASSWORD, sign_in, snap
-
-axe = Axe()
 
 UNLABELLED = """() => Array.from(document.querySelectorAll("input, select, textarea"))
   .filter((el) => el.type !== "hidden")
@@ -168,7 +166,8 @@ class Crawl:
 def check(page, url: str, status: int) -> Visit:
     """Run axe and the label checks on the page as it is now."""
     visit = Visit(url, status)
-    for rule in axe.run(page, options=AXE_OPTIONS).response["violations"]:
+    results = page.evaluate("(options) => axe.run(document, options)", AXE_OPTIONS)
+    for rule in results["violations"]:
         for node in rule["nodes"]:
             visit.problems.append(
                 f"{url}: {rule['id']} ({rule['impact']}) at {node['target']}: {rule['help']}"
@@ -212,6 +211,8 @@ class Crawler:
             base_url=self.base_url, viewport={"width": 1280, "height": 900}
         )
         context.set_default_timeout(15_000)
+        # Loaded with every page: cheaper than sending axe over with each check.
+        context.add_init_script(AXE_SCRIPT)
         crawl = Crawl(context.new_page())
         crawl.page.on(
             "console",
