@@ -34,6 +34,8 @@ ARTIFACTS = PROJECT_ROOT / "test-artifacts"
 DEMO_PASSWORD = "tracker-demo"
 
 
+# First: xdist's loadgroup reads the xdist_group marks in its own hook of this name.
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Run every browser test on one xdist worker; skip them, visibly, without Chromium."""
     here = Path(__file__).parent

@@ -1,12 +1,24 @@
 """Keyboard-only use of the main forms, a label for every input, states readable without colour.
 
-Also what the browser itself sees of the session cookie: script cannot read it.
+axe-core's WCAG 2.0/2.1/2.2 A and AA rules on every page each role of the demo
+organisation reaches (crawled from its links; every page route must be opened by
+some role), on error pages and on forms showing their errors. Also what the browser
+itself sees of the session cookie: script cannot read it.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from urllib.parse import parse_qsl, urlsplit
+
 import pytest
+from axe_playwright_python.base import AXE_SCRIPT
 from playwright.sync_api import expect
+from werkzeug.exceptions import HTTPException
+from werkzeug.routing import RequestRedirect
 
 from tests.browser.conftest import DEMO_PASSWORD, sign_in, snap
 
@@ -96,56 +108,284 @@ def test_sign_in_log_hours_and_record_an_exam_with_the_keyboard_alone(page):
     snap(page, "exam recorded by keyboard")
 
 
-PAGES = {
-    "anonymous": (None, ["/", "/catalog", "/login"]),
-    "engineer": ("tom@example.com", ["/hours/{entry}/edit"]),
-    "manager": ("omar@example.com", ["/teams/{team}", "/teams/{team}/plan"]),
-    "admin": (
-        "admin@example.com",
-        ["/admin/people/new", "/admin/teams/new", "/admin/people/{person}", "/admin/teams/{team}"],
-    ),
+# axe-core's WCAG 2.0, 2.1 and 2.2 A and AA rules, of any impact; and aria-allowed-role,
+# which axe files under best practice although an ARIA role that the element does not
+# allow (an article made a status) is an HTML conformance error.
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
+AXE_OPTIONS = {
+    "runOnly": {"type": "tag", "values": AXE_TAGS},
+    "rules": {"aria-allowed-role": {"enabled": True}},
+    "resultTypes": ["violations"],
 }
+ROLES = {
+    "anonymous": None,
+    "engineer": "tom@example.com",
+    "manager": "omar@example.com",
+    "admin": "admin@example.com",
+}
+# Where each role's crawl starts; /admin/ is a route that no page links.
+START = {"anonymous": ["/"], "engineer": ["/dashboard"], "manager": ["/dashboard"]}
+START["admin"] = ["/dashboard", "/admin/"]
+# Downloads, feeds and the API are not pages.
+NOT_PAGES = re.compile(r"\.(csv|ics)$|^/(api|static|calendar)/")
 
 
-@pytest.mark.parametrize("role", PAGES)
-def test_every_input_has_a_label(page, role):
-    email, extra = PAGES[role]
-    urls = list(extra)
-    if email is not None:
-        sign_in(page, email)
-        urls += page.evaluate(NAV_LINKS)
-        ids = _ids(page)
-        urls = [url.format(**ids) for url in urls]
-    checked = []
-    for url in dict.fromkeys(urls):
+def _page_endpoints(app) -> set[str]:
+    """Return the endpoint of every HTML page a GET can open."""
+    return {
+        rule.endpoint
+        for rule in app.url_map.iter_rules()
+        if "GET" in rule.methods and not NOT_PAGES.search(rule.rule) and rule.endpoint != "static"
+    }
+
+
+@dataclass
+class Visit:
+    """What axe and the label checks found on one page."""
+
+    url: str
+    status: int
+    problems: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Crawl:
+    """One role's signed-in page and every page it opened, by endpoint and query keys."""
+
+    page: object
+    visits: dict[str, Visit] = field(default_factory=dict)
+    csp: list[str] = field(default_factory=list)
+
+    def url_of(self, endpoint: str) -> str:
+        """Return the first URL the crawl opened for `endpoint`."""
+        urls = [v.url for key, v in self.visits.items() if key.split("?")[0] == endpoint]
+        assert urls, f"the crawl never opened {endpoint}"
+        return urls[0]
+
+
+def check(page, url: str, status: int) -> Visit:
+    """Run axe and the label checks on the page as it is now."""
+    visit = Visit(url, status)
+    results = page.evaluate("(options) => axe.run(document, options)", AXE_OPTIONS)
+    for rule in results["violations"]:
+        for node in rule["nodes"]:
+            visit.problems.append(
+                f"{url}: {rule['id']} ({rule['impact']}) at {node['target']}: {rule['help']}"
+                f"\n    {node['html'][:200]}\n    {node['failureSummary']}"
+            )
+    visit.problems += [f"{url}: no label for {html}" for html in page.evaluate(UNLABELLED)]
+    visit.problems += [f"{url}: id {i} used twice" for i in page.evaluate(DUPLICATE_IDS)]
+    return visit
+
+
+class Crawler:
+    """Sign in each role once; open every page it reaches, once per endpoint and query keys."""
+
+    def __init__(self, browser, base_url: str) -> None:
+        from tracker import create_app
+
+        self.app = create_app({"DATABASE_URL": "sqlite://", "SECRET_KEY": "x"})
+        self.app.extensions["tracker.engine"].dispose()
+        self.urls = self.app.url_map.bind("localhost")
+        self.browser, self.base_url = browser, base_url
+        self.crawls: dict[str, Crawl] = {}
+
+    def key(self, url: str) -> str | None:
+        """Name a URL by its endpoint and the names of its query parameters."""
+        parts = urlsplit(url)
+        if NOT_PAGES.search(parts.path):
+            return None
+        try:
+            endpoint, _ = self.urls.match(parts.path, method="GET")
+        except RequestRedirect as redirect:
+            return self.key(redirect.new_url)
+        except HTTPException:
+            return parts.path  # a link to nowhere: opened once, and its 404 shows
+        names = sorted({name for name, _ in parse_qsl(parts.query, keep_blank_values=True)})
+        return endpoint + ("?" + "&".join(names) if names else "")
+
+    def signed_in(self, role: str) -> Crawl:
+        if role in self.crawls:
+            return self.crawls[role]
+        context = self.browser.new_context(
+            base_url=self.base_url, viewport={"width": 1280, "height": 900}
+        )
+        context.set_default_timeout(15_000)
+        # Loaded with every page: cheaper than sending axe over with each check.
+        context.add_init_script(AXE_SCRIPT)
+        crawl = Crawl(context.new_page())
+        crawl.page.on(
+            "console",
+            lambda m: crawl.csp.append(m.text) if "Content Security Policy" in m.text else None,
+        )
+        if ROLES[role] is not None:
+            sign_in(crawl.page, ROLES[role])
+        self.crawls[role] = crawl
+        return crawl
+
+    def crawl(self, role: str) -> Crawl:
+        """Open every page the role reaches by links from its start pages."""
+        crawl = self.signed_in(role)
+        if crawl.visits:
+            return crawl
+        page = crawl.page
+        queue = list(START[role])
+        while queue:
+            url = queue.pop(0)
+            key = self.key(url)
+            if key is None or key in crawl.visits:
+                continue
+            response = page.goto(url)
+            assert response is not None, url
+            crawl.visits[key] = check(page, url, response.status)
+            links = page.eval_on_selector_all(
+                "a[href]",
+                "(as) => as.filter((a) => a.origin === location.origin)"
+                ".map((a) => a.pathname + a.search)",
+            )
+            queue += [link for link in links if self.key(link) not in crawl.visits]
+            queue += self.derived(url, key)
+        return crawl
+
+    @staticmethod
+    def derived(url: str, key: str) -> list[str]:
+        """Pages no link opens yet, found from one that does."""
+        path = urlsplit(url).path
+        if key == "careers.engineer":  # the same person's progress page
+            return [path.replace("/careers/engineers/", "/engineers/")]
+        if key == "readiness.team":  # the printable page; a plan that reaches its target
+            target = (date.today() + timedelta(days=365)).isoformat()
+            return [f"{path}?print=1", f"{path}/plan?gpus=128&target={target}"]
+        return []
+
+    def close(self) -> None:
+        for crawl in self.crawls.values():
+            crawl.page.context.close()
+
+
+@pytest.fixture(scope="module")
+def crawler(browser, server) -> Iterator[Crawler]:
+    crawler = Crawler(browser, server.url)
+    try:
+        yield crawler
+    finally:
+        crawler.close()
+
+
+def _assert_clean(visits: list[Visit], crawl: Crawl) -> None:
+    problems = [p for v in visits for p in v.problems]
+    problems += [f"{v.url}: answered {v.status}" for v in visits if v.status >= 500]
+    assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems)
+    assert not crawl.csp, f"CSP violations: {crawl.csp}"
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_every_page_a_role_reaches_passes_axe(crawler, role):
+    crawl = crawler.crawl(role)
+    _assert_clean(list(crawl.visits.values()), crawl)
+    assert len(crawl.visits) >= 3
+
+
+def test_the_crawls_open_every_page_of_the_app(crawler):
+    opened = {key.split("?")[0] for role in ROLES for key in crawler.crawl(role).visits}
+    missing = _page_endpoints(crawler.app) - opened
+    assert not missing, f"no role's crawl opened {sorted(missing)}: link them or add a start"
+
+
+# The pages that answer an error, as the role meets them.
+ERROR_PAGES = {
+    "anonymous": [("/no-such-page", 404)],
+    "engineer": [("/teams", 403), ("/admin/people", 403), ("/engineers/999999", 404)],
+    "manager": [("/teams/999999", 404), ("/admin/people", 403)],
+}
+# Forms sent blank (every text field emptied), as (role, page, form): each answers with
+# messages next to its fields.
+BLANK_FORMS = [
+    ("engineer", "progress.hours", "form[action='/hours']"),
+    ("engineer", "progress.edit_hours", "form[action$='/edit']"),
+    ("engineer", "progress.attempts", "form[action='/exams']"),
+    ("engineer", "progress.attempts", "form[action='/exams/plan']"),
+    ("engineer", "progress.credentials", "form[action='/credentials']"),
+    ("engineer", "people.profile", "form[action='/profile/password']"),
+    ("engineer", "careers.engineer", "form[action$='/evidence']"),
+    ("manager", "readiness.roi", "form[action='/roi']"),
+    ("manager", "careers.apprenticeships", "form[action='/careers/apprenticeships']"),
+    ("admin", "admin.add_person", "form[action='/admin/people/new']"),
+    ("admin", "admin.edit_person", "form[action='{path}']"),
+    ("admin", "admin.add_team", "form[action='/admin/teams/new']"),
+    ("admin", "admin.imports", "form[action='/admin/imports']"),
+    ("admin", "admin.catalog", "form[action^='/admin/catalog']"),
+    ("admin", "careers.bonus_amounts", "form[action='/careers/bonuses/amounts']"),
+]
+# GET forms with a query the page refuses.
+BAD_QUERIES = [
+    ("manager", "readiness.team", "?gpus=-1&on=someday"),
+    ("manager", "readiness.plan", "?gpus=-1&target=someday"),
+]
+BLANK = """(form) => {
+  for (const el of form.querySelectorAll("input, textarea")) {
+    if (!["hidden", "checkbox", "radio", "submit", "file"].includes(el.type)) el.value = "";
+  }
+}"""
+# Some forms wait in a closed <details> until opened.
+OPEN = "(form) => { const details = form.closest('details'); if (details) details.open = true; }"
+SHOWN_ERRORS = ".field-error, .form-errors, [role=alert]"
+
+# Forms sent as they are, for the message a success leaves.
+AS_IS_FORMS = [("engineer", "people.profile", "form[action='/profile']")]
+
+
+def _send(page, form, url: str):
+    form.evaluate(OPEN)
+    with page.expect_navigation() as navigation:
+        form.locator("button[type=submit]").click()
+    response = navigation.value
+    assert response is not None, url
+    return response.status
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_error_pages_and_forms_showing_errors_pass_axe(crawler, role):
+    crawl = crawler.crawl(role)  # the pages the forms are on, with the ids they need
+    page = crawl.page
+    visits = []
+    for url, status in ERROR_PAGES.get(role, []):
         response = page.goto(url)
-        assert response is not None and response.status < 400, (url, response and response.status)
-        assert page.evaluate(UNLABELLED) == [], url
-        assert page.evaluate(DUPLICATE_IDS) == [], url
-        checked.append(url)
-    snap(page, f"last page checked {checked[-1]}")
-    assert len(checked) >= 3
-
-
-def _ids(page) -> dict[str, str]:
-    """Find an hour entry, a team and a person the signed-in user may open."""
-    ids = {"entry": "0", "team": "0", "person": "0"}
-    page.goto("/hours")
-    edit = page.locator("a[href$='/edit']").first
-    if edit.count():
-        ids["entry"] = edit.get_attribute("href").split("/")[2]
-    for path, key, prefix in (("/teams", "team", "/teams/"), ("/admin/people", "person", None)):
-        response = page.goto(path)
-        if response is None or response.status >= 400:
+        assert response is not None and response.status == status, url
+        visits.append(check(page, url, status))
+    if role == "anonymous":
+        page.goto("/login")
+        form = page.locator("main form")
+        form.get_by_label("Email").fill("nobody@example.com")
+        form.get_by_label("Password").fill("not-the-password")
+        status = _send(page, form, "/login")
+        assert status == 401 and page.locator(SHOWN_ERRORS).count()
+        visits.append(check(page, "/login with a wrong password", status))
+    for who, endpoint, query in BAD_QUERIES:
+        if who == role:
+            url = urlsplit(crawl.url_of(endpoint)).path + query
+            response = page.goto(url)
+            assert response is not None and response.status == 400, url
+            assert page.locator(SHOWN_ERRORS).count(), f"{url} shows no error"
+            visits.append(check(page, url, response.status))
+    for who, endpoint, selector in BLANK_FORMS + AS_IS_FORMS:
+        if who != role:
             continue
-        links = page.locator("main a[href]").evaluate_all("(as) => as.map((a) => a.pathname)")
-        prefix = prefix or "/admin/people/"
-        numbers = [
-            link.removeprefix(prefix) for link in links if link.removeprefix(prefix).isdigit()
-        ]
-        if numbers:
-            ids[key] = numbers[0]
-    return ids
+        url = crawl.url_of(endpoint)
+        page.goto(url)
+        form = page.locator(selector.format(path=urlsplit(url).path))
+        assert form.count() == 1, (url, selector)
+        blank = (who, endpoint, selector) in BLANK_FORMS
+        if blank:
+            form.evaluate(BLANK)
+        status = _send(page, form, url)
+        shown = page.locator(SHOWN_ERRORS if blank else "[role=status]")
+        assert shown.count(), f"{url}: {selector} sent shows no message"
+        sent = f"{url} after {selector} sent{' blank' if blank else ''}"
+        visits.append(check(page, sent, status))
+    if role != "anonymous":
+        assert visits
+    _assert_clean(visits, crawl)
 
 
 def test_heat_map_states_are_readable_without_colour(page):
@@ -181,3 +421,20 @@ def test_the_session_cookie_is_out_of_reach_of_script(page):
     assert session["sameSite"] == "Lax"
     assert "session=" not in page.evaluate("document.cookie")
     snap(page, "signed in")
+
+
+def test_a_table_too_wide_for_the_window_scrolls_by_keyboard(crawler):
+    page = crawler.signed_in("manager").page
+    page.set_viewport_size({"width": 480, "height": 900})
+    try:
+        team = urlsplit(crawler.crawl("manager").url_of("readiness.team")).path
+        skills = team.replace("/teams/", "/careers/teams/") + "/skills"
+        for url, region in ((team, "Certification heat map"), (skills, "Skills coverage")):
+            page.goto(url)
+            tab_to(page, f"[role=region][aria-label='{region}']", limit=300)
+            scroller = page.get_by_role("region", name=region)
+            assert scroller.evaluate("(el) => el.scrollWidth > el.clientWidth"), url
+            page.keyboard.press("ArrowRight")
+            page.wait_for_function("(el) => el.scrollLeft > 0", arg=scroller.element_handle())
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
