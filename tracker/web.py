@@ -11,7 +11,7 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
 
-from tracker.db import WRITE_INTENT
+from tracker.db import MAX_ID, WRITE_INTENT
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -157,7 +157,7 @@ class IdConverter(IntegerConverter):
     the database refusing the query (500).
     """
 
-    def __init__(self, map, fixed_digits=0, min=None, max=2**31 - 1, signed=False) -> None:
+    def __init__(self, map, fixed_digits=0, min=None, max=MAX_ID, signed=False) -> None:
         super().__init__(map, fixed_digits=fixed_digits, min=min, max=max, signed=signed)
 
 

@@ -21,14 +21,13 @@ from tracker.careers.services.bonuses import BonusRow, Quarter
 from tracker.careers.services.ladder import Career
 from tracker.careers.services.rotation import rotation
 from tracker.careers.services.skills import Coverage
-from tracker.catalog.schemas import SpecialityRef
+from tracker.catalog.schemas import Code, SpecialityRef
 from tracker.people.models import Engineer
 from tracker.people.schemas import PersonRef, TeamOut, person_ref
 from tracker.schemas import (
     Amount,
     Answer,
     Body,
-    Code,
     Date,
     Query,
     Timestamp,

@@ -54,6 +54,8 @@ DEFAULT_RAMP_UP = "6-12 months"
 # A catalog code (credential, course, learning path) as the internal track takes it.
 CODE_PATTERN = re.compile(rf"[A-Za-z0-9][A-Za-z0-9._+-]{{0,{MAX_CODE_LENGTH - 1}}}")
 CODE_RULE = f"1 to {MAX_CODE_LENGTH} letters, digits or . _ + - (starting with a letter or digit)"
+# A code an API body names an entry by: any text of the column's length.
+CODE_LENGTH_RULE = f"must be a code of 1 to {MAX_CODE_LENGTH} characters"
 
 # The internal track: its courses, their hours, its target duration.
 MAX_COURSE_HOURS = Decimal(1000)

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field
 
-from tracker.catalog.schemas import CourseRef, CredentialRef, ExamRef
+from tracker.catalog.schemas import Code, CourseRef, CredentialRef, ExamRef
 from tracker.people.schemas import Named, PersonRef, person_ref
 from tracker.progress.models import Certification, ExamAttempt, HourLog
 from tracker.progress.rules import (
@@ -27,7 +27,6 @@ from tracker.schemas import (
     Amount,
     Answer,
     Body,
-    Code,
     Date,
     Id,
     Query,
