@@ -20,6 +20,7 @@ from wtforms.validators import DataRequired, Email, InputRequired, Length, Numbe
 
 from tracker.catalog.rules import (
     DEFAULT_RETAKE_WAIT_DAYS,
+    LEVEL_RULE,
     MAX_CODE_LENGTH,
     MAX_REQUIRED_EXPERIENCE_MONTHS,
     MAX_RETAKE_WAIT_DAYS,
@@ -33,11 +34,9 @@ from tracker.people.rules import (
     MAX_EMAIL_LENGTH,
     MAX_EXPERIENCE_MONTHS,
     MAX_GPUS,
-    MAX_LEVEL,
     MAX_NAME_LENGTH,
     MAX_PASSWORD_LENGTH,
     MAX_TEAM_NAME_LENGTH,
-    MIN_LEVEL,
     MIN_PASSWORD_LENGTH,
 )
 from tracker.reminders.rules import NOTIFICATION_KINDS, NOTIFICATION_STATUSES
@@ -78,7 +77,7 @@ def _level():
         coerce=optional_id,
         choices=[],
         validators=[InputRequired(message="a level is required")],
-        not_listed=f"level must be from {MIN_LEVEL} to {MAX_LEVEL}",
+        not_listed=LEVEL_RULE,
     )
 
 

@@ -34,6 +34,7 @@ from tracker.careers.rules import (
     PROFICIENCY_RANGE,
     QUARTER_PATTERN,
 )
+from tracker.catalog.rules import LEVEL_RULE
 from tracker.forms import DecimalRange, ListedChoice, choices, optional_id
 
 QUARTER_MESSAGE = "quarter must be written YYYY-Qn, Q1 to Q4 (e.g. 2026-Q4)"
@@ -45,7 +46,7 @@ class LevelForm(FlaskForm):
         coerce=optional_id,
         choices=[],
         validators=[InputRequired(message="a level is required")],
-        not_listed="level must be from 1 to 5",
+        not_listed=LEVEL_RULE,
     )
 
 

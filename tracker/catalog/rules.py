@@ -5,9 +5,11 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-# The skill ladder's rungs: 1 Foundations .. 5 Architect.
+# The skill ladder's rungs: 1 Foundations .. 5 Architect; a new person starts on the first.
 MIN_LEVEL = 1
 MAX_LEVEL = 5
+LEVEL_RULE = f"level must be from {MIN_LEVEL} to {MAX_LEVEL}"
+LEVEL_NUMBER_RULE = f"level must be a whole number from {MIN_LEVEL} to {MAX_LEVEL}"
 
 # Column lengths of the catalog's texts.
 MAX_CODE_LENGTH = 40

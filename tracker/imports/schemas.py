@@ -16,6 +16,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, PlainValidator, Vali
 from pydantic import ValidationError as PydanticValidationError
 from pydantic_core import PydanticCustomError
 
+from tracker.catalog.rules import LEVEL_NUMBER_RULE, MAX_LEVEL, MIN_LEVEL
 from tracker.catalog.services.internal_track import parse_decimal
 from tracker.imports.rules import (
     FALSE_WORDS,
@@ -27,7 +28,7 @@ from tracker.imports.rules import (
     MIN_SCORE,
     TRUE_WORDS,
 )
-from tracker.people.rules import ACCESS_ROLES, MAX_LEVEL, MIN_LEVEL
+from tracker.people.rules import ACCESS_ROLES
 from tracker.people.services.persons import experience_error
 from tracker.progress.rules import MAX_EVIDENCE_LENGTH
 
@@ -128,7 +129,7 @@ def _role(value: str) -> str:
 
 def _level(value: int) -> int:
     if not MIN_LEVEL <= value <= MAX_LEVEL:
-        raise _refuse(f"level must be a whole number from {MIN_LEVEL} to {MAX_LEVEL}")
+        raise _refuse(LEVEL_NUMBER_RULE)
     return value
 
 
@@ -173,7 +174,7 @@ class PersonRow(_CsvRow):
     name: Text
     role: Annotated[str, PlainValidator(_optional("engineer")(_as_text)), AfterValidator(_role)]
     job_roles: Annotated[list[str], PlainValidator(lambda value: split_codes(_text(value)))]
-    level: Annotated[int, PlainValidator(_optional(1)(_as_int)), AfterValidator(_level)]
+    level: Annotated[int, PlainValidator(_optional(MIN_LEVEL)(_as_int)), AfterValidator(_level)]
     team: MaybeText
     manager_email: MaybeText
     hired_on: OptionalDate

@@ -5,6 +5,8 @@ from __future__ import annotations
 import datetime as dt
 from decimal import Decimal
 
+from tracker.catalog.rules import MAX_LEVEL
+
 # Dates a readiness query or plan accepts: a forecast from any of them still
 # fits the calendar.
 FIRST_DAY = dt.date(1970, 1, 1)
@@ -27,6 +29,9 @@ MAX_FORECAST_MONTHS = 60
 SANE_WEEKLY_HOURS = Decimal(10)
 # Shadowing needs a senior of at least this level.
 MIN_SHADOW_LEVEL = 4
+SHADOW_RULE = "needs a senior (level {}) to shadow".format(
+    " or ".join(str(level) for level in range(MIN_SHADOW_LEVEL, MAX_LEVEL + 1))
+)
 # The strategy whose per-participant cost is the list price discounts apply to.
 LIST_PRICE_STRATEGY = "bootcamp"
 WEEKS_PER_YEAR = 52
