@@ -31,6 +31,7 @@ from tracker.catalog.rules import (
 from tracker.forms import ListedChoice, choices, optional_id
 from tracker.people.rules import (
     ACCESS_ROLES,
+    GPUS_RULE,
     MAX_EMAIL_LENGTH,
     MAX_EXPERIENCE_MONTHS,
     MAX_GPUS,
@@ -192,7 +193,7 @@ class TeamForm(FlaskForm):
             NumberRange(
                 min=0,
                 max=MAX_GPUS,
-                message=f"fleet size must be a whole number of GPUs from 0 to {MAX_GPUS:,}",
+                message=GPUS_RULE,
             ),
         ],
     )

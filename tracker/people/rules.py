@@ -21,5 +21,6 @@ MAX_TOKEN_NAME_LENGTH = 120
 MAX_EXPERIENCE_MONTHS = 600
 MAX_EXPERIENCE_TEXT_LENGTH = 4000
 
-# A team's fleet, in GPUs.
+# A team's fleet, in GPUs; readiness questions and plans ask about no larger one.
 MAX_GPUS = 10_000_000
+GPUS_RULE = f"fleet size must be a whole number of GPUs from 0 to {MAX_GPUS:,}"
