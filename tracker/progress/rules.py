@@ -24,6 +24,7 @@ MAX_PROCTORING_LENGTH = 200
 MAX_CREDENTIAL_NAME_LENGTH = 200
 MAX_ISSUER_LENGTH = 120
 
+# An exam attempt: its score (percent), its cost (in the organisation's currency).
 MIN_SCORE = 0
 MAX_SCORE = 100
 SCORE_TEXT = f"score must be a whole number from {MIN_SCORE} to {MAX_SCORE}"
@@ -31,3 +32,5 @@ MAX_ATTEMPT_COST = Decimal(1_000_000)
 
 # A valid certification is "expiring" this many days or fewer before its expiry.
 EXPIRING_WITHIN_DAYS = 90
+# The widest "expiring within" a caller may ask for: a century.
+MAX_EXPIRING_WITHIN_DAYS = 36_500

@@ -14,8 +14,18 @@ from tracker.progress.models import Certification, ExamAttempt, HourLog
 from tracker.progress.rules import (
     EXPIRING_WITHIN_DAYS,
     HOURS_PER_DAY,
+    HOURS_RANGE_TEXT,
+    MAX_ATTEMPT_COST,
+    MAX_CREDENTIAL_NAME_LENGTH,
     MAX_EVIDENCE_LENGTH,
+    MAX_EXPIRING_WITHIN_DAYS,
+    MAX_ISSUER_LENGTH,
     MAX_NOTE_LENGTH,
+    MAX_PROCTORING_LENGTH,
+    MAX_SCORE,
+    MAX_VOUCHER_CODE_LENGTH,
+    MIN_SCORE,
+    SCORE_TEXT,
 )
 from tracker.progress.services.hours import LoggedHours
 from tracker.progress.services.overview import CertificationState, Overview
@@ -37,13 +47,6 @@ from tracker.schemas import (
     worded,
 )
 
-MAX_VOUCHER_CODE_LENGTH = 80
-MAX_PROCTORING_LENGTH = 200
-MAX_COST = Decimal(1_000_000)
-MAX_SCORE = 100
-MAX_CREDENTIAL_NAME_LENGTH = 200
-MAX_ISSUER_LENGTH = 120
-MAX_EXPIRING_WITHIN = 36_500
 STATUSES = ("valid", "expiring", "expired")
 
 Note = Annotated[str, text(MAX_NOTE_LENGTH)]
@@ -63,7 +66,7 @@ class HoursBody(Body):
         Field(gt=0, le=HOURS_PER_DAY, decimal_places=2),
         JSON_NUMBER,
         NUMBER_ONLY,
-        worded(f"hours must be more than 0 and at most {HOURS_PER_DAY}"),
+        worded(HOURS_RANGE_TEXT),
     ]
     note: Note = ""
 
@@ -89,18 +92,18 @@ class AttemptBody(Body):
     date: Date
     score: Annotated[
         int,
-        Field(ge=0, le=MAX_SCORE, strict=True),
-        worded(f"score must be a whole number from 0 to {MAX_SCORE}"),
+        Field(ge=MIN_SCORE, le=MAX_SCORE, strict=True),
+        worded(SCORE_TEXT),
     ]
     passed: TrueFalse
     engineer: Id | None = None
     cost: (
         Annotated[
             Decimal,
-            Field(ge=0, le=MAX_COST, decimal_places=2),
+            Field(ge=0, le=MAX_ATTEMPT_COST, decimal_places=2),
             JSON_NUMBER,
             NUMBER_ONLY,
-            worded(f"must be from 0 to {MAX_COST}"),
+            worded(f"must be from 0 to {MAX_ATTEMPT_COST}"),
         ]
         | None
     ) = None
@@ -171,9 +174,9 @@ class CertificationsQuery(EngineerQuery):
     ) = None
     expiring_within: Annotated[
         int,
-        Field(ge=0, le=MAX_EXPIRING_WITHIN),
-        query_int(f"must be a whole number of days, 0 to {MAX_EXPIRING_WITHIN}"),
-        worded(f"must be a whole number of days, 0 to {MAX_EXPIRING_WITHIN}"),
+        Field(ge=0, le=MAX_EXPIRING_WITHIN_DAYS),
+        query_int(f"must be a whole number of days, 0 to {MAX_EXPIRING_WITHIN_DAYS}"),
+        worded(f"must be a whole number of days, 0 to {MAX_EXPIRING_WITHIN_DAYS}"),
     ] = EXPIRING_WITHIN_DAYS
 
 
