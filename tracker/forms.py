@@ -45,7 +45,7 @@ class DecimalRange:
         self,
         label: str,
         *,
-        places: int = 2,
+        places: int,
         minimum: Decimal | None = None,
         above: Decimal | None = None,
         maximum: Decimal | None = None,

@@ -20,6 +20,8 @@ from wtforms.validators import DataRequired, Email, InputRequired, Length, Numbe
 
 from tracker.catalog.rules import (
     DEFAULT_RETAKE_WAIT_DAYS,
+    DEFAULT_TARGET_MONTHS,
+    DEFAULT_TRACK_VALIDITY_MONTHS,
     LEVEL_RULE,
     MAX_CODE_LENGTH,
     MAX_REQUIRED_EXPERIENCE_MONTHS,
@@ -27,6 +29,8 @@ from tracker.catalog.rules import (
     MAX_TARGET_MONTHS,
     MAX_TITLE_LENGTH,
     MAX_VALIDITY_MONTHS,
+    MIN_TARGET_MONTHS,
+    MIN_VALIDITY_MONTHS,
 )
 from tracker.forms import ListedChoice, choices, optional_id
 from tracker.people.rules import (
@@ -218,13 +222,15 @@ class TrackForm(FlaskForm):
     )
     validity_months = IntegerField(
         "Validity (months)",
-        default=24,
+        default=DEFAULT_TRACK_VALIDITY_MONTHS,
         validators=[
             InputRequired(message="a validity is required"),
             NumberRange(
-                min=1,
+                min=MIN_VALIDITY_MONTHS,
                 max=MAX_VALIDITY_MONTHS,
-                message=f"validity must be from 1 to {MAX_VALIDITY_MONTHS} months",
+                message=(
+                    f"validity must be from {MIN_VALIDITY_MONTHS} to {MAX_VALIDITY_MONTHS} months"
+                ),
             ),
         ],
     )
@@ -280,13 +286,16 @@ class TrackForm(FlaskForm):
     )
     target_months = IntegerField(
         "Target duration (months)",
-        default=3,
+        default=DEFAULT_TARGET_MONTHS,
         validators=[
             InputRequired(message="a target duration is required"),
             NumberRange(
-                min=1,
+                min=MIN_TARGET_MONTHS,
                 max=MAX_TARGET_MONTHS,
-                message=f"target duration must be from 1 to {MAX_TARGET_MONTHS} months",
+                message=(
+                    f"target duration must be from {MIN_TARGET_MONTHS} to {MAX_TARGET_MONTHS} "
+                    "months"
+                ),
             ),
         ],
     )

@@ -34,7 +34,7 @@ from tracker.careers.rules import (
     PROFICIENCY_RANGE,
     QUARTER_PATTERN,
 )
-from tracker.catalog.rules import LEVEL_RULE
+from tracker.catalog.rules import DECIMAL_PLACES, HUNDREDTH, LEVEL_RULE
 from tracker.forms import DecimalRange, ListedChoice, choices, optional_id
 
 QUARTER_MESSAGE = "quarter must be written YYYY-Qn, Q1 to Q4 (e.g. 2026-Q4)"
@@ -162,9 +162,9 @@ class BonusForm(FlaskForm):
         places=None,
         validators=[
             InputRequired(message="an amount is required"),
-            DecimalRange("amount", minimum=Decimal(0), maximum=MAX_BONUS),
+            DecimalRange("amount", places=DECIMAL_PLACES, minimum=Decimal(0), maximum=MAX_BONUS),
         ],
-        render_kw={"step": "0.01", "min": "0", "inputmode": "decimal"},
+        render_kw={"step": str(HUNDREDTH), "min": "0", "inputmode": "decimal"},
     )
     renewals_earn = BooleanField("A renewal earns the bonus too")
     effective_on = DateField(

@@ -50,8 +50,11 @@ MAX_NOTE_LENGTH = 500
 
 # --- bonuses ----------------------------------------------------------------------
 
+# A bonus is the organisation's own amount, in its currency (to the hundredth, as
+# every amount: catalog.rules.DECIMAL_PLACES); its ceiling is the bonus's rule,
+# not an exam attempt's cost (progress.rules.MAX_ATTEMPT_COST), though both are
+# a million today.
 MAX_BONUS = Decimal(1_000_000)
-BONUS_PLACES = 2
 # A quarter is written YYYY-Qn (the groups: the year, the quarter's number).
 QUARTER_PATTERN = r"([0-9]{4})-[Qq]([1-4])"
 FIRST_QUARTER_YEAR = 1970

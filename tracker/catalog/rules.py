@@ -62,7 +62,11 @@ CODE_LENGTH_RULE = f"must be a code of 1 to {MAX_CODE_LENGTH} characters"
 # The internal track: its courses, their hours, its target duration.
 MAX_COURSE_HOURS = Decimal(1000)
 MAX_TRACK_COURSES = 50
+MIN_TARGET_MONTHS = 1
 MAX_TARGET_MONTHS = 120
+# What the internal track's form offers first: a two-year credential, a quarter's path.
+DEFAULT_TRACK_VALIDITY_MONTHS = 24
+DEFAULT_TARGET_MONTHS = 3
 
 # The documented experience an exam may require; people document at most as
 # much (tracker.people.rules.MAX_EXPERIENCE_MONTHS, which sits above the catalog).

@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field
 
+from tracker.catalog.rules import DECIMAL_PLACES
 from tracker.catalog.schemas import Code, CourseRef, CredentialRef, ExamRef
 from tracker.people.schemas import Named, PersonRef, person_ref
 from tracker.progress.models import Certification, ExamAttempt, HourLog
@@ -63,7 +64,7 @@ class HoursBody(Body):
     date: Date
     hours: Annotated[
         Decimal,
-        Field(gt=0, le=HOURS_PER_DAY, decimal_places=2),
+        Field(gt=0, le=HOURS_PER_DAY, decimal_places=DECIMAL_PLACES),
         JSON_NUMBER,
         NUMBER_ONLY,
         worded(HOURS_RANGE_TEXT),
@@ -100,7 +101,7 @@ class AttemptBody(Body):
     cost: (
         Annotated[
             Decimal,
-            Field(ge=0, le=MAX_ATTEMPT_COST, decimal_places=2),
+            Field(ge=0, le=MAX_ATTEMPT_COST, decimal_places=DECIMAL_PLACES),
             JSON_NUMBER,
             NUMBER_ONLY,
             worded(f"must be from 0 to {MAX_ATTEMPT_COST}"),
