@@ -44,7 +44,11 @@ from tracker.people.rules import (
     MAX_TEAM_NAME_LENGTH,
     MIN_PASSWORD_LENGTH,
 )
-from tracker.reminders.rules import NOTIFICATION_KINDS, NOTIFICATION_STATUSES
+from tracker.reminders.rules import (
+    MAX_OUTBOX_SEARCH_LENGTH,
+    NOTIFICATION_KINDS,
+    NOTIFICATION_STATUSES,
+)
 
 
 def ListedChoices(label, not_listed="choose only listed options", **kw) -> SelectMultipleField:
@@ -335,6 +339,12 @@ class OutboxFilterForm(FlaskForm):
     )
     q = StringField(
         "Recipient or subject contains",
-        validators=[Optional(), Length(max=200, message="search at most 200 characters")],
+        validators=[
+            Optional(),
+            Length(
+                max=MAX_OUTBOX_SEARCH_LENGTH,
+                message=f"search at most {MAX_OUTBOX_SEARCH_LENGTH} characters",
+            ),
+        ],
         render_kw={"type": "search"},
     )

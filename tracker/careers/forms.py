@@ -25,14 +25,15 @@ from tracker.careers.rules import (
     EVIDENCE_KINDS,
     EVIDENCE_LABELS,
     MAX_APPRENTICESHIP_MONTHS,
+    MAX_APPRENTICESHIP_NOTE_LENGTH,
     MAX_BONUS,
     MAX_EVIDENCE_NOTE,
     MAX_EVIDENCE_TITLE,
-    MAX_NOTE_LENGTH,
     MIN_APPRENTICESHIP_MONTHS,
     PROFICIENCY_LABELS,
     PROFICIENCY_RANGE,
     QUARTER_PATTERN,
+    USUAL_APPRENTICESHIP_MONTHS,
 )
 from tracker.catalog.rules import DECIMAL_PLACES, HUNDREDTH, LEVEL_RULE
 from tracker.forms import DecimalRange, ListedChoice, choices, optional_id
@@ -137,14 +138,15 @@ class ApprenticeshipForm(FlaskForm):
                 f"to {MAX_APPRENTICESHIP_MONTHS}",
             ),
         ],
-        description="3-6 months is usual.",
+        description=f"{USUAL_APPRENTICESHIP_MONTHS} months is usual.",
     )
     note = StringField(
         "Note",
         validators=[
             Optional(),
             Length(
-                max=MAX_NOTE_LENGTH, message=f"note must be at most {MAX_NOTE_LENGTH} characters"
+                max=MAX_APPRENTICESHIP_NOTE_LENGTH,
+                message=f"note must be at most {MAX_APPRENTICESHIP_NOTE_LENGTH} characters",
             ),
         ],
     )

@@ -72,6 +72,7 @@ from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.forms import choices, show_errors
 from tracker.people.models import Engineer, Team
+from tracker.people.rules import MANAGER_ROLES
 from tracker.people.services.access import can_view, visible_engineers
 from tracker.people.services.persons import level_history
 from tracker.readiness.services.team import can_view_team
@@ -87,7 +88,6 @@ def _career_panel(person: Engineer, on: dt.date) -> dict[str, Career]:
     return {"career": career(db_session(), person, on)}
 
 
-MANAGERS = ("manager", "admin")
 NONE = ("", "— none —")
 
 
@@ -282,7 +282,7 @@ def confirm(engineer_id: int, speciality: str):
 
 
 @bp.get("/promotions")
-@role_required(*MANAGERS)
+@role_required(*MANAGER_ROLES)
 def promotions():
     """The manager's people: who meets the next level's rule, and what the others lack."""
     session = db_session()
@@ -298,7 +298,7 @@ def promotions():
 
 
 @bp.get("/teams/<int:team_id>/skills")
-@role_required(*MANAGERS)
+@role_required(*MANAGER_ROLES)
 def team_skills(team_id: int):
     """A team's specialities by people, with its single points of failure."""
     team = db_session().get(Team, team_id)
@@ -328,7 +328,7 @@ def _apprenticeship_choices(session: Session, form: ApprenticeshipForm) -> None:
 
 
 @bp.route("/apprenticeships", methods=["GET", "POST"])
-@role_required(*MANAGERS)
+@role_required(*MANAGER_ROLES)
 def apprenticeships():
     """Pair a junior with a senior; show each pairing's progress and its cost in senior time."""
     session = db_session()

@@ -16,6 +16,8 @@ from tracker.clock import today
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.people.models import Team
+from tracker.people.rules import MANAGER_ROLES
+from tracker.progress.rules import EXPIRING_WITHIN_DAYS
 from tracker.readiness.forms import PlanQueryForm, ReadinessQueryForm, RoiForm
 from tracker.readiness.rules import MAX_ROI_LINES, SANE_WEEKLY_HOURS
 from tracker.readiness.services.heatmap import HeatCell
@@ -34,7 +36,6 @@ from tracker.signals import showing_team, template_context
 from tracker.web import role_required
 
 bp = Blueprint("readiness", __name__)
-MANAGERS = ("manager", "admin")
 
 DRAWN_KEPT = 4096
 
@@ -72,6 +73,8 @@ def _add_drawing_helpers(state) -> None:
 
     env.globals["cached_badge"] = cached_badge
     env.globals["heat_cells"] = heat_cells
+    # The heat map's legend states the window its cells are judged by.
+    env.globals["expiring_within_days"] = EXPIRING_WITHIN_DAYS
 
 
 def _team_or_404(team_id: int) -> Team:
@@ -97,7 +100,7 @@ def _query(team: Team) -> tuple[ReadinessQueryForm, int, dt.date, int]:
 
 
 @bp.get("/teams")
-@role_required(*MANAGERS)
+@role_required(*MANAGER_ROLES)
 def teams():
     """List the teams the manager runs (all of them for an admin) with today's readiness."""
     session = db_session()
@@ -117,7 +120,7 @@ def organisation():
 
 
 @bp.get("/teams/<int:team_id>")
-@role_required(*MANAGERS)
+@role_required(*MANAGER_ROLES)
 def team(team_id: int):
     """Show a team's readiness for a fleet on a date, its heat map and forecast."""
     team = _team_or_404(team_id)
@@ -155,7 +158,7 @@ def _cell(value: object) -> object:
 
 
 @bp.get("/teams/<int:team_id>/heatmap.csv")
-@role_required(*MANAGERS)
+@role_required(*MANAGER_ROLES)
 def heatmap_csv(team_id: int):
     """Download the heat map: one row per engineer, one column per certification."""
     team = _team_or_404(team_id)
@@ -181,7 +184,7 @@ def heatmap_csv(team_id: int):
 
 
 @bp.get("/teams/<int:team_id>/gaps.csv")
-@role_required(*MANAGERS)
+@role_required(*MANAGER_ROLES)
 def gaps_csv(team_id: int):
     """Download the readiness gaps: each unfilled seat with its nearest candidates."""
     team = _team_or_404(team_id)
@@ -222,7 +225,7 @@ def gaps_csv(team_id: int):
 
 
 @bp.get("/teams/<int:team_id>/plan")
-@role_required(*MANAGERS)
+@role_required(*MANAGER_ROLES)
 def plan(team_id: int):
     """Plan the training and hires to reach a fleet size by a date, with costs."""
     team = _team_or_404(team_id)
@@ -250,7 +253,7 @@ def plan(team_id: int):
 
 
 @bp.route("/roi", methods=["GET", "POST"])
-@role_required(*MANAGERS)
+@role_required(*MANAGER_ROLES)
 def roi():
     """Compute first-year and ongoing ROI; prefilled with the catalog's example lines."""
     session = db_session()
