@@ -7,12 +7,10 @@ rules; a refusal answers 400 with the message next to its field and stores nothi
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
-import io
 from decimal import Decimal
 
-from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
+from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user, login_required
 from flask_wtf import FlaskForm
 from sqlalchemy.orm import Session
@@ -66,6 +64,7 @@ from tracker.careers.services.skills import (
     team_coverage,
 )
 from tracker.careers.services.skills import confirm as confirm_skill
+from tracker.catalog.rules import DECIMAL_PLACES
 from tracker.catalog.services.reads import paths_with_courses
 from tracker.clock import today
 from tracker.errors import ValidationError
@@ -77,7 +76,7 @@ from tracker.people.services.access import can_view, visible_engineers
 from tracker.people.services.persons import level_history
 from tracker.readiness.services.team import can_view_team
 from tracker.signals import showing_dashboard
-from tracker.web import role_required
+from tracker.web import csv_download, role_required
 
 bp = Blueprint("careers", __name__, url_prefix="/careers")
 
@@ -421,13 +420,6 @@ def bonuses():
     )
 
 
-def _cell(value: object) -> object:
-    """Quote text a spreadsheet would run as a formula (= + - @)."""
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
-    return value
-
-
 @bp.get("/bonuses.csv")
 @login_required
 def bonuses_csv():
@@ -435,32 +427,23 @@ def bonuses_csv():
     _, quarter = _quarter()
     if quarter is None:
         abort(400, QUARTER_MESSAGE)
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(
-        ["quarter", "engineer", "email", "certification", "name", "passed_on", "renewal", "amount"]
-    )
-    for row in _ledger_rows(quarter):
-        writer.writerow(
-            [
-                _cell(value)
-                for value in (
-                    str(quarter),
-                    row.engineer.name,
-                    row.engineer.email,
-                    row.credential.code,
-                    row.credential.name,
-                    row.passed_on.isoformat(),
-                    "yes" if row.renewal else "no",
-                    f"{row.amount:.2f}",
-                )
-            ]
+    header = (
+        "quarter", "engineer", "email", "certification", "name", "passed_on", "renewal", "amount"
+    )  # fmt: skip
+    rows = [
+        (
+            str(quarter),
+            row.engineer.name,
+            row.engineer.email,
+            row.credential.code,
+            row.credential.name,
+            row.passed_on.isoformat(),
+            "yes" if row.renewal else "no",
+            f"{row.amount:.{DECIMAL_PLACES}f}",
         )
-    return Response(
-        buffer.getvalue(),
-        mimetype="text/csv",
-        headers={"Content-Disposition": f'attachment; filename="bonuses-{quarter}.csv"'},
-    )
+        for row in _ledger_rows(quarter)
+    ]
+    return csv_download([header, *rows], f"bonuses-{quarter}.csv")
 
 
 @bp.route("/bonuses/amounts", methods=["GET", "POST"])

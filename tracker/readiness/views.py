@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
-import io
 
-from flask import Blueprint, Response, abort, render_template, request
+from flask import Blueprint, abort, render_template, request
 from flask_login import current_user
 from markupsafe import Markup
 from sqlalchemy import select
@@ -33,7 +31,7 @@ from tracker.readiness.services.team import (
 )
 from tracker.readiness.services.team_page import team_page
 from tracker.signals import showing_team, template_context
-from tracker.web import role_required
+from tracker.web import csv_download, role_required
 
 bp = Blueprint("readiness", __name__)
 
@@ -138,25 +136,6 @@ def team(team_id: int):
     ), status
 
 
-def _csv(rows: list[list[object]], filename: str) -> Response:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    for row in rows:
-        # Spreadsheet formula injection: text starting with = + - @ is quoted.
-        writer.writerow([_cell(value) for value in row])
-    return Response(
-        buffer.getvalue(),
-        mimetype="text/csv",
-        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
-    )
-
-
-def _cell(value: object) -> object:
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
-    return value
-
-
 @bp.get("/teams/<int:team_id>/heatmap.csv")
 @role_required(*MANAGER_ROLES)
 def heatmap_csv(team_id: int):
@@ -180,7 +159,7 @@ def heatmap_csv(team_id: int):
                 for cell in row.cells
             ]
         )
-    return _csv(rows, f"heatmap-team-{team.id}-{on.isoformat()}.csv")
+    return csv_download(rows, f"heatmap-team-{team.id}-{on.isoformat()}.csv")
 
 
 @bp.get("/teams/<int:team_id>/gaps.csv")
@@ -221,7 +200,7 @@ def gaps_csv(team_id: int):
                     f"certification {item.credential.code}",
                 ]
             )
-    return _csv(rows, f"gaps-team-{team.id}-{on.isoformat()}.csv")
+    return csv_download(rows, f"gaps-team-{team.id}-{on.isoformat()}.csv")
 
 
 @bp.get("/teams/<int:team_id>/plan")
