@@ -12,6 +12,9 @@ from wtforms.validators import ValidationError
 
 from tracker.errors import ValidationError as DomainError
 
+# The choice that leaves an optional select empty (optional_id reads it as None).
+NO_CHOICE = ("", "— none —")
+
 
 def optional_id(value: str | int | None) -> int | None:
     """Coerce a select's value to an id; the empty choice is None."""

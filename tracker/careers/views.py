@@ -69,7 +69,7 @@ from tracker.catalog.services.reads import paths_with_courses
 from tracker.clock import today
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
-from tracker.forms import choices, show_errors
+from tracker.forms import NO_CHOICE, choices, show_errors
 from tracker.people.models import Engineer, Team
 from tracker.people.rules import MANAGER_ROLES
 from tracker.people.services.access import can_view, visible_engineers
@@ -85,9 +85,6 @@ bp = Blueprint("careers", __name__, url_prefix="/careers")
 def _career_panel(person: Engineer, on: dt.date) -> dict[str, Career]:
     """Give the dashboard its career panel: the level, what the next one asks."""
     return {"career": career(db_session(), person, on)}
-
-
-NONE = ("", "— none —")
 
 
 def _actor() -> Engineer:
@@ -317,9 +314,11 @@ def team_skills(team_id: int):
 def _apprenticeship_choices(session: Session, form: ApprenticeshipForm) -> None:
     actor = _actor()
     people = managed_people(session, actor)
-    form.junior.choices = choices([NONE, *((e.id, f"{e.name} (level {e.level})") for e in people)])
     seniors = people if actor.access_role == "admin" else [actor, *people]
-    form.senior.choices = choices([NONE, *((e.id, f"{e.name} (level {e.level})") for e in seniors)])
+    for field, listed in ((form.junior, people), (form.senior, seniors)):
+        field.choices = choices(
+            [NO_CHOICE, *((e.id, f"{e.name} (level {e.level})") for e in listed)]
+        )
     form.path.choices = choices(
         [("", "— the junior's first unfinished path —")]
         + [(p.id, p.name) for p in paths_with_courses(session)]

@@ -19,11 +19,11 @@ from tracker.schemas import Answer, Body, Query, WholeNumber, date_worded, query
 
 NAMED_AMOUNTS = 'must be an object of named amounts, e.g. {"training": 75000}'
 ON_RULE = "must be a date YYYY-MM-DD"
-GPUS_RULE = "must be a whole number of GPUs, 0 or more"
+GPUS_QUERY_RULE = "must be a whole number of GPUs, 0 or more"
 MONTHS_RULE = f"must be a whole number from 1 to {MAX_FORECAST_MONTHS}"
 
 OnDate = Annotated[dt.date, date_worded(ON_RULE)]
-Gpus = Annotated[int, Field(ge=0, le=MAX_GPUS), query_int(GPUS_RULE), worded(GPUS_RULE)]
+Gpus = Annotated[int, Field(ge=0, le=MAX_GPUS), query_int(GPUS_QUERY_RULE), worded(GPUS_QUERY_RULE)]
 
 
 # --- query strings and bodies --------------------------------------------------------
