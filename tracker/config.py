@@ -48,7 +48,7 @@ class Config:
         self.BASE_URL = env.get("TRACKER_BASE_URL", "http://127.0.0.1:5000")
         self.TIMEZONE = env.get("TRACKER_TIMEZONE", "UTC")
         self.REMINDER_TIME = env.get("TRACKER_REMINDER_TIME", "07:00")
-        # Empty means the reminders' own default windows (90, 60, 30 and 7 days).
+        # Empty means the reminders' own default windows (reminders.rules.DEFAULT_WINDOWS).
         self.REMINDER_WINDOWS = env.get("TRACKER_REMINDER_WINDOWS", "")
         self.SMTP_HOST = env.get("TRACKER_SMTP_HOST", "127.0.0.1")
         self.SMTP_PORT = int(env.get("TRACKER_SMTP_PORT", "25"))

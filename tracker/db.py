@@ -25,6 +25,9 @@ NAMING_CONVENTION = {
     "pk": "pk_%(table_name)s",
 }
 
+# Ids are INTEGER columns, 32 bits on PostgreSQL: a larger number names no row.
+MAX_ID = 2**31 - 1
+
 
 class Base(DeclarativeBase):
     """Base class of every model."""

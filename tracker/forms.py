@@ -14,6 +14,9 @@ from wtforms.widgets import Select
 
 from tracker.errors import ValidationError as DomainError
 
+# The choice that leaves an optional select empty (optional_id reads it as None).
+NO_CHOICE = ("", "— none —")
+
 
 def optional_id(value: str | int | None) -> int | None:
     """Coerce a select's value to an id; the empty choice is None."""
@@ -71,7 +74,7 @@ class DecimalRange:
         self,
         label: str,
         *,
-        places: int = 2,
+        places: int,
         minimum: Decimal | None = None,
         above: Decimal | None = None,
         maximum: Decimal | None = None,

@@ -31,14 +31,12 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, InitErrorDetails, PydanticCustomError
 
-# Ids are stored as 32-bit integers on PostgreSQL; a larger one names nothing.
-MAX_ID = 2**31 - 1
-MAX_CODE_LENGTH = 40
+from tracker.db import MAX_ID
+
 DATE_PATTERN = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 DATE_RULE = "must be a date written YYYY-MM-DD"
 ID_RULE = "must be a whole number (an id)"
-CODE_RULE = f"must be a code of 1 to {MAX_CODE_LENGTH} characters"
 NUMBER_RULE = "must be a number"
 
 
@@ -81,12 +79,6 @@ def _id(value: Any) -> int:
     if parsed is None:
         raise refusal(ID_RULE)
     return parsed
-
-
-def _code(value: Any) -> str:
-    if not isinstance(value, str) or not value.strip() or len(value) > MAX_CODE_LENGTH:
-        raise refusal(CODE_RULE)
-    return value.strip()
 
 
 def _json_number(value: Any) -> Decimal:
@@ -176,7 +168,6 @@ def date_worded(message: str) -> BeforeValidator:
 # Each constraint precedes the validator that reads the JSON value, so that the
 # JSON schema shows it (and the validator's message answers a wrong type).
 Id = Annotated[int, Field(ge=1, le=MAX_ID), BeforeValidator(_id)]
-Code = Annotated[str, Field(min_length=1, max_length=MAX_CODE_LENGTH), BeforeValidator(_code)]
 Date = Annotated[dt.date, BeforeValidator(_date)]
 JSON_NUMBER = BeforeValidator(_json_number)
 NUMBER_ONLY = _NumberOnly()

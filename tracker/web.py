@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import csv
+import io
 import socket
 import time
 from collections.abc import Callable, Iterable
@@ -16,7 +18,7 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
 
-from tracker.db import WRITE_INTENT
+from tracker.db import MAX_ID, WRITE_INTENT
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -225,6 +227,26 @@ def _is_outage(exc: BaseException) -> bool:
     )
 
 
+def csv_download(rows: Iterable[Iterable[object]], filename: str) -> Response:
+    """Answer `rows` as a CSV file to save as `filename`."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    for row in rows:
+        writer.writerow([_spreadsheet_safe(value) for value in row])
+    return Response(
+        buffer.getvalue(),
+        mimetype="text/csv",
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )
+
+
+def _spreadsheet_safe(value: object) -> object:
+    """Quote text a spreadsheet would run as a formula (= + - @, or a tab or return first)."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
 def format_hours(value: Decimal | int | float) -> str:
     """Show hours without trailing zeros: 8, 1.5, 0.25."""
     return f"{Decimal(value).normalize():f}"
@@ -237,7 +259,7 @@ class IdConverter(IntegerConverter):
     the database refusing the query (500).
     """
 
-    def __init__(self, map, fixed_digits=0, min=None, max=2**31 - 1, signed=False) -> None:
+    def __init__(self, map, fixed_digits=0, min=None, max=MAX_ID, signed=False) -> None:
         super().__init__(map, fixed_digits=fixed_digits, min=min, max=max, signed=signed)
 
 

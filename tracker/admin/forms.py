@@ -20,27 +20,35 @@ from wtforms.validators import DataRequired, Email, InputRequired, Length, Numbe
 
 from tracker.catalog.rules import (
     DEFAULT_RETAKE_WAIT_DAYS,
+    DEFAULT_TARGET_MONTHS,
+    DEFAULT_TRACK_VALIDITY_MONTHS,
+    LEVEL_RULE,
     MAX_CODE_LENGTH,
     MAX_REQUIRED_EXPERIENCE_MONTHS,
     MAX_RETAKE_WAIT_DAYS,
     MAX_TARGET_MONTHS,
     MAX_TITLE_LENGTH,
     MAX_VALIDITY_MONTHS,
+    MIN_TARGET_MONTHS,
+    MIN_VALIDITY_MONTHS,
 )
 from tracker.forms import ListedChoice, choices, optional_id
 from tracker.people.rules import (
     ACCESS_ROLES,
+    GPUS_RULE,
     MAX_EMAIL_LENGTH,
     MAX_EXPERIENCE_MONTHS,
     MAX_GPUS,
-    MAX_LEVEL,
     MAX_NAME_LENGTH,
     MAX_PASSWORD_LENGTH,
     MAX_TEAM_NAME_LENGTH,
-    MIN_LEVEL,
     MIN_PASSWORD_LENGTH,
 )
-from tracker.reminders.rules import NOTIFICATION_KINDS, NOTIFICATION_STATUSES
+from tracker.reminders.rules import (
+    MAX_OUTBOX_SEARCH_LENGTH,
+    NOTIFICATION_KINDS,
+    NOTIFICATION_STATUSES,
+)
 
 
 def ListedChoices(label, not_listed="choose only listed options", **kw) -> SelectMultipleField:
@@ -78,7 +86,7 @@ def _level():
         coerce=optional_id,
         choices=[],
         validators=[InputRequired(message="a level is required")],
-        not_listed=f"level must be from {MIN_LEVEL} to {MAX_LEVEL}",
+        not_listed=LEVEL_RULE,
     )
 
 
@@ -193,7 +201,7 @@ class TeamForm(FlaskForm):
             NumberRange(
                 min=0,
                 max=MAX_GPUS,
-                message=f"fleet size must be a whole number of GPUs from 0 to {MAX_GPUS:,}",
+                message=GPUS_RULE,
             ),
         ],
     )
@@ -218,13 +226,15 @@ class TrackForm(FlaskForm):
     )
     validity_months = IntegerField(
         "Validity (months)",
-        default=24,
+        default=DEFAULT_TRACK_VALIDITY_MONTHS,
         validators=[
             InputRequired(message="a validity is required"),
             NumberRange(
-                min=1,
+                min=MIN_VALIDITY_MONTHS,
                 max=MAX_VALIDITY_MONTHS,
-                message=f"validity must be from 1 to {MAX_VALIDITY_MONTHS} months",
+                message=(
+                    f"validity must be from {MIN_VALIDITY_MONTHS} to {MAX_VALIDITY_MONTHS} months"
+                ),
             ),
         ],
     )
@@ -280,13 +290,16 @@ class TrackForm(FlaskForm):
     )
     target_months = IntegerField(
         "Target duration (months)",
-        default=3,
+        default=DEFAULT_TARGET_MONTHS,
         validators=[
             InputRequired(message="a target duration is required"),
             NumberRange(
-                min=1,
+                min=MIN_TARGET_MONTHS,
                 max=MAX_TARGET_MONTHS,
-                message=f"target duration must be from 1 to {MAX_TARGET_MONTHS} months",
+                message=(
+                    f"target duration must be from {MIN_TARGET_MONTHS} to {MAX_TARGET_MONTHS} "
+                    "months"
+                ),
             ),
         ],
     )
@@ -326,6 +339,12 @@ class OutboxFilterForm(FlaskForm):
     )
     q = StringField(
         "Recipient or subject contains",
-        validators=[Optional(), Length(max=200, message="search at most 200 characters")],
+        validators=[
+            Optional(),
+            Length(
+                max=MAX_OUTBOX_SEARCH_LENGTH,
+                message=f"search at most {MAX_OUTBOX_SEARCH_LENGTH} characters",
+            ),
+        ],
         render_kw={"type": "search"},
     )

@@ -42,7 +42,7 @@ from tracker.catalog.services.reads import catalog_dict
 from tracker.clock import today, utcnow
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
-from tracker.forms import choices, show_errors
+from tracker.forms import NO_CHOICE, choices, show_errors
 from tracker.imports.services.kinds import ImportRefused, RowError
 from tracker.imports.services.reading import decode_csv
 from tracker.imports.services.run import IMPORT_KINDS, import_csv
@@ -68,8 +68,6 @@ from tracker.web import role_required
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 
-NONE = ("", "— none —")
-
 
 def _actor() -> Engineer:
     return current_user._get_current_object()
@@ -92,14 +90,16 @@ def _manager_choices(form: FlaskForm, person: Engineer | None, current: Engineer
     ]
     if current is not None and current not in candidates:
         candidates.append(current)
-    form.manager.choices = choices([NONE, *((m.id, f"{m.name} ({m.email})") for m in candidates)])
+    form.manager.choices = choices(
+        [NO_CHOICE, *((m.id, f"{m.name} ({m.email})") for m in candidates)]
+    )
 
 
 def _person_choices(form: FlaskForm, person: Engineer | None = None) -> None:
     session = db_session()
     form.job_roles.choices = choices((r.code, r.name) for r in job_roles(session))
     form.level.choices = choices((lv.number, f"{lv.number} · {lv.name}") for lv in levels(session))
-    form.team.choices = choices([NONE, *((t.id, t.name) for t in all_teams(session))])
+    form.team.choices = choices([NO_CHOICE, *((t.id, t.name) for t in all_teams(session))])
     _manager_choices(form, person, person.manager if person else None)
 
 

@@ -8,12 +8,13 @@ from typing import Any, TypeVar
 from tracker.api.auth import caller
 from tracker.api.errors import ApiError
 from tracker.api.inputs import validated
+from tracker.db import MAX_ID
 from tracker.extensions import db_session
 from tracker.people.models import Engineer, Team
+from tracker.people.rules import MANAGER_ROLES
 from tracker.people.schemas import EngineerField
 from tracker.people.services.access import can_view
 from tracker.readiness.services.team import can_view_team
-from tracker.schemas import MAX_ID
 
 R = TypeVar("R")
 
@@ -58,7 +59,7 @@ def engineer_in_body(
 
 
 def managers_only() -> None:
-    if caller().access_role not in ("manager", "admin"):
+    if caller().access_role not in MANAGER_ROLES:
         raise ApiError(403, {"engineer": "team readiness is for managers and admins"})
 
 

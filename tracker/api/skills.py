@@ -21,10 +21,10 @@ from tracker.careers.services.skills import (
     specialities,
     team_coverage,
 )
+from tracker.catalog.rules import MAX_CODE_LENGTH
 from tracker.extensions import db_session
 from tracker.people.models import Engineer
 from tracker.people.schemas import PersonRef
-from tracker.schemas import MAX_CODE_LENGTH
 
 
 @bp.get("/engineers/<int:engineer_id>/skills")

@@ -25,15 +25,17 @@ from tracker.careers.rules import (
     EVIDENCE_KINDS,
     EVIDENCE_LABELS,
     MAX_APPRENTICESHIP_MONTHS,
+    MAX_APPRENTICESHIP_NOTE_LENGTH,
     MAX_BONUS,
     MAX_EVIDENCE_NOTE,
     MAX_EVIDENCE_TITLE,
-    MAX_NOTE_LENGTH,
     MIN_APPRENTICESHIP_MONTHS,
     PROFICIENCY_LABELS,
     PROFICIENCY_RANGE,
     QUARTER_PATTERN,
+    USUAL_APPRENTICESHIP_MONTHS,
 )
+from tracker.catalog.rules import DECIMAL_PLACES, HUNDREDTH, LEVEL_RULE
 from tracker.forms import DecimalRange, ListedChoice, choices, optional_id
 
 QUARTER_MESSAGE = "quarter must be written YYYY-Qn, Q1 to Q4 (e.g. 2026-Q4)"
@@ -45,7 +47,7 @@ class LevelForm(FlaskForm):
         coerce=optional_id,
         choices=[],
         validators=[InputRequired(message="a level is required")],
-        not_listed="level must be from 1 to 5",
+        not_listed=LEVEL_RULE,
     )
 
 
@@ -136,14 +138,15 @@ class ApprenticeshipForm(FlaskForm):
                 f"to {MAX_APPRENTICESHIP_MONTHS}",
             ),
         ],
-        description="3-6 months is usual.",
+        description=f"{USUAL_APPRENTICESHIP_MONTHS} months is usual.",
     )
     note = StringField(
         "Note",
         validators=[
             Optional(),
             Length(
-                max=MAX_NOTE_LENGTH, message=f"note must be at most {MAX_NOTE_LENGTH} characters"
+                max=MAX_APPRENTICESHIP_NOTE_LENGTH,
+                message=f"note must be at most {MAX_APPRENTICESHIP_NOTE_LENGTH} characters",
             ),
         ],
     )
@@ -161,9 +164,9 @@ class BonusForm(FlaskForm):
         places=None,
         validators=[
             InputRequired(message="an amount is required"),
-            DecimalRange("amount", minimum=Decimal(0), maximum=MAX_BONUS),
+            DecimalRange("amount", places=DECIMAL_PLACES, minimum=Decimal(0), maximum=MAX_BONUS),
         ],
-        render_kw={"step": "0.01", "min": "0", "inputmode": "decimal"},
+        render_kw={"step": str(HUNDREDTH), "min": "0", "inputmode": "decimal"},
     )
     renewals_earn = BooleanField("A renewal earns the bonus too")
     effective_on = DateField(

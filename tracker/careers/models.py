@@ -29,6 +29,7 @@ from tracker.careers.rules import (
     STORED_EVIDENCE_KINDS,
 )
 from tracker.catalog.models import Credential, LearningPath, Speciality
+from tracker.catalog.rules import DECIMAL_PLACES
 from tracker.clock import utcnow
 from tracker.db import Base, Fixed
 from tracker.people.models import Engineer
@@ -136,7 +137,7 @@ class CertificationBonus(Base):
     credential_id: Mapped[int] = mapped_column(ForeignKey("credentials.id", ondelete="CASCADE"))
     # Bonuses set before amounts had a history apply from the start.
     effective_on: Mapped[dt.date] = mapped_column(Date, server_default=EARLIEST_DATE.isoformat())
-    amount: Mapped[Decimal] = mapped_column(Fixed(2))
+    amount: Mapped[Decimal] = mapped_column(Fixed(DECIMAL_PLACES))
     renewals_earn: Mapped[bool] = mapped_column(Boolean, default=False)
     set_at: Mapped[dt.datetime | None] = mapped_column(DateTime, default=utcnow)
 

@@ -22,6 +22,9 @@ EVIDENCE_LABELS = {
 }
 EVIDENCE_REASON = "recorded evidence (patents, publications or deployments led)"
 MAX_EVIDENCE_TITLE = 300
+# The note on a patent, publication or deployment (a link, a number, the role held).
+# A rule of its own: a certification's evidence (progress.rules.MAX_EVIDENCE_LENGTH)
+# is another record's text, though both hold 2,000 characters today.
 MAX_EVIDENCE_NOTE = 2000
 
 # --- proficiency ------------------------------------------------------------------
@@ -46,12 +49,20 @@ MAX_APPRENTICESHIP_LEAD_MONTHS = 12
 # The senior's productivity loss when the catalog's strategy does not say.
 DEFAULT_PRODUCTIVITY_LOSS = 20
 MAX_PRODUCTIVITY_LOSS = 100
-MAX_NOTE_LENGTH = 500
+# What the domain calls a usual apprenticeship, in months: a hint, not a limit.
+USUAL_APPRENTICESHIP_MONTHS = "3-6"
+# An apprenticeship's note. A rule of its own: the notes of hour logs and exam
+# attempts (progress.rules.MAX_NOTE_LENGTH) are those columns' width, this one a
+# Text column's limit, though both are 500 characters today.
+MAX_APPRENTICESHIP_NOTE_LENGTH = 500
 
 # --- bonuses ----------------------------------------------------------------------
 
+# A bonus is the organisation's own amount, in its currency (to the hundredth, as
+# every amount: catalog.rules.DECIMAL_PLACES); its ceiling is the bonus's rule,
+# not an exam attempt's cost (progress.rules.MAX_ATTEMPT_COST), though both are
+# a million today.
 MAX_BONUS = Decimal(1_000_000)
-BONUS_PLACES = 2
 # A quarter is written YYYY-Qn (the groups: the year, the quarter's number).
 QUARTER_PATTERN = r"([0-9]{4})-[Qq]([1-4])"
 FIRST_QUARTER_YEAR = 1970

@@ -15,20 +15,22 @@ from tracker.careers.rules import (
     HELD_AT,
     MAX_EVIDENCE_NOTE,
     MAX_EVIDENCE_TITLE,
+    MAX_PROFICIENCY,
+    MIN_PROFICIENCY,
     PROFICIENCY_LABELS,
+    PROFICIENCY_RANGE,
 )
 from tracker.careers.services.bonuses import BonusRow, Quarter
 from tracker.careers.services.ladder import Career
 from tracker.careers.services.rotation import rotation
 from tracker.careers.services.skills import Coverage
-from tracker.catalog.schemas import SpecialityRef
+from tracker.catalog.schemas import Code, SpecialityRef
 from tracker.people.models import Engineer
 from tracker.people.schemas import PersonRef, TeamOut, person_ref
 from tracker.schemas import (
     Amount,
     Answer,
     Body,
-    Code,
     Date,
     Query,
     Timestamp,
@@ -39,11 +41,7 @@ from tracker.schemas import (
     worded,
 )
 
-MAX_PROFICIENCY = max(PROFICIENCY_LABELS)
-PROFICIENCY_RULE = (
-    f"must be a whole number from 0 ({PROFICIENCY_LABELS[0]}) "
-    f"to {MAX_PROFICIENCY} ({PROFICIENCY_LABELS[MAX_PROFICIENCY]})"
-)
+PROFICIENCY_RULE = f"must be a whole number {PROFICIENCY_RANGE}"
 
 
 def _evidence_kind(kind: str) -> str:
@@ -89,7 +87,9 @@ class EvidenceBody(Body):
 class SkillBody(Body):
     """A proficiency in a speciality."""
 
-    level: Annotated[int, Field(ge=0, le=MAX_PROFICIENCY, strict=True), worded(PROFICIENCY_RULE)]
+    level: Annotated[
+        int, Field(ge=MIN_PROFICIENCY, le=MAX_PROFICIENCY, strict=True), worded(PROFICIENCY_RULE)
+    ]
 
 
 # --- answers ------------------------------------------------------------------------------

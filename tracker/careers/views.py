@@ -7,12 +7,10 @@ rules; a refusal answers 400 with the message next to its field and stores nothi
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
-import io
 from decimal import Decimal
 
-from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
+from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user, login_required
 from flask_wtf import FlaskForm
 from sqlalchemy.orm import Session
@@ -66,17 +64,19 @@ from tracker.careers.services.skills import (
     team_coverage,
 )
 from tracker.careers.services.skills import confirm as confirm_skill
+from tracker.catalog.rules import DECIMAL_PLACES
 from tracker.catalog.services.reads import paths_with_courses
 from tracker.clock import today
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
-from tracker.forms import choices, show_errors
+from tracker.forms import NO_CHOICE, choices, show_errors
 from tracker.people.models import Engineer, Team
+from tracker.people.rules import MANAGER_ROLES
 from tracker.people.services.access import can_view, visible_engineers
 from tracker.people.services.persons import level_history
 from tracker.readiness.services.team import can_view_team
 from tracker.signals import showing_dashboard
-from tracker.web import role_required
+from tracker.web import csv_download, role_required
 
 bp = Blueprint("careers", __name__, url_prefix="/careers")
 
@@ -85,10 +85,6 @@ bp = Blueprint("careers", __name__, url_prefix="/careers")
 def _career_panel(person: Engineer, on: dt.date) -> dict[str, Career]:
     """Give the dashboard its career panel: the level, what the next one asks."""
     return {"career": career(db_session(), person, on)}
-
-
-MANAGERS = ("manager", "admin")
-NONE = ("", "— none —")
 
 
 def _actor() -> Engineer:
@@ -282,7 +278,7 @@ def confirm(engineer_id: int, speciality: str):
 
 
 @bp.get("/promotions")
-@role_required(*MANAGERS)
+@role_required(*MANAGER_ROLES)
 def promotions():
     """The manager's people: who meets the next level's rule, and what the others lack."""
     session = db_session()
@@ -298,7 +294,7 @@ def promotions():
 
 
 @bp.get("/teams/<int:team_id>/skills")
-@role_required(*MANAGERS)
+@role_required(*MANAGER_ROLES)
 def team_skills(team_id: int):
     """A team's specialities by people, with its single points of failure."""
     team = db_session().get(Team, team_id)
@@ -318,9 +314,11 @@ def team_skills(team_id: int):
 def _apprenticeship_choices(session: Session, form: ApprenticeshipForm) -> None:
     actor = _actor()
     people = managed_people(session, actor)
-    form.junior.choices = choices([NONE, *((e.id, f"{e.name} (level {e.level})") for e in people)])
     seniors = people if actor.access_role == "admin" else [actor, *people]
-    form.senior.choices = choices([NONE, *((e.id, f"{e.name} (level {e.level})") for e in seniors)])
+    for field, listed in ((form.junior, people), (form.senior, seniors)):
+        field.choices = choices(
+            [NO_CHOICE, *((e.id, f"{e.name} (level {e.level})") for e in listed)]
+        )
     form.path.choices = choices(
         [("", "— the junior's first unfinished path —")]
         + [(p.id, p.name) for p in paths_with_courses(session)]
@@ -328,7 +326,7 @@ def _apprenticeship_choices(session: Session, form: ApprenticeshipForm) -> None:
 
 
 @bp.route("/apprenticeships", methods=["GET", "POST"])
-@role_required(*MANAGERS)
+@role_required(*MANAGER_ROLES)
 def apprenticeships():
     """Pair a junior with a senior; show each pairing's progress and its cost in senior time."""
     session = db_session()
@@ -421,13 +419,6 @@ def bonuses():
     )
 
 
-def _cell(value: object) -> object:
-    """Quote text a spreadsheet would run as a formula (= + - @)."""
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
-    return value
-
-
 @bp.get("/bonuses.csv")
 @login_required
 def bonuses_csv():
@@ -435,32 +426,23 @@ def bonuses_csv():
     _, quarter = _quarter()
     if quarter is None:
         abort(400, QUARTER_MESSAGE)
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(
-        ["quarter", "engineer", "email", "certification", "name", "passed_on", "renewal", "amount"]
-    )
-    for row in _ledger_rows(quarter):
-        writer.writerow(
-            [
-                _cell(value)
-                for value in (
-                    str(quarter),
-                    row.engineer.name,
-                    row.engineer.email,
-                    row.credential.code,
-                    row.credential.name,
-                    row.passed_on.isoformat(),
-                    "yes" if row.renewal else "no",
-                    f"{row.amount:.2f}",
-                )
-            ]
+    header = (
+        "quarter", "engineer", "email", "certification", "name", "passed_on", "renewal", "amount"
+    )  # fmt: skip
+    rows = [
+        (
+            str(quarter),
+            row.engineer.name,
+            row.engineer.email,
+            row.credential.code,
+            row.credential.name,
+            row.passed_on.isoformat(),
+            "yes" if row.renewal else "no",
+            f"{row.amount:.{DECIMAL_PLACES}f}",
         )
-    return Response(
-        buffer.getvalue(),
-        mimetype="text/csv",
-        headers={"Content-Disposition": f'attachment; filename="bonuses-{quarter}.csv"'},
-    )
+        for row in _ledger_rows(quarter)
+    ]
+    return csv_download([header, *rows], f"bonuses-{quarter}.csv")
 
 
 @bp.route("/bonuses/amounts", methods=["GET", "POST"])

@@ -5,9 +5,11 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-# The skill ladder's rungs: 1 Foundations .. 5 Architect.
+# The skill ladder's rungs: 1 Foundations .. 5 Architect; a new person starts on the first.
 MIN_LEVEL = 1
 MAX_LEVEL = 5
+LEVEL_RULE = f"level must be from {MIN_LEVEL} to {MAX_LEVEL}"
+LEVEL_NUMBER_RULE = f"level must be a whole number from {MIN_LEVEL} to {MAX_LEVEL}"
 
 # Column lengths of the catalog's texts.
 MAX_CODE_LENGTH = 40
@@ -54,11 +56,17 @@ DEFAULT_RAMP_UP = "6-12 months"
 # A catalog code (credential, course, learning path) as the internal track takes it.
 CODE_PATTERN = re.compile(rf"[A-Za-z0-9][A-Za-z0-9._+-]{{0,{MAX_CODE_LENGTH - 1}}}")
 CODE_RULE = f"1 to {MAX_CODE_LENGTH} letters, digits or . _ + - (starting with a letter or digit)"
+# A code an API body names an entry by: any text of the column's length.
+CODE_LENGTH_RULE = f"must be a code of 1 to {MAX_CODE_LENGTH} characters"
 
 # The internal track: its courses, their hours, its target duration.
 MAX_COURSE_HOURS = Decimal(1000)
 MAX_TRACK_COURSES = 50
+MIN_TARGET_MONTHS = 1
 MAX_TARGET_MONTHS = 120
+# What the internal track's form offers first: a two-year credential, a quarter's path.
+DEFAULT_TRACK_VALIDITY_MONTHS = 24
+DEFAULT_TARGET_MONTHS = 3
 
 # The documented experience an exam may require; people document at most as
 # much (tracker.people.rules.MAX_EXPERIENCE_MONTHS, which sits above the catalog).

@@ -5,24 +5,34 @@ from __future__ import annotations
 from decimal import Decimal, InvalidOperation
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, PlainValidator, PrivateAttr, StringConstraints
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainValidator,
+    PrivateAttr,
+    StringConstraints,
+)
 from pydantic_core import PydanticCustomError
 
 from tracker.catalog.models import Course, Credential, Exam, Speciality
 from tracker.catalog.rules import (
+    CODE_LENGTH_RULE,
     DECIMAL_PLACES,
     DEFAULT_EXAM_ISSUER,
     DEFAULT_PASSING_SCORE,
     DEFAULT_RAMP_UP,
     DEFAULT_RETAKE_WAIT_DAYS,
     HUNDREDTH,
+    MAX_CODE_LENGTH,
     MAX_LEVEL,
     MAX_PERCENT,
     MIN_LEVEL,
     MIN_PERCENT,
     MIN_VALIDITY_MONTHS,
 )
-from tracker.schemas import Answer
+from tracker.schemas import Answer, refusal
 
 # --- field types ---------------------------------------------------------------------------
 
@@ -241,6 +251,17 @@ ENTRY_KEYS: dict[str, str] = {"levels": "number", "slots": "title"}
 
 
 # --- the API's references to catalog entries ------------------------------------------
+
+
+def _code(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_CODE_LENGTH:
+        raise refusal(CODE_LENGTH_RULE)
+    return value.strip()
+
+
+# A catalog code in a request body. The constraint precedes the validator that
+# reads the JSON value, so that the JSON schema shows it.
+Code = Annotated[str, Field(min_length=1, max_length=MAX_CODE_LENGTH), BeforeValidator(_code)]
 
 
 class CourseRef(Answer):

@@ -16,20 +16,26 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, PlainValidator, Vali
 from pydantic import ValidationError as PydanticValidationError
 from pydantic_core import PydanticCustomError
 
+from tracker.catalog.rules import (
+    DECIMAL_PLACES,
+    HUNDREDTH,
+    LEVEL_NUMBER_RULE,
+    MAX_LEVEL,
+    MIN_LEVEL,
+)
 from tracker.catalog.services.internal_track import parse_decimal
-from tracker.imports.rules import (
-    FALSE_WORDS,
-    JOB_ROLE_SEPARATOR,
-    MAX_COST,
+from tracker.imports.rules import FALSE_WORDS, JOB_ROLE_SEPARATOR, TRUE_WORDS
+from tracker.people.rules import ACCESS_ROLES
+from tracker.people.services.persons import experience_error
+from tracker.progress.rules import (
+    MAX_ATTEMPT_COST,
+    MAX_EVIDENCE_LENGTH,
     MAX_PROCTORING_LENGTH,
     MAX_SCORE,
-    MAX_VOUCHER_LENGTH,
+    MAX_VOUCHER_CODE_LENGTH,
     MIN_SCORE,
-    TRUE_WORDS,
+    SCORE_TEXT,
 )
-from tracker.people.rules import ACCESS_ROLES, MAX_LEVEL, MIN_LEVEL
-from tracker.people.services.persons import experience_error
-from tracker.progress.rules import MAX_EVIDENCE_LENGTH
 
 Row = dict[str, str]
 
@@ -128,7 +134,7 @@ def _role(value: str) -> str:
 
 def _level(value: int) -> int:
     if not MIN_LEVEL <= value <= MAX_LEVEL:
-        raise _refuse(f"level must be a whole number from {MIN_LEVEL} to {MAX_LEVEL}")
+        raise _refuse(LEVEL_NUMBER_RULE)
     return value
 
 
@@ -140,15 +146,17 @@ def _experience(value: int) -> int:
 
 def _score(value: int) -> int:
     if not MIN_SCORE <= value <= MAX_SCORE:
-        raise _refuse(f"score must be a whole number from {MIN_SCORE} to {MAX_SCORE}")
+        raise _refuse(SCORE_TEXT)
     return value
 
 
 def _cost(value: Decimal | None) -> Decimal | None:
     if value is not None and (
-        not 0 <= value <= MAX_COST or value != value.quantize(Decimal("0.01"))
+        not 0 <= value <= MAX_ATTEMPT_COST or value != value.quantize(HUNDREDTH)
     ):
-        raise _refuse(f"cost must be from 0 to {MAX_COST:,}, with at most 2 decimals")
+        raise _refuse(
+            f"cost must be from 0 to {MAX_ATTEMPT_COST:,}, with at most {DECIMAL_PLACES} decimals"
+        )
     return value
 
 
@@ -173,7 +181,7 @@ class PersonRow(_CsvRow):
     name: Text
     role: Annotated[str, PlainValidator(_optional("engineer")(_as_text)), AfterValidator(_role)]
     job_roles: Annotated[list[str], PlainValidator(lambda value: split_codes(_text(value)))]
-    level: Annotated[int, PlainValidator(_optional(1)(_as_int)), AfterValidator(_level)]
+    level: Annotated[int, PlainValidator(_optional(MIN_LEVEL)(_as_int)), AfterValidator(_level)]
     team: MaybeText
     manager_email: MaybeText
     hired_on: OptionalDate
@@ -206,7 +214,9 @@ class AttemptRow(_CsvRow):
         Decimal | None, PlainValidator(_optional(None)(_as_number)), AfterValidator(_cost)
     ]
     voucher_code: Annotated[
-        str, PlainValidator(_optional("")(_as_text)), AfterValidator(_at_most(MAX_VOUCHER_LENGTH))
+        str,
+        PlainValidator(_optional("")(_as_text)),
+        AfterValidator(_at_most(MAX_VOUCHER_CODE_LENGTH)),
     ]
     proctoring: Annotated[
         str,

@@ -8,6 +8,7 @@ import click
 from flask.cli import AppGroup
 from sqlalchemy import select
 
+from tracker.catalog.rules import MIN_LEVEL
 from tracker.clock import today
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
@@ -45,7 +46,7 @@ def _person(session, email: str):
     help="Access role.",
 )
 @click.option("--job", "jobs", multiple=True, help="Job role code (repeatable).")
-@click.option("--level", type=int, default=1, show_default=True)
+@click.option("--level", type=int, default=MIN_LEVEL, show_default=True)
 @click.option("--team", "team_name", help="Team name.")
 @click.option("--manager", "manager_email", help="Manager's email.")
 @click.option("--hired", type=click.DateTime(formats=["%Y-%m-%d"]), help="Hire date YYYY-MM-DD.")

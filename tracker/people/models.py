@@ -19,17 +19,16 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from tracker.catalog.models import JobRole, Level
+from tracker.catalog.rules import MAX_LEVEL, MIN_LEVEL
 from tracker.clock import utcnow
 from tracker.db import Base
 from tracker.people.rules import (
     ACCESS_ROLES,
     MANAGER_ROLES,
     MAX_EMAIL_LENGTH,
-    MAX_LEVEL,
     MAX_NAME_LENGTH,
     MAX_TEAM_NAME_LENGTH,
     MAX_TOKEN_NAME_LENGTH,
-    MIN_LEVEL,
 )
 
 _ROLE_LIST = ", ".join(f"'{role}'" for role in ACCESS_ROLES)
@@ -81,7 +80,9 @@ class Engineer(Base):
     email: Mapped[str] = mapped_column(String(MAX_EMAIL_LENGTH), unique=True)
     password_hash: Mapped[str | None] = mapped_column(String(255))
     access_role: Mapped[str] = mapped_column(String(16), default="engineer")
-    level: Mapped[int] = mapped_column(ForeignKey("levels.number", ondelete="RESTRICT"), default=1)
+    level: Mapped[int] = mapped_column(
+        ForeignKey("levels.number", ondelete="RESTRICT"), default=MIN_LEVEL
+    )
     team_id: Mapped[int | None] = mapped_column(
         ForeignKey("teams.id", ondelete="SET NULL"), index=True
     )

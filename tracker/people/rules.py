@@ -1,4 +1,8 @@
-"""People rules: access roles, limits of names, emails, passwords, experience and fleets."""
+"""People rules: access roles, limits of names, emails, passwords, experience and fleets.
+
+A person's level is a rung of the catalog's ladder: its range is the catalog's
+(tracker.catalog.rules MIN_LEVEL, MAX_LEVEL).
+"""
 
 from __future__ import annotations
 
@@ -17,9 +21,6 @@ MAX_TOKEN_NAME_LENGTH = 120
 MAX_EXPERIENCE_MONTHS = 600
 MAX_EXPERIENCE_TEXT_LENGTH = 4000
 
-# A team's fleet, in GPUs.
+# A team's fleet, in GPUs; readiness questions and plans ask about no larger one.
 MAX_GPUS = 10_000_000
-
-# The ladder's levels (the catalog holds their names and rules).
-MIN_LEVEL = 1
-MAX_LEVEL = 5
+GPUS_RULE = f"fleet size must be a whole number of GPUs from 0 to {MAX_GPUS:,}"

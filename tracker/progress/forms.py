@@ -22,11 +22,11 @@ from wtforms.validators import (
     Optional,
 )
 
+from tracker.catalog.rules import DECIMAL_PLACES
 from tracker.forms import ChosenSelect, DecimalRange
 from tracker.progress.rules import (
     HOURS_FORM_STEP,
     HOURS_PER_DAY,
-    HOURS_PLACES,
     MAX_ATTEMPT_COST,
     MAX_CREDENTIAL_NAME_LENGTH,
     MAX_EVIDENCE_LENGTH,
@@ -47,7 +47,7 @@ class HoursForm(FlaskForm):
         places=None,
         validators=[
             InputRequired(message="hours are required"),
-            DecimalRange("hours", places=HOURS_PLACES, above=Decimal(0), maximum=HOURS_PER_DAY),
+            DecimalRange("hours", places=DECIMAL_PLACES, above=Decimal(0), maximum=HOURS_PER_DAY),
         ],
         render_kw={
             "step": str(HOURS_FORM_STEP),
@@ -82,7 +82,9 @@ class AttemptForm(FlaskForm):
         places=None,
         validators=[
             Optional(),
-            DecimalRange("cost", minimum=Decimal(0), maximum=MAX_ATTEMPT_COST),
+            DecimalRange(
+                "cost", places=DECIMAL_PLACES, minimum=Decimal(0), maximum=MAX_ATTEMPT_COST
+            ),
         ],
     )
     voucher_code = StringField(

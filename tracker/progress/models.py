@@ -19,6 +19,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from tracker.catalog.models import Course, Credential, Exam
+from tracker.catalog.rules import DECIMAL_PLACES
 from tracker.clock import utcnow
 from tracker.db import Base, Fixed
 from tracker.people.models import Engineer
@@ -37,7 +38,7 @@ class HourLog(Base):
 
     __tablename__ = "hour_logs"
     __table_args__ = (
-        # Fixed(2) stores hundredths of an hour.
+        # Fixed stores hundredths of an hour: the check compares those.
         CheckConstraint(ENTRY_CHECK_SQL, name=ENTRY_CHECK_NAME),
         Index("ix_hour_logs_engineer_course", "engineer_id", "course_id"),
     )
@@ -46,7 +47,7 @@ class HourLog(Base):
     engineer_id: Mapped[int] = mapped_column(ForeignKey("engineers.id", ondelete="CASCADE"))
     course_id: Mapped[int] = mapped_column(ForeignKey("courses.id", ondelete="RESTRICT"))
     logged_on: Mapped[dt.date] = mapped_column(Date)
-    hours: Mapped[Decimal] = mapped_column(Fixed(2))
+    hours: Mapped[Decimal] = mapped_column(Fixed(DECIMAL_PLACES))
     note: Mapped[str] = mapped_column(String(MAX_NOTE_LENGTH), default="")
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
     updated_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow, onupdate=utcnow)
@@ -59,8 +60,8 @@ class HourDay(Base):
     """An engineer's total hours on a day, kept by the database from hour_logs.
 
     Triggers on hour_logs (progress.ddl) add and subtract
-    every entry written, by any path, and the check refuses a day over 24
-    hours: two racing writers take turns on the day's row, and the second
+    every entry written, by any path, and the check refuses a day over
+    HOURS_PER_DAY: two racing writers take turns on the day's row, and the second
     sees the first's hours. Nothing in the application writes this table.
     """
 
@@ -71,7 +72,7 @@ class HourDay(Base):
         ForeignKey("engineers.id", ondelete="CASCADE"), primary_key=True
     )
     logged_on: Mapped[dt.date] = mapped_column(Date, primary_key=True)
-    hours: Mapped[Decimal] = mapped_column(Fixed(2))
+    hours: Mapped[Decimal] = mapped_column(Fixed(DECIMAL_PLACES))
 
 
 class ExamAttempt(Base):
@@ -90,7 +91,7 @@ class ExamAttempt(Base):
     attempted_on: Mapped[dt.date] = mapped_column(Date)
     score: Mapped[int] = mapped_column(Integer)
     passed: Mapped[bool] = mapped_column(Boolean)
-    cost: Mapped[Decimal | None] = mapped_column(Fixed(2))
+    cost: Mapped[Decimal | None] = mapped_column(Fixed(DECIMAL_PLACES))
     voucher_code: Mapped[str] = mapped_column(String(MAX_VOUCHER_CODE_LENGTH), default="")
     proctoring: Mapped[str] = mapped_column(String(MAX_PROCTORING_LENGTH), default="")
     note: Mapped[str] = mapped_column(String(MAX_NOTE_LENGTH), default="")

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from tracker.catalog.rules import DECIMAL_PLACES
+
 # A day holds at most this many hours, over all of an engineer's entries.
 HOURS_PER_DAY = Decimal(24)
-# Hours are kept in hundredths (db.Fixed(2)): an entry has at most 2 decimals.
-HOURS_PLACES = 2
-HOURS_QUANTUM = Decimal(1).scaleb(-HOURS_PLACES)
-# HOURS_PER_DAY as the database stores it (hundredths of an hour).
-STORED_HOURS_PER_DAY = int(HOURS_PER_DAY.scaleb(HOURS_PLACES))
+# HOURS_PER_DAY as the database stores it: hours, like every amount, are kept
+# in hundredths (catalog.rules.DECIMAL_PLACES, db.Fixed).
+STORED_HOURS_PER_DAY = int(HOURS_PER_DAY.scaleb(DECIMAL_PLACES))
 HOURS_PER_DAY_TEXT = f"a day holds at most {HOURS_PER_DAY} hours"
 HOURS_RANGE_TEXT = f"hours must be more than 0 and at most {HOURS_PER_DAY}"
 # The hours form's spin button steps a quarter of an hour.
@@ -24,6 +24,7 @@ MAX_PROCTORING_LENGTH = 200
 MAX_CREDENTIAL_NAME_LENGTH = 200
 MAX_ISSUER_LENGTH = 120
 
+# An exam attempt: its score (percent), its cost (in the organisation's currency).
 MIN_SCORE = 0
 MAX_SCORE = 100
 SCORE_TEXT = f"score must be a whole number from {MIN_SCORE} to {MAX_SCORE}"
@@ -31,3 +32,5 @@ MAX_ATTEMPT_COST = Decimal(1_000_000)
 
 # A valid certification is "expiring" this many days or fewer before its expiry.
 EXPIRING_WITHIN_DAYS = 90
+# The widest "expiring within" a caller may ask for: a century.
+MAX_EXPIRING_WITHIN_DAYS = 36_500

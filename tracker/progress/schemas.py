@@ -8,14 +8,25 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field
 
-from tracker.catalog.schemas import CourseRef, CredentialRef, ExamRef
+from tracker.catalog.rules import DECIMAL_PLACES
+from tracker.catalog.schemas import Code, CourseRef, CredentialRef, ExamRef
 from tracker.people.schemas import Named, PersonRef, person_ref
 from tracker.progress.models import Certification, ExamAttempt, HourLog
 from tracker.progress.rules import (
     EXPIRING_WITHIN_DAYS,
     HOURS_PER_DAY,
+    HOURS_RANGE_TEXT,
+    MAX_ATTEMPT_COST,
+    MAX_CREDENTIAL_NAME_LENGTH,
     MAX_EVIDENCE_LENGTH,
+    MAX_EXPIRING_WITHIN_DAYS,
+    MAX_ISSUER_LENGTH,
     MAX_NOTE_LENGTH,
+    MAX_PROCTORING_LENGTH,
+    MAX_SCORE,
+    MAX_VOUCHER_CODE_LENGTH,
+    MIN_SCORE,
+    SCORE_TEXT,
 )
 from tracker.progress.services.hours import LoggedHours
 from tracker.progress.services.overview import CertificationState, Overview
@@ -27,7 +38,6 @@ from tracker.schemas import (
     Amount,
     Answer,
     Body,
-    Code,
     Date,
     Id,
     Query,
@@ -38,13 +48,6 @@ from tracker.schemas import (
     worded,
 )
 
-MAX_VOUCHER_CODE_LENGTH = 80
-MAX_PROCTORING_LENGTH = 200
-MAX_COST = Decimal(1_000_000)
-MAX_SCORE = 100
-MAX_CREDENTIAL_NAME_LENGTH = 200
-MAX_ISSUER_LENGTH = 120
-MAX_EXPIRING_WITHIN = 36_500
 STATUSES = ("valid", "expiring", "expired")
 
 Note = Annotated[str, text(MAX_NOTE_LENGTH)]
@@ -61,10 +64,10 @@ class HoursBody(Body):
     date: Date
     hours: Annotated[
         Decimal,
-        Field(gt=0, le=HOURS_PER_DAY, decimal_places=2),
+        Field(gt=0, le=HOURS_PER_DAY, decimal_places=DECIMAL_PLACES),
         JSON_NUMBER,
         NUMBER_ONLY,
-        worded(f"hours must be more than 0 and at most {HOURS_PER_DAY}"),
+        worded(HOURS_RANGE_TEXT),
     ]
     note: Note = ""
 
@@ -90,18 +93,18 @@ class AttemptBody(Body):
     date: Date
     score: Annotated[
         int,
-        Field(ge=0, le=MAX_SCORE, strict=True),
-        worded(f"score must be a whole number from 0 to {MAX_SCORE}"),
+        Field(ge=MIN_SCORE, le=MAX_SCORE, strict=True),
+        worded(SCORE_TEXT),
     ]
     passed: TrueFalse
     engineer: Id | None = None
     cost: (
         Annotated[
             Decimal,
-            Field(ge=0, le=MAX_COST, decimal_places=2),
+            Field(ge=0, le=MAX_ATTEMPT_COST, decimal_places=DECIMAL_PLACES),
             JSON_NUMBER,
             NUMBER_ONLY,
-            worded(f"must be from 0 to {MAX_COST}"),
+            worded(f"must be from 0 to {MAX_ATTEMPT_COST}"),
         ]
         | None
     ) = None
@@ -172,9 +175,9 @@ class CertificationsQuery(EngineerQuery):
     ) = None
     expiring_within: Annotated[
         int,
-        Field(ge=0, le=MAX_EXPIRING_WITHIN),
-        query_int(f"must be a whole number of days, 0 to {MAX_EXPIRING_WITHIN}"),
-        worded(f"must be a whole number of days, 0 to {MAX_EXPIRING_WITHIN}"),
+        Field(ge=0, le=MAX_EXPIRING_WITHIN_DAYS),
+        query_int(f"must be a whole number of days, 0 to {MAX_EXPIRING_WITHIN_DAYS}"),
+        worded(f"must be a whole number of days, 0 to {MAX_EXPIRING_WITHIN_DAYS}"),
     ] = EXPIRING_WITHIN_DAYS
 
 

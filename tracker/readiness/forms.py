@@ -6,12 +6,12 @@ from flask_wtf import FlaskForm
 from wtforms import DateField, FieldList, FormField, IntegerField, StringField
 from wtforms.validators import InputRequired, Length, NumberRange, Optional, ValidationError
 
+from tracker.people.rules import MAX_GPUS
 from tracker.readiness.rules import (
     CALENDAR_RULE,
     FIRST_DAY,
     FLEET_GPUS_RULE,
     LAST_DAY,
-    MAX_FLEET_GPUS,
     MAX_ROI_AMOUNT,
     MAX_ROI_LABEL_LENGTH,
     MAX_ROI_LINES,
@@ -35,7 +35,7 @@ class ReadinessQueryForm(FlaskForm):
         "Fleet size (GPUs)",
         validators=[
             Optional(),
-            NumberRange(min=0, max=MAX_FLEET_GPUS, message=FLEET_GPUS_RULE),
+            NumberRange(min=0, max=MAX_GPUS, message=FLEET_GPUS_RULE),
         ],
     )
     on = DateField("On date", validators=[Optional(), within_calendar])
@@ -51,7 +51,7 @@ class PlanQueryForm(FlaskForm):
         "Target fleet size (GPUs)",
         validators=[
             InputRequired(message="a target fleet size is required"),
-            NumberRange(min=0, max=MAX_FLEET_GPUS, message=FLEET_GPUS_RULE),
+            NumberRange(min=0, max=MAX_GPUS, message=FLEET_GPUS_RULE),
         ],
     )
     target = DateField(

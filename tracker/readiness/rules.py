@@ -5,15 +5,17 @@ from __future__ import annotations
 import datetime as dt
 from decimal import Decimal
 
+from tracker.catalog.rules import MAX_LEVEL
+from tracker.people.rules import MAX_GPUS
+
 # Dates a readiness query or plan accepts: a forecast from any of them still
 # fits the calendar.
 FIRST_DAY = dt.date(1970, 1, 1)
 LAST_DAY = dt.date(2999, 12, 31)
 CALENDAR_RULE = f"date must be from {FIRST_DAY} to {LAST_DAY}"
 
-# The largest fleet a readiness query or plan asks about.
-MAX_FLEET_GPUS = 10_000_000
-FLEET_GPUS_RULE = f"GPUs must be from 0 to {MAX_FLEET_GPUS:,}"
+# A readiness query or plan asks about a fleet no larger than a team may hold.
+FLEET_GPUS_RULE = f"GPUs must be from 0 to {MAX_GPUS:,}"
 
 # Open seats name this many nearest candidates.
 NEAREST_CANDIDATES = 3
@@ -27,6 +29,9 @@ MAX_FORECAST_MONTHS = 60
 SANE_WEEKLY_HOURS = Decimal(10)
 # Shadowing needs a senior of at least this level.
 MIN_SHADOW_LEVEL = 4
+SHADOW_RULE = "needs a senior (level {}) to shadow".format(
+    " or ".join(str(level) for level in range(MIN_SHADOW_LEVEL, MAX_LEVEL + 1))
+)
 # The strategy whose per-participant cost is the list price discounts apply to.
 LIST_PRICE_STRATEGY = "bootcamp"
 WEEKS_PER_YEAR = 52

@@ -10,21 +10,20 @@ from pydantic import Field
 
 from tracker.people.rules import MAX_GPUS
 from tracker.people.schemas import PersonRef, TeamOut, person_ref
+from tracker.readiness.rules import FORECAST_MONTHS, MAX_FORECAST_MONTHS
 from tracker.readiness.services.forecast import ForecastPoint
 from tracker.readiness.services.matching import Seat
 from tracker.readiness.services.roi import Roi
 from tracker.readiness.services.team import TeamReadiness
 from tracker.schemas import Answer, Body, Query, WholeNumber, date_worded, query_int, worded
 
-MAX_FORECAST_MONTHS = 60
-FORECAST_MONTHS = 12
 NAMED_AMOUNTS = 'must be an object of named amounts, e.g. {"training": 75000}'
 ON_RULE = "must be a date YYYY-MM-DD"
-GPUS_RULE = "must be a whole number of GPUs, 0 or more"
+GPUS_QUERY_RULE = "must be a whole number of GPUs, 0 or more"
 MONTHS_RULE = f"must be a whole number from 1 to {MAX_FORECAST_MONTHS}"
 
 OnDate = Annotated[dt.date, date_worded(ON_RULE)]
-Gpus = Annotated[int, Field(ge=0, le=MAX_GPUS), query_int(GPUS_RULE), worded(GPUS_RULE)]
+Gpus = Annotated[int, Field(ge=0, le=MAX_GPUS), query_int(GPUS_QUERY_RULE), worded(GPUS_QUERY_RULE)]
 
 
 # --- query strings and bodies --------------------------------------------------------

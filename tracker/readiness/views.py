@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
-import io
 
-from flask import Blueprint, Response, abort, render_template, request
+from flask import Blueprint, abort, render_template, request
 from flask_login import current_user
 from markupsafe import Markup
 from sqlalchemy import select
@@ -16,6 +14,7 @@ from tracker.clock import today
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.people.models import Team
+from tracker.people.rules import MANAGER_ROLES
 from tracker.progress.rules import EXPIRING_WITHIN_DAYS
 from tracker.readiness.forms import PlanQueryForm, ReadinessQueryForm, RoiForm
 from tracker.readiness.rules import MAX_ROI_LINES, SANE_WEEKLY_HOURS
@@ -33,10 +32,9 @@ from tracker.readiness.services.team import (
 )
 from tracker.readiness.services.team_page import team_page
 from tracker.signals import showing_team, template_context
-from tracker.web import role_required
+from tracker.web import csv_download, role_required
 
 bp = Blueprint("readiness", __name__)
-MANAGERS = ("manager", "admin")
 
 DRAWN_KEPT = 4096
 
@@ -74,6 +72,8 @@ def _add_drawing_helpers(state) -> None:
 
     env.globals["cached_badge"] = cached_badge
     env.globals["heat_cells"] = heat_cells
+    # The heat map's legend states the window its cells are judged by.
+    env.globals["expiring_within_days"] = EXPIRING_WITHIN_DAYS
 
 
 def _team_or_404(team_id: int) -> Team:
@@ -99,7 +99,7 @@ def _query(team: Team) -> tuple[ReadinessQueryForm, int, dt.date, int]:
 
 
 @bp.get("/teams")
-@role_required(*MANAGERS)
+@role_required(*MANAGER_ROLES)
 def teams():
     """List the teams the manager runs (all of them for an admin) with today's readiness."""
     session = db_session()
@@ -125,7 +125,7 @@ def organisation():
 
 
 @bp.get("/teams/<int:team_id>")
-@role_required(*MANAGERS)
+@role_required(*MANAGER_ROLES)
 def team(team_id: int):
     """Show a team's readiness for a fleet on a date, its heat map and forecast."""
     team = _team_or_404(team_id)
@@ -143,27 +143,8 @@ def team(team_id: int):
     ), status
 
 
-def _csv(rows: list[list[object]], filename: str) -> Response:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    for row in rows:
-        # Spreadsheet formula injection: text starting with = + - @ is quoted.
-        writer.writerow([_cell(value) for value in row])
-    return Response(
-        buffer.getvalue(),
-        mimetype="text/csv",
-        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
-    )
-
-
-def _cell(value: object) -> object:
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
-    return value
-
-
 @bp.get("/teams/<int:team_id>/heatmap.csv")
-@role_required(*MANAGERS)
+@role_required(*MANAGER_ROLES)
 def heatmap_csv(team_id: int):
     """Download the heat map: one row per engineer, one column per certification."""
     team = _team_or_404(team_id)
@@ -185,11 +166,11 @@ def heatmap_csv(team_id: int):
                 for cell in row.cells
             ]
         )
-    return _csv(rows, f"heatmap-team-{team.id}-{on.isoformat()}.csv")
+    return csv_download(rows, f"heatmap-team-{team.id}-{on.isoformat()}.csv")
 
 
 @bp.get("/teams/<int:team_id>/gaps.csv")
-@role_required(*MANAGERS)
+@role_required(*MANAGER_ROLES)
 def gaps_csv(team_id: int):
     """Download the readiness gaps: each unfilled seat with its nearest candidates."""
     team = _team_or_404(team_id)
@@ -226,11 +207,11 @@ def gaps_csv(team_id: int):
                     f"certification {item.credential.code}",
                 ]
             )
-    return _csv(rows, f"gaps-team-{team.id}-{on.isoformat()}.csv")
+    return csv_download(rows, f"gaps-team-{team.id}-{on.isoformat()}.csv")
 
 
 @bp.get("/teams/<int:team_id>/plan")
-@role_required(*MANAGERS)
+@role_required(*MANAGER_ROLES)
 def plan(team_id: int):
     """Plan the training and hires to reach a fleet size by a date, with costs."""
     team = _team_or_404(team_id)
@@ -262,7 +243,7 @@ def plan(team_id: int):
 
 
 @bp.route("/roi", methods=["GET", "POST"])
-@role_required(*MANAGERS)
+@role_required(*MANAGER_ROLES)
 def roi():
     """Compute first-year and ongoing ROI; prefilled with the catalog's example lines."""
     session = db_session()

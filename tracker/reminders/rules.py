@@ -46,6 +46,8 @@ CERTIFICATIONS_PER_BATCH = 200
 NOTIFICATION_KINDS = ("reminder", "expired", "escalation", "digest")
 # skipped: not sent because it no longer applies (its certification was renewed).
 NOTIFICATION_STATUSES = ("pending", "sending", "sent", "failed", "skipped")
+# The longest text the outbox page searches recipients and subjects for.
+MAX_OUTBOX_SEARCH_LENGTH = 200
 
 # --- calendar feeds -----------------------------------------------------------
 

@@ -14,6 +14,7 @@ from flask_login import current_user, login_required
 
 from tracker.extensions import db_session
 from tracker.people.models import Engineer, Team
+from tracker.people.rules import MANAGER_ROLES
 from tracker.readiness.services.team import can_view_team
 from tracker.reminders import calendars
 from tracker.reminders.forms import FeedTokenForm
@@ -21,7 +22,6 @@ from tracker.signals import showing_profile, showing_team
 from tracker.web import role_required
 
 bp = Blueprint("calendars", __name__, url_prefix="/calendar")
-MANAGERS = ("manager", "admin")
 
 
 def _base_url() -> str:
@@ -169,7 +169,7 @@ def _team_or_404(team_id: int) -> Team:
 
 
 @bp.post("/team/<int:team_id>/token")
-@role_required(*MANAGERS)
+@role_required(*MANAGER_ROLES)
 def replace_team_token(team_id: int):
     """Create a team's feed URL, or replace it; for the team's manager or an admin."""
     team = _team_or_404(team_id)
@@ -186,7 +186,7 @@ def replace_team_token(team_id: int):
 
 
 @bp.post("/team/<int:team_id>/token/remove")
-@role_required(*MANAGERS)
+@role_required(*MANAGER_ROLES)
 def remove_team_token(team_id: int):
     """Remove a team's feed URL; for the team's manager or an admin."""
     team = _team_or_404(team_id)

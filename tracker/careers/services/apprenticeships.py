@@ -15,8 +15,9 @@ from tracker.careers.rules import (
     EARLIEST_DATE,
     MAX_APPRENTICESHIP_LEAD_MONTHS,
     MAX_APPRENTICESHIP_MONTHS,
-    MAX_NOTE_LENGTH,
+    MAX_APPRENTICESHIP_NOTE_LENGTH,
     MIN_APPRENTICESHIP_MONTHS,
+    USUAL_APPRENTICESHIP_MONTHS,
     is_whole,
 )
 from tracker.careers.services.ladder import level_on, load_levels, managed_people
@@ -24,6 +25,7 @@ from tracker.catalog.models import LearningPath, Level, TrainingStrategy
 from tracker.catalog.services.reads import paths_with_courses
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer, LevelChange
+from tracker.people.rules import MANAGER_ROLES
 from tracker.people.services.access import manages
 from tracker.progress.models import HourLog
 from tracker.progress.services.certifications import certifications_of
@@ -55,7 +57,7 @@ def can_pair(actor: Engineer, junior: Engineer, senior: Engineer) -> bool:
 
     A manager may also be the senior themself.
     """
-    if not actor.active or actor.access_role not in ("manager", "admin"):
+    if not actor.active or actor.access_role not in MANAGER_ROLES:
         return False
     if actor.access_role == "admin":
         return True
@@ -100,7 +102,7 @@ def create_apprenticeship(
     ):
         errors["months"] = (
             f"months must be a whole number from {MIN_APPRENTICESHIP_MONTHS} to "
-            f"{MAX_APPRENTICESHIP_MONTHS} (3-6 is usual)"
+            f"{MAX_APPRENTICESHIP_MONTHS} ({USUAL_APPRENTICESHIP_MONTHS} is usual)"
         )
     if not isinstance(starts_on, dt.date):
         errors["starts_on"] = "a start date is required (YYYY-MM-DD)"
@@ -109,8 +111,8 @@ def create_apprenticeship(
     elif starts_on > add_months(today, MAX_APPRENTICESHIP_LEAD_MONTHS):
         errors["starts_on"] = "start must be within a year from today"
     note = (note or "").strip()
-    if len(note) > MAX_NOTE_LENGTH:
-        errors["note"] = f"note must be at most {MAX_NOTE_LENGTH} characters"
+    if len(note) > MAX_APPRENTICESHIP_NOTE_LENGTH:
+        errors["note"] = f"note must be at most {MAX_APPRENTICESHIP_NOTE_LENGTH} characters"
     if junior is not None and senior is not None:
         if junior.id == senior.id:
             errors["senior"] = "the junior and the senior must be two different people"

@@ -13,7 +13,6 @@ from sqlalchemy.orm import Session, aliased, selectinload
 
 from tracker.careers.models import CertificationBonus
 from tracker.careers.rules import (
-    BONUS_PLACES,
     EARLIEST_DATE,
     FIRST_QUARTER_YEAR,
     LAST_QUARTER_YEAR,
@@ -21,6 +20,7 @@ from tracker.careers.rules import (
     QUARTER_PATTERN,
 )
 from tracker.catalog.models import Credential
+from tracker.catalog.rules import DECIMAL_PLACES, HUNDREDTH
 from tracker.clock import utcnow
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer
@@ -121,8 +121,8 @@ def set_bonus(
         value = Decimal(amount)
         if not value.is_finite() or not 0 <= value <= MAX_BONUS:
             errors["amount"] = f"amount must be from 0 to {MAX_BONUS:,}"
-        elif value != value.quantize(Decimal(1).scaleb(-BONUS_PLACES)):
-            errors["amount"] = f"amount must have at most {BONUS_PLACES} decimals"
+        elif value != value.quantize(HUNDREDTH):
+            errors["amount"] = f"amount must have at most {DECIMAL_PLACES} decimals"
     if not isinstance(effective_on, dt.date) or isinstance(effective_on, dt.datetime):
         errors["effective_on"] = "effective from must be a date (YYYY-MM-DD)"
     elif effective_on > today:

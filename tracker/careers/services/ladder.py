@@ -14,6 +14,7 @@ from tracker.careers.rules import EVIDENCE_KINDS, EVIDENCE_REASON
 from tracker.catalog.models import Credential, Level
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer, JobRoleAssignment, LevelChange, Team
+from tracker.people.rules import MANAGER_ROLES
 from tracker.people.services.access import manages
 from tracker.people.services.persons import set_level
 from tracker.progress.models import Certification
@@ -177,7 +178,7 @@ def career(session: Session, engineer: Engineer, on: dt.date) -> Career:
 
 def managed_people(session: Session, actor: Engineer) -> list[Engineer]:
     """Return the active people whose level `actor` may set, by name (everyone for an admin)."""
-    if not actor.active or actor.access_role not in ("manager", "admin"):
+    if not actor.active or actor.access_role not in MANAGER_ROLES:
         return []
     query = (
         select(Engineer)

@@ -19,7 +19,9 @@ from tracker.catalog.models import Course, Credential, Exam, LearningPath, PathC
 from tracker.catalog.rules import (
     CODE_PATTERN,
     CODE_RULE,
+    DECIMAL_PLACES,
     DEFAULT_RETAKE_WAIT_DAYS,
+    HUNDREDTH,
     MAX_COURSE_HOURS,
     MAX_REQUIRED_EXPERIENCE_MONTHS,
     MAX_RETAKE_WAIT_DAYS,
@@ -27,6 +29,8 @@ from tracker.catalog.rules import (
     MAX_TITLE_LENGTH,
     MAX_TRACK_COURSES,
     MAX_VALIDITY_MONTHS,
+    MIN_TARGET_MONTHS,
+    MIN_VALIDITY_MONTHS,
 )
 from tracker.errors import ValidationError
 
@@ -115,8 +119,8 @@ def parse_course_lines(text: str) -> list[CourseLine]:
             problems.append(
                 f"line {number}: hours must be more than 0 and at most {MAX_COURSE_HOURS}"
             )
-        elif hours != hours.quantize(Decimal("0.01")):
-            problems.append(f"line {number}: hours must have at most 2 decimals")
+        elif hours != hours.quantize(HUNDREDTH):
+            problems.append(f"line {number}: hours must have at most {DECIMAL_PLACES} decimals")
         seen.add(code.lower())
         if hours is not None:
             courses.append(CourseLine(number, code, title, hours))
@@ -160,9 +164,13 @@ def create_internal_track(
         errors["exam_code"] = problem
     if problem := _name_error(exam_name):
         errors["exam_name"] = problem
-    if not _is_whole(validity_months) or not 1 <= validity_months <= MAX_VALIDITY_MONTHS:
+    if (
+        not _is_whole(validity_months)
+        or not MIN_VALIDITY_MONTHS <= validity_months <= MAX_VALIDITY_MONTHS
+    ):
         errors["validity_months"] = (
-            f"validity must be a whole number of months from 1 to {MAX_VALIDITY_MONTHS}"
+            "validity must be a whole number of months from "
+            f"{MIN_VALIDITY_MONTHS} to {MAX_VALIDITY_MONTHS}"
         )
     if (
         not _is_whole(experience_months)
@@ -198,9 +206,10 @@ def create_internal_track(
         errors["path_code"] = problem
     if problem := _name_error(path_name):
         errors["path_name"] = problem
-    if not _is_whole(target_months) or not 1 <= target_months <= MAX_TARGET_MONTHS:
+    if not _is_whole(target_months) or not MIN_TARGET_MONTHS <= target_months <= MAX_TARGET_MONTHS:
         errors["target_months"] = (
-            f"target duration must be a whole number of months from 1 to {MAX_TARGET_MONTHS}"
+            "target duration must be a whole number of months from "
+            f"{MIN_TARGET_MONTHS} to {MAX_TARGET_MONTHS}"
         )
     # Codes must also differ from one another within the track.
     own = [("exam_code", exam_code), ("path_code", path_code)]

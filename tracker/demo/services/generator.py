@@ -3,7 +3,7 @@
 `tracker demo --engineers N` and the benchmarks build organisations of
 thousands of engineers. The per-row services would take hours for a million
 hour logs, so the generator plans every row, checking the same rules the
-services check (24 hours a day, expiry = earned + validity, renewal chains,
+services check (the hours a day holds, expiry = earned + validity, renewal chains,
 prerequisites valid on the attempt date, retake waits, nothing before the hire
 date or after today), and writes them in bulk.
 """

@@ -5,15 +5,17 @@ from __future__ import annotations
 import datetime as dt
 import random
 from dataclasses import dataclass
+from decimal import Decimal
 
 from tracker.catalog.models import Course, Exam
+from tracker.catalog.rules import DECIMAL_PLACES
 from tracker.demo.services.bulk import BulkWriter
 from tracker.demo.services.common import PROCTORING
-from tracker.progress.rules import HOURS_PER_DAY
+from tracker.progress.rules import STORED_HOURS_PER_DAY
 from tracker.progress.services.validity import add_months, expiry_date, whole_months_between
 
 # Hours of one study session, in hundredths, with weights; the long ones are
-# bootcamp days, so that some days come close to the 24-hour limit.
+# bootcamp days, so that some days come close to the day's limit (HOURS_PER_DAY).
 SESSION_HUNDREDTHS = (
     (25, 4), (50, 10), (75, 6), (100, 18), (150, 14), (200, 16), (300, 12),
     (400, 12), (800, 4), (1200, 3), (1600, 1),
@@ -35,8 +37,11 @@ EXTERNALS = (
     ("CCSP", 36, (0.01, 0.01, 0.02), ()),
     ("SIX-SIGMA", None, (0.01, 0.03, 0.10), ()),
 )
-# The most one day holds, in the hundredths hour logs store.
-DAY_HUNDREDTHS = int(HOURS_PER_DAY * 100)
+
+
+def _stored(value: Decimal) -> int:
+    """Return an amount as its Fixed column stores it (hundredths), as the bulk writer takes it."""
+    return int(value.scaleb(DECIMAL_PLACES))
 
 
 @dataclass
@@ -78,15 +83,15 @@ def plan_history(
     sizes, weights = zip(*SESSION_HUNDREDTHS, strict=True)
     chosen = rng.choices(sizes, weights, k=count)
     for offset, hundredths in zip(days, chosen, strict=True):
-        # A day holds at most 24 hours: the session is cut to what is left.
-        hundredths = min(hundredths, DAY_HUNDREDTHS - day_totals.get(offset, 0))
+        # A day holds at most HOURS_PER_DAY: the session is cut to what is left.
+        hundredths = min(hundredths, STORED_HOURS_PER_DAY - day_totals.get(offset, 0))
         if hundredths <= 0:
             continue
         day_totals[offset] = day_totals.get(offset, 0) + hundredths
         if course_index < len(courses):
             course = courses[course_index]
             on_course += hundredths
-            if on_course >= int(course.hours * 100):
+            if on_course >= _stored(course.hours):
                 course_index, on_course = course_index + 1, 0
         else:
             course = rng.choice(courses)
@@ -168,7 +173,7 @@ def plan_history(
                 on,
                 score,
                 passed,
-                int(exam.list_price * 100) if exam.list_price is not None else None,
+                _stored(exam.list_price) if exam.list_price is not None else None,
                 "",
                 exam.delivery or PROCTORING,
                 "",

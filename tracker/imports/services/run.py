@@ -7,7 +7,9 @@ import datetime as dt
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from tracker.catalog.rules import MAX_LEVEL, MIN_LEVEL
 from tracker.errors import ValidationError
+from tracker.imports.rules import JOB_ROLE_SEPARATOR
 from tracker.imports.schemas import AttemptRow, CredentialRow, HoursRow, PersonRow
 from tracker.imports.services.kinds import (
     ImportKind,
@@ -20,6 +22,8 @@ from tracker.imports.services.people import import_person
 from tracker.imports.services.reading import read_rows
 from tracker.imports.services.records import import_attempt, import_credential, import_hours
 from tracker.people.models import Engineer
+from tracker.people.rules import ACCESS_ROLES, MIN_PASSWORD_LENGTH
+from tracker.progress.rules import HOURS_PER_DAY, MAX_SCORE, MIN_SCORE
 
 IMPORT_KINDS: dict[str, ImportKind] = {
     kind.code: kind
@@ -39,11 +43,12 @@ IMPORT_KINDS: dict[str, ImportKind] = {
             },
             handler=import_person,
             help=(
-                "role: engineer, manager or admin (empty: engineer); job_roles separated by ';'; "
-                "level 1-5 (empty: 1); team: the name of an existing team; manager_email: a "
-                "manager or admin already in the tracker or on an earlier line; password "
-                "(optional column, at least 10 characters): without one the person cannot sign "
-                "in until it is set."
+                f"role: {', '.join(ACCESS_ROLES[:-1])} or {ACCESS_ROLES[-1]} (empty: engineer); "
+                f"job_roles separated by '{JOB_ROLE_SEPARATOR}'; "
+                f"level {MIN_LEVEL}-{MAX_LEVEL} (empty: {MIN_LEVEL}); team: the name of an "
+                "existing team; manager_email: a manager or admin already in the tracker or on "
+                f"an earlier line; password (optional column, at least {MIN_PASSWORD_LENGTH} "
+                "characters): without one the person cannot sign in until it is set."
             ),
         ),
         ImportKind(
@@ -55,7 +60,10 @@ IMPORT_KINDS: dict[str, ImportKind] = {
             optional=frozenset({"note"}),
             fields={"logged_on": "date"},
             handler=import_hours,
-            help="course: a course code of the catalog; hours: more than 0, at most 24 a day.",
+            help=(
+                "course: a course code of the catalog; "
+                f"hours: more than 0, at most {HOURS_PER_DAY} a day."
+            ),
         ),
         ImportKind(
             code="attempts",
@@ -67,8 +75,9 @@ IMPORT_KINDS: dict[str, ImportKind] = {
             fields={"attempted_on": "date"},
             handler=import_attempt,
             help=(
-                "exam: an exam code; score 0-100; passed: yes or no. Put attempts in date "
-                "order: prerequisites and retake waits are checked as each row is read."
+                f"exam: an exam code; score {MIN_SCORE}-{MAX_SCORE}; passed: yes or no. "
+                "Put attempts in date order: prerequisites and retake waits are checked as "
+                "each row is read."
             ),
         ),
         ImportKind(

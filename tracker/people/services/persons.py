@@ -16,15 +16,14 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
 from tracker.catalog.models import JobRole, Level
+from tracker.catalog.rules import LEVEL_NUMBER_RULE, MAX_LEVEL, MIN_LEVEL
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer, JobRoleAssignment, LevelChange, Team
 from tracker.people.rules import (
     ACCESS_ROLES,
     MANAGER_ROLES,
     MAX_EXPERIENCE_MONTHS,
-    MAX_LEVEL,
     MAX_NAME_LENGTH,
-    MIN_LEVEL,
 )
 from tracker.people.services.access import is_whole, resolve_manager
 from tracker.people.services.accounts import hash_password
@@ -115,7 +114,7 @@ def level_error(session: Session, level: object) -> str | None:
         or not MIN_LEVEL <= level <= MAX_LEVEL
         or session.get(Level, level) is None
     ):
-        return f"level must be a whole number from {MIN_LEVEL} to {MAX_LEVEL}"
+        return LEVEL_NUMBER_RULE
     return None
 
 

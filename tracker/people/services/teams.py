@@ -7,7 +7,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer, Team
-from tracker.people.rules import MAX_GPUS, MAX_TEAM_NAME_LENGTH
+from tracker.people.rules import GPUS_RULE, MAX_GPUS, MAX_TEAM_NAME_LENGTH
 from tracker.people.services.access import is_whole, resolve_manager
 
 
@@ -61,7 +61,7 @@ def _team_errors(
         if other is not None and other is not team:
             errors["name"] = f"a team named {other.name!r} already exists"
     if not is_whole(gpus) or not 0 <= gpus <= MAX_GPUS:
-        errors["gpus"] = f"fleet size must be a whole number of GPUs from 0 to {MAX_GPUS:,}"
+        errors["gpus"] = GPUS_RULE
     manager = team.manager if team is not None else None
     if team is None or manager_id != team.manager_id:
         manager, problem = resolve_manager(session, manager_id, None)

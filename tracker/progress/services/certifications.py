@@ -227,6 +227,7 @@ def credential_for_entry(
     ).first()
     if existing is not None:
         return existing
+    # X-<24 characters>-<8 hex digits> fits a catalog code (catalog.rules.MAX_CODE_LENGTH).
     slug = "".join(ch if ch.isalnum() else "-" for ch in name.upper())[:24].strip("-")
     # A random suffix: counting rows could collide after a deletion or a race.
     credential = Credential(

@@ -36,6 +36,7 @@ from sqlalchemy.sql.selectable import CTE
 
 from tracker.audit import services as audit
 from tracker.catalog.models import Course
+from tracker.catalog.rules import DECIMAL_PLACES, HUNDREDTH
 from tracker.clock import utcnow
 from tracker.db import Base
 from tracker.errors import ValidationError
@@ -45,8 +46,6 @@ from tracker.progress.models import HourDay, HourLog
 from tracker.progress.rules import (
     HOURS_PER_DAY,
     HOURS_PER_DAY_TEXT,
-    HOURS_PLACES,
-    HOURS_QUANTUM,
     HOURS_RANGE_TEXT,
     MAX_NOTE_LENGTH,
 )
@@ -107,8 +106,8 @@ def check_hours(
         errors["hours"] = "hours must be a number"
     elif hours <= 0 or hours > HOURS_PER_DAY:
         errors["hours"] = HOURS_RANGE_TEXT
-    elif hours != hours.quantize(HOURS_QUANTUM):
-        errors["hours"] = f"hours must have at most {HOURS_PLACES} decimals"
+    elif hours != hours.quantize(HUNDREDTH):
+        errors["hours"] = f"hours must have at most {DECIMAL_PLACES} decimals"
     if logged_on > today:
         errors["logged_on"] = "date must not be in the future"
     elif hired_on and logged_on < hired_on:

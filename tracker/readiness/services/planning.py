@@ -27,6 +27,7 @@ from tracker.readiness.rules import (
     LIST_PRICE_STRATEGY,
     MIN_SHADOW_LEVEL,
     SANE_WEEKLY_HOURS,
+    SHADOW_RULE,
     WEEKS_PER_YEAR,
 )
 from tracker.readiness.services.matching import Seat, choose_template, fits, max_matching, seats_of
@@ -294,9 +295,7 @@ def _strategy_costs(
                 )
         elif strategy.productivity_loss_percent is not None:
             if not seniors:
-                costs.append(
-                    StrategyCost(strategy, None, None, "needs a senior (level 4 or 5) to shadow")
-                )
+                costs.append(StrategyCost(strategy, None, None, SHADOW_RULE))
                 continue
             senior = max(seniors, key=lambda m: m.level)
             level = catalog.levels[senior.level]
