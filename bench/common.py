@@ -274,6 +274,11 @@ class Server:
             f"127.0.0.1:{port}",
             "--workers",
             str(workers),
+            # The tracker's own worker and threads, so only the app differs.
+            "--worker-class",
+            "tracker.server.BufferingWorker",
+            "--threads",
+            "8",
             "--timeout",
             "60",
             "--access-logfile",
