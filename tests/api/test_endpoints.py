@@ -59,7 +59,8 @@ def test_a_revoked_token_stops_working_at_once(api: Api, db: Session, scene: Sce
     assert response.status_code == 401
     assert response.get_json() == {
         "errors": {
-            "token": "the token is not valid: unknown, revoked, or its account is deactivated"
+            "token": "the token is not valid: unknown, revoked, expired,"
+            " or its account is deactivated"
         }
     }
     assert response.headers["WWW-Authenticate"].startswith("Bearer")

@@ -28,7 +28,7 @@ NEW_PASSWORD = "a much longer secret"
 
 def owner(db, secret: str) -> int | None:
     """Return the id of whom the API takes a token's caller to be (None: refused)."""
-    caller = caller_for_token(db, secret, NOW)
+    caller = caller_for_token(db, secret, NOW, NOW.date())
     return caller.id if caller is not None else None
 
 

@@ -226,7 +226,7 @@ def test_tokens_are_unique(db):
 
 def owner(db, secret: str, now: dt.datetime) -> int | None:
     """Return the id of whom the API takes a token's caller to be (None: refused)."""
-    caller = caller_for_token(db, secret, now)
+    caller = caller_for_token(db, secret, now, now.date())
     return caller.id if caller is not None else None
 
 

@@ -8,19 +8,21 @@ from contextlib import contextmanager
 from flask import g, request
 from werkzeug.exceptions import HTTPException
 
-from tracker.api.errors import ApiError, invalid_token, missing_token
+from tracker.api.errors import ApiError, invalid_token, missing_token, read_only_token
 from tracker.api.tokens import caller_for_token
-from tracker.clock import utcnow
+from tracker.clock import today, utcnow
 from tracker.extensions import db_session
 from tracker.people.models import Engineer
 
 # The endpoint that looks its token up itself, in the statement that writes the entry.
 DEFERRED = "api.log_hours"
 MAX_TOKEN_LENGTH = 200
+# What a read token may do; every other method writes (POST, PUT, PATCH, DELETE).
+READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 def authenticate() -> None:
-    """Identify the caller by their bearer token, or answer 401.
+    """Identify the caller by their bearer token, or answer 401 (403: a read token writing).
 
     POST /hours looks the token up itself, in the statement that writes the
     entry (tokens.log_own_hours); until then the secret waits in g.api_secret.
@@ -38,9 +40,11 @@ def authenticate() -> None:
 
 
 def _authenticate(secret: str) -> None:
-    found = caller_for_token(db_session(), secret, utcnow())
+    found = caller_for_token(db_session(), secret, utcnow(), today())
     if found is None:
         raise invalid_token()
+    if request.method not in READ_METHODS and not found.may_write:
+        raise read_only_token()
     g.api_caller = found
 
 
@@ -53,7 +57,7 @@ def authenticate_deferred() -> None:
 
 @contextmanager
 def token_first() -> Iterator[None]:
-    """Answer a token that is not live with 401 before refusing the request otherwise."""
+    """Answer a token that is not live with 401 (a read token with 403) before other refusals."""
     try:
         yield
     except (ApiError, HTTPException):

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 import pydantic
 
+from tracker.people.rules import READ_ONLY_TOKEN_RULE, WRITE_SCOPE
 from tracker.schemas import Answer
 
 # The house's wording of pydantic's refusals; `{name}` is filled from the error's context.
@@ -73,7 +74,10 @@ def rename(errors: Mapping[str, str], names: Mapping[str, str]) -> dict[str, str
 def invalid_token() -> ApiError:
     return ApiError(
         401,
-        {"token": "the token is not valid: unknown, revoked, or its account is deactivated"},
+        {
+            "token": "the token is not valid: unknown, revoked, expired,"
+            " or its account is deactivated"
+        },
         {"WWW-Authenticate": 'Bearer realm="tracker", error="invalid_token"'},
     )
 
@@ -83,4 +87,16 @@ def missing_token() -> ApiError:
         401,
         {"token": "send an API token in the header Authorization: Bearer TOKEN"},
         {"WWW-Authenticate": 'Bearer realm="tracker"'},
+    )
+
+
+def read_only_token() -> ApiError:
+    return ApiError(
+        403,
+        {"token": READ_ONLY_TOKEN_RULE},
+        {
+            "WWW-Authenticate": (
+                f'Bearer realm="tracker", error="insufficient_scope", scope="{WRITE_SCOPE}"'
+            )
+        },
     )

@@ -1,5 +1,9 @@
 """Who calls the API: the owner of a live bearer token, found with one Core statement.
 
+A live token is neither revoked nor past its expiry day (it works through
+that day, by tracker.clock.today()), and its owner is active; a read token
+is live too, and auth refuses its writes.
+
 Every API request looks its token up (nothing is cached, so a revoked token or
 a deactivated account stops working at once); the lookup reads only the
 columns the API needs, without loading ORM objects. The views that need the
@@ -23,11 +27,13 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from tracker.api.errors import read_only_token
 from tracker.catalog.models import Course
 from tracker.clock import utcnow
 from tracker.db import connected
 from tracker.people.models import ApiToken, Engineer
-from tracker.people.services.accounts import TOKEN_USE_PRECISION, token_hash
+from tracker.people.rules import WRITE_SCOPE
+from tracker.people.services.accounts import TOKEN_USE_PRECISION, UNEXPIRED, token_hash
 from tracker.progress.services.hours import (
     COURSE_NAMED,
     CourseFound,
@@ -55,11 +61,13 @@ _LIVE_TOKEN = (
         _engineers.c.name,
         _engineers.c.access_role,
         _engineers.c.hired_on,
+        _tokens.c.scope,
     )
     .select_from(_tokens.join(_engineers, _engineers.c.id == _tokens.c.engineer_id))
     .where(
         _tokens.c.token_hash == bindparam("token_hash"),
         _tokens.c.revoked_at.is_(None),
+        UNEXPIRED,
         _engineers.c.active.is_(True),
     )
 )
@@ -93,8 +101,9 @@ _LIVE_TOKEN_AND_COURSE = _LIVE_TOKEN.add_columns(
     _courses.c.id.label("course_id"), _courses.c.code, _courses.c.title
 ).outerjoin(_courses, COURSE_NAMED)
 # ...and on PostgreSQL the whole of it: token, course, entry and audit event
-# in one statement.
-_LOG_OWN_HOURS = hours_logged_by(_LIVE_TOKEN_AND_COURSE.cte("caller"))
+# in one statement, which writes nothing for a read token (and returns its scope).
+_CALLER = _LIVE_TOKEN_AND_COURSE.cte("caller")
+_LOG_OWN_HOURS = hours_logged_by(_CALLER, _CALLER.c.scope == WRITE_SCOPE)
 
 
 @dataclass(frozen=True)
@@ -105,16 +114,25 @@ class Caller:
     name: str
     access_role: str
     hired_on: dt.date | None
+    scope: str = WRITE_SCOPE
     active: bool = True
 
+    @property
+    def may_write(self) -> bool:
+        """Whether the token the caller came with may write."""
+        return self.scope == WRITE_SCOPE
 
-def caller_for_token(session: Session, secret: str, now: dt.datetime) -> Caller | None:
+
+def caller_for_token(
+    session: Session, secret: str, now: dt.datetime, today: dt.date
+) -> Caller | None:
     """Return the active engineer a live token belongs to, recording its use to the minute.
 
     One statement (two when the token's last use is more than a minute old).
     """
     connection = session.connection()
-    row = connection.execute(_LIVE_TOKEN, {"token_hash": token_hash(secret)}).first()
+    binds = {"token_hash": token_hash(secret), "today": today}
+    row = connection.execute(_LIVE_TOKEN, binds).first()
     if row is None:
         return None
     return _caller(connection, row, now, _RECORD_USE)
@@ -134,6 +152,8 @@ def log_own_hours(
 ) -> tuple[Caller, LoggedHours] | None:
     """Log hours for the owner of a live token; None when the token is not live.
 
+    A read token writes nothing and is refused with the API's 403.
+
     The rules are services.add_hours', and so are the errors. The caller
     checks the entry first (check_hours without a hire date): what
     is left is the course, the hire date and the day's room. On PostgreSQL
@@ -149,6 +169,7 @@ def log_own_hours(
         "token_hash": token_hash(secret),
         "course_code": course_code and course_code.upper(),
         "course_id": course_id,
+        "today": today,
     }
     note = note.strip()
     if statements is None:
@@ -159,6 +180,8 @@ def log_own_hours(
         if row is None:
             return None
         caller = _caller(connection, row, now, _RECORD_USE_NOWAIT)
+        if not caller.may_write:
+            raise read_only_token()
         course = CourseFound(row.course_id, row.code, row.title)
         if course.id is None:
             raise refuse_course(course_code, course_id)
@@ -175,7 +198,7 @@ def log_own_hours(
             if not overfills_a_day(exc):
                 raise
             # A racing request filled the day first: nothing was written.
-            found = caller_for_token(session(), secret, now)
+            found = caller_for_token(session(), secret, now, today)
             if found is None:
                 return None
             total = day_total(session(), found.id, logged_on)
@@ -183,6 +206,8 @@ def log_own_hours(
         if row is None:
             return None
         caller = _caller(connection, row, now, _RECORD_USE_NOWAIT)
+    if not caller.may_write:
+        raise read_only_token()
     if row.course_id is None:
         raise refuse_course(course_code, course_id)
     if row.entry_id is None:
@@ -207,4 +232,4 @@ def _caller(connection: Connection, row, now: dt.datetime, record_use) -> Caller
     token_id, last_used_at, engineer_id, name, access_role, hired_on = row[:6]
     if last_used_at is None or not (now - TOKEN_USE_PRECISION < last_used_at <= now):
         connection.execute(record_use, {"token_id": token_id, "now": now})
-    return Caller(engineer_id, name, access_role, hired_on)
+    return Caller(engineer_id, name, access_role, hired_on, row.scope)

@@ -13,8 +13,8 @@ from tracker.clock import today
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.people.models import ApiToken
-from tracker.people.rules import ACCESS_ROLES
-from tracker.people.services.accounts import create_token, revoke_token, set_password
+from tracker.people.rules import ACCESS_ROLES, TOKEN_SCOPES, WRITE_SCOPE
+from tracker.people.services.accounts import create_token, expired, revoke_token, set_password
 from tracker.people.services.persons import create_person, find_engineer
 from tracker.people.services.teams import create_team, find_team
 
@@ -25,6 +25,11 @@ team_cli = AppGroup("team", help="Add teams.")
 
 def _fail(exc: ValidationError) -> click.ClickException:
     return click.ClickException("; ".join(f"{k}: {v}" for k, v in exc.errors.items()))
+
+
+def _rename(errors: dict[str, str], names: dict[str, str]) -> dict[str, str]:
+    """Return a service's errors keyed by the command's option names."""
+    return {names.get(key, key): message for key, message in errors.items()}
 
 
 def _person(session, email: str):
@@ -114,27 +119,69 @@ def user_set_password(email: str, password: str) -> None:
     click.echo(f"password of {engineer.email} changed")
 
 
+# The options' names, for the services' fields.
+TOKEN_OPTIONS = {"scope": "--scope", "expires_on": "--expires"}
+
+
+def _expiry(token: ApiToken) -> str:
+    return f"expires {token.expires_on.isoformat()}" if token.expires_on else "never expires"
+
+
 @token_cli.command("create")
 @click.argument("email")
 @click.option("--name", default="", help="What the token is for.")
-def token_create(email: str, name: str) -> None:
+@click.option(
+    "--scope",
+    type=click.Choice(TOKEN_SCOPES),
+    default=WRITE_SCOPE,
+    show_default=True,
+    help="read: GET only; write: also POST, PUT, PATCH and DELETE.",
+)
+@click.option(
+    "--expires",
+    type=click.DateTime(formats=["%Y-%m-%d"]),
+    help="Last day the token works, YYYY-MM-DD (default: until revoked).",
+)
+def token_create(email: str, name: str, scope: str, expires: dt.datetime | None) -> None:
     """Create an API token; the token is printed once, as the last line."""
     session = db_session()
-    token, secret = create_token(session, _person(session, email), name)
+    engineer = _person(session, email)
+    try:
+        token, secret = create_token(
+            session,
+            engineer,
+            name,
+            scope=scope,
+            expires_on=expires.date() if expires else None,
+            today=today(),
+        )
+    except ValidationError as exc:
+        raise _fail(ValidationError(_rename(exc.errors, TOKEN_OPTIONS))) from None
     session.commit()
-    click.echo(f"token {token.id} for {email} (store it now; it is not shown again):")
+    click.echo(
+        f"token {token.id} for {email}, {token.scope}, {_expiry(token)}"
+        " (store it now; it is not shown again):"
+    )
     click.echo(secret)
 
 
 @token_cli.command("list")
 @click.argument("email")
 def token_list(email: str) -> None:
-    """List a person's tokens."""
+    """List a person's tokens: id, state, scope, expiry, name (tab-separated)."""
     session = db_session()
     engineer = _person(session, email)
-    for token in session.scalars(select(ApiToken).where(ApiToken.engineer_id == engineer.id)):
-        state = f"revoked {token.revoked_at:%Y-%m-%d}" if token.revoked_at else "active"
-        click.echo(f"{token.id}\t{state}\t{token.name}")
+    on = today()
+    for token in session.scalars(
+        select(ApiToken).where(ApiToken.engineer_id == engineer.id).order_by(ApiToken.id)
+    ):
+        if token.revoked_at:
+            state = f"revoked {token.revoked_at:%Y-%m-%d}"
+        elif expired(token, on):
+            state = "expired"
+        else:
+            state = "active"
+        click.echo(f"{token.id}\t{state}\t{token.scope}\t{_expiry(token)}\t{token.name}")
 
 
 @token_cli.command("revoke")

@@ -29,9 +29,13 @@ from tracker.people.rules import (
     MAX_NAME_LENGTH,
     MAX_TEAM_NAME_LENGTH,
     MAX_TOKEN_NAME_LENGTH,
+    MAX_TOKEN_SCOPE_LENGTH,
+    TOKEN_SCOPES,
+    WRITE_SCOPE,
 )
 
 _ROLE_LIST = ", ".join(f"'{role}'" for role in ACCESS_ROLES)
+_SCOPE_LIST = ", ".join(f"'{scope}'" for scope in TOKEN_SCOPES)
 
 
 class Team(Base):
@@ -170,9 +174,10 @@ class JobRoleAssignment(Base):
 
 
 class ApiToken(Base):
-    """A bearer token for the JSON API, stored as a hash; revocable."""
+    """A bearer token for the JSON API, stored as a hash; read or write, revocable, may expire."""
 
     __tablename__ = "api_tokens"
+    __table_args__ = (CheckConstraint(f"scope IN ({_SCOPE_LIST})", name="scope_known"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     engineer_id: Mapped[int] = mapped_column(
@@ -183,6 +188,11 @@ class ApiToken(Base):
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
     last_used_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
     revoked_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
+    scope: Mapped[str] = mapped_column(
+        String(MAX_TOKEN_SCOPE_LENGTH), default=WRITE_SCOPE, server_default=WRITE_SCOPE
+    )
+    # The last day the token works; None: until revoked.
+    expires_on: Mapped[dt.date | None] = mapped_column(Date)
 
     engineer: Mapped[Engineer] = relationship()
 

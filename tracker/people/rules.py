@@ -17,6 +17,18 @@ MIN_PASSWORD_LENGTH = 10
 MAX_PASSWORD_LENGTH = 200
 MAX_TOKEN_NAME_LENGTH = 120
 
+# An API token's scope: a read token may only read (GET, HEAD, OPTIONS); a
+# write token may also write (POST, PUT, PATCH, DELETE), as its owner's role allows.
+READ_SCOPE = "read"
+WRITE_SCOPE = "write"
+TOKEN_SCOPES = (READ_SCOPE, WRITE_SCOPE)
+MAX_TOKEN_SCOPE_LENGTH = 5
+TOKEN_SCOPE_RULE = "scope must be read or write"
+READ_ONLY_TOKEN_RULE = "a read-only token cannot write"
+# A token with an expiry date works through that day (in TRACKER_TIMEZONE) and
+# stops the day after, like a certification valid on its expiry day.
+TOKEN_EXPIRY_RULE = "the expiry date must not be before today"
+
 # Documented experience before joining, in whole months.
 MAX_EXPERIENCE_MONTHS = 600
 MAX_EXPERIENCE_TEXT_LENGTH = 4000

@@ -6,13 +6,20 @@ import datetime as dt
 import hashlib
 import secrets
 
-from sqlalchemy import select
+from sqlalchemy import Date, bindparam, or_, select
 from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from tracker.errors import ValidationError
 from tracker.people.models import ApiToken, Engineer
-from tracker.people.rules import MAX_TOKEN_NAME_LENGTH, MIN_PASSWORD_LENGTH
+from tracker.people.rules import (
+    MAX_TOKEN_NAME_LENGTH,
+    MIN_PASSWORD_LENGTH,
+    TOKEN_EXPIRY_RULE,
+    TOKEN_SCOPE_RULE,
+    TOKEN_SCOPES,
+    WRITE_SCOPE,
+)
 
 # A memory-hard key-derivation function; the test suite swaps in a cheap one.
 PASSWORD_METHOD = "scrypt"
@@ -62,17 +69,52 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def create_token(session: Session, engineer: Engineer, name: str = "") -> tuple[ApiToken, str]:
-    """Create an API token; return it with its secret, which is shown once and stored hashed."""
+def create_token(
+    session: Session,
+    engineer: Engineer,
+    name: str = "",
+    scope: str = WRITE_SCOPE,
+    expires_on: dt.date | None = None,
+    today: dt.date | None = None,
+) -> tuple[ApiToken, str]:
+    """Create an API token; return it with its secret, which is shown once and stored hashed.
+
+    A token with `expires_on` works through that day; the date must not be
+    before `today`, which is then required.
+    """
+    errors: dict[str, str] = {}
+    if scope not in TOKEN_SCOPES:
+        errors["scope"] = TOKEN_SCOPE_RULE
+    if expires_on is not None:
+        if today is None:
+            raise TypeError("create_token needs today to check an expiry date")
+        if expires_on < today:
+            errors["expires_on"] = f"{TOKEN_EXPIRY_RULE} ({today.isoformat()})"
+    if errors:
+        raise ValidationError(errors)
     secret = "trk_" + secrets.token_urlsafe(32)
     token = ApiToken(
         engineer=engineer,
         name=name.strip()[:MAX_TOKEN_NAME_LENGTH],
         token_hash=token_hash(secret),
+        scope=scope,
+        expires_on=expires_on,
     )
     session.add(token)
     session.flush()
     return token, secret
+
+
+def expired(token: ApiToken, today: dt.date) -> bool:
+    """Return whether a token's expiry day is past: it works through that day."""
+    return token.expires_on is not None and token.expires_on < today
+
+
+# expired()'s rule as the API's token lookup asks it, for the date bound to :today.
+UNEXPIRED = or_(
+    ApiToken.__table__.c.expires_on.is_(None),
+    ApiToken.__table__.c.expires_on >= bindparam("today", type_=Date),
+)
 
 
 def revoke_token(session: Session, token: ApiToken, now: dt.datetime) -> None:

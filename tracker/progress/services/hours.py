@@ -194,22 +194,24 @@ _INSERT_WITHIN_DAY_AUDITED = audit.insert_for_returned(
 )
 
 
-def hours_logged_by(finder: CTE) -> Select[Any]:
+def hours_logged_by(finder: CTE, *conditions: ColumnElement[bool]) -> Select[Any]:
     """Return one statement that logs hours for the engineer a CTE finds (PostgreSQL).
 
     `finder` returns at most one row, with the columns engineer_id, hired_on
     and course_id (null when no course matches). The statement inserts the
     entry (log_hours' insert), and its audit event with the engineer as
-    actor, when the course exists, the date is not before the hire date and
-    the day has room; it returns finder's columns and the entry's id (null
-    when nothing was inserted). It binds what entry_binds() gives. The API
-    logs an engineer's own hours this way, finding them by their token.
+    actor, when the course exists, the date is not before the hire date, the
+    day has room and `conditions` (on finder's columns) hold; it returns
+    finder's columns and the entry's id (null when nothing was inserted). It
+    binds what entry_binds() gives. The API logs an engineer's own hours this
+    way, finding them by their token.
     """
     entry = _entry_insert(
         finder.c.engineer_id,
         finder.c.course_id,
         finder.c.course_id.is_not(None),
         or_(finder.c.hired_on.is_(None), finder.c.hired_on <= bindparam("logged_on")),
+        *conditions,
     ).cte("entry")
     event = audit.insert_for_returned(
         entry,
