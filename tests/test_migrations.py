@@ -40,6 +40,8 @@ FIRST_RELEASE_ROWS = [
     " '2026-01-01 00:00:00')",
     "INSERT INTO certification_bonuses (id, credential_id, amount, renewals_earn)"
     " VALUES (1, 1, 50000, FALSE)",
+    "INSERT INTO api_tokens (id, engineer_id, name, token_hash, created_at)"
+    " VALUES (1, 1, 'hr sync', 'aa', '2026-01-01 00:00:00')",
 ]
 
 
@@ -137,9 +139,36 @@ def test_upgrades_from_the_first_release_keep_every_row(fresh_url):
         amount, effective_on = conn.execute(
             text("SELECT amount, effective_on FROM certification_bonuses")
         ).one()
+        # A token issued before scopes keeps writing, and never expires.
+        scope, token_expires = conn.execute(text("SELECT scope, expires_on FROM api_tokens")).one()
     engine.dispose()
     assert hours == 150 and str(expires) == "2026-02-28"
     assert amount == 50000 and str(effective_on) == "1970-01-01"
+    assert (scope, token_expires) == ("write", None)
+
+
+def test_a_downgrade_past_token_scopes_revokes_read_and_expiring_tokens(fresh_url):
+    """Without the columns those tokens would write and never expire: they stop instead."""
+    cfg = alembic_config(fresh_url)
+    command.upgrade(cfg, "131c0f9a6878")
+    engine = make_engine(fresh_url)
+    with engine.begin() as conn:
+        for statement in FIRST_RELEASE_ROWS[:7]:  # up to the engineer
+            conn.execute(text(statement))
+        conn.execute(
+            text(
+                "INSERT INTO api_tokens (id, engineer_id, name, token_hash, created_at, scope,"
+                " expires_on) VALUES (1, 1, 'w', 'a', '2026-01-01', 'write', NULL),"
+                " (2, 1, 'r', 'b', '2026-01-01', 'read', NULL),"
+                " (3, 1, 'e', 'c', '2026-01-01', 'write', '2027-01-01')"
+            )
+        )
+    command.downgrade(cfg, "e10975461174")
+    with engine.connect() as conn:
+        rows = conn.execute(text("SELECT name, revoked_at FROM api_tokens")).all()
+    engine.dispose()
+    revoked = {name: revoked_at is not None for name, revoked_at in rows}
+    assert revoked == {"w": False, "r": True, "e": True}
 
 
 @pytest.mark.parametrize(

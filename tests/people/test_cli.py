@@ -327,6 +327,83 @@ def test_token_list_and_revoke(runner, db):
     assert lines[str(one.id)].startswith("revoked")
 
 
+def test_token_create_with_a_read_scope_and_an_expiry(runner, db, pinned_today):
+    who = factories.engineer(db)
+    args = ["token", "create", who.email, "--scope", "read", "--expires", "2026-12-31"]
+    result = runner.invoke(args=args)
+    assert result.exit_code == 0, result.output
+    secret = result.output.strip().splitlines()[-1]
+    assert secret.startswith("trk_")
+    token = db.scalars(select(ApiToken).where(ApiToken.engineer_id == who.id)).one()
+    assert (token.scope, token.expires_on) == ("read", dt.date(2026, 12, 31))
+    assert "read, expires 2026-12-31" in result.output
+    assert owner(db, secret) == who.id
+
+
+def test_token_create_defaults_to_write_and_no_expiry(runner, db, pinned_today):
+    who = factories.engineer(db)
+    result = runner.invoke(args=["token", "create", who.email])
+    assert result.exit_code == 0, result.output
+    token = db.scalars(select(ApiToken).where(ApiToken.engineer_id == who.id)).one()
+    assert (token.scope, token.expires_on) == ("write", None)
+    assert "write, never expires" in result.output
+
+
+def test_a_token_may_expire_today(runner, db, pinned_today):
+    who = factories.engineer(db)
+    result = runner.invoke(args=["token", "create", who.email, "--expires", str(pinned_today)])
+    assert result.exit_code == 0, result.output
+    assert owner(db, result.output.strip().splitlines()[-1]) == who.id
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--scope", "admin", "Invalid value for '--scope': 'admin' is not one of 'read', 'write'"),
+        ("--scope", "", "Invalid value for '--scope'"),
+        ("--expires", "2026-13-01", "Invalid value for '--expires'"),
+        ("--expires", "tomorrow", "does not match the format '%Y-%m-%d'"),
+        (
+            "--expires",
+            "2026-11-28",
+            "--expires: the expiry date must not be before today (2026-11-29)",
+        ),
+    ],
+)
+def test_token_create_refuses_a_bad_scope_or_date(runner, db, pinned_today, option, value, message):
+    who = factories.engineer(db)
+    result = runner.invoke(args=["token", "create", who.email, option, value])
+    assert result.exit_code != 0
+    assert message in result.output
+    assert db.scalars(select(ApiToken).where(ApiToken.engineer_id == who.id)).first() is None
+
+
+def test_token_list_shows_scope_and_expiry(runner, db, pinned_today):
+    who = factories.engineer(db)
+    for args in (
+        ["--name", "reader", "--scope", "read", "--expires", "2026-12-31"],
+        ["--name", "writer"],
+        ["--name", "lapsed", "--expires", str(pinned_today)],
+    ):
+        assert runner.invoke(args=["token", "create", who.email, *args]).exit_code == 0
+    lapsed = db.scalars(select(ApiToken).where(ApiToken.name == "lapsed")).one()
+    lapsed.expires_on = pinned_today - dt.timedelta(days=1)
+    db.flush()
+    listing = runner.invoke(args=["token", "list", who.email])
+    assert listing.exit_code == 0, listing.output
+    rows = {
+        name: (state, scope, expiry)
+        for _, state, scope, expiry, name in (
+            line.split("\t") for line in listing.output.strip().splitlines()
+        )
+    }
+    assert rows == {
+        "reader": ("active", "read", "expires 2026-12-31"),
+        "writer": ("active", "write", "never expires"),
+        "lapsed": ("expired", "write", "expires 2026-11-28"),
+    }
+
+
 def test_token_revoke_an_unknown_id(runner, db):
     result = runner.invoke(args=["token", "revoke", "999999"])
     assert result.exit_code != 0

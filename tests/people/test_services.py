@@ -6,7 +6,8 @@ import datetime as dt
 import hashlib
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
 from werkzeug.security import generate_password_hash
 
 from tests import factories
@@ -19,6 +20,7 @@ from tracker.people.services.access import can_view, manages, visible_engineers
 from tracker.people.services.accounts import (
     authenticate,
     create_token,
+    expired,
     revoke_token,
     set_password,
     verify_password,
@@ -289,6 +291,60 @@ def test_a_deactivated_owner_token_gives_none_and_no_use_is_recorded(db):
     assert last_use(db, token) is None
     set_active(db, who, True)
     assert owner(db, secret, NOW) == who.id
+
+
+def test_a_token_is_write_and_never_expires_unless_told(db):
+    token, _ = create_token(db, factories.engineer(db))
+    assert (token.scope, token.expires_on) == ("write", None)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "errors"),
+    [
+        ({"scope": "admin"}, {"scope": "scope must be read or write"}),
+        ({"scope": "READ"}, {"scope": "scope must be read or write"}),
+        (
+            {"expires_on": NOW.date() - dt.timedelta(days=1)},
+            {"expires_on": "the expiry date must not be before today (2026-11-29)"},
+        ),
+    ],
+)
+def test_create_token_refuses_an_unknown_scope_or_a_past_expiry(db, kwargs, errors):
+    who = factories.engineer(db)
+    with pytest.raises(ValidationError) as refused:
+        create_token(db, who, today=NOW.date(), **kwargs)
+    assert refused.value.errors == errors
+    assert db.scalars(select(ApiToken).where(ApiToken.engineer_id == who.id)).first() is None
+
+
+def test_an_expiry_needs_today(db):
+    with pytest.raises(TypeError):
+        create_token(db, factories.engineer(db), expires_on=NOW.date())
+
+
+def test_the_scope_is_checked_by_the_database_too(db):
+    token, _ = create_token(db, factories.engineer(db))
+    with pytest.raises(IntegrityError), db.begin_nested():
+        db.execute(update(ApiToken).where(ApiToken.id == token.id).values(scope="admin"))
+
+
+def test_a_token_works_through_its_expiry_day_and_not_after(db):
+    who = factories.engineer(db)
+    token, secret = create_token(db, who, expires_on=NOW.date(), today=NOW.date())
+    assert not expired(token, NOW.date())
+    assert caller_for_token(db, secret, NOW, NOW.date()) is not None
+    later = NOW + dt.timedelta(days=1)
+    assert expired(token, later.date())
+    assert caller_for_token(db, secret, later, later.date()) is None
+    assert last_use(db, token) == NOW  # not touched by the refused use
+
+
+def test_the_caller_of_a_read_token_may_not_write(db):
+    who = factories.engineer(db)
+    _, secret = create_token(db, who, scope="read")
+    caller = caller_for_token(db, secret, NOW, NOW.date())
+    assert caller is not None and caller.id == who.id
+    assert (caller.scope, caller.may_write) == ("read", False)
 
 
 def test_scrypt_hash_from_production_verifies(db):
