@@ -122,6 +122,34 @@ def test_a_logged_hour_costs_few_statements(app: Flask, api: Api, db: Session, s
     assert not any("FOR UPDATE" in s for s in statements), "nothing locks the engineer"
 
 
+@pytest.mark.parametrize("token", ["read", "expired"])
+def test_a_read_or_expired_token_is_refused_by_the_same_one_statement(
+    app: Flask, api: Api, db: Session, scene: Scene, token: str
+) -> None:
+    """The scope and the expiry day are the statement's: no lookup before or after it."""
+    today = factories.TODAY
+    found, secret = create_token(
+        db,
+        scene.target,
+        "scoped",
+        scope="read" if token == "read" else "write",
+        expires_on=today,
+        today=today,
+    )
+    assert api.get("/api/v1/me", secret).status_code == 200  # its use is recorded
+    if token == "expired":
+        found.expires_on = today - dt.timedelta(days=1)
+        db.flush()
+    body = {"course": "FDL", "date": "2026-11-20", "hours": 1}
+    before = row_counts(db)
+    with _statements(app) as statements:
+        response = api.post("/api/v1/hours", secret, body)
+    assert response.status_code == (403 if token == "read" else 401)
+    assert len(statements) == 1, statements
+    assert "api_tokens" in statements[0]
+    assert row_counts(db) == before
+
+
 def test_an_admin_logging_for_someone_is_the_actor_of_the_entry(
     app: Flask, api: Api, db: Session, scene: Scene
 ) -> None:
