@@ -114,7 +114,7 @@ class Caller:
     name: str
     access_role: str
     hired_on: dt.date | None
-    scope: str = WRITE_SCOPE
+    scope: str  # the token's, read or write: no default, so none writes unless told
     active: bool = True
 
     @property
