@@ -176,3 +176,12 @@ def test_the_reference_page_shows_every_operation(client, doc: dict) -> None:
     assert 'href="/api/v1/openapi.json"' in page
     # Vendored styles only: nothing from another site.
     assert "https://" not in page.split("<body>")[0]
+
+
+def test_the_reference_page_keeps_the_signed_in_menu(client, auth, db: Session) -> None:
+    person = factories.engineer(db, name="Reader")
+    auth.sign_in(person)
+    page = client.get("/api/docs").get_data(as_text=True)
+    assert "Reader" in page and "Sign out" in page
+    # The API itself still ignores the session: a token or nothing.
+    assert client.get("/api/v1/me").status_code == 401
