@@ -45,8 +45,9 @@ JAVA = shutil.which("java")
 # One URL of a route with a given shape is as good as ten: /teams/1 and /teams/2
 # render one template; a few of each catch pages whose data differs.
 PER_SHAPE = 3
-# Links that sign out or download something other than a page.
-NOT_PAGES = ("/logout", "/static/", "/api/", "/calendar/")
+# Links that sign out or download something other than a page (the API's JSON, not its
+# reference page /api/docs).
+NOT_PAGES = ("/logout", "/static/", "/api/v1/", "/calendar/")
 NOT_PAGE_SUFFIXES = (".csv", ".ics")
 OWN_PAGES = ["/dashboard", "/careers/", "/hours", "/exams", "/credentials", "/profile"]
 

@@ -24,6 +24,9 @@ PUBLIC = {
     # Calendar feeds open with the secret token in their URL, without a session.
     "calendars.engineer_feed",
     "calendars.team_feed",
+    # The API's description names no one's records: integrators read it before they have a token.
+    "api_docs.openapi",
+    "api_docs.reference",
 }
 ROLES = ("anonymous", "engineer", "manager", "admin")
 # Career pages for managers and admins (a manager sees only their own people there).

@@ -15,6 +15,7 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     from tracker import cli, web
     from tracker.admin.views import bp as admin_bp
     from tracker.api.blueprint import bp as api_bp
+    from tracker.api.docs import bp as api_docs_bp
     from tracker.careers.views import bp as careers_bp
     from tracker.catalog.views import bp as catalog_bp
     from tracker.db import autocommit_engine, make_engine, make_session_factory
@@ -58,5 +59,6 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(calendars_bp)
     app.register_blueprint(careers_bp)
     app.register_blueprint(api_bp)
+    app.register_blueprint(api_docs_bp)
     cli.install(app)
     return app

@@ -69,6 +69,10 @@ SECURITY_HEADERS = (
 )
 
 
+# The token-only JSON API; /api/docs beside it is a page like the others (signed in or not).
+API_PATH = "/api/v1/"
+
+
 # What a browser, proxy or back button may keep of a page for someone signed in
 # (or an API answer): nothing. Pragma is left out: it is a request header, and
 # no cache that honours only the HTTP/1.0 one is still met.
@@ -158,7 +162,7 @@ def refuse_nul_characters() -> None:
 
 def declare_write_intent() -> None:
     """Mark forms and API calls as writers (the API records each token's use)."""
-    if request.method not in ("GET", "HEAD", "OPTIONS") or request.path.startswith("/api/"):
+    if request.method not in ("GET", "HEAD", "OPTIONS") or request.path.startswith(API_PATH):
         g.write_intent = WRITE_INTENT.set(True)
 
 
@@ -175,12 +179,12 @@ class CookieSessionOutsideApi(SecureCookieSessionInterface):
     """
 
     def open_session(self, app: Flask, request) -> SecureCookieSession | None:
-        if request.path.startswith("/api/"):
+        if request.path.startswith(API_PATH):
             return self.session_class()
         return super().open_session(app, request)
 
     def save_session(self, app: Flask, session, response: Response) -> None:
-        if request.path.startswith("/api/"):
+        if request.path.startswith(API_PATH):
             return
         super().save_session(app, session, response)
 

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import pytest
+from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy.orm import Session
 
 from tests import factories
+from tests.api.conformance import conforming
 from tests.helpers import Api, count, token_for
 from tracker.audit.models import AuditEvent
 from tracker.catalog.models import Credential
@@ -32,6 +35,14 @@ TABLES = {
 def pinned_today(pinned_today: dt.date) -> dt.date:
     """Pin today for every API test."""
     return pinned_today
+
+
+@pytest.fixture(autouse=True)
+def answers_as_documented(app: Flask) -> Iterator[None]:
+    """Every API answer of every API test: a status the OpenAPI document lists, in its schema."""
+    with conforming(app) as problems:
+        yield
+    assert not problems, "answers unlike the OpenAPI document:\n" + "\n".join(problems)
 
 
 def row_counts(db: Session) -> dict[str, int]:

@@ -9,7 +9,7 @@ from tracker.api.access import engineer_in_body
 from tracker.api.auth import caller
 from tracker.api.blueprint import bp
 from tracker.api.errors import ApiError, rename
-from tracker.api.inputs import answer, json_body, validated
+from tracker.api.openapi import Operation
 from tracker.catalog.models import Credential, Exam
 from tracker.clock import today
 from tracker.errors import ValidationError
@@ -34,12 +34,16 @@ def _exam(code: str) -> Exam:
     return exam
 
 
+RECORD_ATTEMPT = Operation(answers={201: AttemptOut}, body_model=AttemptBody, refusals=(403,))
+
+
 @bp.post("/exam-attempts", endpoint="record_attempt")
+@RECORD_ATTEMPT
 def post_attempt() -> tuple[Response, int]:
     """Record an exam attempt; a pass answers with the certification and its expiry."""
-    data = json_body(AttemptBody)
+    data = RECORD_ATTEMPT.json_body()
     engineer = engineer_in_body(data, can_record_results, "record exam attempts")
-    body = validated(AttemptBody, data)
+    body = RECORD_ATTEMPT.validated(data)
     exam = _exam(body.exam)
     session = db_session()
     on = today()
@@ -61,4 +65,4 @@ def post_attempt() -> tuple[Response, int]:
     cert = session.scalars(
         select(Certification).where(Certification.attempt_id == attempt.id)
     ).one_or_none()
-    return answer(AttemptOut.of(attempt, cert, on), 201)
+    return RECORD_ATTEMPT.answer(AttemptOut.of(attempt, cert, on), 201)

@@ -7,7 +7,7 @@ from flask import Response
 from tracker.api.auth import caller
 from tracker.api.blueprint import bp
 from tracker.api.errors import ApiError
-from tracker.api.inputs import answer, query
+from tracker.api.openapi import Operation
 from tracker.careers.schemas import LedgerOut, QuarterQuery
 from tracker.careers.services.bonuses import Quarter, ledger
 from tracker.clock import today
@@ -15,11 +15,14 @@ from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.people.services.access import visible_engineers
 
+BONUSES = Operation(answers={200: LedgerOut}, query_model=QuarterQuery)
+
 
 @bp.get("/bonuses")
+@BONUSES
 def bonuses() -> tuple[Response, int]:
     """The bonuses earned in ?quarter=YYYY-Qn (default this quarter), for the people one sees."""
-    params = query(QuarterQuery)
+    params = BONUSES.query()
     try:
         quarter = Quarter.of(today()) if params.quarter is None else Quarter.parse(params.quarter)
     except ValidationError as exc:
@@ -28,4 +31,4 @@ def bonuses() -> tuple[Response, int]:
     ids = None
     if caller().access_role != "admin":
         ids = [e.id for e in visible_engineers(session, caller())]
-    return answer(LedgerOut.of(quarter, ledger(session, quarter, ids)))
+    return BONUSES.answer(LedgerOut.of(quarter, ledger(session, quarter, ids)))

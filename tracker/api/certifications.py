@@ -9,7 +9,7 @@ from sqlalchemy.orm import selectinload
 from tracker.api.access import engineer_in_query
 from tracker.api.auth import caller
 from tracker.api.blueprint import bp
-from tracker.api.inputs import answer, query
+from tracker.api.openapi import Operation
 from tracker.clock import today
 from tracker.extensions import db_session
 from tracker.people.services.access import visible_engineers
@@ -17,8 +17,13 @@ from tracker.progress.models import Certification
 from tracker.progress.schemas import CertificationOut, CertificationsOut, CertificationsQuery
 from tracker.progress.services.validity import newest_per_credential
 
+CERTIFICATIONS = Operation(
+    answers={200: CertificationsOut}, query_model=CertificationsQuery, refusals=(403, 404)
+)
+
 
 @bp.get("/certifications")
+@CERTIFICATIONS
 def certifications() -> tuple[Response, int]:
     """The newest certification per credential of each visible engineer, filtered.
 
@@ -26,7 +31,7 @@ def certifications() -> tuple[Response, int]:
     status is exactly that ("expiring": valid and expiring within
     ?expiring_within=DAYS, default 90; "valid": valid beyond that window).
     """
-    params = query(CertificationsQuery)
+    params = CERTIFICATIONS.query()
     within = params.expiring_within
     session = db_session()
     on = today()
@@ -54,4 +59,6 @@ def certifications() -> tuple[Response, int]:
     ]
     if params.status is not None:
         items = [item for item in items if item.status == params.status]
-    return answer(CertificationsOut(on=on, expiring_within=within, certifications=items))
+    return CERTIFICATIONS.answer(
+        CertificationsOut(on=on, expiring_within=within, certifications=items)
+    )

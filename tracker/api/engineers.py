@@ -8,7 +8,8 @@ from tracker.api.access import engineer_in_url
 from tracker.api.auth import caller
 from tracker.api.blueprint import bp
 from tracker.api.errors import ApiError, rename
-from tracker.api.inputs import NoQuery, answer, body, query
+from tracker.api.inputs import NoQuery
+from tracker.api.openapi import Operation
 from tracker.careers.schemas import CareerOut, EvidenceBody, EvidenceOut, LevelBody, OnQuery
 from tracker.careers.services.evidence import record_evidence
 from tracker.careers.services.ladder import can_manage, career, change_level
@@ -20,47 +21,60 @@ from tracker.progress.schemas import OverviewOut
 from tracker.progress.services.overview import overview
 from tracker.progress.services.validity import experience_months
 
+ME = Operation(answers={200: MeOut}, query_model=NoQuery)
+PROGRESS = Operation(answers={200: OverviewOut}, query_model=NoQuery, refusals=(403, 404))
+CAREER = Operation(answers={200: CareerOut}, query_model=OnQuery, refusals=(403, 404))
+SET_LEVEL = Operation(answers={200: CareerOut}, body_model=LevelBody, refusals=(403, 404))
+RECORD_EVIDENCE = Operation(
+    answers={201: EvidenceOut}, body_model=EvidenceBody, refusals=(403, 404)
+)
+
 
 @bp.get("/me")
+@ME
 def me() -> tuple[Response, int]:
     """The caller's account."""
-    query(NoQuery)
+    ME.query()
     engineer = caller()
-    return answer(MeOut.of_on(engineer, experience_months(engineer, today())))
+    return ME.answer(MeOut.of_on(engineer, experience_months(engineer, today())))
 
 
 @bp.get("/engineers/<int:engineer_id>/progress")
+@PROGRESS
 def progress(engineer_id: int) -> tuple[Response, int]:
     """Paths with percent, courses with hours, exam readiness, certifications, next steps."""
-    query(NoQuery)
+    PROGRESS.query()
     engineer = engineer_in_url(engineer_id)
-    return answer(OverviewOut.of(overview(db_session(), engineer, today())))
+    return PROGRESS.answer(OverviewOut.of(overview(db_session(), engineer, today())))
 
 
 @bp.get("/engineers/<int:engineer_id>/career", endpoint="career")
+@CAREER
 def get_career(engineer_id: int) -> tuple[Response, int]:
     """Level, experience, next level, whether its rule is met on ?on= (default today), lacks."""
     engineer = engineer_in_url(engineer_id)
-    on = query(OnQuery).on or today()
-    return answer(CareerOut.of(career(db_session(), engineer, on)))
+    on = CAREER.query().on or today()
+    return CAREER.answer(CareerOut.of(career(db_session(), engineer, on)))
 
 
 @bp.put("/engineers/<int:engineer_id>/level", endpoint="set_level")
+@SET_LEVEL
 def put_level(engineer_id: int) -> tuple[Response, int]:
     """Set a report's level (their manager or an admin); the history keeps who, when, from, to."""
     engineer = engineer_in_url(engineer_id)
     if not can_manage(caller(), engineer):
         raise ApiError(403, {"engineer": "only this engineer's manager or an admin sets the level"})
-    level = body(LevelBody).level
+    level = SET_LEVEL.body().level
     change_level(db_session(), engineer, level, caller(), today())
-    return answer(CareerOut.of(career(db_session(), engineer, today())))
+    return SET_LEVEL.answer(CareerOut.of(career(db_session(), engineer, today())))
 
 
 @bp.post("/engineers/<int:engineer_id>/evidence", endpoint="record_evidence")
+@RECORD_EVIDENCE
 def post_evidence(engineer_id: int) -> tuple[Response, int]:
     """Record a patent, publication or deployment led (`kind`, `title`, `date`, `note`)."""
     engineer = engineer_in_url(engineer_id)
-    evidence = body(EvidenceBody)
+    evidence = RECORD_EVIDENCE.body()
     try:
         entry = record_evidence(
             db_session(),
@@ -73,4 +87,4 @@ def post_evidence(engineer_id: int) -> tuple[Response, int]:
         )
     except ValidationError as exc:
         raise ApiError(400, rename(exc.errors, {"occurred_on": "date"})) from None
-    return answer(EvidenceOut.of(entry), 201)
+    return RECORD_EVIDENCE.answer(EvidenceOut.of(entry), 201)

@@ -13,7 +13,8 @@ from tracker.api.access import engineer_in_body, engineer_in_query, get_record
 from tracker.api.auth import authenticate_deferred, caller, token_first
 from tracker.api.blueprint import bp
 from tracker.api.errors import ApiError, invalid_token, rename
-from tracker.api.inputs import NoQuery, answer, json_body, query, validated
+from tracker.api.inputs import NoQuery
+from tracker.api.openapi import Operation
 from tracker.api.tokens import log_own_hours
 from tracker.catalog.models import Course
 from tracker.clock import today, utcnow
@@ -74,33 +75,47 @@ def _entry(entry_id: int, write: bool) -> HourLog:
     return entry
 
 
+LIST_HOURS = Operation(answers={200: HourLogsOut}, query_model=EngineerQuery, refusals=(403, 404))
+LOG_HOURS = Operation(
+    answers={201: HourLogOut},
+    body_model=LogHoursBody,
+    refusals=(403,),
+    headers={"Location": "the new entry's URL"},
+)
+HOURS_ENTRY = Operation(answers={200: HourLogOut}, query_model=NoQuery, refusals=(403, 404))
+UPDATE_HOURS = Operation(answers={200: HourLogOut}, body_model=HoursBody, refusals=(403, 404))
+DELETE_HOURS = Operation(answers={204: None}, refusals=(403, 404))
+
+
 @bp.get("/hours")
+@LIST_HOURS
 def list_hours() -> tuple[Response, int]:
     """The caller's hour log (or, with ?engineer=ID, a person the caller may see)."""
-    engineer = engineer_in_query(query(EngineerQuery).engineer)
+    engineer = engineer_in_query(LIST_HOURS.query().engineer)
     entries = db_session().scalars(
         select(HourLog)
         .where(HourLog.engineer_id == engineer.id)
         .options(selectinload(HourLog.course), selectinload(HourLog.engineer))
         .order_by(HourLog.logged_on.desc(), HourLog.id.desc())
     )
-    return answer(
+    return LIST_HOURS.answer(
         HourLogsOut(engineer=PersonRef.of(engineer), entries=[HourLogOut.of(e) for e in entries])
     )
 
 
 @bp.post("/hours")
+@LOG_HOURS
 def log_hours() -> tuple[Response, int]:
     """Log hours on a course: course or course_id, date, hours, note; engineer for an admin."""
     with token_first():
-        data = json_body(LogHoursBody)
+        data = LOG_HOURS.json_body()
     for_someone = data.get("engineer") is not None
     if for_someone:
         # An admin may name someone else: the token first, then the engineer.
         authenticate_deferred()
         engineer = engineer_in_body(data, can_log_hours, "log hours")
     with token_first(), _hours_errors():
-        body = validated(LogHoursBody, data)
+        body = LOG_HOURS.validated(data)
         # All but the hire date, which comes with the token (log_own_hours).
         check_hours(None, body.date, body.hours, today(), body.note)
     with _hours_errors():
@@ -138,23 +153,25 @@ def log_hours() -> tuple[Response, int]:
                 raise invalid_token()
             g.api_caller, entry = logged
             owner = g.api_caller
-    return answer(
+    return LOG_HOURS.answer(
         HourLogOut.logged(entry, owner), 201, url_for("api.hours_entry", entry_id=entry.id)
     )
 
 
 @bp.get("/hours/<int:entry_id>")
+@HOURS_ENTRY
 def hours_entry(entry_id: int) -> tuple[Response, int]:
     """One hour log entry."""
-    query(NoQuery)
-    return answer(HourLogOut.of(_entry(entry_id, write=False)))
+    HOURS_ENTRY.query()
+    return HOURS_ENTRY.answer(HourLogOut.of(_entry(entry_id, write=False)))
 
 
 @bp.put("/hours/<int:entry_id>", endpoint="update_hours")
+@UPDATE_HOURS
 def update_entry(entry_id: int) -> tuple[Response, int]:
     """Replace an entry's course, date, hours and note (the audit trail keeps the old ones)."""
     entry = _entry(entry_id, write=True)
-    body = validated(HoursBody, json_body(HoursBody))
+    body = UPDATE_HOURS.body()
     course = _course(body)
     with _hours_errors():
         update_hours(
@@ -167,10 +184,11 @@ def update_entry(entry_id: int) -> tuple[Response, int]:
             body.note,
             actor=caller(),
         )
-    return answer(HourLogOut.of(entry))
+    return UPDATE_HOURS.answer(HourLogOut.of(entry))
 
 
 @bp.delete("/hours/<int:entry_id>", endpoint="delete_hours")
+@DELETE_HOURS
 def delete_entry(entry_id: int) -> tuple[str, int]:
     """Delete an entry (the audit trail keeps what it held)."""
     entry = _entry(entry_id, write=True)

@@ -9,7 +9,8 @@ from sqlalchemy import select
 
 from tracker.api.access import managers_only
 from tracker.api.blueprint import bp
-from tracker.api.inputs import answer, field_names, parse_json_object, validated
+from tracker.api.inputs import parse_json_object
+from tracker.api.openapi import Operation
 from tracker.catalog.models import RoiLine
 from tracker.extensions import db_session
 from tracker.readiness.schemas import RoiBody, RoiOut
@@ -24,11 +25,16 @@ def _catalog_lines() -> dict[str, Any]:
     return {"investment": lines.get("investment", {}), "returns": lines.get("return", {})}
 
 
+# The body may be left out, and is read whatever its content type.
+ROI = Operation(answers={200: RoiOut}, body_model=RoiBody, body_required=False, refusals=(403,))
+
+
 @bp.post("/roi", endpoint="roi")
+@ROI
 def post_roi() -> tuple[Response, int]:
     """First-year and ongoing ROI of named lines; an empty body uses the catalog's example."""
     managers_only()
     raw = request.get_data(cache=True)
-    data = parse_json_object(raw, field_names(RoiBody)) if raw.strip() else {}
-    lines = validated(RoiBody, data or _catalog_lines())
-    return answer(RoiOut.of(roi(lines.investment, lines.returns)))
+    data = parse_json_object(raw, ROI.fields()) if raw.strip() else {}
+    lines = ROI.validated(data or _catalog_lines())
+    return ROI.answer(RoiOut.of(roi(lines.investment, lines.returns)))

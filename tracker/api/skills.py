@@ -8,7 +8,8 @@ from tracker.api.access import engineer_in_url, managers_only, team_in_url
 from tracker.api.auth import caller
 from tracker.api.blueprint import bp
 from tracker.api.errors import ApiError
-from tracker.api.inputs import NoQuery, answer, json_body, query, validated
+from tracker.api.inputs import NoQuery
+from tracker.api.openapi import Operation
 from tracker.careers.models import SkillAssessment
 from tracker.careers.schemas import AssessedOut, CoverageOut, SkillBody, SkillOut, SkillsOut
 from tracker.careers.services.skills import (
@@ -26,12 +27,17 @@ from tracker.extensions import db_session
 from tracker.people.models import Engineer
 from tracker.people.schemas import PersonRef
 
+SKILLS = Operation(answers={200: SkillsOut}, query_model=NoQuery, refusals=(403, 404))
+PUT_SKILL = Operation(answers={200: AssessedOut}, body_model=SkillBody, refusals=(403, 404))
+TEAM_SKILLS = Operation(answers={200: CoverageOut}, query_model=NoQuery, refusals=(403, 404))
+
 
 @bp.get("/engineers/<int:engineer_id>/skills")
+@SKILLS
 def skills(engineer_id: int) -> tuple[Response, int]:
     """The current proficiency per speciality (the newest counts) and the history."""
     engineer = engineer_in_url(engineer_id)
-    query(NoQuery)
+    SKILLS.query()
     session = db_session()
     history = skill_history(session, engineer.id)
     people = assessors(session, history)
@@ -40,7 +46,7 @@ def skills(engineer_id: int) -> tuple[Response, int]:
     def assessor(row: SkillAssessment) -> Engineer | None:
         return None if row.assessed_by_id is None else people.get(row.assessed_by_id)
 
-    return answer(
+    return SKILLS.answer(
         SkillsOut(
             engineer=PersonRef.of(engineer),
             skills=[
@@ -54,6 +60,7 @@ def skills(engineer_id: int) -> tuple[Response, int]:
 
 
 @bp.put("/engineers/<int:engineer_id>/skills/<speciality>")
+@PUT_SKILL
 def put_skill(engineer_id: int, speciality: str) -> tuple[Response, int]:
     """Set a proficiency 0-4: self-assessed by the engineer, confirmed by their manager."""
     code = speciality[:MAX_CODE_LENGTH]
@@ -61,26 +68,27 @@ def put_skill(engineer_id: int, speciality: str) -> tuple[Response, int]:
     if not can_assess(caller(), engineer):
         raise ApiError(403, {"engineer": "you may not assess this engineer's skills"})
     session = db_session()
-    data = json_body(SkillBody)
+    data = PUT_SKILL.json_body()
     errors: dict[str, str] = {}
     found = find_speciality(session, code)
     if found is None:
         known = ", ".join(s.code for s in specialities(session))
         errors["speciality"] = f"unknown speciality {code!r} (known: {known})"
     try:
-        level = validated(SkillBody, data).level
+        level = PUT_SKILL.validated(data).level
     except ApiError as exc:
         errors.update(exc.errors)
     if errors or found is None:
         raise ApiError(400, errors)
     row = assess(session, engineer, found, level, caller())
-    return answer(AssessedOut.of_engineer(row, caller(), engineer))
+    return PUT_SKILL.answer(AssessedOut.of_engineer(row, caller(), engineer))
 
 
 @bp.get("/teams/<int:team_id>/skills")
+@TEAM_SKILLS
 def team_skills(team_id: int) -> tuple[Response, int]:
     """A team's specialities by people, with `single_points_of_failure` (speciality codes)."""
     managers_only()
     team = team_in_url(team_id)
-    query(NoQuery)
-    return answer(CoverageOut.of(team_coverage(db_session(), team)))
+    TEAM_SKILLS.query()
+    return TEAM_SKILLS.answer(CoverageOut.of(team_coverage(db_session(), team)))

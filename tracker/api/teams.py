@@ -7,7 +7,8 @@ from flask import Response
 from tracker.api.access import managers_only, team_in_url
 from tracker.api.auth import caller
 from tracker.api.blueprint import bp
-from tracker.api.inputs import NoQuery, answer, query
+from tracker.api.inputs import NoQuery
+from tracker.api.openapi import Operation
 from tracker.clock import today
 from tracker.extensions import db_session
 from tracker.people.schemas import TeamOut, TeamsOut
@@ -16,34 +17,45 @@ from tracker.readiness.services.forecast import forecast
 from tracker.readiness.services.members import load_members, load_templates
 from tracker.readiness.services.team import team_readiness, visible_teams
 
+TEAMS = Operation(answers={200: TeamsOut}, query_model=NoQuery, refusals=(403,))
+READINESS = Operation(
+    answers={200: TeamReadinessOut}, query_model=ReadinessQuery, refusals=(403, 404)
+)
+FORECAST = Operation(answers={200: ForecastOut}, query_model=ForecastQuery, refusals=(403, 404))
+
 
 @bp.get("/teams")
+@TEAMS
 def teams() -> tuple[Response, int]:
     """The teams the caller manages (every team for an admin)."""
     managers_only()
-    query(NoQuery)
-    return answer(TeamsOut(teams=[TeamOut.of(t) for t in visible_teams(db_session(), caller())]))
+    TEAMS.query()
+    return TEAMS.answer(
+        TeamsOut(teams=[TeamOut.of(t) for t in visible_teams(db_session(), caller())])
+    )
 
 
 @bp.get("/teams/<int:team_id>/readiness", endpoint="team_readiness")
+@READINESS
 def get_readiness(team_id: int) -> tuple[Response, int]:
     """Readiness of a team for ?gpus=N (default its fleet) on ?on=YYYY-MM-DD (default today)."""
     managers_only()
     team = team_in_url(team_id)
-    params = query(ReadinessQuery)
+    params = READINESS.query()
     gpus = team.gpus if params.gpus is None else params.gpus
     on = params.on or today()
-    return answer(TeamReadinessOut.of(team_readiness(db_session(), team, on, gpus)))
+    return READINESS.answer(TeamReadinessOut.of(team_readiness(db_session(), team, on, gpus)))
 
 
 @bp.get("/teams/<int:team_id>/forecast")
+@FORECAST
 def team_forecast(team_id: int) -> tuple[Response, int]:
     """Readiness at the start of each of the next ?months=12 months, assuming no renewals."""
     managers_only()
     team = team_in_url(team_id)
-    params = query(ForecastQuery)
+    params = FORECAST.query()
     gpus = team.gpus if params.gpus is None else params.gpus
     session = db_session()
     members = load_members(session, [team.id]).get(team.id, [])
     points = forecast(team, members, load_templates(session), today(), gpus, params.months)
-    return answer(ForecastOut.of(TeamOut.of(team), gpus, points))
+    return FORECAST.answer(ForecastOut.of(TeamOut.of(team), gpus, points))

@@ -1,0 +1,187 @@
+"""The OpenAPI document: valid 3.1, every API route in it, and real answers in its schemas.
+
+Every API test also checks each answer it gets against the document (conftest's
+answers_as_documented); the calls here make sure each kind of answer is seen.
+"""
+
+from __future__ import annotations
+
+import pytest
+from flask import Flask, Response
+from openapi_spec_validator import validate
+from sqlalchemy.orm import Session
+
+from tests import factories
+from tests.api.conformance import conforming, problems
+from tests.api.conftest import Scene
+from tests.helpers import Api
+from tracker.api.openapi import Operation, api_routes
+
+
+@pytest.fixture
+def doc(api: Api) -> dict:
+    response = api.get("/api/v1/openapi.json")  # no token: integrators read it first
+    assert response.status_code == 200
+    assert response.mimetype == "application/json"
+    return response.get_json()
+
+
+def test_the_document_is_valid_openapi_3_1(doc: dict) -> None:
+    validate(doc)
+    assert doc["openapi"].startswith("3.1")
+    assert doc["components"]["securitySchemes"]["bearer"] == {
+        "type": "http",
+        "scheme": "bearer",
+        "description": doc["components"]["securitySchemes"]["bearer"]["description"],
+    }
+    assert doc["security"] == [{"bearer": []}]
+
+
+def test_every_api_route_and_method_is_in_the_document(app: Flask, doc: dict) -> None:
+    expected = set()
+    for rule in app.url_map.iter_rules():
+        if not rule.rule.startswith("/api/v1/") or rule.rule == "/api/v1/openapi.json":
+            continue
+        path = rule.rule
+        for name in rule.arguments:
+            converter = f"<int:{name}>" if f"<int:{name}>" in path else f"<{name}>"
+            path = path.replace(converter, "{" + name + "}")
+        expected |= {(path, m.lower()) for m in rule.methods - {"HEAD", "OPTIONS"}}
+    listed = {(path, method) for path, methods in doc["paths"].items() for method in methods}
+    assert len(expected) >= 19
+    assert listed == expected
+
+
+def test_operation_ids_are_the_endpoint_names_each_once(app: Flask, doc: dict) -> None:
+    ids = [spec["operationId"] for methods in doc["paths"].values() for spec in methods.values()]
+    assert len(ids) == len(set(ids))
+    endpoints = {rule.endpoint.removeprefix("api.") for rule in app.url_map.iter_rules()}
+    assert set(ids) <= endpoints
+    assert {"log_hours", "hours_entry", "update_hours", "delete_hours"} <= set(ids)
+
+
+def test_each_operation_lists_its_parameters_body_and_refusals(doc: dict) -> None:
+    paths = doc["paths"]
+    entry = paths["/api/v1/hours/{entry_id}"]
+    (entry_id,) = entry["get"]["parameters"]
+    assert entry_id == {
+        "name": "entry_id",
+        "in": "path",
+        "required": True,
+        "schema": {"type": "integer", "minimum": 1, "maximum": 2**31 - 1},
+    }
+    assert set(entry["delete"]["responses"]) == {"204", "401", "403", "404", "503"}
+
+    log = paths["/api/v1/hours"]["post"]
+    assert log["requestBody"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/LogHoursBody"
+    }
+    assert set(log["responses"]) == {"201", "400", "401", "403", "413", "415", "503"}
+    assert "Location" in log["responses"]["201"]["headers"]
+    body = doc["components"]["schemas"]["LogHoursBody"]
+    assert body["additionalProperties"] is False
+    assert set(body["required"]) == {"date", "hours"}
+
+    filters = {p["name"]: p for p in paths["/api/v1/certifications"]["get"]["parameters"]}
+    assert filters["status"]["schema"] == {
+        "enum": ["valid", "expiring", "expired"],
+        "type": "string",
+    }
+    assert filters["expiring_within"]["schema"]["default"] == 90
+    assert all(p["in"] == "query" and not p["required"] for p in filters.values())
+
+    # The body of /roi may be left out, and is read whatever its content type.
+    roi = paths["/api/v1/roi"]["post"]
+    assert roi["requestBody"]["required"] is False
+    assert "415" not in roi["responses"]
+
+    errors = doc["components"]["responses"]["Unauthorized"]
+    assert errors["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/ErrorsOut"
+    }
+    assert "WWW-Authenticate" in errors["headers"]
+
+
+def test_every_api_view_declares_an_operation(app: Flask) -> None:
+    routes = api_routes(app)  # refuses a view that declares none
+    assert all(isinstance(r.operation, Operation) for r in routes)
+
+
+def test_real_answers_match_their_schemas(
+    app: Flask, api: Api, db: Session, scene: Scene, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    me, admin, manager = scene.tokens["self"], scene.tokens["admin"], scene.tokens["manager"]
+    target = scene.target.id
+    hours = {"course": "FDL", "date": "2026-11-20", "hours": 1.5}
+    factories.certification(
+        db, scene.target, "NCA-AIIO", factories.TODAY, factories.TODAY.replace(year=2028)
+    )
+    with conforming(app) as found:
+        seen: set[tuple[str, str, int]] = set()
+
+        def call(method: str, url: str, token: str | None, status: int, **kw) -> Response:
+            response = api.call(method, url, token, **kw)
+            assert response.status_code == status, (method, url, response.get_json())
+            seen.add((method, url.split("?")[0], status))
+            return response
+
+        created = call("POST", "/api/v1/hours", me, 201, json=hours).get_json()
+        entry = f"/api/v1/hours/{created['id']}"
+        call("GET", "/api/v1/me", me, 200)
+        call("GET", "/api/v1/hours", me, 200)
+        call("GET", entry, me, 200)
+        call("PUT", entry, me, 200, json={**hours, "hours": 2})
+        call("GET", "/api/v1/certifications", admin, 200)
+        call("GET", f"/api/v1/engineers/{target}/progress", me, 200)
+        call("GET", f"/api/v1/engineers/{target}/career", manager, 200)
+        call("GET", f"/api/v1/engineers/{target}/skills", me, 200)
+        call("GET", "/api/v1/teams", admin, 200)
+        call("POST", "/api/v1/roi", admin, 200)
+        call("GET", "/api/v1/bonuses", admin, 200)
+        # Refusals: the error envelope, each with a status the operation lists.
+        call("POST", "/api/v1/hours", me, 400, json={**hours, "hours": 25})
+        call("GET", "/api/v1/hours?colour=red", me, 400)
+        call("GET", "/api/v1/me", None, 401)
+        call("GET", entry, scene.tokens["other engineer"], 403)
+        call("GET", "/api/v1/hours/999999", me, 404)
+        call("POST", "/api/v1/hours", me, 415, data="x", content_type="text/plain")
+        monkeypatch.setitem(app.config, "MAX_CONTENT_LENGTH", 64)
+        call("POST", "/api/v1/hours", me, 413, json={**hours, "note": "n" * 100})
+        monkeypatch.setitem(app.config, "MAX_CONTENT_LENGTH", 1024 * 1024)
+        call("DELETE", entry, me, 204)
+    assert not found, "\n".join(found)
+    assert {status for _, _, status in seen} == {200, 201, 204, 400, 401, 403, 404, 413, 415}
+
+
+def test_an_answer_unlike_the_document_is_found(app: Flask) -> None:
+    with app.test_request_context():
+        undeclared = Response('{"errors": {}}', status=409, mimetype="application/json")
+        assert problems(app, "api.me", "GET", undeclared)
+        wrong_shape = Response('{"id": "one"}', status=200, mimetype="application/json")
+        assert problems(app, "api.me", "GET", wrong_shape)
+        not_json = Response("<p>hi</p>", status=401, mimetype="text/html")
+        assert problems(app, "api.me", "GET", not_json)
+
+
+def test_the_reference_page_shows_every_operation(client, doc: dict) -> None:
+    response = client.get("/api/docs")
+    assert response.status_code == 200
+    assert response.mimetype == "text/html"
+    page = response.get_data(as_text=True)
+    for path, methods in doc["paths"].items():
+        for method, spec in methods.items():
+            assert f'id="op-{spec["operationId"]}"' in page
+            assert f"{method.upper()} {path}" in page
+    assert 'id="schema-ErrorsOut"' in page
+    assert 'href="/api/v1/openapi.json"' in page
+    # Vendored styles only: nothing from another site.
+    assert "https://" not in page.split("<body>")[0]
+
+
+def test_the_reference_page_keeps_the_signed_in_menu(client, auth, db: Session) -> None:
+    person = factories.engineer(db, name="Reader")
+    auth.sign_in(person)
+    page = client.get("/api/docs").get_data(as_text=True)
+    assert "Reader" in page and "Sign out" in page
+    # The API itself still ignores the session: a token or nothing.
+    assert client.get("/api/v1/me").status_code == 401
