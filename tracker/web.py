@@ -14,6 +14,7 @@ from typing import Any
 from flask import Flask, Response, abort, g, jsonify, render_template, request
 from flask import session as cookie_session
 from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
+from flask_babel import get_locale
 from sqlalchemy.exc import DBAPIError, OperationalError
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
@@ -278,6 +279,8 @@ def init_app(app: Flask) -> None:
             "nav_items": NAV_ITEMS,
             "nav_groups": NAV_GROUPS,
             "url_map_endpoints": app.view_functions,
+            # <html lang>: the language the page is drawn in.
+            "page_locale": str(get_locale()),
         }
 
     @app.before_request

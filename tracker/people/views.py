@@ -4,18 +4,52 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    abort,
+    current_app,
+    flash,
+    has_request_context,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
 from flask_login import current_user, login_required, login_user, logout_user
 
 from tracker.errors import ValidationError
 from tracker.extensions import db_session, signin_limiter
 from tracker.people.forms import LoginForm, PasswordForm, ProfileForm
+from tracker.people.rules import LOCALES
 from tracker.people.services.accounts import authenticate, set_password, verify_password
 from tracker.signals import showing_profile, template_context
 
 bp = Blueprint("people", __name__)
 
 BAD_SIGN_IN = "Email or password is wrong."
+
+
+# Where an anonymous visitor's choice of language is kept (the session cookie).
+LOCALE_KEY = "locale"
+
+
+def select_locale() -> str | None:
+    """Choose the request's language: the person's setting, the visitor's choice, the browser's.
+
+    None (outside a request, or nothing matches) leaves Flask-Babel's default,
+    TRACKER_DEFAULT_LOCALE.
+    """
+    if not has_request_context():
+        return None
+    # The 503 page draws for an anonymous stand-in that has no setting.
+    setting = getattr(current_user, "locale", None)
+    if setting in LOCALES:
+        return setting
+    chosen = session.get(LOCALE_KEY)
+    if chosen in LOCALES:
+        return chosen
+    return request.accept_languages.best_match(LOCALES) or current_app.config["DEFAULT_LOCALE"]
 
 
 def safe_next(target: str | None) -> str | None:
