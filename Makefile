@@ -4,15 +4,31 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test lint format clean bench load
+TRANSLATIONS := tracker/translations
 
-install: $(STAMP)
+.PHONY: install run test lint format clean bench load messages translations
+
+install: $(STAMP) translations
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,postgres]'
 	touch $(STAMP)
+
+# Extract every translatable string of code and templates, then merge it into each
+# language's catalogue. Sorted and without source locations, so that branches adding
+# strings side by side merge cleanly; no fuzzy guesses, so a new string shows up as
+# untranslated instead of wrongly translated.
+messages: $(STAMP)
+	$(BIN)/pybabel extract -F babel.cfg -k lazy_gettext -k _l --no-location --sort-output \
+		--project tracker -o $(TRANSLATIONS)/messages.pot .
+	$(BIN)/pybabel update -i $(TRANSLATIONS)/messages.pot -d $(TRANSLATIONS) \
+		--no-fuzzy-matching --ignore-obsolete --ignore-pot-creation-date
+
+# Compile the catalogues (.po) into what the app reads (.mo); not kept in git.
+translations: $(STAMP)
+	$(BIN)/pybabel compile --quiet -d $(TRANSLATIONS)
 
 run: install
 	$(BIN)/tracker init --demo

@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from tests.factories import PASSWORD, TODAY
 from tests.helpers import post_login, sign_in
-from tracker import create_app
+from tracker import TRANSLATIONS_DIR, create_app
 from tracker.catalog.services.seed_loading import load_seed
 from tracker.config import PROJECT_ROOT
 from tracker.db import make_engine, run_migrations, session_scope
@@ -73,6 +73,30 @@ def _worker_database(url: str) -> str:
     finally:
         admin.dispose()
     return suite.set(database=name).render_as_string(hide_password=False)
+
+
+def compile_catalogues(directory: Path) -> None:
+    """Compile each catalogue (.po) whose .mo is missing or older, as `make translations` does."""
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+
+    for po in directory.glob("*/LC_MESSAGES/*.po"):
+        mo = po.with_suffix(".mo")
+        if mo.exists() and mo.stat().st_mtime >= po.stat().st_mtime:
+            continue
+        with po.open("rb") as source:
+            catalog = read_po(source)
+        # Written aside and renamed: xdist workers compile side by side.
+        partial = mo.with_name(f"{mo.name}.{os.getpid()}")
+        with partial.open("wb") as target:
+            write_mo(target, catalog)
+        os.replace(partial, mo)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def compiled_translations() -> None:
+    """Give a bare `pytest` run (and the servers it starts) the compiled catalogues."""
+    compile_catalogues(TRANSLATIONS_DIR)
 
 
 @pytest.fixture(scope="session")

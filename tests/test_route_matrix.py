@@ -20,6 +20,8 @@ PUBLIC = {
     "catalog.home",
     "catalog.catalog",
     "people.login",
+    # A visitor's choice of language, before signing in.
+    "people.choose_locale",
     "static",
     # Calendar feeds open with the secret token in their URL, without a session.
     "calendars.engineer_feed",

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from flask import Flask
 
 from tracker.config import INSTANCE_DIR, PROJECT_ROOT, Config
+
+# The catalogues: <locale>/LC_MESSAGES/messages.po, compiled to .mo by `make translations`.
+TRANSLATIONS_DIR = Path(__file__).resolve().parent / "translations"
 
 
 def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
@@ -19,9 +23,10 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     from tracker.careers.views import bp as careers_bp
     from tracker.catalog.views import bp as catalog_bp
     from tracker.db import autocommit_engine, make_engine, make_session_factory
-    from tracker.extensions import close_db_session, csrf, init_limiter, login_manager
+    from tracker.extensions import babel, close_db_session, csrf, init_limiter, login_manager
+    from tracker.people.rules import LOCALES
     from tracker.people.views import bp as people_bp
-    from tracker.people.views import load_user
+    from tracker.people.views import load_user, select_locale
     from tracker.progress.views import bp as progress_bp
     from tracker.readiness.views import bp as readiness_bp
     from tracker.reminders.views import bp as calendars_bp
@@ -36,6 +41,12 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     elif isinstance(config, dict):
         config = Config(**config)
     app.config.from_mapping(config.as_dict())
+    if app.config["DEFAULT_LOCALE"] not in LOCALES:
+        raise ValueError(
+            f"TRACKER_DEFAULT_LOCALE must be one of {', '.join(LOCALES)},"
+            f" not {app.config['DEFAULT_LOCALE']!r}"
+        )
+    app.config["BABEL_DEFAULT_LOCALE"] = app.config["DEFAULT_LOCALE"]
 
     engine = make_engine(
         app.config["DATABASE_URL"],
@@ -46,6 +57,11 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     app.extensions["tracker.sessions"] = make_session_factory(engine)
     app.teardown_appcontext(close_db_session)
 
+    babel.init_app(
+        app,
+        locale_selector=select_locale,
+        default_translation_directories=str(TRANSLATIONS_DIR),
+    )
     csrf.init_app(app)
     login_manager.init_app(app)
     login_manager.user_loader(load_user)

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 from flask import Flask, current_app, g
+from flask_babel import Babel, lazy_gettext
 from flask_login import LoginManager
 from flask_wtf import CSRFProtect
 from limits import parse, storage, strategies
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Session, sessionmaker
 
+babel = Babel()
 csrf = CSRFProtect()
 login_manager = LoginManager()
 login_manager.login_view = "people.login"
-login_manager.login_message = "Sign in to see this page."
+login_manager.login_message = lazy_gettext("Sign in to see this page.")
+# The flash keeps text, not the lazy string: translated in the request's language.
+login_manager.localize_callback = str
 login_manager.session_protection = "basic"
 
 

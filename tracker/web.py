@@ -14,6 +14,8 @@ from typing import Any
 from flask import Flask, Response, abort, g, jsonify, render_template, request
 from flask import session as cookie_session
 from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
+from flask_babel import get_locale
+from flask_babel import lazy_gettext as _l
 from sqlalchemy.exc import DBAPIError, OperationalError
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
@@ -29,36 +31,106 @@ CSP = (
 # (endpoint, label, access roles that see it); a group's items open from its
 # name in the menu (a dropdown), so managers and admins get a short menu.
 NAV_ITEMS = [
-    ("progress.dashboard", "Dashboard", ("engineer", "manager", "admin")),
-    ("progress.hours", "Hours", ("engineer", "manager", "admin")),
-    ("progress.attempts", "Exams", ("engineer", "manager", "admin")),
-    ("progress.credentials", "Credentials", ("engineer", "manager", "admin")),
-    ("careers.mine", "Career", ("engineer", "manager", "admin")),
-    ("careers.bonuses", "Bonuses", ("engineer", "manager", "admin")),
-    ("readiness.teams", "Teams", ("manager", "admin")),
-    ("catalog.catalog", "Catalog", ("engineer", "manager", "admin")),
+    ("progress.dashboard", _l("Dashboard"), ("engineer", "manager", "admin")),
+    ("progress.hours", _l("Hours"), ("engineer", "manager", "admin")),
+    ("progress.attempts", _l("Exams"), ("engineer", "manager", "admin")),
+    ("progress.credentials", _l("Credentials"), ("engineer", "manager", "admin")),
+    ("careers.mine", _l("Career"), ("engineer", "manager", "admin")),
+    ("careers.bonuses", _l("Bonuses"), ("engineer", "manager", "admin")),
+    ("readiness.teams", _l("Teams"), ("manager", "admin")),
+    ("catalog.catalog", _l("Catalog"), ("engineer", "manager", "admin")),
 ]
 NAV_GROUPS = [
     (
-        "Manage",
+        _l("Manage"),
         [
-            ("careers.promotions", "Promotions", ("manager", "admin")),
-            ("careers.apprenticeships", "Apprenticeships", ("manager", "admin")),
-            ("readiness.organisation", "Organisation", ("admin",)),
+            ("careers.promotions", _l("Promotions"), ("manager", "admin")),
+            ("careers.apprenticeships", _l("Apprenticeships"), ("manager", "admin")),
+            ("readiness.organisation", _l("Organisation"), ("admin",)),
         ],
     ),
     (
-        "Admin",
+        _l("Admin"),
         [
-            ("admin.people", "People", ("admin",)),
-            ("admin.teams", "Teams", ("admin",)),
-            ("admin.imports", "Import", ("admin",)),
-            ("admin.catalog", "Catalog", ("admin",)),
-            ("admin.outbox", "Outbox", ("admin",)),
-            ("careers.bonus_amounts", "Bonus amounts", ("admin",)),
+            ("admin.people", _l("People"), ("admin",)),
+            ("admin.teams", _l("Teams"), ("admin",)),
+            ("admin.imports", _l("Import"), ("admin",)),
+            ("admin.catalog", _l("Catalog"), ("admin",)),
+            ("admin.outbox", _l("Outbox"), ("admin",)),
+            ("careers.bonus_amounts", _l("Bonus amounts"), ("admin",)),
         ],
     ),
 ]
+
+
+# The error page's title and text for the statuses the tracker answers, in the
+# page's language; Werkzeug's own English is the source text. A description given
+# to abort() is shown as it is.
+HTTP_ERRORS = {
+    400: (
+        _l("Bad Request"),
+        _l("The browser (or proxy) sent a request that this server could not understand."),
+    ),
+    401: (
+        _l("Unauthorized"),
+        _l(
+            "The server could not verify that you are authorized to access the URL requested."
+            " You either supplied the wrong credentials (e.g. a bad password), or your browser"
+            " doesn't understand how to supply the credentials required."
+        ),
+    ),
+    403: (
+        _l("Forbidden"),
+        _l(
+            "You don't have the permission to access the requested resource."
+            " It is either read-protected or not readable by the server."
+        ),
+    ),
+    404: (
+        _l("Not Found"),
+        _l(
+            "The requested URL was not found on the server. If you entered the URL manually"
+            " please check your spelling and try again."
+        ),
+    ),
+    405: (_l("Method Not Allowed"), _l("The method is not allowed for the requested URL.")),
+    413: (
+        _l("Request Entity Too Large"),
+        _l("The data value transmitted exceeds the capacity limit."),
+    ),
+    429: (
+        _l("Too Many Requests"),
+        _l("This user has exceeded an allotted request count. Try again later."),
+    ),
+    500: (
+        _l("Internal Server Error"),
+        _l(
+            "The server encountered an internal error and was unable to complete your request."
+            " Either the server is overloaded or there is an error in the application."
+        ),
+    ),
+    503: (
+        _l("Service Unavailable"),
+        _l(
+            "The server is temporarily unable to service your request due to maintenance"
+            " downtime or capacity problems. Please try again later."
+        ),
+    ),
+}
+
+
+def error_name(exc: HTTPException) -> object:
+    """Return the status's name in the page's language."""
+    known = HTTP_ERRORS.get(exc.code or 0)
+    return known[0] if known else exc.name
+
+
+def error_description(exc: HTTPException) -> object:
+    """Return what went wrong: the status's own text translated, or what abort() said."""
+    known = HTTP_ERRORS.get(exc.code or 0)
+    if known and exc.description == type(exc).description:
+        return known[1]
+    return exc.description
 
 
 SECURITY_HEADERS = (
@@ -270,6 +342,8 @@ class IdConverter(IntegerConverter):
 def init_app(app: Flask) -> None:
     """Install the request-boundary hooks and template filters on the app."""
     app.add_template_filter(format_hours, "hours")
+    app.add_template_global(error_name)
+    app.add_template_global(error_description)
     # Before any blueprint adds its rules, which read the converters.
     app.url_map.converters["int"] = IdConverter
     app.session_interface = CookieSessionOutsideApi()
@@ -282,6 +356,8 @@ def init_app(app: Flask) -> None:
             "nav_items": NAV_ITEMS,
             "nav_groups": NAV_GROUPS,
             "url_map_endpoints": app.view_functions,
+            # <html lang>: the language the page is drawn in.
+            "page_locale": str(get_locale()),
         }
 
     @app.before_request

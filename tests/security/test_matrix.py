@@ -36,6 +36,8 @@ PUBLIC = {
     "catalog.home",
     "catalog.catalog",
     "people.login",
+    # A visitor's choice of language, before signing in.
+    "people.choose_locale",
     "calendars.engineer_feed",
     "calendars.team_feed",
     # The API's description (the document and its reference page) names no one's records.

@@ -13,7 +13,7 @@ from tracker.clock import today
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.people.models import ApiToken
-from tracker.people.rules import ACCESS_ROLES, TOKEN_SCOPES, WRITE_SCOPE
+from tracker.people.rules import ACCESS_ROLES, BROWSER_LOCALE, LOCALES, TOKEN_SCOPES, WRITE_SCOPE
 from tracker.people.services.accounts import create_token, expired, revoke_token, set_password
 from tracker.people.services.persons import create_person, find_engineer
 from tracker.people.services.teams import create_team, find_team
@@ -62,6 +62,11 @@ def _person(session, email: str):
     show_default=True,
     help="Documented months of GPU-infrastructure experience before joining.",
 )
+@click.option(
+    "--locale",
+    default=BROWSER_LOCALE,
+    help=f"Interface language: {', '.join(LOCALES)}; left out, the browser's choice.",
+)
 @click.option("--password", prompt=True, hide_input=True, confirmation_prompt=True)
 def user_add(
     email,
@@ -73,6 +78,7 @@ def user_add(
     manager_email,
     hired,
     experience_months,
+    locale,
     password,
 ) -> None:
     """Add a person with a sign-in account."""
@@ -97,6 +103,7 @@ def user_add(
             hired_on=hired.date() if hired else None,
             experience_months=experience_months,
             password=password,
+            locale=locale,
         )
     except ValidationError as exc:
         raise _fail(exc) from None

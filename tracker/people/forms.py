@@ -1,12 +1,17 @@
-"""Sign-in and profile forms."""
+"""Sign-in, profile and language forms."""
 
 from __future__ import annotations
 
+from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms import IntegerField, PasswordField, StringField, TextAreaField
+from wtforms import HiddenField, IntegerField, PasswordField, StringField, TextAreaField
+from wtforms.fields.choices import SelectChoice
 from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional
 
+from tracker.forms import ListedChoice, choices
 from tracker.people.rules import (
+    BROWSER_LOCALE,
+    LOCALES,
     MAX_EMAIL_LENGTH,
     MAX_EXPERIENCE_MONTHS,
     MAX_EXPERIENCE_TEXT_LENGTH,
@@ -14,15 +19,19 @@ from tracker.people.rules import (
     MIN_PASSWORD_LENGTH,
 )
 
+# Each language named in itself, so a reader finds their own whatever the page's language.
+LANGUAGE_NAMES = {"en": "English", "es": "Español"}
+NOT_A_LANGUAGE = _l("choose one of the listed languages")
+
 
 class LoginForm(FlaskForm):
     email = StringField(
-        "Email",
+        _l("Email"),
         validators=[DataRequired(), Length(max=MAX_EMAIL_LENGTH)],
         render_kw={"autocomplete": "username", "autofocus": True},
     )
     password = PasswordField(
-        "Password",
+        _l("Password"),
         validators=[DataRequired(), Length(max=MAX_PASSWORD_LENGTH)],
         render_kw={"autocomplete": "current-password"},
     )
@@ -30,34 +39,61 @@ class LoginForm(FlaskForm):
 
 class ProfileForm(FlaskForm):
     experience_months = IntegerField(
-        "Documented experience before joining (months)",
+        _l("Documented experience before joining (months)"),
         validators=[
-            InputRequired(message="experience is required (0 or more months)"),
+            InputRequired(message=_l("experience is required (0 or more months)")),
             NumberRange(
                 min=0,
                 max=MAX_EXPERIENCE_MONTHS,
-                message=f"months must be from 0 to {MAX_EXPERIENCE_MONTHS}",
+                message=_l("months must be from %(min)d to %(max)d"),
             ),
         ],
     )
     experience_text = TextAreaField(
-        "Evidence of hands-on GPU-infrastructure experience",
+        _l("Evidence of hands-on GPU-infrastructure experience"),
         validators=[Optional(), Length(max=MAX_EXPERIENCE_TEXT_LENGTH)],
-        description=(
+        description=_l(
             "Where and what: clusters run, GPUs, tools."
             " It backs the NCP-AII experience prerequisite."
         ),
     )
 
 
+class LocaleForm(FlaskForm):
+    """The person's interface language."""
+
+    locale = ListedChoice(
+        _l("Language"),
+        not_listed=NOT_A_LANGUAGE,
+        choices=[
+            SelectChoice(value=BROWSER_LOCALE, label=_l("As my browser asks")),
+            *(
+                SelectChoice(value=code, label=LANGUAGE_NAMES[code], render_kw={"lang": code})
+                for code in LOCALES
+            ),
+        ],
+    )
+
+
+class LanguageForm(FlaskForm):
+    """A visitor's choice of language before signing in (kept in the session cookie)."""
+
+    locale = ListedChoice(
+        _l("Language"),
+        not_listed=NOT_A_LANGUAGE,
+        choices=choices((code, LANGUAGE_NAMES[code]) for code in LOCALES),
+    )
+    next = HiddenField()
+
+
 class PasswordForm(FlaskForm):
     current = PasswordField(
-        "Current password",
+        _l("Current password"),
         validators=[DataRequired()],
         render_kw={"autocomplete": "current-password"},
     )
     new = PasswordField(
-        "New password",
+        _l("New password"),
         validators=[
             DataRequired(),
             Length(min=MIN_PASSWORD_LENGTH, max=MAX_PASSWORD_LENGTH),

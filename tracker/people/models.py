@@ -24,6 +24,8 @@ from tracker.clock import utcnow
 from tracker.db import Base
 from tracker.people.rules import (
     ACCESS_ROLES,
+    BROWSER_LOCALE,
+    LOCALES,
     MANAGER_ROLES,
     MAX_EMAIL_LENGTH,
     MAX_NAME_LENGTH,
@@ -36,6 +38,7 @@ from tracker.people.rules import (
 
 _ROLE_LIST = ", ".join(f"'{role}'" for role in ACCESS_ROLES)
 _SCOPE_LIST = ", ".join(f"'{scope}'" for scope in TOKEN_SCOPES)
+_LOCALE_LIST = ", ".join(f"'{locale}'" for locale in (BROWSER_LOCALE, *LOCALES))
 
 
 class Team(Base):
@@ -76,6 +79,7 @@ class Engineer(Base):
         CheckConstraint(f"level BETWEEN {MIN_LEVEL} AND {MAX_LEVEL}", name="level_1_to_5"),
         CheckConstraint("experience_months >= 0", name="experience_not_negative"),
         CheckConstraint("manager_id IS NULL OR manager_id <> id", name="not_own_manager"),
+        CheckConstraint(f"locale IN ({_LOCALE_LIST})", name="locale_known"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -102,6 +106,10 @@ class Engineer(Base):
     # that every session cookie issued before stops working.
     session_epoch: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     calendar_token: Mapped[str | None] = mapped_column(String(64), unique=True)
+    # The interface language; BROWSER_LOCALE lets the browser's Accept-Language choose.
+    locale: Mapped[str] = mapped_column(
+        String(8), default=BROWSER_LOCALE, server_default=BROWSER_LOCALE
+    )
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
     updated_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow, onupdate=utcnow)
 

@@ -36,3 +36,9 @@ MAX_EXPERIENCE_TEXT_LENGTH = 4000
 # A team's fleet, in GPUs; readiness questions and plans ask about no larger one.
 MAX_GPUS = 10_000_000
 GPUS_RULE = f"fleet size must be a whole number of GPUs from 0 to {MAX_GPUS:,}"
+
+# The interface languages. A person's setting is one of them, or BROWSER_LOCALE:
+# no preference, the browser's Accept-Language decides.
+LOCALES = ("en", "es")
+BROWSER_LOCALE = ""
+LOCALE_RULE = "language must be one of en, es (or empty for the browser's choice)"

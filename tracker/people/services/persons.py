@@ -21,6 +21,9 @@ from tracker.errors import ValidationError
 from tracker.people.models import Engineer, JobRoleAssignment, LevelChange, Team
 from tracker.people.rules import (
     ACCESS_ROLES,
+    BROWSER_LOCALE,
+    LOCALE_RULE,
+    LOCALES,
     MANAGER_ROLES,
     MAX_EXPERIENCE_MONTHS,
     MAX_NAME_LENGTH,
@@ -118,6 +121,13 @@ def level_error(session: Session, level: object) -> str | None:
     return None
 
 
+def locale_error(locale: object) -> str | None:
+    """Return the rule a language setting breaks, or None."""
+    if locale != BROWSER_LOCALE and locale not in LOCALES:
+        return LOCALE_RULE
+    return None
+
+
 def _name_error(name: str) -> str | None:
     if not name.strip() or len(name.strip()) > MAX_NAME_LENGTH:
         return f"name must be 1 to {MAX_NAME_LENGTH} characters"
@@ -143,6 +153,7 @@ def create_person(
     experience_months: int = 0,
     experience_text: str = "",
     password: str | None = None,
+    locale: str = BROWSER_LOCALE,
 ) -> Engineer:
     """Add a person (and their account); their first level is recorded in the level history.
 
@@ -168,6 +179,8 @@ def create_person(
         errors["experience_months"] = problem
     if hired_on is not None and hired_on > today:
         errors["hired_on"] = "hire date must not be in the future"
+    if problem := locale_error(locale):
+        errors["locale"] = problem
     roles, problem = resolve_job_roles(session, job_roles)
     if problem:
         errors["job_roles"] = problem
@@ -197,6 +210,7 @@ def create_person(
         experience_months=experience_months,
         experience_text=experience_text,
         password_hash=password_hash,
+        locale=locale,
     )
     session.add(engineer)
     session.flush()
@@ -215,6 +229,14 @@ def create_person(
     )
     session.flush()
     return engineer
+
+
+def set_locale(session: Session, engineer: Engineer, locale: str) -> None:
+    """Set the person's interface language (BROWSER_LOCALE: the browser's choice)."""
+    if problem := locale_error(locale):
+        raise ValidationError({"locale": problem})
+    engineer.locale = locale
+    session.flush()
 
 
 def set_level(
