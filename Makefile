@@ -28,7 +28,7 @@ messages: $(STAMP)
 
 # Compile the catalogues (.po) into what the app reads (.mo); not kept in git.
 translations: $(STAMP)
-	$(BIN)/pybabel compile --quiet -d $(TRANSLATIONS)
+	$(BIN)/pybabel -q compile -d $(TRANSLATIONS)
 
 run: install
 	$(BIN)/tracker init --demo
