@@ -439,3 +439,17 @@ def test_a_table_too_wide_for_the_window_scrolls_by_keyboard(crawler):
             page.wait_for_function("(el) => el.scrollLeft > 0", arg=scroller.element_handle())
     finally:
         page.set_viewport_size({"width": 1280, "height": 900})
+
+
+def test_the_admins_wide_tables_scroll_by_keyboard(crawler):
+    page = crawler.signed_in("admin").page
+    page.set_viewport_size({"width": 480, "height": 900})
+    try:
+        page.goto("/admin/people")
+        tab_to(page, "[role=region][aria-label='People']", limit=300)
+        scroller = page.get_by_role("region", name="People")
+        assert scroller.evaluate("(el) => el.scrollWidth > el.clientWidth")
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function("(el) => el.scrollLeft > 0", arg=scroller.element_handle())
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
