@@ -20,6 +20,7 @@ from tracker.people.models import Engineer
 from tracker.people.services.accounts import create_token, revoke_token
 from tracker.people.services.persons import set_active
 from tracker.progress.models import Certification, ExamAttempt, HourLog
+from tracker.progress.services.hours import log_hours
 
 NOW = dt.datetime(2026, 11, 29, 12, 0)
 TABLES = {
@@ -96,3 +97,19 @@ def scene(db: Session) -> Scene:
     }
     set_active(db, gone, False)
     return Scene(target, other, manager, other_manager, admin, tokens)
+
+
+@pytest.fixture
+def scene_with_entry(db: Session, scene: Scene) -> Scene:
+    """The scene with an hour log entry of the target's, for the routes that take one."""
+    scene.entry = log_hours(
+        db,
+        scene.target,
+        factories.course(db, "FDL"),
+        factories.TODAY.replace(day=1),
+        factories.hours("1.5"),
+        factories.TODAY,
+        note="reading",
+        actor=scene.target,
+    )
+    return scene

@@ -8,10 +8,8 @@ from typing import Any
 import pytest
 from sqlalchemy.orm import Session
 
-from tests import factories
 from tests.api.conftest import Scene, row_counts
 from tests.helpers import Api
-from tracker.progress.services.hours import log_hours
 
 ROLES = (
     "self",
@@ -100,31 +98,16 @@ ENDPOINTS: dict[str, tuple[Request, dict[str, int]]] = {
 }
 
 
-@pytest.fixture
-def matrix_scene(db: Session, scene: Scene) -> Scene:
-    scene.entry = log_hours(
-        db,
-        scene.target,
-        factories.course(db, "FDL"),
-        factories.TODAY.replace(day=1),
-        factories.hours("1.5"),
-        factories.TODAY,
-        note="reading",
-        actor=scene.target,
-    )
-    return scene
-
-
 @pytest.mark.parametrize("role", ROLES)
 @pytest.mark.parametrize("endpoint", ENDPOINTS)
 def test_permission_matrix(
-    api: Api, db: Session, matrix_scene: Scene, endpoint: str, role: str
+    api: Api, db: Session, scene_with_entry: Scene, endpoint: str, role: str
 ) -> None:
     build, expected = ENDPOINTS[endpoint]
-    method, url, body = build(matrix_scene)
+    method, url, body = build(scene_with_entry)
     before = row_counts(db)
 
-    response = api.call(method, url, matrix_scene.tokens[role], body)
+    response = api.call(method, url, scene_with_entry.tokens[role], body)
 
     assert response.status_code == expected[role], response.get_data(as_text=True)
     if response.status_code >= 400:

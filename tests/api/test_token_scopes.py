@@ -20,7 +20,6 @@ from tests.helpers import Api, routes
 from tracker.people.models import ApiToken, Engineer
 from tracker.people.rules import READ_ONLY_TOKEN_RULE, READ_SCOPE
 from tracker.people.services.accounts import create_token
-from tracker.progress.services.hours import log_hours
 
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 API_ROUTES = [
@@ -34,22 +33,6 @@ HOURS = {"course": "FDL", "date": "2026-11-20", "hours": 1}
 
 def _token(db: Session, who: Engineer, **kwargs: Any) -> tuple[ApiToken, str]:
     return create_token(db, who, "scoped", today=factories.TODAY, **kwargs)
-
-
-@pytest.fixture
-def full_scene(db: Session, scene: Scene) -> Scene:
-    """The scene with an hour log entry of the target's, and the other engineer in a team."""
-    scene.entry = log_hours(
-        db,
-        scene.target,
-        factories.course(db, "FDL"),
-        factories.TODAY.replace(day=1),
-        factories.hours("1.5"),
-        factories.TODAY,
-        note="reading",
-        actor=scene.target,
-    )
-    return scene
 
 
 def _url(app: Flask, scene: Scene, endpoint: str, method: str) -> str:
@@ -71,11 +54,17 @@ def test_the_routes_are_found():
 
 @pytest.mark.parametrize(("endpoint", "rule", "method"), WRITES)
 def test_a_read_token_is_refused_every_write_with_403(
-    app: Flask, api: Api, db: Session, full_scene: Scene, endpoint: str, rule: str, method: str
+    app: Flask,
+    api: Api,
+    db: Session,
+    scene_with_entry: Scene,
+    endpoint: str,
+    rule: str,
+    method: str,
 ) -> None:
     """Even an admin's read token, with a body that a write token would have stored."""
-    _, secret = _token(db, full_scene.admin, scope=READ_SCOPE)
-    url = _url(app, full_scene, endpoint, method)
+    _, secret = _token(db, scene_with_entry.admin, scope=READ_SCOPE)
+    url = _url(app, scene_with_entry, endpoint, method)
     before = row_counts(db)
     response = api.call(method, url, secret, HOURS)
     assert response.status_code == 403, response.get_data(as_text=True)
@@ -86,11 +75,17 @@ def test_a_read_token_is_refused_every_write_with_403(
 
 @pytest.mark.parametrize(("endpoint", "rule", "method"), READS)
 def test_a_read_token_reads_what_a_write_token_reads(
-    app: Flask, api: Api, db: Session, full_scene: Scene, endpoint: str, rule: str, method: str
+    app: Flask,
+    api: Api,
+    db: Session,
+    scene_with_entry: Scene,
+    endpoint: str,
+    rule: str,
+    method: str,
 ) -> None:
-    _, read = _token(db, full_scene.admin, scope=READ_SCOPE)
-    _, write = _token(db, full_scene.admin)
-    url = _url(app, full_scene, endpoint, method)
+    _, read = _token(db, scene_with_entry.admin, scope=READ_SCOPE)
+    _, write = _token(db, scene_with_entry.admin)
+    url = _url(app, scene_with_entry, endpoint, method)
     response = api.get(url, read)
     assert response.status_code == 200, response.get_data(as_text=True)
     assert response.get_json() == api.get(url, write).get_json()
