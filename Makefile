@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml
 # strings side by side merge cleanly; no fuzzy guesses, so a new string shows up as
 # untranslated instead of wrongly translated.
 messages: $(STAMP)
-	$(BIN)/pybabel extract -F babel.cfg -k lazy_gettext -k _l --no-location --sort-output \
+	$(BIN)/pybabel extract -F babel.cfg -k lazy_gettext -k _l -k N_ -k msg --no-location --sort-output \
 		--project tracker -o $(TRANSLATIONS)/messages.pot .
 	$(BIN)/pybabel update -i $(TRANSLATIONS)/messages.pot -d $(TRANSLATIONS) \
 		--no-fuzzy-matching --ignore-obsolete --ignore-pot-creation-date

@@ -2,40 +2,50 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
-from pathlib import Path
+from decimal import Decimal
 
 import pytest
-from babel.messages.extract import extract_from_file
+from babel.messages.extract import extract_from_dir
+from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.pofile import read_po
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 
 from tests import factories
 from tests.factories import PASSWORD
-from tests.helpers import fresh
+from tests.helpers import fresh, token_for
 from tracker import TRANSLATIONS_DIR, create_app
 from tracker.config import PROJECT_ROOT
 from tracker.errors import ValidationError
+from tracker.i18n import (
+    N_,
+    format_day,
+    format_hours,
+    format_money,
+    format_month,
+    format_points,
+    join,
+    msg,
+    translate,
+)
 from tracker.people.rules import LOCALE_RULE
 from tracker.people.services.persons import find_engineer, set_locale
 
 SPANISH = {"Accept-Language": "es-ES,es;q=0.9,en;q=0.5"}
 ENGLISH = {"Accept-Language": "en-GB,en;q=0.9"}
 
-# The files whose strings are translated so far; the next ones join this list as
-# their strings are marked, until it is every file `make messages` reads.
-TRANSLATED = [
-    "templates/base.html",
-    "templates/error.html",
-    "templates/people/login.html",
-    "templates/people/profile.html",
-    "tracker/web.py",
-    "tracker/extensions.py",
-    "tracker/people/views.py",
-    "tracker/people/forms.py",
-]
-KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "lazy_gettext": None, "_l": None}
+# What `make messages` reads: gettext's names, Flask-Babel's lazy ones, the domain's marks.
+KEYWORDS = {
+    "_": None,
+    "gettext": None,
+    "ngettext": (1, 2),
+    "lazy_gettext": None,
+    "_l": None,
+    "N_": None,
+    "msg": None,
+}
 
 
 def html_lang(response) -> str:
@@ -220,34 +230,85 @@ def spanish_catalogue():
         return read_po(source)
 
 
-def extracted(path: str) -> set[str]:
-    method = "jinja2" if path.endswith(".html") else "python"
-    found = extract_from_file(method, str(PROJECT_ROOT / path), keywords=KEYWORDS)
-    return {message if isinstance(message, str) else message[0] for _, message, _, _ in found}
+def extracted() -> dict[str, list[str]]:
+    """Return every string `make messages` extracts, with the files that mark it."""
+    with (PROJECT_ROOT / "babel.cfg").open() as config:
+        method_map, options_map = parse_mapping_cfg(config)
+    found: dict[str, list[str]] = {}
+    for path, _, message, _, _ in extract_from_dir(
+        str(PROJECT_ROOT), method_map, options_map, keywords=KEYWORDS
+    ):
+        singular = message if isinstance(message, str) else message[0]
+        found.setdefault(singular, []).append(path)
+    return found
 
 
-@pytest.mark.parametrize("path", TRANSLATED)
-def test_the_spanish_catalogue_translates_every_string_of(path):
-    assert (PROJECT_ROOT / path).exists(), f"{path} is gone: update TRANSLATED"
+def test_the_spanish_catalogue_translates_every_string_marked_in_code_and_templates():
     catalogue = spanish_catalogue()
-    strings = extracted(path)
-    assert strings, f"{path} marks no string for translation"
-    missing = sorted(s for s in strings if s not in catalogue)
+    strings = extracted()
+    assert len(strings) > 50, "the extraction finds the strings of code and templates"
+    missing = sorted(f"{s!r} ({strings[s][0]})" for s in strings if s not in catalogue)
     assert not missing, f"run `make messages`; not in the Spanish catalogue: {missing}"
-    empty = sorted(s for s in strings if not catalogue[s].string)
+    empty = sorted(
+        f"{s!r} ({strings[s][0]})"
+        for s in strings
+        if not all(
+            catalogue[s].string if isinstance(catalogue[s].string, tuple) else [catalogue[s].string]
+        )
+    )
     assert not empty, f"untranslated in messages.po: {empty}"
     fuzzy = sorted(s for s in strings if catalogue[s].fuzzy)
     assert not fuzzy, f"fuzzy in messages.po (check and drop the flag): {fuzzy}"
 
 
-def test_the_spanish_catalogue_keeps_every_placeholder():
-    problems = [
-        (message.id, [str(e) for e in errors])
-        for message, errors in spanish_catalogue().check()
-        if errors
-    ]
-    assert not problems
+# --- marked messages: the domain marks, the boundary translates ------------------------
 
 
-def test_the_catalogue_is_compiled_where_the_app_reads_it():
-    assert Path(TRANSLATIONS_DIR, "es", "LC_MESSAGES", "messages.mo").exists()
+def test_a_marked_message_is_its_english_text_until_translated():
+    refusal = msg("must be at most %(le)s", le=500)
+    assert refusal == "must be at most 500"
+    assert translate(refusal, "en") == "must be at most 500"
+    assert translate(refusal, "es") == "debe ser como máximo 500"
+
+
+def test_a_joined_message_translates_each_part_and_plain_text_stays_as_it_is():
+    joined = join([N_("must be a list"), "CODE-1 is unknown"])
+    assert joined == "must be a list; CODE-1 is unknown"
+    assert translate(joined, "es") == "debe ser una lista; CODE-1 is unknown"
+    assert translate("plain text", "es") == "plain text"
+
+
+def test_a_parameter_that_is_itself_a_marked_message_is_translated_too():
+    nested = msg("must be one of %(expected)s", expected=N_("must be a list"))
+    assert translate(nested, "es") == "debe ser uno de debe ser una lista"
+
+
+@pytest.mark.parametrize(
+    ("locale", "hours", "points", "whole", "cents", "day", "month"),
+    [
+        ("en", "1,234.5", "87%", "$1,234", "$1,234.50", "Dec 1, 2026", "Dec 2026"),
+        ("es", "1.234,5", "87\xa0%", "1.234\xa0US$", "1.234,50\xa0US$", "1 dic 2026", "dic 2026"),
+    ],
+)
+def test_numbers_amounts_and_dates_follow_the_locale(
+    locale, hours, points, whole, cents, day, month
+):
+    assert format_hours(Decimal("1234.50"), locale) == hours
+    assert format_hours(8, locale) == "8"
+    assert format_points(87, locale) == points
+    assert format_money(1234, locale) == whole
+    assert format_money(Decimal("1234.5"), locale) == cents
+    assert format_day(dt.date(2026, 12, 1), locale) == day
+    assert format_month(dt.date(2026, 12, 1), locale) == month
+
+
+def test_the_apis_refusals_speak_the_requests_language(client, db):
+    token = token_for(db, factories.engineer(db))
+    headers = {"Authorization": f"Bearer {token}"}
+    english = client.post("/api/v1/hours", json={}, headers={**headers, **ENGLISH})
+    spanish = client.post("/api/v1/hours", json={}, headers={**headers, **SPANISH})
+    assert english.status_code == spanish.status_code == 400
+    assert "this field is required" in english.json["errors"].values()
+    assert "este campo es obligatorio" in spanish.json["errors"].values()
+    # The keys are the API's field names in both languages.
+    assert english.json["errors"].keys() == spanish.json["errors"].keys()

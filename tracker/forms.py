@@ -13,6 +13,7 @@ from wtforms.validators import ValidationError
 from wtforms.widgets import Select
 
 from tracker.errors import ValidationError as DomainError
+from tracker.web import localized_errors
 
 # The choice that leaves an optional select empty (optional_id reads it as None).
 NO_CHOICE = ("", "— none —")
@@ -118,7 +119,7 @@ class DecimalRange:
 
 def show_errors(form: Form, exc: DomainError, mapping: dict[str, str] | None = None) -> None:
     """Put each service error next to its field (renamed by `mapping`), or above the form."""
-    for key, message in exc.errors.items():
+    for key, message in localized_errors(exc.errors).items():
         field = form._fields.get((mapping or {}).get(key, key))
         if field is not None:
             field.errors = [*field.errors, message]

@@ -6,6 +6,10 @@ A person's level is a rung of the catalog's ladder: its range is the catalog's
 
 from __future__ import annotations
 
+from tracker.i18n import LOCALES
+
+__all__ = ["LOCALES"]
+
 ACCESS_ROLES = ("engineer", "manager", "admin")
 # The access roles that may manage a team or a person.
 MANAGER_ROLES = ("manager", "admin")
@@ -37,8 +41,7 @@ MAX_EXPERIENCE_TEXT_LENGTH = 4000
 MAX_GPUS = 10_000_000
 GPUS_RULE = f"fleet size must be a whole number of GPUs from 0 to {MAX_GPUS:,}"
 
-# The interface languages. A person's setting is one of them, or BROWSER_LOCALE:
+# A person's language setting is one of the interface's LOCALES (tracker.i18n), or BROWSER_LOCALE:
 # no preference, the browser's Accept-Language decides.
-LOCALES = ("en", "es")
 BROWSER_LOCALE = ""
 LOCALE_RULE = "language must be one of en, es (or empty for the browser's choice)"
