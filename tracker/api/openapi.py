@@ -216,8 +216,9 @@ def _query_parameters(model: type[Query], components: dict[str, Any]) -> list[di
             "required": name in required,
             "schema": _without_null(prop),
         }
-        if "description" in prop:
-            parameter["description"] = prop["description"]
+        # Said once, by the parameter.
+        if "description" in parameter["schema"]:
+            parameter["description"] = parameter["schema"].pop("description")
         parameters.append(parameter)
     return parameters
 

@@ -8,7 +8,7 @@ from typing import Protocol
 from pydantic import BaseModel, ConfigDict
 
 from tracker.people.models import Engineer, Team
-from tracker.schemas import Answer, Id
+from tracker.schemas import Answer, Id, Page
 
 
 class Named(Protocol):
@@ -109,10 +109,8 @@ class TeamOut(Answer):
         return cls(id=team.id, name=team.name, gpus=team.gpus, manager=person_ref(team.manager))
 
 
-class TeamsOut(Answer):
-    """The teams a caller may see."""
-
-    teams: list[TeamOut]
+class TeamsOut(Page[TeamOut]):
+    """A page of the teams a caller may see, by name."""
 
 
 class EngineerField(BaseModel):

@@ -40,6 +40,8 @@ from tracker.schemas import (
     Body,
     Date,
     Id,
+    Page,
+    PageQuery,
     Query,
     Timestamp,
     TrueFalse,
@@ -155,15 +157,21 @@ EngineerId = Annotated[int, query_int("must be a whole number (an engineer's id)
 class EngineerQuery(Query):
     """?engineer=ID: whose records (the caller's when absent)."""
 
-    engineer: EngineerId | None = None
+    engineer: EngineerId | None = Field(
+        None, description="whose records, by id (the caller's when absent)"
+    )
+
+
+class HoursQuery(PageQuery, EngineerQuery):
+    """Filters of the hour log list, and its page."""
 
 
 def _lower(value: Any) -> Any:
     return value.strip().lower() if isinstance(value, str) else value
 
 
-class CertificationsQuery(EngineerQuery):
-    """Filters of the certifications list."""
+class CertificationsQuery(PageQuery, EngineerQuery):
+    """Filters of the certifications list, and its page."""
 
     status: (
         Annotated[
@@ -172,10 +180,14 @@ class CertificationsQuery(EngineerQuery):
             worded(f"must be one of {', '.join(STATUSES)}", "literal_error"),
         ]
         | None
-    ) = None
+    ) = Field(None, description="only those whose status today is exactly this (any case)")
     expiring_within: Annotated[
         int,
-        Field(ge=0, le=MAX_EXPIRING_WITHIN_DAYS),
+        Field(
+            ge=0,
+            le=MAX_EXPIRING_WITHIN_DAYS,
+            description="days ahead in which a valid certification counts as expiring",
+        ),
         query_int(f"must be a whole number of days, 0 to {MAX_EXPIRING_WITHIN_DAYS}"),
         worded(f"must be a whole number of days, 0 to {MAX_EXPIRING_WITHIN_DAYS}"),
     ] = EXPIRING_WITHIN_DAYS
@@ -224,11 +236,8 @@ class HourLogOut(Answer):
         )
 
 
-class HourLogsOut(Answer):
-    """An engineer's hour log, newest first."""
-
-    engineer: PersonRef
-    entries: list[HourLogOut]
+class HourLogsOut(Page[HourLogOut]):
+    """A page of an engineer's hour log, newest first (by date, then the newest entry)."""
 
 
 class CertificationOut(Answer):
@@ -265,12 +274,8 @@ class CertificationOut(Answer):
         )
 
 
-class CertificationsOut(Answer):
-    """The newest certification per credential of the engineers asked for."""
-
-    on: dt.date
-    expiring_within: int
-    certifications: list[CertificationOut]
+class CertificationsOut(Page[CertificationOut]):
+    """A page of the newest certification per credential, the soonest expiry first."""
 
 
 class AttemptOut(Answer):

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 
-from sqlalchemy import and_, exists, func, select
+from sqlalchemy import Select, and_, exists, func, or_, select
 from sqlalchemy.orm import Session, aliased, selectinload
 
 from tracker.careers.models import CertificationBonus
@@ -225,15 +225,15 @@ class BonusRow:
         return self.certification.earned_on
 
 
-def ledger(
-    session: Session, quarter: Quarter, engineer_ids: Iterable[int] | None = None
-) -> list[BonusRow]:
-    """Return the bonuses earned in `quarter`: certifications earned in it that carry a bonus.
+def ledger_query(
+    quarter: Quarter, engineer_ids: Iterable[int] | Select[tuple[int]] | None = None
+) -> Select[tuple[Certification, CertificationBonus]]:
+    """Return the query of the bonuses earned in `quarter`, unordered: (certification, bonus).
 
-    Each earns the bonus in effect on the day it was passed. A renewal (a
-    certification renewing an earlier one of the same credential) earns only
-    when that bonus says renewals earn. Bonuses of 0 are left out.
-    `engineer_ids` limits the rows to those people (None: everyone).
+    Each certification earned in it earns the bonus in effect on the day it was
+    passed. A renewal (a certification renewing an earlier one of the same
+    credential) earns only when that bonus says renewals earn. Bonuses of 0 are
+    left out. `engineer_ids` limits the rows to those people (None: everyone).
     """
     # The bonus in effect on the day each certification was passed.
     in_effect = (
@@ -258,17 +258,27 @@ def ledger(
             Certification.earned_on >= quarter.starts_on,
             Certification.earned_on <= quarter.ends_on,
             CertificationBonus.amount > 0,
+            or_(Certification.renews_id.is_(None), CertificationBonus.renewals_earn.is_(True)),
         )
         .options(selectinload(Certification.engineer), selectinload(Certification.credential))
     )
-    if engineer_ids is not None:
+    if isinstance(engineer_ids, Select):
+        query = query.where(Certification.engineer_id.in_(engineer_ids))
+    elif engineer_ids is not None:
         query = query.where(Certification.engineer_id.in_(list(engineer_ids)))
-    rows = []
-    for cert, bonus in session.execute(query).tuples():
-        renewal = cert.renews_id is not None
-        if renewal and not bonus.renewals_earn:
-            continue
-        rows.append(BonusRow(cert, bonus.amount, renewal))
+    return query
+
+
+def bonus_row(cert: Certification, bonus: CertificationBonus) -> BonusRow:
+    """Return the ledger's row of a certification and the bonus it earned."""
+    return BonusRow(cert, bonus.amount, cert.renews_id is not None)
+
+
+def ledger(
+    session: Session, quarter: Quarter, engineer_ids: Iterable[int] | None = None
+) -> list[BonusRow]:
+    """Return the bonuses earned in `quarter` (see ledger_query), by day, then name."""
+    rows = [bonus_row(*row) for row in session.execute(ledger_query(quarter, engineer_ids))]
     return sorted(
         rows,
         key=lambda r: (r.passed_on, r.engineer.name.lower(), r.credential.code, r.certification.id),

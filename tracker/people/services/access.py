@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TypeGuard
 
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, Select, false, func, or_, select, true
 from sqlalchemy.orm import Session
 
 from tracker.people.models import Engineer, Team
@@ -42,22 +42,34 @@ def can_log_hours(actor: Engineer, engineer: Engineer) -> bool:
     return actor.active and (actor.id == engineer.id or actor.access_role == "admin")
 
 
+def visible(actor: Engineer) -> ColumnElement[bool]:
+    """Return the condition on Engineer of the people whose records `actor` may read."""
+    if not actor.active:
+        return false()
+    if actor.access_role == "admin":
+        return true()
+    if actor.access_role == "manager":
+        managed_teams = select(Team.id).where(Team.manager_id == actor.id)
+        return or_(
+            Engineer.id == actor.id,
+            Engineer.manager_id == actor.id,
+            Engineer.team_id.in_(managed_teams),
+        )
+    return Engineer.id == actor.id
+
+
+def visible_ids(actor: Engineer) -> Select[tuple[int]]:
+    """Return the query of the ids of the people whose records `actor` may read."""
+    return select(Engineer.id).where(visible(actor))
+
+
 def visible_engineers(session: Session, actor: Engineer) -> list[Engineer]:
     """Return the people whose records `actor` may read, by name."""
     if not actor.active:
         return []
-    query = select(Engineer).order_by(Engineer.name)
-    if actor.access_role == "admin":
-        return list(session.scalars(query))
-    if actor.access_role == "manager":
-        managed_teams = select(Team.id).where(Team.manager_id == actor.id)
-        query = query.where(
-            (Engineer.id == actor.id)
-            | (Engineer.manager_id == actor.id)
-            | Engineer.team_id.in_(managed_teams)
-        )
-        return list(session.scalars(query))
-    return [actor]
+    if actor.access_role not in ("admin", "manager"):
+        return [actor]
+    return list(session.scalars(select(Engineer).where(visible(actor)).order_by(Engineer.name)))
 
 
 def resolve_manager(
