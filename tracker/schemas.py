@@ -32,6 +32,7 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, InitErrorDetails, PydanticCustomError
 
 from tracker.db import MAX_ID
+from tracker.i18n import N_, msg
 
 DATE_PATTERN = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
@@ -242,13 +243,13 @@ class Query(BaseModel):
 # Every list of the API answers a page at a time.
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 500
-LIMIT_RULE = f"must be a whole number from 1 to {MAX_LIMIT}"
+LIMIT_RULE = msg("must be a whole number from 1 to %(max)s", max=MAX_LIMIT)
 # A cursor is what a page answered as `next`: URL-safe characters, short enough for a
 # URL yet long enough for any key a list sorts by (a team's name of 120 characters
 # beyond Unicode's first plane, JSON-escaped, base64-encoded: under 2,000).
 MAX_CURSOR_LENGTH = 2048
-CURSOR_PATTERN = r"^[A-Za-z0-9_.-]+$"
-CURSOR_RULE = "must be the `next` of a page of this list, unchanged"
+CURSOR_PATTERN = r"^[A-Za-z0-9_.-]*$"
+CURSOR_RULE = N_("must be the `next` of a page of this list, unchanged")
 CURSOR_REFUSALS = ("string_type", "string_too_long", "string_pattern_mismatch")
 
 
@@ -267,7 +268,7 @@ class PageQuery(Query):
             Field(
                 max_length=MAX_CURSOR_LENGTH,
                 pattern=CURSOR_PATTERN,
-                description="the `next` of the previous page; absent for the first page",
+                description="the `next` of the previous page; absent (or empty) for the first",
             ),
             worded(CURSOR_RULE, *CURSOR_REFUSALS),
         ]

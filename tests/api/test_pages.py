@@ -337,6 +337,23 @@ def test_a_cursor_of_one_list_is_refused_by_another(api: Api, db: Session, scene
 
 
 @pytest.mark.parametrize(
+    ("query", "field", "spanish"),
+    [
+        ("limit=0", "limit", "debe ser un número entero de 1 a 500"),
+        ("cursor=garbage", "cursor", "debe ser el `next` de una página de esta lista, sin cambios"),
+    ],
+)
+def test_the_page_refusals_speak_the_requests_language(
+    api: Api, scene: Scene, query: str, field: str, spanish: str
+) -> None:
+    response = api.get(
+        f"/api/v1/hours?{query}", scene.tokens["self"], headers={"Accept-Language": "es"}
+    )
+    assert response.status_code == 400
+    assert response.get_json() == {"errors": {field: spanish}}
+
+
+@pytest.mark.parametrize(
     "key",
     [
         [],
