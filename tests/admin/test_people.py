@@ -203,7 +203,8 @@ def test_level_change_writes_the_level_history(admin_client, admin, db, person):
     assert (change.from_level, change.to_level, change.changed_on) == (1, 3, TODAY)
     assert change.changed_by_id == admin.id
     page = text(admin_client.get(f"/admin/people/{person.id}"))
-    assert "<td>2026-11-29</td><td>1</td>" in page and "Ada Admin" in page
+    day = '<td><time datetime="2026-11-29">Nov 29, 2026</time></td>'
+    assert f"{day}<td>1</td>" in page and "Ada Admin" in page
 
 
 def test_the_level_history_is_listed_newest_first(admin_client, admin, db, person):
@@ -211,8 +212,11 @@ def test_the_level_history_is_listed_newest_first(admin_client, admin, db, perso
     set_level(db, person, 4, admin, dt.date(2027, 2, 1))
     page = text(admin_client.get(f"/admin/people/{person.id}"))
     # The first row is the level recorded when the person was added.
-    newest_first = ["<td>2027-02-01</td><td>2</td>", "<td>2026-12-01</td><td>1</td>"]
-    newest_first.append("<td>2026-11-29</td><td>—</td>")
+    newest_first = [
+        '<time datetime="2027-02-01">Feb 1, 2027</time></td><td>2</td>',
+        '<time datetime="2026-12-01">Dec 1, 2026</time></td><td>1</td>',
+        '<time datetime="2026-11-29">Nov 29, 2026</time></td><td>—</td>',
+    ]
     at = [page.index(cells) for cells in newest_first]
     assert at == sorted(at)
 
