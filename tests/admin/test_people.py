@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from decimal import Decimal
 from urllib.parse import urlsplit
 
@@ -395,3 +396,37 @@ def test_admin_cannot_deactivate_themselves(admin_client, db, admin):
     assert response.status_code == 400
     assert "you cannot deactivate your own account" in response.text
     assert fresh(db, admin).active is True
+
+
+# --- the language setting -------------------------------------------------------
+
+
+def test_add_person_with_a_language(admin_client, db, add_data):
+    response = admin_client.post("/admin/people/new", data={**add_data, "locale": "es"})
+    assert response.status_code == 302
+    assert db.scalars(
+        select(Engineer).where(Engineer.email == "noor@example.com")
+    ).one().locale == ("es")
+
+
+def test_add_person_refuses_an_unknown_language(admin_client, db, add_data):
+    before = count(db, Engineer)
+    response = admin_client.post("/admin/people/new", data={**add_data, "locale": "fr"})
+    assert response.status_code == 400
+    assert field_error(response.text, "locale") == "choose one of the listed languages"
+    assert count(db, Engineer) == before
+
+
+def test_the_edit_form_shows_and_changes_the_language(admin_client, db, person):
+    person.locale = "es"
+    db.flush()
+    page = admin_client.get(f"/admin/people/{person.id}").text
+    assert re.search(
+        r'<option[^>]*selected[^>]*value="es"|<option[^>]*value="es"[^>]*selected', page
+    )
+    response = admin_client.post(f"/admin/people/{person.id}", data=edit_data(person, locale="en"))
+    assert response.status_code == 302
+    assert fresh(db, person).locale == "en"
+    response = admin_client.post(f"/admin/people/{person.id}", data=edit_data(person, locale="xx"))
+    assert response.status_code == 400
+    assert fresh(db, person).locale == "en"
