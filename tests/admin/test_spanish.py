@@ -60,7 +60,9 @@ def test_the_person_page_dates_history_and_language_field(admin_es, db):
     assert "Guardar los cambios" in html and "Desactivar" in html
     assert '<label for="locale">Idioma</label>' in html and "Según pida su navegador" in html
     assert "Español" in html and "English" in html
-    absent(html, "Level history", "Save changes", "Deactivating signs", "2026-11-29</td>")
+    assert "— ninguno —" in html
+    absent(html, "— none —", "Level history", "Save changes", "Deactivating signs")
+    absent(html, "2026-11-29</td>")
 
 
 def test_adding_a_person_flashes_and_refuses_in_spanish(admin_es, db):
