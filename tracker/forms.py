@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from flask_babel import lazy_gettext as _l
 from markupsafe import Markup
 from wtforms import Field, Form, SelectField
 from wtforms.fields.choices import SelectChoice
@@ -16,7 +17,7 @@ from tracker.errors import ValidationError as DomainError
 from tracker.web import localized_errors
 
 # The choice that leaves an optional select empty (optional_id reads it as None).
-NO_CHOICE = ("", "— none —")
+NO_CHOICE = ("", _l("— none —"))
 
 
 def optional_id(value: str | int | None) -> int | None:

@@ -7,6 +7,7 @@ from typing import TypeGuard
 from sqlalchemy import ColumnElement, Select, false, func, or_, select, true
 from sqlalchemy.orm import Session
 
+from tracker.i18n import N_, msg
 from tracker.people.models import Engineer, Team
 from tracker.people.rules import MANAGER_ROLES
 
@@ -80,20 +81,25 @@ def resolve_manager(
         return None, None
     manager = session.get(Engineer, manager_id) if is_whole(manager_id) else None
     if manager is None:
-        return None, f"unknown manager (no person with id {manager_id})"
+        return None, msg("unknown manager (no person with id %(id)s)", id=manager_id)
     if person is not None and manager.id == person.id:
-        return None, "a person cannot be their own manager"
+        return None, N_("a person cannot be their own manager")
     if manager.access_role not in MANAGER_ROLES:
-        return None, f"{manager.name} is not a manager or admin; give them the manager role first"
+        return None, msg(
+            "%(name)s is not a manager or admin; give them the manager role first",
+            name=manager.name,
+        )
     if not manager.active:
-        return None, f"{manager.name} is deactivated and cannot manage anyone"
+        return None, msg("%(name)s is deactivated and cannot manage anyone", name=manager.name)
     if person is not None:
         seen: set[int] = set()
         boss = manager.manager
         while boss is not None and boss.id not in seen:
             if boss.id == person.id:
-                return None, (
-                    f"{manager.name} reports to {person.name}; reporting lines must not loop"
+                return None, msg(
+                    "%(manager)s reports to %(person)s; reporting lines must not loop",
+                    manager=manager.name,
+                    person=person.name,
                 )
             seen.add(boss.id)
             boss = boss.manager
