@@ -429,6 +429,7 @@ def test_the_document_shows_each_page_with_its_items_and_its_query(api: Api) -> 
 # evidence and skills; one team's people, seats and forecast): bounded by it.
 ONE_OBJECT = {
     "MeOut",
+    "EngineerOut",
     "OverviewOut",
     "CareerOut",
     "SkillsOut",
