@@ -378,3 +378,16 @@ def test_the_api_reference_is_in_the_language_and_its_paths_stay(client):
     document = client.get("/api/v1/openapi.json", headers=SPANISH).get_json()
     described = document["components"]["responses"]["BadRequest"]["description"]
     assert described.startswith("Bad input:")
+
+
+def test_the_apis_refusals_of_progress_rules_speak_the_requests_language(client, db):
+    token = token_for(db, factories.engineer(db))
+    headers = {"Authorization": f"Bearer {token}", **SPANISH}
+    body = {"course": "FDL", "date": "2026-11-28", "hours": 30}
+    too_many = client.post("/api/v1/hours", json=body, headers=headers)
+    both = client.post("/api/v1/hours", json={**body, "hours": 2, "course_id": 1}, headers=headers)
+    assert too_many.status_code == both.status_code == 400
+    assert too_many.json["errors"]["hours"] == "las horas deben ser más de 0 y como máximo 24"
+    assert both.json["errors"]["course"] == "indicar el curso por código o por course_id, no ambos"
+    english = client.post("/api/v1/hours", json=body, headers={**headers, **ENGLISH})
+    assert english.json["errors"]["hours"] == "hours must be more than 0 and at most 24"

@@ -8,7 +8,7 @@ from typing import Any
 
 from flask_babel import lazy_gettext as _l
 from flask_babel.speaklater import LazyString
-from markupsafe import Markup
+from markupsafe import Markup, escape
 from wtforms import Field, Form, SelectField
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import ValidationError
@@ -53,11 +53,17 @@ class ChosenSelect(Select):
         return super().__call__(field, **kwargs)
 
 
+class _Later(LazyString):
+    """A domain message translated when shown, escaped like any text (LazyString's is not)."""
+
+    def __html__(self) -> Markup:
+        return escape(str(self))
+
+
 def shown_later(text: str) -> str:
     """Return a domain message that a form shows in the language of the request showing it."""
     if isinstance(text, Message):
-        # A rule's fixed text (no person's input in it), so LazyString's markup is safe.
-        return LazyString(localized, text)
+        return _Later(localized, text)
     return text
 
 
