@@ -354,15 +354,16 @@ def plan():
             show_errors(plan_form, exc)
         else:
             outlook = plan_outlook(session, current_user, exam, plan_form.planned_on.data, today())
-            verdict = (
-                _("%(exam)s planned on %(date)s: you will be eligible.")
-                if outlook.eligible
-                else _("%(exam)s planned on %(date)s: you will not be eligible.")
-            )
-            flash(
-                verdict % {"exam": exam.code, "date": _day(plan_form.planned_on.data)},
-                "success" if outlook.eligible else "warning",
-            )
+            planned = {"exam": exam.code, "date": _day(plan_form.planned_on.data)}
+            if outlook.eligible:
+                flash(
+                    _("%(exam)s planned on %(date)s: you will be eligible.", **planned), "success"
+                )
+            else:
+                flash(
+                    _("%(exam)s planned on %(date)s: you will not be eligible.", **planned),
+                    "warning",
+                )
             return redirect(url_for("progress.attempts"))
     form = AttemptForm()
     form.engineer.choices = [(e.id, e.name) for e in _people_for_results(session)]
