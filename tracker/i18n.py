@@ -86,6 +86,57 @@ def join(parts: Iterable[str], separator: str = "; ") -> Joined:
     return Joined(parts, separator)
 
 
+class _Shown(Message):
+    """A date or an amount inside a message: as the English text has it, the locale's elsewhere."""
+
+    value: object
+
+    def __new__(cls, value: object, plain: str) -> _Shown:
+        made = str.__new__(cls, plain)
+        made.template = plain
+        made.params = {}
+        made.value = value
+        return made
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Copies and pickles rebuild from the value, not from the text alone.
+        return (type(self), (self.value, str(self)))
+
+    def translated(self, translations: NullTranslations) -> str:
+        """Return the value as the catalogue's language writes it (English: as it is)."""
+        language = translations.info().get("language")
+        if not language or language == DEFAULT_LOCALE:
+            return str(self)
+        return self.formatted(str(language))
+
+    def formatted(self, locale: str) -> str:
+        raise NotImplementedError
+
+
+class _Day(_Shown):
+    value: dt.date
+
+    def formatted(self, locale: str) -> str:
+        return format_day(self.value, locale)
+
+
+class _Amount(_Shown):
+    value: Decimal
+
+    def formatted(self, locale: str) -> str:
+        return format_hours(self.value, locale)
+
+
+def day(value: dt.date) -> Message:
+    """Mark a date inside a message: ISO in the English text, 1 dic 2026 in Spanish."""
+    return _Day(value, value.isoformat())
+
+
+def amount(value: Decimal | int) -> Message:
+    """Mark hours or an amount inside a message: 1234.5 in the English text, 1.234,5 in Spanish."""
+    return _Amount(Decimal(value), f"{Decimal(value).normalize():f}")
+
+
 def _translated(value: object, translations: NullTranslations) -> object:
     if isinstance(value, Message):
         return value.translated(translations)

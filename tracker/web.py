@@ -25,6 +25,7 @@ from tracker.db import MAX_ID, WRITE_INTENT
 from tracker.i18n import (
     DEFAULT_CURRENCY,
     DEFAULT_LOCALE,
+    N_,
     format_day,
     format_hours,
     format_money,
@@ -277,7 +278,7 @@ class CookieSessionOutsideApi(SecureCookieSessionInterface):
 FORM_MIMETYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 
 
-DATABASE_UNAVAILABLE = (
+DATABASE_UNAVAILABLE = N_(
     "The database is unavailable or busy right now, so nothing was changed. Try again in a minute."
 )
 

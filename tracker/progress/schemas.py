@@ -10,6 +10,7 @@ from pydantic import BeforeValidator, Field
 
 from tracker.catalog.rules import DECIMAL_PLACES
 from tracker.catalog.schemas import Code, CourseRef, CredentialRef, ExamRef
+from tracker.i18n import N_, msg
 from tracker.people.schemas import Named, PersonRef, person_ref
 from tracker.progress.models import Certification, ExamAttempt, HourLog
 from tracker.progress.rules import (
@@ -51,6 +52,9 @@ from tracker.schemas import (
 )
 
 STATUSES = ("valid", "expiring", "expired")
+EXPIRING_WITHIN_RULE = msg(
+    "must be a whole number of days, 0 to %(most)s", most=MAX_EXPIRING_WITHIN_DAYS
+)
 
 Note = Annotated[str, text(MAX_NOTE_LENGTH)]
 
@@ -76,9 +80,9 @@ class HoursBody(Body):
     @classmethod
     def cross_errors(cls, data: dict[str, Any]) -> dict[str, str]:
         if "course" in data and "course_id" in data:
-            return {"course": "give the course by code or by course_id, not both"}
+            return {"course": N_("give the course by code or by course_id, not both")}
         if "course" not in data and "course_id" not in data:
-            return {"course": "this field is required (a course code, or give course_id)"}
+            return {"course": N_("this field is required (a course code, or give course_id)")}
         return {}
 
 
@@ -106,7 +110,7 @@ class AttemptBody(Body):
             Field(ge=0, le=MAX_ATTEMPT_COST, decimal_places=DECIMAL_PLACES),
             JSON_NUMBER,
             NUMBER_ONLY,
-            worded(f"must be from 0 to {MAX_ATTEMPT_COST}"),
+            worded(msg("must be from 0 to %(most)s", most=MAX_ATTEMPT_COST)),
         ]
         | None
     ) = None
@@ -135,23 +139,29 @@ class CredentialBody(Body):
         by_name = "name" in data or "issuer" in data
         if "code" in data and by_name:
             return {
-                "code": "give either the code of a catalog credential, or name and issuer, not both"
+                "code": N_(
+                    "give either the code of a catalog credential, or name and issuer, not both"
+                )
             }
         if by_name:
             return {
-                name: "this field is required" for name in ("name", "issuer") if name not in data
+                name: N_("this field is required")
+                for name in ("name", "issuer")
+                if name not in data
             }
         if "code" not in data:
             return {
-                "code": "this field is required "
-                "(or name and issuer for a credential outside the catalog)"
+                "code": N_(
+                    "this field is required"
+                    " (or name and issuer for a credential outside the catalog)"
+                )
             }
         return {}
 
 
 # --- query strings ---------------------------------------------------------------------
 
-EngineerId = Annotated[int, query_int("must be a whole number (an engineer's id)")]
+EngineerId = Annotated[int, query_int(N_("must be a whole number (an engineer's id)"))]
 
 
 class EngineerQuery(Query):
@@ -177,7 +187,9 @@ class CertificationsQuery(PageQuery, EngineerQuery):
         Annotated[
             Literal["valid", "expiring", "expired"],
             BeforeValidator(_lower),
-            worded(f"must be one of {', '.join(STATUSES)}", "literal_error"),
+            worded(
+                msg("must be one of %(statuses)s", statuses=", ".join(STATUSES)), "literal_error"
+            ),
         ]
         | None
     ) = Field(None, description="only those whose status today is exactly this (any case)")
@@ -188,8 +200,8 @@ class CertificationsQuery(PageQuery, EngineerQuery):
             le=MAX_EXPIRING_WITHIN_DAYS,
             description="days ahead in which a valid certification counts as expiring",
         ),
-        query_int(f"must be a whole number of days, 0 to {MAX_EXPIRING_WITHIN_DAYS}"),
-        worded(f"must be a whole number of days, 0 to {MAX_EXPIRING_WITHIN_DAYS}"),
+        query_int(EXPIRING_WITHIN_RULE),
+        worded(EXPIRING_WITHIN_RULE),
     ] = EXPIRING_WITHIN_DAYS
 
 
