@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 from babel.messages.extract import extract_from_dir
@@ -230,13 +231,22 @@ def spanish_catalogue():
         return read_po(source)
 
 
+def not_hidden(directory: str) -> bool:
+    """Look in every folder but hidden ones: Babel's default skips _macros too."""
+    return not Path(directory).name.startswith(".")
+
+
 def extracted() -> dict[str, list[str]]:
     """Return every string `make messages` extracts, with the files that mark it."""
     with (PROJECT_ROOT / "babel.cfg").open() as config:
         method_map, options_map = parse_mapping_cfg(config)
     found: dict[str, list[str]] = {}
     for path, _, message, _, _ in extract_from_dir(
-        str(PROJECT_ROOT), method_map, options_map, keywords=KEYWORDS
+        str(PROJECT_ROOT),
+        method_map,
+        options_map,
+        keywords=KEYWORDS,
+        directory_filter=not_hidden,
     ):
         singular = message if isinstance(message, str) else message[0]
         found.setdefault(singular, []).append(path)
