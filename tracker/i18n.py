@@ -10,9 +10,9 @@ constant still fills a CHECK constraint or a log line as it is.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 
 from babel import Locale
@@ -71,6 +71,24 @@ class Joined(Message):
         return self.separator.join(str(_translated(p, translations)) for p in self.parts)
 
 
+class Shown(Message):
+    """A value inside a message, in the reader's locale; in English as the domain writes it."""
+
+    show: Callable[[str], str]
+
+    def __new__(cls, english: str, show: Callable[[str], str]) -> Shown:
+        made = str.__new__(cls, english)
+        made.template = str(made)
+        made.params = {}
+        made.show = show
+        return made
+
+    def translated(self, translations: NullTranslations) -> str:
+        """Return the value as the language of `translations` writes it."""
+        locale = translations.info().get("language") or DEFAULT_LOCALE
+        return str(self) if locale == DEFAULT_LOCALE else self.show(locale)
+
+
 def N_(text: str) -> Message:
     """Mark a fixed text for translation where it is shown."""
     return Message(text)
@@ -84,6 +102,16 @@ def msg(template: str, **params: object) -> Message:
 def join(parts: Iterable[str], separator: str = "; ") -> Joined:
     """Join messages into one whose parts are translated each."""
     return Joined(parts, separator)
+
+
+def grouped(value: Decimal | int) -> Shown:
+    """Mark a number inside a message: 10,000,000 in English, grouped as the locale does."""
+    return Shown(f"{value:,}", partial(format_number, value))
+
+
+def iso_day(day: dt.date) -> Shown:
+    """Mark a date inside a message: 2026-12-01 in English, as the reader's locale writes dates."""
+    return Shown(day.isoformat(), partial(format_day, day))
 
 
 def _translated(value: object, translations: NullTranslations) -> object:
