@@ -27,12 +27,15 @@ from tracker.i18n import (
     format_money,
     format_month,
     format_points,
+    grouped,
+    iso_day,
     join,
     msg,
     translate,
 )
 from tracker.people.rules import LOCALE_RULE
 from tracker.people.services.persons import find_engineer, set_locale
+from tracker.web import lazy_localized
 
 SPANISH = {"Accept-Language": "es-ES,es;q=0.9,en;q=0.5"}
 ENGLISH = {"Accept-Language": "en-GB,en;q=0.9"}
@@ -291,6 +294,24 @@ def test_a_joined_message_translates_each_part_and_plain_text_stays_as_it_is():
 def test_a_parameter_that_is_itself_a_marked_message_is_translated_too():
     nested = msg("must be one of %(expected)s", expected=N_("must be a list"))
     assert translate(nested, "es") == "debe ser uno de debe ser una lista"
+
+
+def test_numbers_and_dates_inside_a_message_keep_their_english_and_follow_the_locale():
+    refusal = msg(
+        "must be at most %(le)s",
+        le=msg("%(n)s by %(day)s", n=grouped(10_000_000), day=iso_day(dt.date(2026, 12, 1))),
+    )
+    assert refusal == "must be at most 10,000,000 by 2026-12-01"
+    assert translate(refusal, "en") == "must be at most 10,000,000 by 2026-12-01"
+    assert translate(refusal, "es") == "debe ser como máximo 10.000.000 by 1 dic 2026"
+
+
+def test_a_lazily_localized_message_speaks_the_language_of_the_request_that_shows_it(app):
+    shown = lazy_localized(msg("must be at most %(le)s", le=grouped(1_000_000)))
+    with app.test_request_context(headers=SPANISH):
+        assert str(shown) == "debe ser como máximo 1.000.000"
+    with app.test_request_context(headers=ENGLISH):
+        assert str(shown) == "must be at most 1,000,000"
 
 
 @pytest.mark.parametrize(

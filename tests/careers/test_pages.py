@@ -11,19 +11,16 @@ from decimal import Decimal
 import pytest
 from flask.testing import FlaskClient
 from sqlalchemy import select
-from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.careers.conftest import People
 from tests.helpers import count
 from tracker.careers.models import Apprenticeship, CertificationBonus, Evidence, SkillAssessment
-from tracker.careers.rules import EARLIEST_DATE
 from tracker.careers.services.bonuses import set_bonus
 from tracker.careers.services.rotation import rotation as rotation_of
 from tracker.careers.services.skills import assess, current_assessment, find_speciality
 from tracker.people.models import LevelChange
 from tracker.people.services.persons import set_level
-from tracker.progress.services.certifications import record_attempt
 
 D = dt.date
 TODAY = factories.TODAY  # 2026-11-29
@@ -353,26 +350,6 @@ def test_engineers_do_not_pair(client, auth, people: People):
 
 
 # --- bonuses ----------------------------------------------------------------------------
-
-
-@pytest.fixture
-def earned(db: Session, people: People) -> People:
-    set_bonus(
-        db,
-        factories.credential(db, "NCA-AIIO"),
-        Decimal("500"),
-        effective_on=EARLIEST_DATE,
-        today=TODAY,
-    )
-    exam = factories.exam(db, "NCA-AIIO")
-    people.outsider.name = "=HYPERLINK(evil)"
-    for who, on in (
-        (people.junior, D(2026, 10, 1)),
-        (people.report, D(2026, 11, 15)),
-        (people.outsider, D(2026, 11, 20)),
-    ):
-        record_attempt(db, who, exam, on, 80, True, TODAY)
-    return people
 
 
 def csv_rows(client: FlaskClient, url: str) -> list[list[str]]:
