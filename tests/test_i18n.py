@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
-import os
 import pickle
 import re
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 from babel.messages.extract import extract_from_dir
@@ -32,6 +32,7 @@ from tracker.i18n import (
     format_money,
     format_month,
     format_points,
+    grouped,
     join,
     msg,
     translate,
@@ -39,7 +40,7 @@ from tracker.i18n import (
 from tracker.people.rules import LOCALE_RULE
 from tracker.people.services.persons import find_engineer, set_locale
 from tracker.progress.rules import HOURS_PER_DAY_TEXT
-from tracker.web import DATABASE_UNAVAILABLE
+from tracker.web import DATABASE_UNAVAILABLE, lazy_localized
 
 SPANISH = {"Accept-Language": "es-ES,es;q=0.9,en;q=0.5"}
 ENGLISH = {"Accept-Language": "en-GB,en;q=0.9"}
@@ -238,9 +239,9 @@ def spanish_catalogue():
         return read_po(source)
 
 
-def _not_hidden(path: str) -> bool:
-    """Walk every directory but hidden ones: babel's default also skips templates/_macros."""
-    return not os.path.basename(path).startswith(".")
+def not_hidden(directory: str) -> bool:
+    """Look in every folder but hidden ones: Babel's default skips _macros too."""
+    return not Path(directory).name.startswith(".")
 
 
 def extracted() -> dict[str, list[str]]:
@@ -253,7 +254,7 @@ def extracted() -> dict[str, list[str]]:
         method_map,
         options_map,
         keywords=KEYWORDS,
-        directory_filter=_not_hidden,
+        directory_filter=not_hidden,
     ):
         singular = message if isinstance(message, str) else message[0]
         found.setdefault(singular, []).append(path)
@@ -298,6 +299,24 @@ def test_a_joined_message_translates_each_part_and_plain_text_stays_as_it_is():
 def test_a_parameter_that_is_itself_a_marked_message_is_translated_too():
     nested = msg("must be one of %(expected)s", expected=N_("must be a list"))
     assert translate(nested, "es") == "debe ser uno de debe ser una lista"
+
+
+def test_numbers_and_dates_inside_a_message_keep_their_english_and_follow_the_locale():
+    refusal = msg(
+        "must be at most %(le)s",
+        le=msg("%(n)s by %(day)s", n=grouped(10_000_000), day=day(dt.date(2026, 12, 1))),
+    )
+    assert refusal == "must be at most 10,000,000 by 2026-12-01"
+    assert translate(refusal, "en") == "must be at most 10,000,000 by 2026-12-01"
+    assert translate(refusal, "es") == "debe ser como máximo 10.000.000 by 1 dic 2026"
+
+
+def test_a_lazily_localized_message_speaks_the_language_of_the_request_that_shows_it(app):
+    shown = lazy_localized(msg("must be at most %(le)s", le=grouped(1_000_000)))
+    with app.test_request_context(headers=SPANISH):
+        assert str(shown) == "debe ser como máximo 1.000.000"
+    with app.test_request_context(headers=ENGLISH):
+        assert str(shown) == "must be at most 1,000,000"
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,7 @@ from flask import session as cookie_session
 from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
 from flask_babel import get_locale
 from flask_babel import lazy_gettext as _l
+from flask_babel.speaklater import LazyString
 from sqlalchemy.exc import DBAPIError, OperationalError
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
@@ -345,6 +346,11 @@ def current_locale() -> str:
 def localized(text: str) -> str:
     """Return a domain message in the request's language (any other text as it is)."""
     return translate(text, current_locale())
+
+
+def lazy_localized(text: str) -> LazyString:
+    """Return a domain message shown in the language of the request that draws it (a form's)."""
+    return LazyString(localized, text)
 
 
 def localized_errors(errors: Mapping[str, str]) -> dict[str, str]:

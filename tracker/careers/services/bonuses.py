@@ -23,6 +23,7 @@ from tracker.catalog.models import Credential
 from tracker.catalog.rules import DECIMAL_PLACES, HUNDREDTH
 from tracker.clock import utcnow
 from tracker.errors import ValidationError
+from tracker.i18n import N_, day, grouped, msg
 from tracker.people.models import Engineer
 from tracker.progress.models import Certification
 from tracker.progress.services.validity import add_months
@@ -58,7 +59,7 @@ class Quarter:
         match = _QUARTER.fullmatch(text.strip()) if isinstance(text, str) else None
         if match is None or not FIRST_QUARTER_YEAR <= int(match.group(1)) <= LAST_QUARTER_YEAR:
             raise ValidationError(
-                {"quarter": "must be a quarter written YYYY-Qn, Q1 to Q4 (e.g. 2026-Q4)"}
+                {"quarter": N_("must be a quarter written YYYY-Qn, Q1 to Q4 (e.g. 2026-Q4)")}
             )
         return cls(int(match.group(1)), int(match.group(2)))
 
@@ -81,13 +82,17 @@ def bonus_credential(session: Session, code: str) -> Credential:
         select(Credential).where(func.upper(Credential.code) == (code or "").strip().upper())
     ).one_or_none()
     if credential is None:
-        raise ValidationError({"credential": f"unknown credential code {code!r}"})
+        raise ValidationError({"credential": msg("unknown credential code %(code)r", code=code)})
     if credential.kind == "group":
         members = ", ".join(m.code for m in credential.members)
         raise ValidationError(
             {
-                "credential": f"{credential.code} is a group and is never earned itself; "
-                f"set the bonus on its members ({members})"
+                "credential": msg(
+                    "%(code)s is a group and is never earned itself; "
+                    "set the bonus on its members (%(members)s)",
+                    code=credential.code,
+                    members=members,
+                )
             }
         )
     return credential
@@ -113,22 +118,30 @@ def set_bonus(
     """
     errors: dict[str, str] = {}
     if credential.kind == "group":
-        errors["credential"] = f"{credential.code} is a group; set the bonus on its members"
+        errors["credential"] = msg(
+            "%(code)s is a group; set the bonus on its members", code=credential.code
+        )
     value = Decimal(0)
     if isinstance(amount, bool) or not isinstance(amount, int | Decimal):
-        errors["amount"] = "amount must be a number"
+        errors["amount"] = N_("amount must be a number")
     else:
         value = Decimal(amount)
         if not value.is_finite() or not 0 <= value <= MAX_BONUS:
-            errors["amount"] = f"amount must be from 0 to {MAX_BONUS:,}"
+            errors["amount"] = msg("amount must be from 0 to %(max)s", max=grouped(MAX_BONUS))
         elif value != value.quantize(HUNDREDTH):
-            errors["amount"] = f"amount must have at most {DECIMAL_PLACES} decimals"
+            errors["amount"] = msg(
+                "amount must have at most %(places)s decimals", places=DECIMAL_PLACES
+            )
     if not isinstance(effective_on, dt.date) or isinstance(effective_on, dt.datetime):
-        errors["effective_on"] = "effective from must be a date (YYYY-MM-DD)"
+        errors["effective_on"] = N_("effective from must be a date (YYYY-MM-DD)")
     elif effective_on > today:
-        errors["effective_on"] = f"effective from must not be after today ({today.isoformat()})"
+        errors["effective_on"] = msg(
+            "effective from must not be after today (%(today)s)", today=day(today)
+        )
     elif effective_on < EARLIEST_DATE:
-        errors["effective_on"] = f"effective from must be {EARLIEST_DATE.isoformat()} or later"
+        errors["effective_on"] = msg(
+            "effective from must be %(earliest)s or later", earliest=day(EARLIEST_DATE)
+        )
     if errors:
         raise ValidationError(errors)
     in_effect = bonus_on(session, credential, effective_on)
@@ -156,8 +169,8 @@ def set_bonus(
 def since(bonus: CertificationBonus) -> str:
     """Say from when a bonus applies: "from YYYY-MM-DD", or "from the start"."""
     if bonus.effective_on <= EARLIEST_DATE:
-        return "from the start"
-    return f"from {bonus.effective_on.isoformat()}"
+        return N_("from the start")
+    return msg("from %(day)s", day=day(bonus.effective_on))
 
 
 def bonus_on(session: Session, credential: Credential, day: dt.date) -> CertificationBonus | None:
