@@ -12,6 +12,7 @@ from decimal import Decimal
 
 import pytest
 from icalendar import Calendar
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tests import factories
@@ -30,7 +31,10 @@ from tests.reminders.helpers import (
     strict,
     text_links,
 )
+from tracker.demo.services.curated import build_demo
+from tracker.i18n import format_day
 from tracker.people.models import Engineer, Team
+from tracker.progress.models import Certification
 from tracker.progress.services.hours import log_hours
 from tracker.reminders import calendars, jobs
 from tracker.reminders.models import Notification
@@ -502,3 +506,52 @@ def test_managing_a_feed_answers_in_the_persons_language(client, auth, db):
     )
     client.post("/calendar/mine/token/remove")
     assert "Enlace de calendario eliminado: ya no funciona." in client.get("/profile").text
+
+
+# --- the demo organisation ------------------------------------------------------------
+
+
+def test_a_spanish_engineer_of_the_demo_gets_a_spanish_reminder_and_their_manager_an_english_copy(
+    db, factory, smtp
+):
+    build_demo(db, factories.TODAY)
+    cert = db.scalars(
+        select(Certification)
+        .join(Certification.engineer)
+        .where(
+            Engineer.access_role == "engineer",
+            Engineer.manager_id.is_not(None),
+            Certification.expires_on > factories.TODAY + 30 * DAY,
+            Certification.renewed_by == None,  # noqa: E711
+        )
+        .order_by(Certification.expires_on, Certification.id)
+    ).first()
+    assert cert is not None and cert.expires_on is not None and cert.engineer.manager is not None
+    engineer, manager = cert.engineer, cert.engineer.manager
+    engineer.locale, manager.locale = "es", "en"
+    db.flush()
+    _send(db, factory, smtp, cert.expires_on - 30 * DAY)
+
+    mine = [n for n in notices(db) if n.certification_id == cert.id and "reminder" in n.dedupe_key]
+    assert [(n.kind, n.locale) for n in mine] == [("reminder", "es"), ("copy", "en")]
+    reminder, copy = (
+        strict(r.content)
+        for n in mine
+        for r in smtp.mailbox.received
+        if r.message_id == n.message_id
+    )
+    assert recipients(reminder, "To") == [engineer.email]
+    assert manager.email not in recipients(reminder, "Cc")
+    assert reminder["Subject"].startswith(f"{cert.credential.code} vence en 30 días (")
+    text, html = _parts(reminder)
+    day = format_day(cert.expires_on, "es")
+    assert f"vence el {day}, dentro de 30 días." in text and f"<strong>{day}</strong>" in html
+    for body in (text, html):
+        _assert_in_one_language(body, ("Hola", "Cómo renovar", "adjunto"), ENGLISH[:10])
+    assert str(_event(reminder)["summary"]) == f"{cert.credential.code} vence"
+    assert recipients(copy, "To") == [manager.email]
+    assert copy["Subject"] == (
+        f"{cert.credential.code} expires in 30 days ({cert.expires_on.isoformat()})"
+    )
+    text, _ = _parts(copy)
+    assert f"Hello {engineer.name}," in text and "Hola" not in text
