@@ -48,7 +48,12 @@ def engineer_feed(token: str):
     engineer = calendars.engineer_by_token(session, token)
     if engineer is None:
         abort(404)
-    body = calendars.engineer_feed(session, engineer, _base_url() or calendars.DEFAULT_BASE_URL)
+    body = calendars.engineer_feed(
+        session,
+        engineer,
+        _base_url() or calendars.DEFAULT_BASE_URL,
+        current_app.config["DEFAULT_LOCALE"],
+    )
     return _ics(body, "certifications.ics")
 
 
@@ -59,7 +64,12 @@ def team_feed(token: str):
     team = calendars.team_by_token(session, token)
     if team is None:
         abort(404)
-    body = calendars.team_feed(session, team, _base_url() or calendars.DEFAULT_BASE_URL)
+    body = calendars.team_feed(
+        session,
+        team,
+        _base_url() or calendars.DEFAULT_BASE_URL,
+        current_app.config["DEFAULT_LOCALE"],
+    )
     return _ics(body, "team-certifications.ics")
 
 
