@@ -15,6 +15,8 @@ from tests import factories
 from tests.helpers import routes
 from tracker.progress.services.hours import log_hours
 from tracker.reminders.models import Notification
+from tracker.webhooks.models import WebhookDelivery
+from tracker.webhooks.services.endpoints import add_endpoint
 
 PUBLIC = {
     "catalog.home",
@@ -68,6 +70,15 @@ def scene(db, pinned_today):
         status="failed",
     )
     db.add(notification)
+    endpoint = add_endpoint(db, "https://hooks.example.com/matrix", ["hours.logged"])
+    delivery = WebhookDelivery(
+        endpoint_id=endpoint.id,
+        event="hours.logged",
+        webhook_id="msg_matrix",
+        payload={"type": "hours.logged", "timestamp": "2026-11-29T00:00:00Z", "data": {}},
+        status="failed",
+    )
+    db.add(delivery)
     # One value for both feeds (the tokens of engineers and of teams are apart).
     victim.calendar_token = team.calendar_token = "route-matrix-calendar-feed-token"
     db.flush()
@@ -77,6 +88,8 @@ def scene(db, pinned_today):
         "entry_id": entry.id,
         "team_id": team.id,
         "notification_id": notification.id,
+        "endpoint_id": endpoint.id,
+        "delivery_id": delivery.id,
         "token": victim.calendar_token,
         "speciality": "infiniband-rdma",
     }
