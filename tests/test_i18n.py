@@ -34,6 +34,9 @@ TRANSLATED = [
     "tracker/extensions.py",
     "tracker/people/views.py",
     "tracker/people/forms.py",
+    "templates/admin/webhooks.html",
+    "tracker/webhooks/views.py",
+    "tracker/webhooks/forms.py",
 ]
 KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "lazy_gettext": None, "_l": None}
 

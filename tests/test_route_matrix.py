@@ -15,7 +15,6 @@ from tests import factories
 from tests.helpers import routes
 from tracker.progress.services.hours import log_hours
 from tracker.reminders.models import Notification
-from tracker.webhooks.models import WebhookDelivery
 from tracker.webhooks.services.endpoints import add_endpoint
 
 PUBLIC = {
@@ -71,14 +70,7 @@ def scene(db, pinned_today):
     )
     db.add(notification)
     endpoint = add_endpoint(db, "https://hooks.example.com/matrix", ["hours.logged"])
-    delivery = WebhookDelivery(
-        endpoint_id=endpoint.id,
-        event="hours.logged",
-        webhook_id="msg_matrix",
-        payload={"type": "hours.logged", "timestamp": "2026-11-29T00:00:00Z", "data": {}},
-        status="failed",
-    )
-    db.add(delivery)
+    delivery = factories.webhook_delivery(db, endpoint)
     # One value for both feeds (the tokens of engineers and of teams are apart).
     victim.calendar_token = team.calendar_token = "route-matrix-calendar-feed-token"
     db.flush()

@@ -10,7 +10,7 @@ from flask_wtf import FlaskForm
 from wtforms import BooleanField, Field, StringField
 from wtforms.validators import DataRequired, ValidationError
 
-from tracker.forms import ListedChoice
+from tracker.forms import ListedChoice, choices
 from tracker.webhooks.rules import EVENTS, MAX_URL_LENGTH, URL_LENGTH_RULE, URL_RULE
 from tracker.webhooks.services.endpoints import url_problem
 
@@ -53,7 +53,7 @@ class _EndpointFields(FlaskForm):
     format = ListedChoice(
         _l("Format"),
         not_listed=_l("choose one of the listed formats"),
-        choices=list(FORMAT_LABELS.items()),
+        choices=choices(FORMAT_LABELS.items()),
         default="generic",
     )
 
