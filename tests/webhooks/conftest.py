@@ -22,6 +22,9 @@ from tracker.webhooks.models import WebhookDelivery, WebhookEndpoint
 from tracker.webhooks.services.delivery import WebhookReport, deliver
 from tracker.webhooks.services.endpoints import add_endpoint
 
+# The status that makes the receiver close the connection without an answer.
+HANG_UP = 0
+
 
 @dataclass
 class Received:
@@ -72,7 +75,7 @@ def receiver() -> Iterator[Receiver]:
 
     A delivery no secret verifies is answered 401, as a real receiver would; the
     statuses queued with answer_next() come first (a redirect's Location is
-    the receiver itself).
+    the receiver itself; HANG_UP closes the connection unanswered).
     """
     state: dict[str, Receiver] = {}
 
@@ -84,6 +87,9 @@ def receiver() -> Iterator[Receiver]:
             verified = me.verify(body, headers)
             status = me.answers.pop(0) if me.answers else (204 if verified else 401)
             me.received.append(Received(headers, body, verified, status))
+            if status == HANG_UP:
+                self.close_connection = True
+                return
             self.send_response(status)
             if 300 <= status < 400:
                 self.send_header("Location", me.url)

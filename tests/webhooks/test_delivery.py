@@ -7,7 +7,7 @@ import json
 
 from tests import factories
 from tests.live import free_port
-from tests.webhooks.conftest import deliveries, endpoint_for, send
+from tests.webhooks.conftest import HANG_UP, deliveries, endpoint_for, send
 from tracker.clock import utcnow
 from tracker.outbox import RETRY_BASE, backoff
 from tracker.progress.services.hours import log_hours
@@ -122,6 +122,15 @@ def test_an_unreachable_endpoint_is_retried_with_the_reason(app, db, receiver):
     (row,) = deliveries(db)
     assert row.status == "pending"
     assert row.last_error.startswith("cannot deliver")
+
+
+def test_a_receiver_that_hangs_up_unanswered_is_retried(app, db, receiver):
+    endpoint_for(db, receiver, ["hours.logged"])
+    log(db)
+    receiver.answer_next(HANG_UP)
+    assert send(app).retried == 1
+    assert deliveries(db)[0].last_error.startswith("cannot deliver: RemoteDisconnected")
+    assert send(app, utcnow() + RETRY_BASE).sent == 1
 
 
 def test_a_redirect_is_not_followed(app, db, receiver):

@@ -12,6 +12,7 @@ retry. Redirects are not followed: a delivery goes to the URL registered.
 from __future__ import annotations
 
 import datetime as dt
+import http.client
 import socket
 import time
 import urllib.error
@@ -185,7 +186,8 @@ def _send_one(
     attempts = row.attempts + 1
     try:
         status, answer = send(endpoint.url, content.encode(), headers, timeout)
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, http.client.HTTPException) as exc:
+        # Refused, timed out, dropped, not HTTP: the endpoint is retried like any failure.
         error = f"cannot deliver: {type(exc).__name__}: {exc}"
     else:
         if 200 <= status < 300:
