@@ -2,43 +2,59 @@
 
 from __future__ import annotations
 
+import copy
+import datetime as dt
+import pickle
 import re
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from babel.messages.extract import extract_from_file
+from babel.messages.extract import extract_from_dir
+from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.pofile import read_po
+from flask import render_template
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 
 from tests import factories
 from tests.factories import PASSWORD
-from tests.helpers import fresh
+from tests.helpers import fresh, token_for
 from tracker import TRANSLATIONS_DIR, create_app
 from tracker.config import PROJECT_ROOT
 from tracker.errors import ValidationError
+from tracker.i18n import (
+    N_,
+    amount,
+    day,
+    format_day,
+    format_hours,
+    format_money,
+    format_month,
+    format_points,
+    grouped,
+    join,
+    msg,
+    translate,
+)
 from tracker.people.rules import LOCALE_RULE
 from tracker.people.services.persons import find_engineer, set_locale
+from tracker.progress.rules import HOURS_PER_DAY_TEXT
+from tracker.web import DATABASE_UNAVAILABLE, lazy_localized
 
 SPANISH = {"Accept-Language": "es-ES,es;q=0.9,en;q=0.5"}
 ENGLISH = {"Accept-Language": "en-GB,en;q=0.9"}
 
-# The files whose strings are translated so far; the next ones join this list as
-# their strings are marked, until it is every file `make messages` reads.
-TRANSLATED = [
-    "templates/base.html",
-    "templates/error.html",
-    "templates/people/login.html",
-    "templates/people/profile.html",
-    "tracker/web.py",
-    "tracker/extensions.py",
-    "tracker/people/views.py",
-    "tracker/people/forms.py",
-    "templates/admin/webhooks.html",
-    "tracker/webhooks/views.py",
-    "tracker/webhooks/forms.py",
-]
-KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "lazy_gettext": None, "_l": None}
+# What `make messages` reads: gettext's names, Flask-Babel's lazy ones, the domain's marks.
+KEYWORDS = {
+    "_": None,
+    "gettext": None,
+    "ngettext": (1, 2),
+    "lazy_gettext": None,
+    "_l": None,
+    "N_": None,
+    "msg": None,
+}
 
 
 def html_lang(response) -> str:
@@ -223,34 +239,174 @@ def spanish_catalogue():
         return read_po(source)
 
 
-def extracted(path: str) -> set[str]:
-    method = "jinja2" if path.endswith(".html") else "python"
-    found = extract_from_file(method, str(PROJECT_ROOT / path), keywords=KEYWORDS)
-    return {message if isinstance(message, str) else message[0] for _, message, _, _ in found}
+def not_hidden(directory: str) -> bool:
+    """Look in every folder but hidden ones: Babel's default skips _macros too."""
+    return not Path(directory).name.startswith(".")
 
 
-@pytest.mark.parametrize("path", TRANSLATED)
-def test_the_spanish_catalogue_translates_every_string_of(path):
-    assert (PROJECT_ROOT / path).exists(), f"{path} is gone: update TRANSLATED"
+def extracted() -> dict[str, list[str]]:
+    """Return every string `make messages` extracts, with the files that mark it."""
+    with (PROJECT_ROOT / "babel.cfg").open() as config:
+        method_map, options_map = parse_mapping_cfg(config)
+    found: dict[str, list[str]] = {}
+    for path, _, message, _, _ in extract_from_dir(
+        str(PROJECT_ROOT),
+        method_map,
+        options_map,
+        keywords=KEYWORDS,
+        directory_filter=not_hidden,
+    ):
+        singular = message if isinstance(message, str) else message[0]
+        found.setdefault(singular, []).append(path)
+    return found
+
+
+def test_the_spanish_catalogue_translates_every_string_marked_in_code_and_templates():
     catalogue = spanish_catalogue()
-    strings = extracted(path)
-    assert strings, f"{path} marks no string for translation"
-    missing = sorted(s for s in strings if s not in catalogue)
+    strings = extracted()
+    assert len(strings) > 50, "the extraction finds the strings of code and templates"
+    missing = sorted(f"{s!r} ({strings[s][0]})" for s in strings if s not in catalogue)
     assert not missing, f"run `make messages`; not in the Spanish catalogue: {missing}"
-    empty = sorted(s for s in strings if not catalogue[s].string)
+    empty = sorted(
+        f"{s!r} ({strings[s][0]})"
+        for s in strings
+        if not all(
+            catalogue[s].string if isinstance(catalogue[s].string, tuple) else [catalogue[s].string]
+        )
+    )
     assert not empty, f"untranslated in messages.po: {empty}"
     fuzzy = sorted(s for s in strings if catalogue[s].fuzzy)
     assert not fuzzy, f"fuzzy in messages.po (check and drop the flag): {fuzzy}"
 
 
-def test_the_spanish_catalogue_keeps_every_placeholder():
-    problems = [
-        (message.id, [str(e) for e in errors])
-        for message, errors in spanish_catalogue().check()
-        if errors
-    ]
-    assert not problems
+# --- marked messages: the domain marks, the boundary translates ------------------------
 
 
-def test_the_catalogue_is_compiled_where_the_app_reads_it():
-    assert Path(TRANSLATIONS_DIR, "es", "LC_MESSAGES", "messages.mo").exists()
+def test_a_marked_message_is_its_english_text_until_translated():
+    refusal = msg("must be at most %(le)s", le=500)
+    assert refusal == "must be at most 500"
+    assert translate(refusal, "en") == "must be at most 500"
+    assert translate(refusal, "es") == "debe ser como máximo 500"
+
+
+def test_a_joined_message_translates_each_part_and_plain_text_stays_as_it_is():
+    joined = join([N_("must be a list"), "CODE-1 is unknown"])
+    assert joined == "must be a list; CODE-1 is unknown"
+    assert translate(joined, "es") == "debe ser una lista; CODE-1 is unknown"
+    assert translate("plain text", "es") == "plain text"
+
+
+def test_a_parameter_that_is_itself_a_marked_message_is_translated_too():
+    nested = msg("must be one of %(expected)s", expected=N_("must be a list"))
+    assert translate(nested, "es") == "debe ser uno de debe ser una lista"
+
+
+def test_numbers_and_dates_inside_a_message_keep_their_english_and_follow_the_locale():
+    refusal = msg(
+        "must be at most %(le)s",
+        le=msg("%(n)s by %(day)s", n=grouped(10_000_000), day=day(dt.date(2026, 12, 1))),
+    )
+    assert refusal == "must be at most 10,000,000 by 2026-12-01"
+    assert translate(refusal, "en") == "must be at most 10,000,000 by 2026-12-01"
+    assert translate(refusal, "es") == "debe ser como máximo 10.000.000 by 1 dic 2026"
+
+
+def test_a_lazily_localized_message_speaks_the_language_of_the_request_that_shows_it(app):
+    shown = lazy_localized(msg("must be at most %(le)s", le=grouped(1_000_000)))
+    with app.test_request_context(headers=SPANISH):
+        assert str(shown) == "debe ser como máximo 1.000.000"
+    with app.test_request_context(headers=ENGLISH):
+        assert str(shown) == "must be at most 1,000,000"
+
+
+@pytest.mark.parametrize(
+    ("locale", "hours", "points", "whole", "cents", "day", "month"),
+    [
+        ("en", "1,234.5", "87%", "$1,234", "$1,234.50", "Dec 1, 2026", "Dec 2026"),
+        ("es", "1.234,5", "87\xa0%", "1.234\xa0US$", "1.234,50\xa0US$", "1 dic 2026", "dic 2026"),
+    ],
+)
+def test_numbers_amounts_and_dates_follow_the_locale(
+    locale, hours, points, whole, cents, day, month
+):
+    assert format_hours(Decimal("1234.50"), locale) == hours
+    assert format_hours(8, locale) == "8"
+    assert format_points(87, locale) == points
+    assert format_money(1234, locale) == whole
+    assert format_money(Decimal("1234.5"), locale) == cents
+    assert format_day(dt.date(2026, 12, 1), locale) == day
+    assert format_month(dt.date(2026, 12, 1), locale) == month
+
+
+def test_the_apis_refusals_speak_the_requests_language(client, db):
+    token = token_for(db, factories.engineer(db))
+    headers = {"Authorization": f"Bearer {token}"}
+    english = client.post("/api/v1/hours", json={}, headers={**headers, **ENGLISH})
+    spanish = client.post("/api/v1/hours", json={}, headers={**headers, **SPANISH})
+    assert english.status_code == spanish.status_code == 400
+    assert "this field is required" in english.json["errors"].values()
+    assert "este campo es obligatorio" in spanish.json["errors"].values()
+    # The keys are the API's field names in both languages.
+    assert english.json["errors"].keys() == spanish.json["errors"].keys()
+
+
+def test_a_date_or_an_amount_inside_a_message_is_iso_in_english_and_local_in_spanish():
+    refusal = msg(
+        "%(rule)s; %(total)s h are already logged on %(date)s",
+        rule=HOURS_PER_DAY_TEXT,
+        total=amount(Decimal("1234.50")),
+        date=day(dt.date(2026, 12, 1)),
+    )
+    english = "a day holds at most 24 hours; 1234.5 h are already logged on 2026-12-01"
+    assert refusal == english and translate(refusal, "en") == english
+    assert translate(refusal, "es") == (
+        "un día admite como máximo 24 horas; ya hay 1.234,5 h registradas el 1 dic 2026"
+    )
+    # Copies (the errors of a refused form are copied about) keep the value, not only its text.
+    for copied in (copy.deepcopy(refusal), pickle.loads(pickle.dumps(refusal))):
+        assert translate(copied, "es") == translate(refusal, "es")
+
+
+# --- shared pieces of pages: the calendar feed, the outage page, the API reference --------
+
+
+def test_the_calendar_feed_section_is_in_the_language(client, auth, db):
+    auth.sign_in(factories.engineer(db, locale="es"))
+    page = client.get("/profile").get_data(as_text=True)
+    assert "Calendario suscrito" in page and "Crear enlace de calendario" in page
+    assert "fechas de caducidad de mis certificaciones" in page
+    assert "Calendar feed" not in page and "Create calendar link" not in page
+
+
+def test_the_outage_page_is_in_the_language(app):
+    with app.test_request_context("/", headers=SPANISH):
+        page = render_template("unavailable.html", message=DATABASE_UNAVAILABLE)
+    assert "503 · Servicio no disponible" in page
+    assert "La base de datos no está disponible o está ocupada" in page
+    assert "Service Unavailable" not in page and str(DATABASE_UNAVAILABLE) not in page
+
+
+def test_the_api_reference_is_in_the_language_and_its_paths_stay(client):
+    page = client.get("/api/docs", headers=SPANISH).get_data(as_text=True)
+    assert "Referencia de la API" in page and "Rechazos" in page and "Operaciones" in page
+    assert "Datos incorrectos: se nombra cada campo con la regla que incumple" in page
+    assert "POST /api/v1/hours" in page and "ErrorsOut" in page
+    for english in ("API reference", "Refusals", "Bad input:", "Every operation below"):
+        assert english not in page
+    # The document itself is the API's, in English whatever the reader's language.
+    document = client.get("/api/v1/openapi.json", headers=SPANISH).get_json()
+    described = document["components"]["responses"]["BadRequest"]["description"]
+    assert described.startswith("Bad input:")
+
+
+def test_the_apis_refusals_of_progress_rules_speak_the_requests_language(client, db):
+    token = token_for(db, factories.engineer(db))
+    headers = {"Authorization": f"Bearer {token}", **SPANISH}
+    body = {"course": "FDL", "date": "2026-11-28", "hours": 30}
+    too_many = client.post("/api/v1/hours", json=body, headers=headers)
+    both = client.post("/api/v1/hours", json={**body, "hours": 2, "course_id": 1}, headers=headers)
+    assert too_many.status_code == both.status_code == 400
+    assert too_many.json["errors"]["hours"] == "las horas deben ser más de 0 y como máximo 24"
+    assert both.json["errors"]["course"] == "indicar el curso por código o por course_id, no ambos"
+    english = client.post("/api/v1/hours", json=body, headers={**headers, **ENGLISH})
+    assert english.json["errors"]["hours"] == "hours must be more than 0 and at most 24"

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from flask import Flask
 
 from tracker.config import INSTANCE_DIR, PROJECT_ROOT, Config
+from tracker.i18n import TRANSLATIONS_DIR
 
-# The catalogues: <locale>/LC_MESSAGES/messages.po, compiled to .mo by `make translations`.
-TRANSLATIONS_DIR = Path(__file__).resolve().parent / "translations"
+__all__ = ["TRANSLATIONS_DIR", "create_app"]
 
 
 def create_app(config: Config | dict[str, Any] | None = None) -> Flask:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import datetime as dt
 import io
 import socket
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
 from typing import Any
 
@@ -16,11 +17,25 @@ from flask import session as cookie_session
 from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
 from flask_babel import get_locale
 from flask_babel import lazy_gettext as _l
+from flask_babel.speaklater import LazyString
 from sqlalchemy.exc import DBAPIError, OperationalError
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
 
 from tracker.db import MAX_ID, WRITE_INTENT
+from tracker.i18n import (
+    DEFAULT_CURRENCY,
+    DEFAULT_LOCALE,
+    N_,
+    format_day,
+    format_hours,
+    format_money,
+    format_month,
+    format_number,
+    format_points,
+    translate,
+    translate_errors,
+)
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -265,7 +280,7 @@ class CookieSessionOutsideApi(SecureCookieSessionInterface):
 FORM_MIMETYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 
 
-DATABASE_UNAVAILABLE = (
+DATABASE_UNAVAILABLE = N_(
     "The database is unavailable or busy right now, so nothing was changed. Try again in a minute."
 )
 
@@ -324,9 +339,55 @@ def _spreadsheet_safe(value: object) -> object:
     return value
 
 
-def format_hours(value: Decimal | int | float) -> str:
-    """Show hours without trailing zeros: 8, 1.5, 0.25."""
-    return f"{Decimal(value).normalize():f}"
+def current_locale() -> str:
+    """Return the language this request (or forced block) is drawn in: "en", "es"."""
+    return str(get_locale() or DEFAULT_LOCALE)
+
+
+def localized(text: str) -> str:
+    """Return a domain message in the request's language (any other text as it is)."""
+    return translate(text, current_locale())
+
+
+def lazy_localized(text: str) -> LazyString:
+    """Return a domain message shown in the language of the request that draws it (a form's)."""
+    return LazyString(localized, text)
+
+
+def localized_errors(errors: Mapping[str, str]) -> dict[str, str]:
+    """Return a field → message map in the request's language."""
+    return translate_errors(errors, current_locale())
+
+
+# The filters of numbers, amounts and dates: each in the page's locale.
+def hours_filter(value: Decimal | int | float) -> str:
+    """Show hours without trailing zeros: 8, 1.5, 1,234.5 (1.234,5 in Spanish)."""
+    return format_hours(value, current_locale())
+
+
+def number_filter(value: Decimal | int | float) -> str:
+    """Show a number grouped as the locale does."""
+    return format_number(value, current_locale())
+
+
+def percent_filter(points: Decimal | int | float) -> str:
+    """Show percentage points (87 → 87% / 87 %)."""
+    return format_points(points, current_locale())
+
+
+def money_filter(amount: Decimal | int | float, currency: str = DEFAULT_CURRENCY) -> str:
+    """Show an amount of money in its currency ($1,234 / 1.234 US$)."""
+    return format_money(amount, current_locale(), currency)
+
+
+def day_filter(day: dt.date) -> str:
+    """Show a date as the locale writes it (Dec 1, 2026 / 1 dic 2026)."""
+    return format_day(day, current_locale())
+
+
+def month_filter(day: dt.date, short: bool = False) -> str:
+    """Show a month and year (Dec 2026 / dic 2026), or the month alone with short=True."""
+    return format_month(day, current_locale(), short=short)
 
 
 class IdConverter(IntegerConverter):
@@ -342,7 +403,16 @@ class IdConverter(IntegerConverter):
 
 def init_app(app: Flask) -> None:
     """Install the request-boundary hooks and template filters on the app."""
-    app.add_template_filter(format_hours, "hours")
+    for name, template_filter in (
+        ("hours", hours_filter),
+        ("number", number_filter),
+        ("percent", percent_filter),
+        ("money", money_filter),
+        ("day", day_filter),
+        ("month", month_filter),
+        ("tr", localized),
+    ):
+        app.add_template_filter(template_filter, name)
     app.add_template_global(error_name)
     app.add_template_global(error_description)
     # Before any blueprint adds its rules, which read the converters.

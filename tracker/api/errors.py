@@ -5,27 +5,31 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import pydantic
+from pydantic_core import ErrorDetails
 
+from tracker.i18n import N_, msg
 from tracker.people.rules import READ_ONLY_TOKEN_RULE, WRITE_SCOPE
 from tracker.schemas import Answer
+from tracker.web import localized_errors
 
 # The house's wording of pydantic's refusals; `{name}` is filled from the error's context.
+# pydantic's refusals in the API's words, with the constraint's figures from its context.
 MESSAGES = {
-    "missing": "this field is required",
-    "extra_forbidden": "unknown field",
-    "string_type": "must be a string",
-    "string_too_short": "must not be empty",
-    "string_too_long": "must be at most {max_length} characters",
-    "int_type": "must be a whole number",
-    "bool_type": "must be true or false",
-    "dict_type": "must be an object",
-    "list_type": "must be a list",
-    "greater_than": "must be more than {gt}",
-    "greater_than_equal": "must be {ge} or more",
-    "less_than": "must be less than {lt}",
-    "less_than_equal": "must be at most {le}",
-    "decimal_max_places": "must have at most {decimal_places} decimals",
-    "literal_error": "must be one of {expected}",
+    "missing": N_("this field is required"),
+    "extra_forbidden": N_("unknown field"),
+    "string_type": N_("must be a string"),
+    "string_too_short": N_("must not be empty"),
+    "string_too_long": N_("must be at most %(max_length)s characters"),
+    "int_type": N_("must be a whole number"),
+    "bool_type": N_("must be true or false"),
+    "dict_type": N_("must be an object"),
+    "list_type": N_("must be a list"),
+    "greater_than": N_("must be more than %(gt)s"),
+    "greater_than_equal": N_("must be %(ge)s or more"),
+    "less_than": N_("must be less than %(lt)s"),
+    "less_than_equal": N_("must be at most %(le)s"),
+    "decimal_max_places": N_("must have at most %(decimal_places)s decimals"),
+    "literal_error": N_("must be one of %(expected)s"),
 }
 
 
@@ -47,7 +51,8 @@ class ApiError(Exception):
         self.headers = dict(headers or {})
 
     def body(self) -> ErrorsOut:
-        return ErrorsOut(errors=self.errors)
+        """Return the answer's body, each message in the request's language."""
+        return ErrorsOut(errors=localized_errors(self.errors))
 
 
 def refusals(exc: pydantic.ValidationError) -> dict[str, str]:
@@ -57,13 +62,23 @@ def refusals(exc: pydantic.ValidationError) -> dict[str, str]:
         field = ".".join(str(part) for part in error["loc"]) or "request"
         if field in errors:
             continue
-        template = MESSAGES.get(error["type"])
-        try:
-            message = template.format(**error.get("ctx", {})) if template else error["msg"]
-        except (KeyError, IndexError):
-            message = error["msg"]
-        errors[field] = message
+        errors[field] = _message(error)
     return errors
+
+
+def _message(error: ErrorDetails) -> str:
+    """Return one pydantic refusal's message, marked for translation where the API has words."""
+    context = error.get("ctx", {})
+    # A rule of the tracker's own (tracker.schemas.refusal) carries its message as it is.
+    if isinstance(context.get("message"), str):
+        return context["message"]
+    template = MESSAGES.get(error["type"])
+    if template is None:
+        return error["msg"]
+    try:
+        return msg(template, **context)
+    except (KeyError, ValueError, TypeError):
+        return error["msg"]
 
 
 def rename(errors: Mapping[str, str], names: Mapping[str, str]) -> dict[str, str]:

@@ -11,7 +11,8 @@ from wtforms import BooleanField, Field, StringField
 from wtforms.validators import DataRequired, ValidationError
 
 from tracker.forms import ListedChoice, choices
-from tracker.webhooks.rules import EVENTS, MAX_URL_LENGTH, URL_LENGTH_RULE, URL_RULE
+from tracker.web import localized
+from tracker.webhooks.rules import EVENTS
 from tracker.webhooks.services.endpoints import url_problem
 
 EVENT_LABELS = {
@@ -36,11 +37,8 @@ def event_field(event: str) -> str:
 
 def _url(form: FlaskForm, field: Field) -> None:
     problem = url_problem((field.data or "").strip())
-    if problem is None:
-        return
-    if len(field.data.strip()) > MAX_URL_LENGTH:
-        raise ValidationError(_(URL_LENGTH_RULE, max=MAX_URL_LENGTH))
-    raise ValidationError(_(URL_RULE))
+    if problem is not None:
+        raise ValidationError(localized(problem))
 
 
 class _EndpointFields(FlaskForm):

@@ -4,11 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-
-def N_(text: str) -> str:
-    """Mark a rule's text for translation (pybabel extracts it); the pages translate it."""
-    return text
-
+from tracker.i18n import N_
 
 # --- events -------------------------------------------------------------------
 
@@ -22,6 +18,7 @@ EVENTS = (
     "hours.logged",
 )
 EVENTS_RULE = N_("events must be one or more of %(events)s")
+UNKNOWN_EVENTS_RULE = N_("events must be one or more of %(events)s (not %(unknown)s)")
 # An endpoint's events are kept as one text, names joined by this separator.
 EVENT_SEPARATOR = ","
 

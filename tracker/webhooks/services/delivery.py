@@ -27,6 +27,7 @@ from sqlalchemy.orm import Session, selectinload, sessionmaker
 
 from tracker.db import writing
 from tracker.errors import ValidationError
+from tracker.i18n import N_
 from tracker.outbox import CLAIM_LEASE, ERROR_TEXT_LIMIT, backoff
 from tracker.webhooks.models import WebhookDelivery, WebhookEndpoint
 from tracker.webhooks.rules import (
@@ -234,7 +235,7 @@ def _mark(factory: sessionmaker[Session], row: Row[Any], worker: str, **values: 
 def retry_failed(session: Session, delivery: WebhookDelivery, now: dt.datetime) -> None:
     """Put a failed delivery back in the queue (an admin's retry): one more attempt."""
     if delivery.status != "failed":
-        raise ValidationError({"status": "only a failed delivery can be retried"})
+        raise ValidationError({"status": N_("only a failed delivery can be retried")})
     delivery.status = "pending"
     delivery.next_attempt_at = now
     session.flush()

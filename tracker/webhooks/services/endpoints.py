@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from tracker.audit import services as audit
 from tracker.errors import ValidationError
+from tracker.i18n import Message, msg
 from tracker.webhooks.models import WebhookEndpoint
 from tracker.webhooks.rules import (
     EVENT_SEPARATOR,
@@ -20,6 +21,7 @@ from tracker.webhooks.rules import (
     FORMATS,
     MAX_URL_LENGTH,
     ROTATION_OVERLAP,
+    UNKNOWN_EVENTS_RULE,
     URL_LENGTH_RULE,
     URL_RULE,
     URL_SCHEMES,
@@ -31,10 +33,10 @@ from tracker.webhooks.services.signing import new_secret
 _AUDITED = ("url", "events", "format", "active")
 
 
-def url_problem(url: str) -> str | None:
+def url_problem(url: str) -> Message | None:
     """Return what is wrong with an endpoint's URL (the rule it breaks), or None."""
     if len(url) > MAX_URL_LENGTH:
-        return URL_LENGTH_RULE % {"max": MAX_URL_LENGTH}
+        return msg(URL_LENGTH_RULE, max=MAX_URL_LENGTH)
     if not url or any(ch.isspace() or ord(ch) < 32 for ch in url):
         return URL_RULE
     try:
@@ -51,10 +53,14 @@ def read_events(events: str | Iterable[str]) -> list[str]:
     """Return the events named (a list, or names separated by commas) in EVENTS' order."""
     names = events.split(",") if isinstance(events, str) else list(events)
     wanted = {name.strip() for name in names if name.strip()}
-    if not wanted or not wanted <= set(EVENTS):
-        unknown = sorted(wanted - set(EVENTS))
-        detail = f" (not {', '.join(unknown)})" if unknown else ""
-        raise ValidationError({"events": EVENTS_RULE % {"events": ", ".join(EVENTS)} + detail})
+    listed = ", ".join(EVENTS)
+    unknown = sorted(wanted - set(EVENTS))
+    if unknown:
+        raise ValidationError(
+            {"events": msg(UNKNOWN_EVENTS_RULE, events=listed, unknown=", ".join(unknown))}
+        )
+    if not wanted:
+        raise ValidationError({"events": msg(EVENTS_RULE, events=listed)})
     return [name for name in EVENTS if name in wanted]
 
 
@@ -71,7 +77,7 @@ def check_endpoint(url: str, events: str | Iterable[str], format_: str) -> tuple
         errors.update(exc.errors)
         names = []
     if format_ not in FORMATS:
-        errors["format"] = FORMAT_RULE % {"formats": ", ".join(FORMATS)}
+        errors["format"] = msg(FORMAT_RULE, formats=", ".join(FORMATS))
     if errors:
         raise ValidationError(errors)
     return url, names

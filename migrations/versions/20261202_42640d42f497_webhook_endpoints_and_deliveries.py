@@ -1,8 +1,8 @@
 """webhook endpoints and their deliveries, the webhooks' outbox
 
 Revision ID: 42640d42f497
-Revises: 3c1f0a7d9e52
-Create Date: 2026-12-01 10:37:40.688460+00:00
+Revises: 8b2f4c6d1e07
+Create Date: 2026-12-02 10:00:00.000000+00:00
 """
 
 from alembic import op
@@ -11,7 +11,7 @@ import tracker.db
 
 
 revision = '42640d42f497'
-down_revision = '3c1f0a7d9e52'
+down_revision = '8b2f4c6d1e07'
 branch_labels = None
 depends_on = None
 
