@@ -239,5 +239,5 @@ def test_a_skipped_notice_is_listed_by_its_name(admin_es, db):
     )
     db.flush()
     html = page(admin_es, "/admin/outbox")
-    assert "</span> omitido</span>" in html and "<td>caducado</td>" in html
+    assert "</span> omitido</span>" in html and "<td>caducada</td>" in html
     absent(html, "> skipped", ">expired<")

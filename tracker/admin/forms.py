@@ -73,6 +73,7 @@ NOTIFICATION_KIND_NAMES = {
     "expired": _l("expired"),
     "escalation": _l("escalation"),
     "digest": _l("digest"),
+    "copy": _l("copy"),
 }
 
 
