@@ -14,6 +14,7 @@ from tracker.people.models import Engineer, Team
 from tracker.people.services.persons import create_person
 from tracker.people.services.teams import create_team
 from tracker.progress.models import Certification
+from tracker.webhooks.models import WebhookDelivery, WebhookEndpoint
 
 _seq = itertools.count(1)
 TODAY = dt.date(2026, 11, 29)
@@ -82,3 +83,21 @@ def certification(
 
 def hours(value: str | int) -> Decimal:
     return Decimal(str(value))
+
+
+def webhook_delivery(
+    session: Session, endpoint: WebhookEndpoint, **overrides: object
+) -> WebhookDelivery:
+    """Insert a delivery of hours.logged to `endpoint` directly (failed, unless told)."""
+    values: dict[str, object] = {
+        "endpoint_id": endpoint.id,
+        "event": "hours.logged",
+        "webhook_id": f"msg_factory_{next(_seq)}",
+        "payload": {"type": "hours.logged", "timestamp": "2026-11-29T00:00:00Z", "data": {}},
+        "status": "failed",
+    }
+    values.update(overrides)
+    delivery = WebhookDelivery(**values)
+    session.add(delivery)
+    session.flush()
+    return delivery

@@ -15,6 +15,7 @@ from tests import factories
 from tests.helpers import routes
 from tracker.progress.services.hours import log_hours
 from tracker.reminders.models import Notification
+from tracker.webhooks.services.endpoints import add_endpoint
 
 PUBLIC = {
     "catalog.home",
@@ -68,6 +69,8 @@ def scene(db, pinned_today):
         status="failed",
     )
     db.add(notification)
+    endpoint = add_endpoint(db, "https://hooks.example.com/matrix", ["hours.logged"])
+    delivery = factories.webhook_delivery(db, endpoint)
     # One value for both feeds (the tokens of engineers and of teams are apart).
     victim.calendar_token = team.calendar_token = "route-matrix-calendar-feed-token"
     db.flush()
@@ -77,6 +80,8 @@ def scene(db, pinned_today):
         "entry_id": entry.id,
         "team_id": team.id,
         "notification_id": notification.id,
+        "endpoint_id": endpoint.id,
+        "delivery_id": delivery.id,
         "token": victim.calendar_token,
         "speciality": "infiniband-rdma",
     }

@@ -32,7 +32,15 @@ def _menu(html: str) -> tuple[list[str], dict[str, list[str]]]:
             [*TOP, "Teams", "Catalog"],
             {
                 "Manage": ["Promotions", "Apprenticeships", "Organisation"],
-                "Admin": ["People", "Teams", "Import", "Catalog", "Outbox", "Bonus amounts"],
+                "Admin": [
+                    "People",
+                    "Teams",
+                    "Import",
+                    "Catalog",
+                    "Outbox",
+                    "Webhooks",
+                    "Bonus amounts",
+                ],
             },
         ),
     ],

@@ -22,6 +22,7 @@ from tracker.people.models import ApiToken, Engineer, JobRoleAssignment, LevelCh
 from tracker.progress.models import Certification, ExamAttempt, ExamPlan, HourLog
 from tracker.readiness.models import LapseImpact
 from tracker.reminders.models import Notification, ReminderRun
+from tracker.webhooks.models import WebhookDelivery, WebhookEndpoint
 
 __all__ = [
     "ApiToken",
@@ -55,4 +56,6 @@ __all__ = [
     "TeamTemplate",
     "TemplateSlot",
     "TrainingStrategy",
+    "WebhookDelivery",
+    "WebhookEndpoint",
 ]

@@ -72,6 +72,7 @@ NAV_GROUPS = [
             ("admin.imports", _l("Import"), ("admin",)),
             ("admin.catalog", _l("Catalog"), ("admin",)),
             ("admin.outbox", _l("Outbox"), ("admin",)),
+            ("admin.webhooks.page", _l("Webhooks"), ("admin",)),
             ("careers.bonus_amounts", _l("Bonus amounts"), ("admin",)),
         ],
     ),

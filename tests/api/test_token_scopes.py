@@ -20,6 +20,7 @@ from tests.helpers import Api, routes
 from tracker.people.models import ApiToken, Engineer
 from tracker.people.rules import READ_ONLY_TOKEN_RULE, READ_SCOPE
 from tracker.people.services.accounts import create_token
+from tracker.webhooks.services.endpoints import add_endpoint
 
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 API_ROUTES = [
@@ -35,11 +36,13 @@ def _token(db: Session, who: Engineer, **kwargs: Any) -> tuple[ApiToken, str]:
     return create_token(db, who, "scoped", today=factories.TODAY, **kwargs)
 
 
-def _url(app: Flask, scene: Scene, endpoint: str, method: str) -> str:
+def _url(app: Flask, db: Session, scene: Scene, endpoint: str, method: str) -> str:
     """The route's URL, its ids those of records that exist and the admin may change."""
     assert scene.entry is not None and scene.other.team_id is not None
     known = {"engineer_id": scene.target.id, "entry_id": scene.entry.id}
     known["team_id"] = scene.other.team_id
+    if "<int:endpoint_id>" in next(iter(app.url_map.iter_rules(endpoint))).rule:
+        known["endpoint_id"] = add_endpoint(db, "https://hooks.example.com/in", ["hours.logged"]).id
     rule: Rule = next(r for r in app.url_map.iter_rules(endpoint) if method in r.methods)
     values = {name: known.get(name, "networking") for name in rule.arguments}
     with app.test_request_context():
@@ -64,7 +67,7 @@ def test_a_read_token_is_refused_every_write_with_403(
 ) -> None:
     """Even an admin's read token, with a body that a write token would have stored."""
     _, secret = _token(db, scene_with_entry.admin, scope=READ_SCOPE)
-    url = _url(app, scene_with_entry, endpoint, method)
+    url = _url(app, db, scene_with_entry, endpoint, method)
     before = row_counts(db)
     response = api.call(method, url, secret, HOURS)
     assert response.status_code == 403, response.get_data(as_text=True)
@@ -85,7 +88,7 @@ def test_a_read_token_reads_what_a_write_token_reads(
 ) -> None:
     _, read = _token(db, scene_with_entry.admin, scope=READ_SCOPE)
     _, write = _token(db, scene_with_entry.admin)
-    url = _url(app, scene_with_entry, endpoint, method)
+    url = _url(app, db, scene_with_entry, endpoint, method)
     response = api.get(url, read)
     assert response.status_code == 200, response.get_data(as_text=True)
     assert response.get_json() == api.get(url, write).get_json()

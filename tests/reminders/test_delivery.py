@@ -30,11 +30,11 @@ from tests.reminders.helpers import BASE_URL, DAY, EXPIRES, MAIL, WINDOWS, days_
 from tracker.clock import utcnow
 from tracker.db import session_scope
 from tracker.errors import ValidationError
+from tracker.outbox import CLAIM_LEASE, RETRY_BASE
 from tracker.progress.services.certifications import record_attempt
 from tracker.progress.services.hours import log_hours
 from tracker.reminders import jobs
 from tracker.reminders.models import Notification
-from tracker.reminders.rules import CLAIM_LEASE, RETRY_BASE
 from tracker.reminders.services.daily_pass import plan
 from tracker.reminders.services.delivery import DeliveryReport, deliver, retry_failed
 from tracker.reminders.services.marks import Marks

@@ -30,6 +30,8 @@ from tracker.people.services.accounts import create_token
 from tracker.progress.models import HourLog
 from tracker.progress.services.hours import log_hours
 from tracker.reminders.models import Notification
+from tracker.webhooks.models import WebhookDelivery, WebhookEndpoint
+from tracker.webhooks.services.endpoints import add_endpoint
 
 LEAK = "LEAKMARK"  # in every free-text field of the victim's records
 VICTIM_NAME = f"Vesper {LEAK} Quill"
@@ -59,6 +61,8 @@ class World:
     victim_team: Team
     entries: dict[str, HourLog]
     notification: Notification
+    webhook: WebhookEndpoint
+    delivery: WebhookDelivery
     tokens: dict[str, str] = field(default_factory=dict)
 
     def person(self, role: str) -> Engineer:
@@ -106,6 +110,7 @@ def world(db: Session) -> World:
         status="failed",
     )
     db.add(notification)
+    webhook = add_endpoint(db, "https://hooks.example.com/security", ["hours.logged"])
     victim.calendar_token = "security-world-victim-calendar-token"
     victim_team.calendar_token = "security-world-victim-team-calendar-token"
     engineer.calendar_token = "security-world-own-calendar-token"
@@ -121,6 +126,8 @@ def world(db: Session) -> World:
         victim_team,
         entries,
         notification,
+        webhook,
+        factories.webhook_delivery(db, webhook, last_error=f"answered 500: {LEAK}"),
     )
     for role in ("admin", "manager", "engineer"):
         world.tokens[role] = create_token(db, world.person(role), "security")[1]

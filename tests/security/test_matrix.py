@@ -98,6 +98,8 @@ def objects(world: World, role: str, scope: str, endpoint: str) -> dict[str, Any
         "entry_id": entry.id,
         "team_id": team.id,
         "notification_id": world.notification.id,
+        "endpoint_id": world.webhook.id,
+        "delivery_id": world.delivery.id,
         "token": team.calendar_token
         if endpoint == "calendars.team_feed"
         else person.calendar_token,

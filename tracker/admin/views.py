@@ -70,8 +70,11 @@ from tracker.reminders.services.delivery import retry_failed
 from tracker.reminders.services.outbox import outbox as outbox_page
 from tracker.reminders.services.outbox import outbox_counts
 from tracker.web import localized, localized_errors, role_required
+from tracker.webhooks.views import bp as webhooks_bp
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
+# The webhooks page is the admin section's: /admin/webhooks, endpoints admin.webhooks.*.
+bp.register_blueprint(webhooks_bp)
 
 
 def _actor() -> Engineer:

@@ -14,9 +14,21 @@ from tracker.api import (
     roi,
     skills,
     teams,
+    webhooks,
 )
 from tracker.api.blueprint import bp
 
-RESOURCES = (attempts, bonuses, certifications, credentials, engineers, hours, roi, skills, teams)
+RESOURCES = (
+    attempts,
+    bonuses,
+    certifications,
+    credentials,
+    engineers,
+    hours,
+    roi,
+    skills,
+    teams,
+    webhooks,
+)
 
 __all__ = ["RESOURCES", "bp"]

@@ -36,6 +36,7 @@ from tracker.people.rules import WRITE_SCOPE
 from tracker.people.services.accounts import TOKEN_USE_PRECISION, UNEXPIRED, token_hash
 from tracker.progress.services.hours import (
     COURSE_NAMED,
+    HOURS_LOGGED,
     CourseFound,
     LoggedHours,
     check_hours,
@@ -46,7 +47,9 @@ from tracker.progress.services.hours import (
     log_hours,
     overfills_a_day,
     refuse_course,
+    webhook_binds,
 )
+from tracker.webhooks.services import events as webhooks
 
 # Mapped classes' tables, typed as the Tables they are.
 _tokens = cast(Table, ApiToken.__table__)
@@ -96,10 +99,14 @@ _RECORD_USE_NOWAIT = (
     .values(last_used_at=bindparam("now"))
 )
 # The live token and the course the body names, for an engineer logging their
-# own hours: on SQLite the first of log_own_hours' statements...
+# own hours: on SQLite the first of log_own_hours' statements (with the
+# endpoints taking hours.logged, so that none costs no statement more)...
 _LIVE_TOKEN_AND_COURSE = _LIVE_TOKEN.add_columns(
     _courses.c.id.label("course_id"), _courses.c.code, _courses.c.title
 ).outerjoin(_courses, COURSE_NAMED)
+_LIVE_TOKEN_COURSE_AND_HOOKS = _LIVE_TOKEN_AND_COURSE.add_columns(
+    webhooks.subscribers_sql(HOURS_LOGGED).label("hooks")
+)
 # ...and on PostgreSQL the whole of it: token, course, entry and audit event
 # in one statement, which writes nothing for a read token (and returns its scope).
 _CALLER = _LIVE_TOKEN_AND_COURSE.cte("caller")
@@ -157,8 +164,8 @@ def log_own_hours(
     The rules are services.add_hours', and so are the errors. The caller
     checks the entry first (check_hours without a hire date): what
     is left is the course, the hire date and the day's room. On PostgreSQL
-    one statement finds the token and the course and writes the entry and
-    its audit event, and commits on its own (run on `statements`, as
+    one statement finds the token and the course and writes the entry, its
+    audit event and its webhook deliveries, and commits on its own (run on `statements`, as
     extensions.single_statements gives them). SQLite (no `statements`)
     takes three statements in the session's transaction, which must hold no
     other write (log_hours, alone). `session` returns the request's session, asked
@@ -176,9 +183,10 @@ def log_own_hours(
         unit = session()
         unit.flush()  # Core statements do not flush what the session holds
         connection = unit.connection()
-        row = connection.execute(_LIVE_TOKEN_AND_COURSE, binds).first()
+        row = connection.execute(_LIVE_TOKEN_COURSE_AND_HOOKS, binds).first()
         if row is None:
             return None
+        webhooks.remember_subscribers(unit, HOURS_LOGGED, row.hooks)
         caller = _caller(connection, row, now, _RECORD_USE_NOWAIT)
         if not caller.may_write:
             raise read_only_token()
@@ -190,6 +198,7 @@ def log_own_hours(
         )
     created_at = utcnow()
     binds.update(entry_binds(logged_on, hours, note, created_at))
+    binds.update(webhook_binds(logged_on, hours, note, created_at))
     # One statement is its own transaction: no BEGIN, no COMMIT.
     with connected(statements) as connection:
         try:

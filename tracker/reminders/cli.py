@@ -21,9 +21,14 @@ from tracker.reminders import jobs
     type=click.DateTime(formats=["%Y-%m-%d"]),
     help="Run the pass as of this date (default: today).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print queued/sent/retried/failed as JSON.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print queued/sent/retried/failed (and the webhooks' sent/retried/failed) as JSON.",
+)
 def remind_command(on, as_json: bool) -> None:
-    """Run one reminder pass, then deliver every pending notice now."""
+    """Run one reminder pass, then deliver every pending notice and webhook now."""
     app = current_app._get_current_object()  # type: ignore[attr-defined]  # a proxy, typed as Flask
     try:
         report = jobs.remind(app, on.date() if on else clock_today())
@@ -32,10 +37,14 @@ def remind_command(on, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(report.as_dict()))
     else:
-        click.echo(
+        line = (
             f"queued {report.queued}, sent {report.sent}, retried {report.retried}, "
             f"failed {report.failed}"
         )
+        hooks = report.webhooks
+        if hooks.sent or hooks.retried or hooks.failed:
+            line += f"; webhooks sent {hooks.sent}, retried {hooks.retried}, failed {hooks.failed}"
+        click.echo(line)
 
 
 @click.command("scheduler")

@@ -1,9 +1,9 @@
-"""Scheduled work: the daily reminder pass and the sender, as plain functions."""
+"""Scheduled work: the daily reminder pass and the senders (mail, webhooks), as plain functions."""
 
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from flask import Flask
@@ -15,6 +15,8 @@ from tracker.reminders.services.daily_pass import plan
 from tracker.reminders.services.delivery import DeliveryReport, SmtpSettings, deliver
 from tracker.reminders.services.queueing import Mail
 from tracker.reminders.services.windows import parse_windows
+from tracker.webhooks.services.delivery import WebhookReport
+from tracker.webhooks.services.delivery import deliver as deliver_webhooks
 
 
 @dataclass(frozen=True)
@@ -23,13 +25,15 @@ class RunReport:
     sent: int
     retried: int
     failed: int
+    webhooks: WebhookReport = field(default_factory=WebhookReport)
 
-    def as_dict(self) -> dict[str, int]:
+    def as_dict(self) -> dict[str, object]:
         return {
             "queued": self.queued,
             "sent": self.sent,
             "retried": self.retried,
             "failed": self.failed,
+            "webhooks": self.webhooks.as_dict(),
         }
 
 
@@ -73,8 +77,19 @@ def run_sender(app: Flask, now: dt.datetime | None = None, force: bool = False) 
     )
 
 
+def run_webhook_sender(
+    app: Flask, now: dt.datetime | None = None, force: bool = False
+) -> WebhookReport:
+    """Deliver due webhook deliveries after the writes that queued them committed."""
+    return deliver_webhooks(app.extensions["tracker.sessions"], now or utcnow(), force=force)
+
+
 def remind(app: Flask, today: dt.date) -> RunReport:
-    """Run one pass for `today`, then deliver every pending row now (back-off notwithstanding)."""
+    """Run one pass for `today`, then deliver every pending row now (back-off notwithstanding).
+
+    The pending webhook deliveries go too.
+    """
     queued = run_pass(app, today)
     delivery = run_sender(app, force=True)
-    return RunReport(queued, delivery.sent, delivery.retried, delivery.failed)
+    webhooks = run_webhook_sender(app, force=True)
+    return RunReport(queued, delivery.sent, delivery.retried, delivery.failed, webhooks)

@@ -1,8 +1,7 @@
-"""The reminders' rules: windows, retries and leases, batch sizes, the outbox's values."""
+"""The reminders' rules: windows, batch sizes, the outbox's values."""
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 
 # --- reminder windows ---------------------------------------------------------
@@ -27,15 +26,9 @@ DIGEST_HORIZON_DAYS = 90
 
 # --- delivery -----------------------------------------------------------------
 
-# A sender holds a claimed row this long; after it, another sender may take it.
-CLAIM_LEASE = dt.timedelta(minutes=10)
-# A temporary failure is retried after RETRY_BASE, doubling each time up to RETRY_CAP.
-RETRY_BASE = dt.timedelta(minutes=5)
-RETRY_CAP = dt.timedelta(hours=6)
+# The claim lease and the retries' back-off are every outbox's: tracker.outbox.
 # Rows a sender claims and sends over one SMTP connection.
 SEND_BATCH = 100
-# The longest error text kept on an outbox row.
-ERROR_TEXT_LIMIT = 2000
 
 # --- the pass's batches -------------------------------------------------------
 

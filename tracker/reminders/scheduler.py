@@ -89,23 +89,29 @@ class SchedulerLock:
 
 
 def daily(app: Flask) -> None:
-    """The daily job: queue what is due today, then deliver."""
+    """The daily job: queue what is due today, then deliver (mail and webhooks)."""
     with app.app_context():
         queued = jobs.run_pass(app, today())
         report = jobs.run_sender(app)
+        webhooks = jobs.run_webhook_sender(app)
     log.info(
-        "reminder pass: queued %s, sent %s, retried %s, failed %s",
+        "reminder pass: queued %s, sent %s, retried %s, failed %s; webhooks sent %s, "
+        "retried %s, failed %s",
         queued,
         report.sent,
         report.retried,
         report.failed,
+        webhooks.sent,
+        webhooks.retried,
+        webhooks.failed,
     )
 
 
 def sender(app: Flask) -> None:
-    """Retry due outbox rows between daily runs."""
+    """Deliver what is due between daily runs: mail retries, webhooks queued since."""
     with app.app_context():
         jobs.run_sender(app)
+        jobs.run_webhook_sender(app)
 
 
 def build(app: Flask, scheduler: BaseScheduler | None = None) -> BaseScheduler:

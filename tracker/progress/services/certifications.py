@@ -13,6 +13,7 @@ from tracker.catalog.models import Credential, Exam
 from tracker.errors import ValidationError
 from tracker.i18n import N_, day, join, msg
 from tracker.people.models import Engineer
+from tracker.people.schemas import PersonRef
 from tracker.progress.models import Certification, ExamAttempt
 from tracker.progress.rules import (
     MAX_CREDENTIAL_NAME_LENGTH,
@@ -27,6 +28,8 @@ from tracker.progress.rules import (
 )
 from tracker.progress.services.paths import prerequisite_gaps
 from tracker.progress.services.validity import experience_months, expiry_date
+from tracker.webhooks.schemas import CertificationData, CertificationRef
+from tracker.webhooks.services import events as webhooks
 
 
 def certifications_of(session: Session, engineer_id: int) -> list[Certification]:
@@ -154,6 +157,7 @@ def record_attempt(
         session.add(cert)
         session.flush()
         _link_renewal(session, cert)
+        _announce(session, cert, engineer, exam.credential)
     audit.record(session, attempt.recorded_by_id, attempt, "create")
     return attempt
 
@@ -201,8 +205,30 @@ def record_credential(
     session.add(cert)
     session.flush()
     _link_renewal(session, cert)
+    _announce(session, cert, engineer, credential)
     audit.record(session, cert.recorded_by_id, cert, "create")
     return cert
+
+
+def _announce(
+    session: Session, cert: Certification, engineer: Engineer, credential: Credential
+) -> None:
+    """Queue certification.renewed (it renews one) or certification.earned for its endpoints."""
+    event = "certification.renewed" if cert.renews_id is not None else "certification.earned"
+    if not webhooks.subscribers(session, event):
+        return
+    data = CertificationData(
+        certification=CertificationRef(
+            id=cert.id,
+            code=credential.code,
+            name=credential.name,
+            earned_on=cert.earned_on,
+            expires_on=cert.expires_on,
+        ),
+        engineer=PersonRef.of(engineer),
+        renews=cert.renews_id,
+    )
+    webhooks.queue_event(session, event, data)
 
 
 def credential_for_entry(

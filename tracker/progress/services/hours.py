@@ -16,6 +16,7 @@ from decimal import Decimal
 from typing import Any, Protocol
 
 from sqlalchemy import (
+    JSON,
     ColumnElement,
     Date,
     DateTime,
@@ -25,10 +26,13 @@ from sqlalchemy import (
     bindparam,
     func,
     insert,
+    literal_column,
     or_,
     select,
     true,
 )
+from sqlalchemy import cast as sql_cast
+from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.dml import ReturningInsert
@@ -42,6 +46,7 @@ from tracker.db import Base
 from tracker.errors import ValidationError
 from tracker.i18n import N_, amount, day, msg
 from tracker.people.models import Engineer
+from tracker.people.schemas import PersonRef
 from tracker.progress.ddl import DAY_CHECK
 from tracker.progress.models import HourDay, HourLog
 from tracker.progress.rules import (
@@ -50,6 +55,11 @@ from tracker.progress.rules import (
     HOURS_RANGE_TEXT,
     MAX_NOTE_LENGTH,
 )
+from tracker.schemas import json_number
+from tracker.webhooks.schemas import CourseRef, HoursLoggedData
+from tracker.webhooks.services import events as webhooks
+
+HOURS_LOGGED = "hours.logged"
 
 
 class Identified(Protocol):
@@ -60,10 +70,13 @@ class Identified(Protocol):
 
 
 class HoursOwner(Protocol):
-    """The engineer whose hours are logged: their id and hire date."""
+    """The engineer whose hours are logged: their id, name and hire date."""
 
     @property
     def id(self) -> int: ...
+
+    @property
+    def name(self) -> str: ...
 
     @property
     def hired_on(self) -> dt.date | None: ...
@@ -195,14 +208,15 @@ _INSERT_WITHIN_DAY_AUDITED = audit.insert_for_returned(
 def hours_logged_by(finder: CTE, *conditions: ColumnElement[bool]) -> Select[Any]:
     """Return one statement that logs hours for the engineer a CTE finds (PostgreSQL).
 
-    `finder` returns at most one row, with the columns engineer_id, hired_on
-    and course_id (null when no course matches). The statement inserts the
-    entry (log_hours' insert), and its audit event with the engineer as
-    actor, when the course exists, the date is not before the hire date, the
-    day has room and `conditions` (on finder's columns) hold; it returns
-    finder's columns and the entry's id (null when nothing was inserted). It
-    binds what entry_binds() gives. The API logs an engineer's own hours this
-    way, finding them by their token.
+    `finder` returns at most one row, with the columns engineer_id, name,
+    hired_on, course_id (null when no course matches), code and title. The
+    statement inserts the entry (log_hours' insert), its audit event with the
+    engineer as actor and its hours.logged webhook deliveries, when the course
+    exists, the date is not before the hire date, the day has room and
+    `conditions` (on finder's columns) hold; it returns finder's columns and
+    the entry's id (null when nothing was inserted). It binds what
+    entry_binds() and webhook_binds() give. The API logs an engineer's own
+    hours this way, finding them by their token.
     """
     entry = _entry_insert(
         finder.c.engineer_id,
@@ -218,11 +232,81 @@ def hours_logged_by(finder: CTE, *conditions: ColumnElement[bool]) -> Select[Any
         columns=("engineer_id", "course_id"),
         actor=entry.c.engineer_id,
     ).cte("event")
+    deliveries = webhooks.insert_for_returned(
+        entry.join(finder, true()), HOURS_LOGGED, _hours_payload(entry, finder)
+    ).cte("webhooks")
     return (
         select(finder, entry.c.id.label("entry_id"))
         .select_from(finder.outerjoin(entry, true()))
         .add_cte(event)
+        .add_cte(deliveries)
     )
+
+
+def _key(name: str) -> ColumnElement[str]:
+    # Written into the SQL: a bound key would leave jsonb_build_object without its type.
+    return literal_column(f"'{name}'")
+
+
+def _hours_payload(entry: CTE, finder: CTE) -> ColumnElement[Any]:
+    """The hours.logged payload, in SQL: HoursLoggedData's shape (see _hours_logged)."""
+    read = func.jsonb_build_object(
+        _key("id"),
+        entry.c.id,
+        _key("engineer"),
+        func.jsonb_build_object(_key("id"), entry.c.engineer_id, _key("name"), finder.c.name),
+        _key("course"),
+        func.jsonb_build_object(
+            _key("id"),
+            entry.c.course_id,
+            _key("code"),
+            finder.c.code,
+            _key("title"),
+            finder.c.title,
+        ),
+    )
+    data = sql_cast(bindparam("webhook_data", type_=JSON), JSONB).op("||")(read)
+    return sql_cast(
+        func.jsonb_build_object(
+            _key("type"),
+            _key(HOURS_LOGGED),
+            _key("timestamp"),
+            bindparam("webhook_timestamp", type_=String),
+            _key("data"),
+            data,
+        ),
+        JSON,
+    )
+
+
+def webhook_binds(
+    logged_on: dt.date, hours: Decimal, note: str, now: dt.datetime
+) -> dict[str, object]:
+    """Return the binds of hours_logged_by's webhook deliveries: what the payload takes of them."""
+    return {
+        "webhook_id_prefix": webhooks.message_prefix(),
+        "webhook_timestamp": webhooks.timestamp(now),
+        "webhook_data": {
+            "date": logged_on.isoformat(),
+            "hours": json_number(hours),
+            "note": note,
+        },
+    }
+
+
+def _hours_logged(session: Session, entry: LoggedHours, engineer_name: str) -> None:
+    """Queue the entry's hours.logged event for the endpoints that take it."""
+    if not webhooks.subscribers(session, HOURS_LOGGED):
+        return
+    data = HoursLoggedData(
+        id=entry.id,
+        engineer=PersonRef(id=entry.engineer_id, name=engineer_name),
+        course=CourseRef(id=entry.course_id, code=entry.course_code, title=entry.course_title),
+        date=entry.logged_on,
+        hours=entry.hours,
+        note=entry.note,
+    )
+    webhooks.queue_event(session, HOURS_LOGGED, data, entry.created_at)
 
 
 def entry_binds(
@@ -347,7 +431,9 @@ def log_hours(
             entry_id = None
     if entry_id is None:
         raise day_full(logged_on, day_total(session, engineer.id, logged_on))
-    return dataclasses.replace(entry, id=entry_id)
+    logged = dataclasses.replace(entry, id=entry_id)
+    _hours_logged(session, logged, engineer.name)
+    return logged
 
 
 def _find_course(session: Session, course_code: str | None, course_id: int | None) -> CourseFound:

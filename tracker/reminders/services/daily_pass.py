@@ -30,6 +30,7 @@ from tracker.readiness.services.lapses import judge_lapses
 from tracker.reminders.models import Notification, ReminderRun
 from tracker.reminders.services.composing import compose_notices
 from tracker.reminders.services.digests import queue_digests
+from tracker.reminders.services.pass_events import queue_pass_events
 from tracker.reminders.services.pass_sql import day_params, reminders_statement, state_statement
 from tracker.reminders.services.queueing import Mail, PassReport, dialect_insert, due_at
 from tracker.reminders.services.windows import Windows
@@ -125,7 +126,8 @@ def _queue_reminders(
     plan acknowledges it (an expiry notice cannot be acknowledged). The
     statement finds them and writes their rows (subject, recipients, key,
     language, and a copy for the managers who read another language)
-    itself: a day's pass reads and writes only what is owed. With
+    itself: a day's pass reads and writes only what is owed; the webhook
+    events of what it queued follow (`pass_events`). With
     `escalations`, the same statement does it for the escalations owed too
     (the pass knows whether any may be). With `keep`, the rows are returned
     as entities.
@@ -141,14 +143,16 @@ def _queue_reminders(
     }
     connection = session.connection()
     inserted = connection.execute(reminders_statement(windows, escalations), params).all()
+    # The notices' webhook events, in the same transaction (nothing when none is subscribed).
+    queue_pass_events(session, today, inserted)
     if not keep:
-        for _, kind_queued in inserted:
-            report.count_one(kind_queued)
+        for row in inserted:
+            report.count_one(row.kind)
         return []
     notifications = list(
         session.scalars(
             select(Notification)
-            .where(Notification.id.in_([row_id for row_id, _ in inserted]))
+            .where(Notification.id.in_([row.id for row in inserted]))
             .order_by(Notification.id)
         )
     )

@@ -25,16 +25,11 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from tracker.db import writing
 from tracker.errors import ValidationError
+from tracker.outbox import CLAIM_LEASE, ERROR_TEXT_LIMIT, backoff
 from tracker.progress.models import Certification
 from tracker.reminders import messages
 from tracker.reminders.models import Notification
-from tracker.reminders.rules import (
-    CLAIM_LEASE,
-    ERROR_TEXT_LIMIT,
-    RETRY_BASE,
-    RETRY_CAP,
-    SEND_BATCH,
-)
+from tracker.reminders.rules import SEND_BATCH
 from tracker.reminders.services.marks import Marks, finish
 
 if TYPE_CHECKING:
@@ -71,10 +66,6 @@ class _ConnectionLost(Exception):
 def _code_of(exc: BaseException) -> int | None:
     code = getattr(exc, "smtp_code", None)
     return code if isinstance(code, int) else None
-
-
-def _backoff(attempts: int) -> dt.timedelta:
-    return min(RETRY_BASE * (2 ** max(attempts - 1, 0)), RETRY_CAP)
 
 
 # The columns a sender reads from the rows it claims: plain rows, not entities.
@@ -156,7 +147,7 @@ def _retry(
         now,
         status="pending",
         attempts=attempts,
-        next_attempt_at=now + _backoff(attempts),
+        next_attempt_at=now + backoff(attempts),
         last_error=error[:ERROR_TEXT_LIMIT],
     )
     report.retried += 1

@@ -430,5 +430,6 @@ def reminders_statement(windows: Windows, escalating: bool = False) -> Returning
             ],
             rows,
         )
-        .returning(table.c.id, table.c.kind)
+        # What the pass's webhook events need (pass_events) besides the id and kind.
+        .returning(table.c.id, table.c.kind, table.c.certification_id, table.c.window_days)
     )

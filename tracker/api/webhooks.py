@@ -1,0 +1,78 @@
+"""/webhooks: the endpoints that receive events (admins only); their secrets on creation."""
+
+from __future__ import annotations
+
+from flask import Response, url_for
+
+from tracker.api.access import get_record
+from tracker.api.auth import caller
+from tracker.api.blueprint import bp
+from tracker.api.errors import ApiError
+from tracker.api.inputs import NoQuery
+from tracker.api.openapi import Operation
+from tracker.clock import utcnow
+from tracker.extensions import db_session
+from tracker.webhooks.models import WebhookEndpoint
+from tracker.webhooks.schemas import WebhookBody, WebhookOut, WebhookSecretOut, WebhooksOut
+from tracker.webhooks.services.endpoints import add_endpoint, endpoints, remove_endpoint
+from tracker.webhooks.services.endpoints import rotate_secret as rotate
+
+LIST_WEBHOOKS = Operation(answers={200: WebhooksOut}, query_model=NoQuery, refusals=(403,))
+ADD_WEBHOOK = Operation(
+    answers={201: WebhookSecretOut},
+    body_model=WebhookBody,
+    refusals=(403,),
+    headers={"Location": "the endpoint list's URL"},
+)
+DELETE_WEBHOOK = Operation(answers={204: None}, refusals=(403, 404))
+ROTATE_SECRET = Operation(answers={200: WebhookSecretOut}, refusals=(403, 404))
+
+
+def _admins_only() -> None:
+    if caller().access_role != "admin":
+        raise ApiError(403, {"webhooks": "only an admin manages webhooks"})
+
+
+def _endpoint(endpoint_id: int) -> WebhookEndpoint:
+    _admins_only()
+    endpoint = get_record(WebhookEndpoint, endpoint_id)
+    if endpoint is None:
+        raise ApiError(404, {"webhook": f"no webhook endpoint with id {endpoint_id}"})
+    return endpoint
+
+
+@bp.get("/webhooks")
+@LIST_WEBHOOKS
+def list_webhooks() -> tuple[Response, int]:
+    """Every registered endpoint, oldest first (without secrets)."""
+    _admins_only()
+    LIST_WEBHOOKS.query()
+    return LIST_WEBHOOKS.answer(WebhooksOut([WebhookOut.of(e) for e in endpoints(db_session())]))
+
+
+@bp.post("/webhooks")
+@ADD_WEBHOOK
+def add_webhook() -> tuple[Response, int]:
+    """Register an endpoint: url, events, format (generic, slack or teams); answers its secret."""
+    _admins_only()
+    body = ADD_WEBHOOK.body()
+    endpoint = add_endpoint(db_session(), body.url, body.events, body.format, caller().id)
+    return ADD_WEBHOOK.answer(
+        WebhookSecretOut.with_secret(endpoint), 201, url_for("api.list_webhooks")
+    )
+
+
+@bp.delete("/webhooks/<int:endpoint_id>")
+@DELETE_WEBHOOK
+def delete_webhook(endpoint_id: int) -> tuple[str, int]:
+    """Remove an endpoint and its deliveries; nothing more is sent to it."""
+    remove_endpoint(db_session(), _endpoint(endpoint_id), caller().id)
+    return "", 204
+
+
+@bp.post("/webhooks/<int:endpoint_id>/rotate-secret")
+@ROTATE_SECRET
+def rotate_webhook_secret(endpoint_id: int) -> tuple[Response, int]:
+    """Give an endpoint a new secret; the previous one signs too for 24 hours."""
+    endpoint = rotate(db_session(), _endpoint(endpoint_id), utcnow(), caller().id)
+    return ROTATE_SECRET.answer(WebhookSecretOut.with_secret(endpoint))

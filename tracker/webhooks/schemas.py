@@ -1,0 +1,144 @@
+"""The webhooks' JSON shapes: each event's data, the API's endpoint bodies and answers."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated
+
+from pydantic import Field, RootModel
+
+from tracker.people.schemas import PersonRef
+from tracker.schemas import Amount, Answer, Body, Timestamp, text
+from tracker.webhooks.models import WebhookEndpoint
+from tracker.webhooks.rules import EVENTS, FORMATS, MAX_URL_LENGTH
+
+# --- each event's data ----------------------------------------------------------------
+
+
+class CertificationRef(Answer):
+    """A certification: its credential's code and name, when it was earned and expires."""
+
+    id: int
+    code: str
+    name: str
+    earned_on: dt.date
+    expires_on: dt.date | None
+
+
+class CertificationData(Answer):
+    """certification.earned and certification.renewed: `renews` is the one renewed."""
+
+    certification: CertificationRef
+    engineer: PersonRef
+    renews: int | None = None
+
+
+class ExpiringData(Answer):
+    """certification.expiring: sent at each reminder window (90, 60, 30, 7 days by default)."""
+
+    certification: CertificationRef
+    engineer: PersonRef
+    window_days: int
+    days_left: int
+
+
+class LapsedData(Answer):
+    """certification.lapsed: the day after its expiry, when it was not renewed."""
+
+    certification: CertificationRef
+    engineer: PersonRef
+
+
+class TeamRef(Answer):
+    """A team, as events name it."""
+
+    id: int
+    name: str
+
+
+class ReadinessDroppedData(Answer):
+    """readiness.dropped: a lapse that left the team's readiness lower."""
+
+    team: TeamRef
+    certification: CertificationRef
+    engineer: PersonRef
+    impact: str
+
+
+class CourseRef(Answer):
+    """A course, as events name it."""
+
+    id: int
+    code: str
+    title: str
+
+
+class HoursLoggedData(Answer):
+    """hours.logged: an hour log entry as it was written."""
+
+    id: int
+    engineer: PersonRef
+    course: CourseRef
+    date: dt.date
+    hours: Amount
+    note: str
+
+
+EventData = CertificationData | ExpiringData | LapsedData | ReadinessDroppedData | HoursLoggedData
+
+
+# --- the API's endpoints ----------------------------------------------------------------
+
+
+class WebhookBody(Body):
+    """An endpoint to register: its URL, the events it takes and the format of its bodies."""
+
+    url: Annotated[str, text(MAX_URL_LENGTH, required=True)] = Field(
+        description="an http:// or https:// URL"
+    )
+    events: list[Annotated[str, text(40, required=True)]] = Field(
+        description="one or more of: " + ", ".join(EVENTS)
+    )
+    format: Annotated[str, text(16, required=True)] = Field(
+        "generic", description="one of: " + ", ".join(FORMATS)
+    )
+
+
+class WebhookOut(Answer):
+    """A registered endpoint (its secret is shown only when it is created or rotated)."""
+
+    id: int
+    url: str
+    events: list[str]
+    format: str
+    active: bool
+    created_at: Timestamp
+    previous_secret_until: Timestamp | None = Field(
+        None, description="until when the secret before the latest rotation signs too"
+    )
+
+    @classmethod
+    def of(cls, endpoint: WebhookEndpoint) -> WebhookOut:
+        return cls(
+            id=endpoint.id,
+            url=endpoint.url,
+            events=endpoint.event_names,
+            format=endpoint.format,
+            active=endpoint.active,
+            created_at=endpoint.created_at,
+            previous_secret_until=endpoint.previous_until if endpoint.previous_secret else None,
+        )
+
+
+class WebhookSecretOut(WebhookOut):
+    """An endpoint just created or rotated, with the secret that signs its deliveries."""
+
+    secret: str = Field(description="whsec_...: verify each delivery's webhook-signature with it")
+
+    @classmethod
+    def with_secret(cls, endpoint: WebhookEndpoint) -> WebhookSecretOut:
+        return cls(**WebhookOut.of(endpoint).model_dump(), secret=endpoint.secret)
+
+
+class WebhooksOut(RootModel[list[WebhookOut]], Answer):
+    """Every registered endpoint, oldest first."""
