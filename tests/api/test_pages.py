@@ -37,6 +37,7 @@ from tracker.schemas import (
     Page,
     PageQuery,
 )
+from tracker.webhooks.services.endpoints import add_endpoint
 
 D = dt.date
 
@@ -176,6 +177,11 @@ def bonus_rows(db: Session, scene: Scene) -> None:
     factories.certification(db, scene.target, "CKA", D(2026, 9, 30), D(2028, 1, 1))
 
 
+def webhook_rows(db: Session, scene: Scene) -> None:
+    for n in range(7):
+        add_endpoint(db, f"https://hooks.example.com/{n}", ["hours.logged"], "generic")
+
+
 def expiry(item: dict[str, Any]) -> tuple[str, int]:
     return (item["expires_on"] or "9999-12-31", item["id"])
 
@@ -202,6 +208,12 @@ LISTS: dict[str, tuple[str, Callable[[Session, Scene], None], Callable, Callable
         lambda items, db: (
             [t["name"] for t in items] == db.scalars(select(Team.name).order_by(Team.name)).all()
         ),
+    ),
+    "webhooks": (
+        "/api/v1/webhooks",
+        webhook_rows,
+        lambda w: w["id"],
+        lambda items, db: [w["id"] for w in items] == sorted(w["id"] for w in items),
     ),
     "bonuses": (
         "/api/v1/bonuses?quarter=2026-Q4",
@@ -239,7 +251,9 @@ def test_each_list_answers_an_empty_page_when_there_is_nothing(
     api: Api, db: Session, name: str
 ) -> None:
     url = LISTS[name][0]
-    manager = factories.engineer(db, name="New manager", access_role="manager")
+    # A new manager sees nothing yet; webhooks are an admin's, and none is registered.
+    role = "admin" if name == "webhooks" else "manager"
+    manager = factories.engineer(db, name="New manager", access_role=role)
     assert api.get(url, token_for(db, manager)).get_json() == {"items": [], "next": None}
 
 
@@ -430,6 +444,7 @@ def test_the_document_shows_each_page_with_its_items_and_its_query(api: Api) -> 
 ONE_OBJECT = {
     "MeOut",
     "EngineerOut",
+    "WebhookSecretOut",
     "OverviewOut",
     "CareerOut",
     "SkillsOut",

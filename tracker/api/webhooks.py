@@ -3,21 +3,24 @@
 from __future__ import annotations
 
 from flask import Response, url_for
+from sqlalchemy import select
 
 from tracker.api.access import get_record
 from tracker.api.auth import caller
 from tracker.api.blueprint import bp
 from tracker.api.errors import ApiError
-from tracker.api.inputs import NoQuery
 from tracker.api.openapi import Operation
+from tracker.api.pages import Key, page
 from tracker.clock import utcnow
 from tracker.extensions import db_session
+from tracker.schemas import PageQuery
 from tracker.webhooks.models import WebhookEndpoint
 from tracker.webhooks.schemas import WebhookBody, WebhookOut, WebhookSecretOut, WebhooksOut
-from tracker.webhooks.services.endpoints import add_endpoint, endpoints, remove_endpoint
+from tracker.webhooks.services.endpoints import add_endpoint, remove_endpoint
 from tracker.webhooks.services.endpoints import rotate_secret as rotate
 
-LIST_WEBHOOKS = Operation(answers={200: WebhooksOut}, query_model=NoQuery, refusals=(403,))
+LIST_WEBHOOKS = Operation(answers={200: WebhooksOut}, query_model=PageQuery, refusals=(403,))
+WEBHOOKS_ORDER = (Key(WebhookEndpoint.id, lambda e: e.id, int),)
 ADD_WEBHOOK = Operation(
     answers={201: WebhookSecretOut},
     body_model=WebhookBody,
@@ -44,10 +47,12 @@ def _endpoint(endpoint_id: int) -> WebhookEndpoint:
 @bp.get("/webhooks")
 @LIST_WEBHOOKS
 def list_webhooks() -> tuple[Response, int]:
-    """Every registered endpoint, oldest first (without secrets)."""
+    """The registered endpoints, oldest first (without secrets), a page."""
     _admins_only()
-    LIST_WEBHOOKS.query()
-    return LIST_WEBHOOKS.answer(WebhooksOut([WebhookOut.of(e) for e in endpoints(db_session())]))
+    params = LIST_WEBHOOKS.query()
+    return LIST_WEBHOOKS.answer(
+        page(WebhooksOut, select(WebhookEndpoint), WEBHOOKS_ORDER, params, WebhookOut.of)
+    )
 
 
 @bp.post("/webhooks")

@@ -5,10 +5,10 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated
 
-from pydantic import Field, RootModel
+from pydantic import Field
 
 from tracker.people.schemas import PersonRef
-from tracker.schemas import Amount, Answer, Body, Timestamp, text
+from tracker.schemas import Amount, Answer, Body, Page, Timestamp, text
 from tracker.webhooks.models import WebhookEndpoint
 from tracker.webhooks.rules import EVENTS, FORMATS, MAX_URL_LENGTH
 
@@ -140,5 +140,5 @@ class WebhookSecretOut(WebhookOut):
         return cls(**WebhookOut.of(endpoint).model_dump(), secret=endpoint.secret)
 
 
-class WebhooksOut(RootModel[list[WebhookOut]], Answer):
-    """Every registered endpoint, oldest first."""
+class WebhooksOut(Page[WebhookOut]):
+    """A page of the registered endpoints, oldest first."""
