@@ -410,3 +410,12 @@ def test_the_apis_refusals_of_progress_rules_speak_the_requests_language(client,
     assert both.json["errors"]["course"] == "indicar el curso por código o por course_id, no ambos"
     english = client.post("/api/v1/hours", json=body, headers={**headers, **ENGLISH})
     assert english.json["errors"]["hours"] == "hours must be more than 0 and at most 24"
+
+
+def test_a_filter_of_a_constant_follows_each_requests_language(app):
+    # Jinja would fold `100|percent` into the template the first time it compiles it.
+    with app.test_request_context(headers=ENGLISH):
+        template = app.jinja_env.from_string("{{ 100|percent }} {{ 1234|hours }}")
+        assert template.render() == "100% 1,234"
+    with app.test_request_context(headers=SPANISH):
+        assert template.render() == "100\xa0% 1.234"

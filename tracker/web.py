@@ -18,6 +18,7 @@ from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
 from flask_babel import get_locale
 from flask_babel import lazy_gettext as _l
 from flask_babel.speaklater import LazyString
+from jinja2 import pass_context
 from sqlalchemy.exc import DBAPIError, OperationalError
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
@@ -401,6 +402,21 @@ class IdConverter(IntegerConverter):
         super().__init__(map, fixed_digits=fixed_digits, min=min, max=max, signed=signed)
 
 
+def per_request(template_filter: Callable[..., str]) -> Callable[..., str]:
+    """Return a filter Jinja runs at each rendering, never once when it compiles a template.
+
+    Jinja folds a filter of a constant (`{{ 100|percent }}`) into the compiled
+    template, in the language of whichever request compiled it first; a filter
+    that takes the context is never folded.
+    """
+
+    @pass_context
+    def unfolded(_context: Any, *args: Any, **kwargs: Any) -> str:
+        return template_filter(*args, **kwargs)
+
+    return unfolded
+
+
 def init_app(app: Flask) -> None:
     """Install the request-boundary hooks and template filters on the app."""
     for name, template_filter in (
@@ -412,7 +428,7 @@ def init_app(app: Flask) -> None:
         ("month", month_filter),
         ("tr", localized),
     ):
-        app.add_template_filter(template_filter, name)
+        app.add_template_filter(per_request(template_filter), name)
     app.add_template_global(error_name)
     app.add_template_global(error_description)
     # Before any blueprint adds its rules, which read the converters.
