@@ -427,12 +427,12 @@ def _edited_seed() -> str:
     # A template slot count: small's operations engineers 2 -> 3.
     text = edit(
         text,
-        '{ title = "Operations Engineer", count = 2, role = "operations", min_level = 2, '
+        'title_es = "Ingeniero de Operaciones", count = 2, role = "operations", min_level = 2, '
         'max_level = 3, certifications = ["NVIDIA-ASSOCIATE+"] },\n'
-        '  { title = "Network Specialist", count = 1,',
-        '{ title = "Operations Engineer", count = 3, role = "operations", min_level = 2, '
+        '  { title = "Network Specialist", title_es = "Especialista en Redes", count = 1,',
+        'title_es = "Ingeniero de Operaciones", count = 3, role = "operations", min_level = 2, '
         'max_level = 3, certifications = ["NVIDIA-ASSOCIATE+"] },\n'
-        '  { title = "Network Specialist", count = 1,',
+        '  { title = "Network Specialist", title_es = "Especialista en Redes", count = 1,',
     )
     # A new course, appended to the Foundations path.
     text = edit(
@@ -545,8 +545,8 @@ def test_a_row_with_several_edits_is_counted_once(db, tmp_path):
     each."""
     text = edit(
         seed_text(),
-        'name = "Foundations"\ntarget_months = 3',
-        'name = "Foundations (2027)"\ntarget_months = 3',
+        'name = "Foundations"\nname_es = "Fundamentos"\ntarget_months = 3',
+        'name = "Foundations (2027)"\nname_es = "Fundamentos (2027)"\ntarget_months = 3',
     )
     text = edit(
         text,
@@ -642,10 +642,10 @@ BROKEN: dict[str, BrokenCase] = {
             t,
             'count = 2, role = "operations", min_level = 2, max_level = 3, '
             'certifications = ["NVIDIA-ASSOCIATE+"] },\n  { title = "Network '
-            'Specialist", count = 1',
+            'Specialist", title_es = "Especialista en Redes", count = 1',
             'count = 2, role = "operations", min_level = 0, max_level = 3, '
             'certifications = ["NVIDIA-ASSOCIATE+"] },\n  { title = "Network '
-            'Specialist", count = 1',
+            'Specialist", title_es = "Especialista en Redes", count = 1',
         ),
         ["templates #1 (small)", "slots #2 (Operations Engineer)", "min_level", "at least 1"],
     ),

@@ -6,6 +6,7 @@ refused with a message naming the rule, not WTForms' generic one.
 
 from __future__ import annotations
 
+from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
 from wtforms import (
@@ -224,6 +225,11 @@ class TrackForm(FlaskForm):
             Length(max=MAX_TITLE_LENGTH),
         ],
     )
+    exam_name_es = StringField(
+        _l("Exam name in Spanish"),
+        validators=[Optional(), Length(max=MAX_TITLE_LENGTH)],
+        description=_l("Optional: without it, Spanish readers see the exam name above."),
+    )
     validity_months = IntegerField(
         "Validity (months)",
         default=DEFAULT_TRACK_VALIDITY_MONTHS,
@@ -271,7 +277,10 @@ class TrackForm(FlaskForm):
     courses = TextAreaField(
         "Courses",
         validators=[DataRequired(message="list at least one course")],
-        description="One per line, in path order: CODE | Title | hours",
+        description=_l(
+            "One per line, in path order: CODE | Title | hours, optionally followed by"
+            " | Spanish title"
+        ),
         render_kw={"rows": 5, "placeholder": "ACME-101 | Our cluster runbook | 6"},
     )
     path_code = StringField(
@@ -287,6 +296,11 @@ class TrackForm(FlaskForm):
             DataRequired(message="a path name is required"),
             Length(max=MAX_TITLE_LENGTH),
         ],
+    )
+    path_name_es = StringField(
+        _l("Learning path name in Spanish"),
+        validators=[Optional(), Length(max=MAX_TITLE_LENGTH)],
+        description=_l("Optional: without it, Spanish readers see the path name above."),
     )
     target_months = IntegerField(
         "Target duration (months)",

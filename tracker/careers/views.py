@@ -76,7 +76,7 @@ from tracker.people.services.access import can_view, visible_engineers
 from tracker.people.services.persons import level_history
 from tracker.readiness.services.team import can_view_team
 from tracker.signals import showing_dashboard
-from tracker.web import csv_download, role_required
+from tracker.web import csv_download, named, role_required
 
 bp = Blueprint("careers", __name__, url_prefix="/careers")
 
@@ -113,14 +113,14 @@ def mine():
 def _level_form(session: Session, form: LevelForm | None = None) -> LevelForm:
     form = form or LevelForm(prefix="level")
     form.level.choices = choices(
-        (n, f"{n} · {lv.name}") for n, lv in sorted(load_levels(session).items())
+        (n, f"{n} · {named(lv)}") for n, lv in sorted(load_levels(session).items())
     )
     return form
 
 
 def _skill_form(session: Session, form: SkillForm | None = None) -> SkillForm:
     form = form or SkillForm(prefix="skill")
-    form.speciality.choices = choices((s.code, s.name) for s in specialities(session))
+    form.speciality.choices = choices((s.code, named(s)) for s in specialities(session))
     return form
 
 
@@ -321,7 +321,7 @@ def _apprenticeship_choices(session: Session, form: ApprenticeshipForm) -> None:
         )
     form.path.choices = choices(
         [("", "— the junior's first unfinished path —")]
-        + [(p.id, p.name) for p in paths_with_courses(session)]
+        + [(p.id, named(p)) for p in paths_with_courses(session)]
     )
 
 
@@ -453,7 +453,7 @@ def bonus_amounts():
     on = today()
     form = BonusForm()
     form.credential.choices = choices(
-        (c.code, f"{c.code} · {c.name}") for c in bonus_credentials(session)
+        (c.code, f"{c.code} · {named(c)}") for c in bonus_credentials(session)
     )
     if not form.is_submitted():
         form.effective_on.data = on
