@@ -336,7 +336,7 @@ def catalog():
             show_errors(form, exc)
         else:
             flash(
-                f"Internal track {path.name} created: {len(path.path_courses)} courses "
+                f"Internal track {named(path)} created: {len(path.path_courses)} courses "
                 f"ending in exam {form.exam_code.data.strip()}.",
                 "success",
             )
