@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session, sessionmaker
 import tracker.catalog.models as catalog_models
 import tracker.models  # noqa: F401  (fills the metadata with every table)
 from tests import factories
-from tracker.catalog.models import Course, LearningPath
+from tracker.catalog.models import Course, LearningPath, TeamTemplate
 from tracker.catalog.services.reads import catalog_dict
 from tracker.catalog.services.seed_loading import load_seed
 from tracker.catalog.services.seed_reading import SeedError, read_seed
@@ -537,6 +537,37 @@ def test_loading_the_original_again_restores_the_catalog(db, tmp_path):
     assert after["exams"] == before["exams"]
     assert after["templates"] == before["templates"]
     assert db.scalars(select(Course).where(Course.code == "DGX-OPS")).one().hours == Decimal("12.5")
+
+
+def _slots(db: Session, code: str) -> list[tuple[int, int, str, str, int]]:
+    template = db.scalars(select(TeamTemplate).where(TeamTemplate.code == code)).one()
+    db.refresh(template)
+    return [(s.id, s.position, s.title, s.title_es, s.count) for s in template.slots]
+
+
+def test_slots_are_edited_in_place_keeping_their_rows(db, tmp_path):
+    """A new count or title keeps each slot's row; a removed slot goes, an added one comes."""
+    before = _slots(db, "small")
+    lead = (
+        '  { title = "Infrastructure Lead", title_es = "Líder de Infraestructura", count = 1, '
+        'role = "lead", min_level = 4, max_level = 4, '
+        'certifications = ["NVIDIA-PROFESSIONAL", "VENDOR-EXPERT"] },\n'
+    )
+    text = edit(seed_text(), lead, lead.replace('"Líder de Infraestructura"', '"Jefe de equipo"'))
+    load_seed(db, write(tmp_path, text))
+    renamed = _slots(db, "small")
+    assert [s[0] for s in renamed] == [s[0] for s in before]
+    assert renamed[0][2:] == ("Infrastructure Lead", "Jefe de equipo", 1)
+
+    load_seed(db, write(tmp_path, edit(seed_text(), lead, "")))
+    shorter = _slots(db, "small")
+    assert [(s[1], s[2]) for s in shorter] == [
+        (1, "Operations Engineer"),
+        (2, "Network Specialist"),
+    ]
+
+    load_seed(db, SEED)
+    assert [s[1:] for s in _slots(db, "small")] == [s[1:] for s in before]
 
 
 def test_a_row_with_several_edits_is_counted_once(db, tmp_path):

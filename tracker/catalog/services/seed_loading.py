@@ -301,21 +301,29 @@ def _apply(loader: _Loader, data: SeedFile) -> None:
             for s in row.slots
         ]
         if current_slots != wanted_slots:
-            row.slots.clear()
-            session.flush()
-            for slot in template.slots:
-                row.slots.append(
-                    TemplateSlot(
-                        position=len(row.slots) + 1,
-                        title=slot.title,
-                        title_es=slot.title_es,
-                        count=slot.count,
-                        job_role=roles[slot.role],
-                        min_level=slot.min_level,
-                        max_level=slot.max_level,
-                        credentials=creds(slot.certifications),
-                    )
-                )
+            # Edited in place, position by position: a slot keeps its row (and id)
+            # through a new count or a translated title.
+            kept = list(row.slots)
+            for position, slot in enumerate(template.slots, start=1):
+                values: dict[str, Any] = {
+                    "position": position,
+                    "title": slot.title,
+                    "title_es": slot.title_es,
+                    "count": slot.count,
+                    "job_role": roles[slot.role],
+                    "min_level": slot.min_level,
+                    "max_level": slot.max_level,
+                    "credentials": creds(slot.certifications),
+                }
+                if position <= len(kept):
+                    existing = kept[position - 1]
+                    for key, value in values.items():
+                        if getattr(existing, key) != value:
+                            setattr(existing, key, value)
+                else:
+                    row.slots.append(TemplateSlot(**values))
+            for extra in kept[len(template.slots) :]:
+                row.slots.remove(extra)
             if not loader.is_new(row):
                 loader.report.count("team_templates", False, row)
 
