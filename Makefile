@@ -20,9 +20,11 @@ $(STAMP): pyproject.toml
 # language's catalogue. Sorted and without source locations, so that branches adding
 # strings side by side merge cleanly; no fuzzy guesses, so a new string shows up as
 # untranslated instead of wrongly translated.
+# --ignore-dirs: by default Babel skips every folder whose name starts with _,
+# and templates/_macros holds strings too; only hidden folders are left out.
 messages: $(STAMP)
 	$(BIN)/pybabel extract -F babel.cfg -k lazy_gettext -k _l -k N_ -k msg --no-location --sort-output \
-		--project tracker -o $(TRANSLATIONS)/messages.pot .
+		--ignore-dirs '.*' --project tracker -o $(TRANSLATIONS)/messages.pot .
 	$(BIN)/pybabel update -i $(TRANSLATIONS)/messages.pot -d $(TRANSLATIONS) \
 		--no-fuzzy-matching --ignore-obsolete --ignore-pot-creation-date
 

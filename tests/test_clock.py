@@ -64,8 +64,8 @@ def test_the_dashboard_is_as_of_the_configured_zones_date(client, auth, db, unpi
     engineer = factories.engineer(db, email="tz@example.com")
     auth.login(engineer.email)
     page = client.get("/dashboard").get_data(as_text=True)
-    assert f"as of {there.isoformat()}" in page
-    assert f"as of {dt.datetime.now(dt.UTC).date().isoformat()}" not in page
+    assert f'as of <time datetime="{there.isoformat()}">' in page
+    assert f'as of <time datetime="{dt.datetime.now(dt.UTC).date().isoformat()}">' not in page
 
 
 def test_commands_reason_about_the_configured_zones_date(runner, db, unpinned):

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
+from flask_babel import lazy_gettext as _l
 from werkzeug.datastructures import MultiDict
-from wtforms import Form, SelectField
+from wtforms import DecimalField, Form, SelectField
 from wtforms.validators import InputRequired, Optional
 
-from tracker.forms import ChosenSelect, ListedChoice, choices, optional_id
+from tests.test_i18n import ENGLISH, SPANISH
+from tracker.catalog.rules import LEVEL_RULE
+from tracker.forms import ChosenSelect, DecimalRange, ListedChoice, choices, optional_id
 
 
 class Scene(Form):
@@ -62,3 +67,43 @@ def test_a_form_posting_to_its_own_page_has_no_empty_action(client) -> None:
     html = client.get("/login").get_data(as_text=True)
     assert '<form method="post" class=' in html
     assert 'action=""' not in html
+
+
+# --- the shared validators' messages, in the request's language --------------------------
+
+
+class Amounts(Form):
+    hours = DecimalField(
+        "Hours",
+        places=None,
+        validators=[DecimalRange(_l("hours"), places=2, above=Decimal(0), maximum=Decimal(24))],
+    )
+    cost = DecimalField(
+        "Cost",
+        places=None,
+        validators=[DecimalRange("cost", places=2, minimum=Decimal(0), maximum=Decimal(1_000_000))],
+    )
+    level = ListedChoice("Level", choices=choices([(1, "1")]), not_listed=LEVEL_RULE)
+
+
+BAD_AMOUNTS = MultiDict({"hours": "30", "cost": "1.234", "level": "9"})
+
+
+def test_the_shared_validators_keep_their_english(app) -> None:
+    with app.test_request_context("/", headers=ENGLISH):
+        form = Amounts(BAD_AMOUNTS)
+        assert not form.validate()
+        assert form.hours.errors == ["hours must be more than 0 and at most 24"]
+        assert form.cost.errors == ["cost must have at most 2 decimals"]
+        assert [str(e) for e in form.level.errors] == ["level must be from 1 to 5"]
+
+
+def test_the_shared_validators_speak_the_requests_language(app) -> None:
+    with app.test_request_context("/", headers=SPANISH):
+        form = Amounts(MultiDict({**BAD_AMOUNTS, "cost": "2000000"}))
+        assert not form.validate()
+        assert form.hours.errors == ["«horas» debe ser mayor que 0 y como máximo 24"]
+        # The bound in the locale's digits; a label given as plain text stays as it is.
+        assert form.cost.errors == ["«cost» debe ser como mínimo 0 y como máximo 1.000.000"]
+        # A domain rule given as a select's refusal is shown in the request's language.
+        assert [str(e) for e in form.level.errors] == ["el nivel debe estar entre 1 y 5"]

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
+import pickle
 import re
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 from babel.messages.extract import extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.pofile import read_po
+from flask import render_template
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 
@@ -21,17 +25,22 @@ from tracker.config import PROJECT_ROOT
 from tracker.errors import ValidationError
 from tracker.i18n import (
     N_,
+    amount,
+    day,
     format_day,
     format_hours,
     format_money,
     format_month,
     format_points,
+    grouped,
     join,
     msg,
     translate,
 )
 from tracker.people.rules import LOCALE_RULE
 from tracker.people.services.persons import find_engineer, set_locale
+from tracker.progress.rules import HOURS_PER_DAY_TEXT
+from tracker.web import DATABASE_UNAVAILABLE, lazy_localized
 
 SPANISH = {"Accept-Language": "es-ES,es;q=0.9,en;q=0.5"}
 ENGLISH = {"Accept-Language": "en-GB,en;q=0.9"}
@@ -217,6 +226,19 @@ def test_a_failed_sign_in_says_so_in_the_language(client, db, limiter):
     assert "El correo electrónico o la contraseña no son correctos." in response.text
 
 
+def test_a_filter_of_a_constant_is_drawn_in_each_readers_language(app):
+    # Jinja computes a filter of a constant when it compiles the template: the
+    # first reader's language would stay for everyone after (the forecast's ticks).
+    with app.test_request_context(headers=ENGLISH):
+        template = app.jinja_env.from_string(
+            "{{ 100|percent }} · {{ 1234.5|hours }} · {{ [{'name': 'Team', 'name_es': 'Equipo'}]"
+            " | map('named') | join }}"
+        )
+        assert template.render() == "100% · 1,234.5 · Team"
+    with app.test_request_context(headers=SPANISH):
+        assert template.render() == "100\xa0% · 1.234,5 · Equipo"
+
+
 def test_an_unknown_default_language_is_refused_at_start(database_url):
     with pytest.raises(ValueError, match="TRACKER_DEFAULT_LOCALE must be one of en, es"):
         create_app({"DATABASE_URL": database_url, "SECRET_KEY": "x", "DEFAULT_LOCALE": "fr"})
@@ -230,13 +252,22 @@ def spanish_catalogue():
         return read_po(source)
 
 
+def not_hidden(directory: str) -> bool:
+    """Look in every folder but hidden ones: Babel's default skips _macros too."""
+    return not Path(directory).name.startswith(".")
+
+
 def extracted() -> dict[str, list[str]]:
     """Return every string `make messages` extracts, with the files that mark it."""
     with (PROJECT_ROOT / "babel.cfg").open() as config:
         method_map, options_map = parse_mapping_cfg(config)
     found: dict[str, list[str]] = {}
     for path, _, message, _, _ in extract_from_dir(
-        str(PROJECT_ROOT), method_map, options_map, keywords=KEYWORDS
+        str(PROJECT_ROOT),
+        method_map,
+        options_map,
+        keywords=KEYWORDS,
+        directory_filter=not_hidden,
     ):
         singular = message if isinstance(message, str) else message[0]
         found.setdefault(singular, []).append(path)
@@ -283,6 +314,24 @@ def test_a_parameter_that_is_itself_a_marked_message_is_translated_too():
     assert translate(nested, "es") == "debe ser uno de debe ser una lista"
 
 
+def test_numbers_and_dates_inside_a_message_keep_their_english_and_follow_the_locale():
+    refusal = msg(
+        "must be at most %(le)s",
+        le=msg("%(n)s by %(day)s", n=grouped(10_000_000), day=day(dt.date(2026, 12, 1))),
+    )
+    assert refusal == "must be at most 10,000,000 by 2026-12-01"
+    assert translate(refusal, "en") == "must be at most 10,000,000 by 2026-12-01"
+    assert translate(refusal, "es") == "debe ser como máximo 10.000.000 by 1 dic 2026"
+
+
+def test_a_lazily_localized_message_speaks_the_language_of_the_request_that_shows_it(app):
+    shown = lazy_localized(msg("must be at most %(le)s", le=grouped(1_000_000)))
+    with app.test_request_context(headers=SPANISH):
+        assert str(shown) == "debe ser como máximo 1.000.000"
+    with app.test_request_context(headers=ENGLISH):
+        assert str(shown) == "must be at most 1,000,000"
+
+
 @pytest.mark.parametrize(
     ("locale", "hours", "points", "whole", "cents", "day", "month"),
     [
@@ -312,3 +361,65 @@ def test_the_apis_refusals_speak_the_requests_language(client, db):
     assert "este campo es obligatorio" in spanish.json["errors"].values()
     # The keys are the API's field names in both languages.
     assert english.json["errors"].keys() == spanish.json["errors"].keys()
+
+
+def test_a_date_or_an_amount_inside_a_message_is_iso_in_english_and_local_in_spanish():
+    refusal = msg(
+        "%(rule)s; %(total)s h are already logged on %(date)s",
+        rule=HOURS_PER_DAY_TEXT,
+        total=amount(Decimal("1234.50")),
+        date=day(dt.date(2026, 12, 1)),
+    )
+    english = "a day holds at most 24 hours; 1234.5 h are already logged on 2026-12-01"
+    assert refusal == english and translate(refusal, "en") == english
+    assert translate(refusal, "es") == (
+        "un día admite como máximo 24 horas; ya hay 1.234,5 h registradas el 1 dic 2026"
+    )
+    # Copies (the errors of a refused form are copied about) keep the value, not only its text.
+    for copied in (copy.deepcopy(refusal), pickle.loads(pickle.dumps(refusal))):
+        assert translate(copied, "es") == translate(refusal, "es")
+
+
+# --- shared pieces of pages: the calendar feed, the outage page, the API reference --------
+
+
+def test_the_calendar_feed_section_is_in_the_language(client, auth, db):
+    auth.sign_in(factories.engineer(db, locale="es"))
+    page = client.get("/profile").get_data(as_text=True)
+    assert "Calendario suscrito" in page and "Crear enlace de calendario" in page
+    assert "fechas de caducidad de mis certificaciones" in page
+    assert "Calendar feed" not in page and "Create calendar link" not in page
+
+
+def test_the_outage_page_is_in_the_language(app):
+    with app.test_request_context("/", headers=SPANISH):
+        page = render_template("unavailable.html", message=DATABASE_UNAVAILABLE)
+    assert "503 · Servicio no disponible" in page
+    assert "La base de datos no está disponible o está ocupada" in page
+    assert "Service Unavailable" not in page and str(DATABASE_UNAVAILABLE) not in page
+
+
+def test_the_api_reference_is_in_the_language_and_its_paths_stay(client):
+    page = client.get("/api/docs", headers=SPANISH).get_data(as_text=True)
+    assert "Referencia de la API" in page and "Rechazos" in page and "Operaciones" in page
+    assert "Datos incorrectos: se nombra cada campo con la regla que incumple" in page
+    assert "POST /api/v1/hours" in page and "ErrorsOut" in page
+    for english in ("API reference", "Refusals", "Bad input:", "Every operation below"):
+        assert english not in page
+    # The document itself is the API's, in English whatever the reader's language.
+    document = client.get("/api/v1/openapi.json", headers=SPANISH).get_json()
+    described = document["components"]["responses"]["BadRequest"]["description"]
+    assert described.startswith("Bad input:")
+
+
+def test_the_apis_refusals_of_progress_rules_speak_the_requests_language(client, db):
+    token = token_for(db, factories.engineer(db))
+    headers = {"Authorization": f"Bearer {token}", **SPANISH}
+    body = {"course": "FDL", "date": "2026-11-28", "hours": 30}
+    too_many = client.post("/api/v1/hours", json=body, headers=headers)
+    both = client.post("/api/v1/hours", json={**body, "hours": 2, "course_id": 1}, headers=headers)
+    assert too_many.status_code == both.status_code == 400
+    assert too_many.json["errors"]["hours"] == "las horas deben ser más de 0 y como máximo 24"
+    assert both.json["errors"]["course"] == "indicar el curso por código o por course_id, no ambos"
+    english = client.post("/api/v1/hours", json=body, headers={**headers, **ENGLISH})
+    assert english.json["errors"]["hours"] == "hours must be more than 0 and at most 24"

@@ -6,17 +6,21 @@ from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from markupsafe import Markup
+from flask_babel import lazy_gettext as _l
+from flask_babel.speaklater import LazyString
+from markupsafe import Markup, escape
 from wtforms import Field, Form, SelectField
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import ValidationError
 from wtforms.widgets import Select
 
 from tracker.errors import ValidationError as DomainError
-from tracker.web import localized_errors
+from tracker.i18n import Message, amount, msg
+from tracker.web import localized, localized_errors
 
 # The choice that leaves an optional select empty (optional_id reads it as None).
-NO_CHOICE = ("", "— none —")
+NO_CHOICE = ("", _l("— none —"))
+NOT_LISTED = _l("choose one of the listed options")
 
 
 def optional_id(value: str | int | None) -> int | None:
@@ -49,14 +53,25 @@ class ChosenSelect(Select):
         return super().__call__(field, **kwargs)
 
 
-def ListedChoice(
-    label: str, not_listed: str = "choose one of the listed options", **kw: Any
-) -> SelectField:
+class _Later(LazyString):
+    """A domain message translated when shown, escaped like any text (LazyString's is not)."""
+
+    def __html__(self) -> Markup:
+        return escape(str(self))
+
+
+def shown_later(text: str) -> str:
+    """Return a domain message that a form shows in the language of the request showing it."""
+    if isinstance(text, Message):
+        return _Later(localized, text)
+    return text
+
+
+def ListedChoice(label: str, not_listed: str = NOT_LISTED, **kw: Any) -> SelectField:
     """A select whose value must be one of its choices; the message names the rule."""
     kw.setdefault("widget", ChosenSelect())
-    return SelectField(
-        label, invalid_value_message=not_listed, invalid_choice_message=not_listed, **kw
-    )
+    refusal = shown_later(not_listed)
+    return SelectField(label, invalid_value_message=refusal, invalid_choice_message=refusal, **kw)
 
 
 def choices(pairs: Iterable[tuple[Any, Any]]) -> list[SelectChoice]:
@@ -68,7 +83,8 @@ class DecimalRange:
     """Check a DecimalField: a finite number, at most `places` decimals, within bounds.
 
     WTForms' NumberRange compares with floats and chokes on NaN and infinity;
-    this compares Decimals exactly, so 0.01 passes "more than 0".
+    this compares Decimals exactly, so 0.01 passes "more than 0". `label` names
+    the field in the messages (the request's language when it is lazy).
     """
 
     def __init__(
@@ -95,7 +111,7 @@ class DecimalRange:
                 raise InvalidOperation
             exact = value == value.quantize(Decimal(1).scaleb(-self.places))
         except InvalidOperation:
-            raise ValidationError(f"{self.label} must be a number") from None
+            raise ValidationError(self._say(msg("%(label)s must be a number"))) from None
         if self.above is not None and value <= self.above:
             raise ValidationError(self._range())
         if self.minimum is not None and value < self.minimum:
@@ -103,18 +119,33 @@ class DecimalRange:
         if self.maximum is not None and value > self.maximum:
             raise ValidationError(self._range())
         if not exact:
-            raise ValidationError(f"{self.label} must have at most {self.places} decimals")
+            raise ValidationError(self._say(msg("%(label)s must have at most %(places)s decimals")))
+
+    def _say(self, message: Message) -> str:
+        """Return `message` with the label and bounds filled in, in the request's language."""
+        bounds = {
+            name: amount(bound)
+            for name, bound in (
+                ("above", self.above),
+                ("minimum", self.minimum),
+                ("maximum", self.maximum),
+            )
+            if bound is not None
+        }
+        filled = msg(message.template, label=str(self.label), places=self.places, **bounds)
+        return localized(filled)
 
     def _range(self) -> str:
-        low = (
-            f"more than {self.above}"
-            if self.above is not None
-            else f"at least {self.minimum}"
-            if self.minimum is not None
-            else None
-        )
-        high = f"at most {self.maximum}" if self.maximum is not None else None
-        return f"{self.label} must be " + " and ".join(p for p in (low, high) if p)
+        # One whole sentence per pair of bounds, so a translation need not glue parts.
+        if self.above is not None and self.maximum is not None:
+            return self._say(msg("%(label)s must be more than %(above)s and at most %(maximum)s"))
+        if self.minimum is not None and self.maximum is not None:
+            return self._say(msg("%(label)s must be at least %(minimum)s and at most %(maximum)s"))
+        if self.above is not None:
+            return self._say(msg("%(label)s must be more than %(above)s"))
+        if self.minimum is not None:
+            return self._say(msg("%(label)s must be at least %(minimum)s"))
+        return self._say(msg("%(label)s must be at most %(maximum)s"))
 
 
 def show_errors(form: Form, exc: DomainError, mapping: dict[str, str] | None = None) -> None:

@@ -10,9 +10,9 @@ constant still fills a CHECK constraint or a log line as it is.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 
 from babel import Locale
@@ -71,6 +71,28 @@ class Joined(Message):
         return self.separator.join(str(_translated(p, translations)) for p in self.parts)
 
 
+class Shown(Message):
+    """A value inside a message, in the reader's locale; in English as the domain writes it."""
+
+    show: Callable[[str], str]
+
+    def __new__(cls, english: str, show: Callable[[str], str]) -> Shown:
+        made = str.__new__(cls, english)
+        made.template = str(made)
+        made.params = {}
+        made.show = show
+        return made
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Copies and pickles rebuild from the value's formatter, not from the text alone.
+        return (type(self), (str(self), self.show))
+
+    def translated(self, translations: NullTranslations) -> str:
+        """Return the value as the language of `translations` writes it."""
+        locale = translations.info().get("language") or DEFAULT_LOCALE
+        return str(self) if locale == DEFAULT_LOCALE else self.show(locale)
+
+
 def N_(text: str) -> Message:
     """Mark a fixed text for translation where it is shown."""
     return Message(text)
@@ -84,6 +106,22 @@ def msg(template: str, **params: object) -> Message:
 def join(parts: Iterable[str], separator: str = "; ") -> Joined:
     """Join messages into one whose parts are translated each."""
     return Joined(parts, separator)
+
+
+def day(value: dt.date) -> Shown:
+    """Mark a date inside a message: ISO in the English text, 1 dic 2026 in Spanish."""
+    return Shown(value.isoformat(), partial(format_day, value))
+
+
+def amount(value: Decimal | int) -> Shown:
+    """Mark hours or an amount inside a message: 1234.5 in English, 1.234,5 in Spanish."""
+    exact = Decimal(value)
+    return Shown(f"{exact.normalize():f}", partial(format_hours, exact))
+
+
+def grouped(value: Decimal | int) -> Shown:
+    """Mark a number inside a message: 10,000,000 in English, grouped as the locale does."""
+    return Shown(f"{value:,}", partial(format_number, value))
 
 
 def _translated(value: object, translations: NullTranslations) -> object:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from decimal import Decimal, InvalidOperation
-from typing import Annotated, Any
+from typing import Annotated, Any, Generic, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -32,6 +32,7 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, InitErrorDetails, PydanticCustomError
 
 from tracker.db import MAX_ID
+from tracker.i18n import N_, msg
 
 DATE_PATTERN = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
@@ -237,6 +238,44 @@ class Query(BaseModel):
         return data
 
 
+# --- pages of a list -------------------------------------------------------------------
+
+# Every list of the API answers a page at a time.
+DEFAULT_LIMIT = 50
+MAX_LIMIT = 500
+LIMIT_RULE = msg("must be a whole number from 1 to %(max)s", max=MAX_LIMIT)
+# A cursor is what a page answered as `next`: URL-safe characters, short enough for a
+# URL yet long enough for any key a list sorts by (a team's name of 120 characters
+# beyond Unicode's first plane, JSON-escaped, base64-encoded: under 2,000).
+MAX_CURSOR_LENGTH = 2048
+CURSOR_PATTERN = r"^[A-Za-z0-9_.-]*$"
+CURSOR_RULE = N_("must be the `next` of a page of this list, unchanged")
+CURSOR_REFUSALS = ("string_type", "string_too_long", "string_pattern_mismatch")
+
+
+class PageQuery(Query):
+    """?limit=N rows a page (default 50, at most 500) and ?cursor= the previous page's `next`."""
+
+    limit: Annotated[
+        int,
+        Field(ge=1, le=MAX_LIMIT, description=f"rows a page, 1 to {MAX_LIMIT}"),
+        query_int(LIMIT_RULE),
+        worded(LIMIT_RULE),
+    ] = DEFAULT_LIMIT
+    cursor: (
+        Annotated[
+            str,
+            Field(
+                max_length=MAX_CURSOR_LENGTH,
+                pattern=CURSOR_PATTERN,
+                description="the `next` of the previous page; absent (or empty) for the first",
+            ),
+            worded(CURSOR_RULE, *CURSOR_REFUSALS),
+        ]
+        | None
+    ) = None
+
+
 def _with(
     title: str, crossed: dict[str, str], data: Any, exc: ValidationError | None = None
 ) -> ValidationError:
@@ -285,3 +324,15 @@ class Answer(BaseModel):
     def dump(self) -> dict[str, Any]:
         """Return the answer as JSON-ready data, fields under their public names."""
         return self.model_dump(mode="json", by_alias=True)
+
+
+Item = TypeVar("Item", bound=Answer)
+
+
+class Page(Answer, Generic[Item]):
+    """A page of a list: its rows in the list's order, and the cursor of the page after."""
+
+    items: list[Item]
+    next: str | None = Field(
+        description="send it as ?cursor= for the next page; null on the last page"
+    )

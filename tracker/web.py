@@ -17,6 +17,8 @@ from flask import session as cookie_session
 from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
 from flask_babel import get_locale
 from flask_babel import lazy_gettext as _l
+from flask_babel.speaklater import LazyString
+from jinja2 import pass_context
 from sqlalchemy.exc import DBAPIError, OperationalError
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
@@ -25,6 +27,7 @@ from tracker.db import MAX_ID, WRITE_INTENT
 from tracker.i18n import (
     DEFAULT_CURRENCY,
     DEFAULT_LOCALE,
+    N_,
     format_day,
     format_hours,
     format_money,
@@ -278,7 +281,7 @@ class CookieSessionOutsideApi(SecureCookieSessionInterface):
 FORM_MIMETYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 
 
-DATABASE_UNAVAILABLE = (
+DATABASE_UNAVAILABLE = N_(
     "The database is unavailable or busy right now, so nothing was changed. Try again in a minute."
 )
 
@@ -347,6 +350,11 @@ def localized(text: str) -> str:
     return translate(text, current_locale())
 
 
+def lazy_localized(text: str) -> LazyString:
+    """Return a domain message shown in the language of the request that draws it (a form's)."""
+    return LazyString(localized, text)
+
+
 def localized_errors(errors: Mapping[str, str]) -> dict[str, str]:
     """Return a field → message map in the request's language."""
     return translate_errors(errors, current_locale())
@@ -401,6 +409,19 @@ class IdConverter(IntegerConverter):
         super().__init__(map, fixed_digits=fixed_digits, min=min, max=max, signed=signed)
 
 
+def _per_request(template_filter: Callable[..., str]) -> Callable[..., str]:
+    """Return `template_filter` as a filter Jinja runs at each render, never when compiling."""
+
+    # Jinja computes a filter of a constant (`{{ 100|percent }}`) once, when it
+    # compiles the template, in the language of whoever drew it first; a filter
+    # that asks for its context is left to the render, in each reader's language.
+    @pass_context
+    def drawn(_context: object, value: Any, *args: Any, **kwargs: Any) -> str:
+        return template_filter(value, *args, **kwargs)
+
+    return drawn
+
+
 def init_app(app: Flask) -> None:
     """Install the request-boundary hooks and template filters on the app."""
     for name, template_filter in (
@@ -413,7 +434,7 @@ def init_app(app: Flask) -> None:
         ("named", named),
         ("tr", localized),
     ):
-        app.add_template_filter(template_filter, name)
+        app.add_template_filter(_per_request(template_filter), name)
     app.add_template_global(error_name)
     app.add_template_global(error_description)
     # Before any blueprint adds its rules, which read the converters.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from decimal import Decimal
 from urllib.parse import urlsplit
 
@@ -203,7 +204,8 @@ def test_level_change_writes_the_level_history(admin_client, admin, db, person):
     assert (change.from_level, change.to_level, change.changed_on) == (1, 3, TODAY)
     assert change.changed_by_id == admin.id
     page = text(admin_client.get(f"/admin/people/{person.id}"))
-    assert "<td>2026-11-29</td><td>1</td>" in page and "Ada Admin" in page
+    day = '<td><time datetime="2026-11-29">Nov 29, 2026</time></td>'
+    assert f"{day}<td>1</td>" in page and "Ada Admin" in page
 
 
 def test_the_level_history_is_listed_newest_first(admin_client, admin, db, person):
@@ -211,8 +213,11 @@ def test_the_level_history_is_listed_newest_first(admin_client, admin, db, perso
     set_level(db, person, 4, admin, dt.date(2027, 2, 1))
     page = text(admin_client.get(f"/admin/people/{person.id}"))
     # The first row is the level recorded when the person was added.
-    newest_first = ["<td>2027-02-01</td><td>2</td>", "<td>2026-12-01</td><td>1</td>"]
-    newest_first.append("<td>2026-11-29</td><td>—</td>")
+    newest_first = [
+        '<time datetime="2027-02-01">Feb 1, 2027</time></td><td>2</td>',
+        '<time datetime="2026-12-01">Dec 1, 2026</time></td><td>1</td>',
+        '<time datetime="2026-11-29">Nov 29, 2026</time></td><td>—</td>',
+    ]
     at = [page.index(cells) for cells in newest_first]
     assert at == sorted(at)
 
@@ -391,3 +396,37 @@ def test_admin_cannot_deactivate_themselves(admin_client, db, admin):
     assert response.status_code == 400
     assert "you cannot deactivate your own account" in response.text
     assert fresh(db, admin).active is True
+
+
+# --- the language setting -------------------------------------------------------
+
+
+def test_add_person_with_a_language(admin_client, db, add_data):
+    response = admin_client.post("/admin/people/new", data={**add_data, "locale": "es"})
+    assert response.status_code == 302
+    assert db.scalars(
+        select(Engineer).where(Engineer.email == "noor@example.com")
+    ).one().locale == ("es")
+
+
+def test_add_person_refuses_an_unknown_language(admin_client, db, add_data):
+    before = count(db, Engineer)
+    response = admin_client.post("/admin/people/new", data={**add_data, "locale": "fr"})
+    assert response.status_code == 400
+    assert field_error(response.text, "locale") == "choose one of the listed languages"
+    assert count(db, Engineer) == before
+
+
+def test_the_edit_form_shows_and_changes_the_language(admin_client, db, person):
+    person.locale = "es"
+    db.flush()
+    page = admin_client.get(f"/admin/people/{person.id}").text
+    assert re.search(
+        r'<option[^>]*selected[^>]*value="es"|<option[^>]*value="es"[^>]*selected', page
+    )
+    response = admin_client.post(f"/admin/people/{person.id}", data=edit_data(person, locale="en"))
+    assert response.status_code == 302
+    assert fresh(db, person).locale == "en"
+    response = admin_client.post(f"/admin/people/{person.id}", data=edit_data(person, locale="xx"))
+    assert response.status_code == 400
+    assert fresh(db, person).locale == "en"

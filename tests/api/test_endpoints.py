@@ -112,11 +112,12 @@ def test_log_list_update_and_delete_hours(api: Api, db: Session, scene: Scene) -
     assert response.get_json()["hours"] == 8
 
     listed = api.get("/api/v1/hours", token).get_json()
-    assert listed["engineer"]["id"] == scene.target.id
-    assert [(e["date"], e["hours"]) for e in listed["entries"]] == [
+    assert {e["engineer"]["id"] for e in listed["items"]} == {scene.target.id}
+    assert [(e["date"], e["hours"]) for e in listed["items"]] == [
         ("2026-11-21", 8),
         ("2026-11-20", 1.5),
     ]
+    assert listed["next"] is None
 
     url = f"/api/v1/hours/{entry['id']}"
     response = api.put(url, token, {"course": "FDL", "date": "2026-11-19", "hours": 2.25})
@@ -127,7 +128,7 @@ def test_log_list_update_and_delete_hours(api: Api, db: Session, scene: Scene) -
 
     assert api.delete(url, token).status_code == 204
     assert api.get(url, token).status_code == 404
-    assert len(api.get("/api/v1/hours", token).get_json()["entries"]) == 1
+    assert len(api.get("/api/v1/hours", token).get_json()["items"]) == 1
 
     events = db.scalars(
         select(AuditEvent)
@@ -161,9 +162,10 @@ def test_a_manager_reads_a_reports_hours(api: Api, db: Session, scene: Scene) ->
     )
     response = api.get(f"/api/v1/hours?engineer={scene.target.id}", scene.tokens["manager"])
     assert response.status_code == 200
-    assert [e["hours"] for e in response.get_json()["entries"]] == [3]
+    assert [e["hours"] for e in response.get_json()["items"]] == [3]
     # Without ?engineer the manager sees their own (empty) log.
-    assert api.get("/api/v1/hours", scene.tokens["manager"]).get_json()["entries"] == []
+    own = api.get("/api/v1/hours", scene.tokens["manager"]).get_json()
+    assert own == {"items": [], "next": None}
 
 
 # --- exam attempts ---------------------------------------------------------------
@@ -462,7 +464,7 @@ def listed(api: Api, token: str, query: str = "") -> list[tuple[str, str, str, s
     assert response.status_code == 200, response.get_json()
     return [
         (c["engineer"]["name"], c["credential"]["code"], c["expires_on"], c["status"])
-        for c in response.get_json()["certifications"]
+        for c in response.get_json()["items"]
     ]
 
 

@@ -41,6 +41,16 @@ ENDPOINTS: dict[str, tuple[Request, dict[str, int]]] = {
         lambda s: ("GET", f"/api/v1/engineers/{s.target.id}/progress", None),
         READ,
     ),
+    "GET engineer": (lambda s: ("GET", f"/api/v1/engineers/{s.target.id}", None), READ),
+    "PATCH engineer's language": (
+        lambda s: ("PATCH", f"/api/v1/engineers/{s.target.id}", {"locale": "es"}),
+        # A person's settings are their own (or an admin's) to change, not the manager's.
+        expect(200, 403, 403, 403, 200),
+    ),
+    "POST engineer": (
+        lambda s: ("POST", "/api/v1/engineers", {"email": "new@example.com", "name": "New"}),
+        expect(403, 403, 403, 403, 201),
+    ),
     "GET hours of": (lambda s: ("GET", f"/api/v1/hours?engineer={s.target.id}", None), READ),
     "GET hours entry": (lambda s: ("GET", f"/api/v1/hours/{s.entry.id}", None), READ),
     "GET certifications of": (

@@ -131,9 +131,10 @@ def snap(page, label: str) -> Path:
 
 
 def sign_in(page, email: str, password: str = DEMO_PASSWORD) -> None:
-    """Sign in through the form and land on the dashboard."""
+    """Sign in through the form and land on the dashboard, whatever the page's language."""
     page.goto("/login")
-    page.get_by_label("Email").fill(email)
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Sign in").click()
+    form = page.locator("form:has(input[name=password])")
+    form.locator("input[name=email]").fill(email)
+    form.locator("input[name=password]").fill(password)
+    form.locator("[type=submit]").click()
     page.wait_for_url("**/dashboard")

@@ -9,7 +9,7 @@ itself sees of the session cookie: script cannot read it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from urllib.parse import parse_qsl, urlsplit
@@ -181,13 +181,21 @@ def check(page, url: str, status: int) -> Visit:
 class Crawler:
     """Sign in each role once; open every page it reaches, once per endpoint and query keys."""
 
-    def __init__(self, browser, base_url: str) -> None:
+    def __init__(
+        self,
+        browser,
+        base_url: str,
+        check: Callable[[object, str, int], Visit] = check,
+        roles: Mapping[str, str | None] = ROLES,
+        locale: str | None = None,
+    ) -> None:
         from tracker import create_app
 
         self.app = create_app({"DATABASE_URL": "sqlite://", "SECRET_KEY": "x"})
         self.app.extensions["tracker.engine"].dispose()
         self.urls = self.app.url_map.bind("localhost")
         self.browser, self.base_url = browser, base_url
+        self.check, self.roles, self.locale = check, roles, locale
         self.crawls: dict[str, Crawl] = {}
 
     def key(self, url: str) -> str | None:
@@ -208,7 +216,7 @@ class Crawler:
         if role in self.crawls:
             return self.crawls[role]
         context = self.browser.new_context(
-            base_url=self.base_url, viewport={"width": 1280, "height": 900}
+            base_url=self.base_url, viewport={"width": 1280, "height": 900}, locale=self.locale
         )
         context.set_default_timeout(15_000)
         # Loaded with every page: cheaper than sending axe over with each check.
@@ -218,8 +226,8 @@ class Crawler:
             "console",
             lambda m: crawl.csp.append(m.text) if "Content Security Policy" in m.text else None,
         )
-        if ROLES[role] is not None:
-            sign_in(crawl.page, ROLES[role])
+        if self.roles[role] is not None:
+            sign_in(crawl.page, self.roles[role])
         self.crawls[role] = crawl
         return crawl
 
@@ -237,7 +245,7 @@ class Crawler:
                 continue
             response = page.goto(url)
             assert response is not None, url
-            crawl.visits[key] = check(page, url, response.status)
+            crawl.visits[key] = self.check(page, url, response.status)
             links = page.eval_on_selector_all(
                 "a[href]",
                 "(as) => as.filter((a) => a.origin === location.origin)"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 import pytest
 from flask.testing import FlaskClient
@@ -11,8 +12,11 @@ from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.helpers import Api
+from tracker.careers.rules import EARLIEST_DATE
+from tracker.careers.services.bonuses import set_bonus
 from tracker.people.models import Engineer, Team
 from tracker.people.services.accounts import create_token
+from tracker.progress.services.certifications import record_attempt
 
 
 @pytest.fixture(autouse=True)
@@ -60,3 +64,24 @@ def people(db: Session) -> People:
     for name in ("manager", "other_manager", "admin", "junior", "senior", "report", "outsider"):
         found.tokens[name] = create_token(db, getattr(found, name), "test")[1]
     return found
+
+
+@pytest.fixture
+def earned(db: Session, people: People) -> People:
+    """Bonuses of 500 for NCA-AIIO, passed by junior, report and (renamed) outsider in 2026-Q4."""
+    set_bonus(
+        db,
+        factories.credential(db, "NCA-AIIO"),
+        Decimal("500"),
+        effective_on=EARLIEST_DATE,
+        today=factories.TODAY,
+    )
+    exam = factories.exam(db, "NCA-AIIO")
+    people.outsider.name = "=HYPERLINK(evil)"
+    for who, on in (
+        (people.junior, dt.date(2026, 10, 1)),
+        (people.report, dt.date(2026, 11, 15)),
+        (people.outsider, dt.date(2026, 11, 20)),
+    ):
+        record_attempt(db, who, exam, on, 80, True, factories.TODAY)
+    return people

@@ -346,7 +346,7 @@ def earned(db: Session, people: People) -> People:
 
 
 def names(response) -> list[str]:
-    return [row["engineer"]["name"] for row in response.get_json()["rows"]]
+    return [row["engineer"]["name"] for row in response.get_json()["items"]]
 
 
 def test_bonuses_rows_and_scope(api: Api, earned: People):
@@ -354,15 +354,14 @@ def test_bonuses_rows_and_scope(api: Api, earned: People):
     admin = api.get("/api/v1/bonuses?quarter=2026-Q4", p.tokens["admin"])
     assert admin.status_code == 200
     body = admin.get_json()
-    assert body["quarter"] == "2026-Q4"
-    assert (body["from"], body["to"]) == ("2026-10-01", "2026-12-31")
     assert names(admin) == ["Jules Junior", "Remy Report", "Otto Outsider"]
-    row = body["rows"][0]
+    assert body["next"] is None
+    row = body["items"][0]
     assert row["certification"]["code"] == "NCA-AIIO"
     assert row["passed_on"] == "2026-10-01"
     assert row["amount"] == 500
     assert row["renewal"] is False
-    assert body["total"] == 1500
+    assert sum(row["amount"] for row in body["items"]) == 1500
 
     assert names(api.get("/api/v1/bonuses?quarter=2026-Q4", p.tokens["manager"])) == [
         "Jules Junior",
@@ -374,7 +373,34 @@ def test_bonuses_rows_and_scope(api: Api, earned: People):
     assert names(api.get("/api/v1/bonuses?quarter=2026-Q4", p.tokens["junior"])) == ["Jules Junior"]
     assert names(api.get("/api/v1/bonuses?quarter=2026-Q3", p.tokens["senior"])) == ["Sasha Senior"]
     # Without a quarter: today's (2026-Q4).
-    assert api.get("/api/v1/bonuses", p.tokens["admin"]).get_json()["quarter"] == "2026-Q4"
+    assert names(api.get("/api/v1/bonuses", p.tokens["admin"])) == names(admin)
+
+
+def test_a_renewal_earns_a_bonus_only_when_renewals_earn(api: Api, db: Session, earned: People):
+    exam = factories.exam(db, "NCA-AIIO")
+    # Junior renews in Q4: the bonus set says renewals do not earn.
+    record_attempt(db, earned.junior, exam, D(2026, 11, 25), 90, True, TODAY)
+    url = "/api/v1/bonuses?quarter=2026-Q4"
+    assert names(api.get(url, earned.tokens["admin"])) == [
+        "Jules Junior",
+        "Remy Report",
+        "Otto Outsider",
+    ]
+    set_bonus(
+        db,
+        factories.credential(db, "NCA-AIIO"),
+        Decimal(500),
+        True,
+        effective_on=EARLIEST_DATE,
+        today=TODAY,
+    )
+    rows = api.get(url, earned.tokens["admin"]).get_json()["items"]
+    assert [(r["engineer"]["name"], r["renewal"]) for r in rows] == [
+        ("Jules Junior", False),
+        ("Remy Report", False),
+        ("Otto Outsider", False),
+        ("Jules Junior", True),
+    ]
 
 
 @pytest.mark.parametrize(

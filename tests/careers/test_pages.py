@@ -11,19 +11,16 @@ from decimal import Decimal
 import pytest
 from flask.testing import FlaskClient
 from sqlalchemy import select
-from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.careers.conftest import People
 from tests.helpers import count
 from tracker.careers.models import Apprenticeship, CertificationBonus, Evidence, SkillAssessment
-from tracker.careers.rules import EARLIEST_DATE
 from tracker.careers.services.bonuses import set_bonus
 from tracker.careers.services.rotation import rotation as rotation_of
 from tracker.careers.services.skills import assess, current_assessment, find_speciality
 from tracker.people.models import LevelChange
 from tracker.people.services.persons import set_level
-from tracker.progress.services.certifications import record_attempt
 
 D = dt.date
 TODAY = factories.TODAY  # 2026-11-29
@@ -114,7 +111,8 @@ def test_a_manager_sets_a_level_and_the_history_shows_it(client, db, auth, peopl
     assert (change.from_level, change.to_level, change.changed_on) == (1, 2, TODAY)
     assert change.changed_by_id == people.manager.id
     html = page(client, url)
-    assert "<td>2026-11-29</td><td>1</td>" in html and "Maya Manager" in html
+    assert '<td><time datetime="2026-11-29">Nov 29, 2026</time></td><td>1</td>' in html
+    assert "Maya Manager" in html
 
 
 @pytest.mark.parametrize("value", ["9", "0", "x", ""])
@@ -252,7 +250,8 @@ def test_the_rotation_flags_work_across_domains(client, db, auth, people: People
     auth.sign_in(people.manager)
     html = page(client, f"/careers/engineers/{people.senior.id}")
     assert "Has worked across 3 domains" in html
-    assert "<td>2021-01-01</td>" in html and "<td>2024-06-01</td>" in html
+    assert '<time datetime="2021-01-01">Jan 1, 2021</time>' in html
+    assert '<time datetime="2024-06-01">Jun 1, 2024</time>' in html
     assert "Has worked across" not in page(client, f"/careers/engineers/{people.junior.id}")
     assert "(across domains)" in page(client, "/careers/promotions")
 
@@ -316,8 +315,8 @@ def test_a_manager_pairs_a_junior_with_a_senior(client, db, auth, people: People
         D(2027, 3, 1),
     )
     html = page(client, "/careers/apprenticeships")
-    assert "10,625 USD" in html and "20 % x 212,500 (level 4 midpoint) x 3/12" in html
-    assert "10,625 USD" in page(client, f"/careers/engineers/{people.junior.id}")
+    assert "$10,625" in html and "20% x $212,500 (level 4 midpoint) x 3/12" in html
+    assert "$10,625" in page(client, f"/careers/engineers/{people.junior.id}")
 
 
 @pytest.mark.parametrize(
@@ -353,26 +352,6 @@ def test_engineers_do_not_pair(client, auth, people: People):
 # --- bonuses ----------------------------------------------------------------------------
 
 
-@pytest.fixture
-def earned(db: Session, people: People) -> People:
-    set_bonus(
-        db,
-        factories.credential(db, "NCA-AIIO"),
-        Decimal("500"),
-        effective_on=EARLIEST_DATE,
-        today=TODAY,
-    )
-    exam = factories.exam(db, "NCA-AIIO")
-    people.outsider.name = "=HYPERLINK(evil)"
-    for who, on in (
-        (people.junior, D(2026, 10, 1)),
-        (people.report, D(2026, 11, 15)),
-        (people.outsider, D(2026, 11, 20)),
-    ):
-        record_attempt(db, who, exam, on, 80, True, TODAY)
-    return people
-
-
 def csv_rows(client: FlaskClient, url: str) -> list[list[str]]:
     response = client.get(url)
     assert response.status_code == 200
@@ -384,7 +363,7 @@ def test_the_ledger_page_and_csv_for_an_admin(client, auth, people, earned: Peop
     auth.sign_in(people.admin)
     html = page(client, "/careers/bonuses?quarter=2026-Q4")
     assert "Certification bonuses · 2026-Q4" in html
-    assert "Jules Junior" in html and "1,500.00" in html
+    assert "Jules Junior" in html and "$1,500" in html
     assert page(client, "/careers/bonuses").count("2026-Q4") >= 1  # today's quarter
     rows = csv_rows(client, "/careers/bonuses.csv?quarter=2026-Q4")
     assert rows[0] == [
@@ -453,7 +432,7 @@ def test_an_admin_sets_bonus_amounts(client, db, auth, people: People):
         D(2026, 10, 1),
     )
     html = page(client, "/careers/bonuses/amounts")
-    assert "1,250.50" in html and "from 2026-10-01" in html
+    assert "$1,250.50" in html and "from 2026-10-01" in html
     # The form offers today as the date a new amount takes effect.
     assert 'value="2026-11-29"' in html
 
@@ -466,8 +445,8 @@ def test_the_amounts_page_keeps_earlier_amounts_with_their_dates(client, db, aut
     auth.sign_in(people.admin)
     html = page(client, "/careers/bonuses/amounts")
     current, earlier = html.split("Earlier amounts")
-    assert "800.00" in current and "from 2026-06-01" in current
-    assert "500.00" in earlier and "from 2025-01-01 to 2026-05-31" in earlier
+    assert "$800" in current and "from 2026-06-01" in current
+    assert "$500" in earlier and "from 2025-01-01 to 2026-05-31" in earlier
 
 
 @pytest.mark.parametrize(

@@ -25,11 +25,14 @@ import tracker.catalog.models as catalog_models
 import tracker.models  # noqa: F401  (fills the metadata with every table)
 from tests import factories
 from tracker.catalog.models import Course, LearningPath, TeamTemplate
+from tracker.catalog.services.internal_track import code_taken, create_internal_track
 from tracker.catalog.services.reads import catalog_dict
 from tracker.catalog.services.seed_loading import load_seed
 from tracker.catalog.services.seed_reading import SeedError, read_seed
 from tracker.config import PROJECT_ROOT
 from tracker.db import Base, make_engine, run_migrations, session_scope
+from tracker.errors import ValidationError
+from tracker.i18n import translate, translate_errors
 from tracker.progress.services.hours import log_hours
 from tracker.progress.services.paths import logged_hours, path_progress
 
@@ -821,3 +824,34 @@ def test_seed_does_not_take_over_a_code_the_organisation_created(db, tmp_path):
     with pytest.raises(SeedError, match="already used by an entry created in the tracker"):
         load_seed(db, path)
     assert db.scalars(select(Course).where(Course.code == "OWN-101")).one().title == "Our runbook"
+
+
+# --- the internal track's refusals, in the reader's language -------------------------------
+
+
+def test_the_internal_tracks_refusals_read_in_english_and_in_spanish(db):
+    with pytest.raises(ValidationError) as refused:
+        create_internal_track(
+            db,
+            exam_code="ACME-OPS",
+            exam_name="Acme operations",
+            validity_months=0,
+            courses="ACME-101 | Runbook\nGPU-ARCH | Ours | 1.125",
+            path_code="ACME-PATH",
+            path_name="Acme path",
+            target_months=3,
+        )
+    errors = refused.value.errors
+    assert errors["courses"] == (
+        "line 1: write CODE | Title | hours; line 2: hours must have at most 2 decimals"
+    )
+    assert errors["validity_months"] == "validity must be a whole number of months from 1 to 120"
+    spanish = translate_errors(errors, "es")
+    assert spanish["courses"] == (
+        "línea 1: escribir CÓDIGO | Título | horas; "
+        "línea 2: las horas deben tener como máximo 2 decimales"
+    )
+    assert spanish["validity_months"] == (
+        "la vigencia debe ser un número entero de meses entre 1 y 120"
+    )
+    assert translate(code_taken(db, "gpu-arch") or "", "es") == "GPU-ARCH ya lo usa un curso"

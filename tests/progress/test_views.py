@@ -309,7 +309,7 @@ def test_dashboard_next_step_says_ncp_aii_is_blocked_and_why(db, client, auth):
         "Exam NCP-AII is blocked: NCP-AII requires 12 months of documented experience; "
         "5 on 2026-11-29"
     ]
-    assert "Certified NCA-AIIO until 2028-07-01" in view.text
+    assert "Certified NCA-AIIO until Jul 1, 2028" in view.text
 
 
 def test_dashboard_next_step_says_ncp_aii_is_open_when_ready(db, client, auth, alice):
@@ -350,7 +350,7 @@ def test_dashboard_lists_certifications_with_state_and_days_left(db, client, aut
         return next(r for r in view.rows if f"({code})" in r)
 
     # 2027-06-01 - 2026-11-29 = 184 days; 2027-01-15: 47 days; 2026-11-01: 28 days ago.
-    assert "2027-06-01" in row("NCA-AIIO")
+    assert "Jun 1, 2027" in row("NCA-AIIO")
     assert row("NCA-AIIO").endswith("valid · 184 days left")
     assert row("CKA").endswith("expiring · 47 days left")
     assert row("RHCE").endswith("expired · 28 days ago")
@@ -367,7 +367,7 @@ def test_dashboard_counts_the_expiry_day_as_valid(db, client, auth, alice):
     view = page(client.get("/dashboard"))
 
     assert next(r for r in view.rows if "(CKA)" in r).endswith("expiring · 0 days left")
-    assert next(r for r in view.rows if "(RHCE)" in r).endswith("expired · 1 days ago")
+    assert next(r for r in view.rows if "(RHCE)" in r).endswith("expired · 1 day ago")
 
 
 def test_manager_sees_their_reports_page(db, client, auth, boss, report):
@@ -571,7 +571,7 @@ def test_logging_hours_shows_the_entry_and_moves_the_bar(db, client, auth, alice
     listing = page(client.get("/hours"))
     assert "Logged 2.5 h on Fundamentals of Deep Learning." in listing.flashes
     assert any(
-        r.startswith("2026-11-28 Fundamentals of Deep Learning 2.5 lab one") for r in listing.rows
+        r.startswith("Nov 28, 2026 Fundamentals of Deep Learning 2.5 lab one") for r in listing.rows
     )
 
     bars = page(client.get("/dashboard")).progress
@@ -613,10 +613,9 @@ def test_owner_edits_an_entry_and_the_history_shows_both_versions(db, client, au
     history = [r for r in edit.rows if " create " in f" {r} " or " update " in f" {r} "]
     assert len(history) == 2
     created, updated = history
-    assert re.search(r"create 2026-11-28 · 2\.50? h · first take$", created)
+    assert re.search(r"create Nov 28, 2026 · 2\.5 h · first take$", created)
     assert re.search(
-        r"update 2026-11-28 · 2\.50? h · first take 2026-11-27 · 4(\.00)? h · second take$",
-        updated,
+        r"update Nov 28, 2026 · 2\.5 h · first take Nov 27, 2026 · 4 h · second take$", updated
     )
     events = db.scalars(
         select(AuditEvent)
@@ -907,18 +906,18 @@ def test_a_passed_nca_aiio_creates_the_certification_with_its_expiry(db, client,
 
     exams = page(client.get("/exams"))
     assert "NCA-AIIO passed: certified until 2028-11-28." in exams.flashes
-    ledger_row = next(r for r in exams.rows if r.startswith("2026-11-28 NCA-AIIO"))
-    assert "82 %" in ledger_row
+    ledger_row = next(r for r in exams.rows if r.startswith("Nov 28, 2026 NCA-AIIO"))
+    assert "82%" in ledger_row
     assert "passed" in ledger_row
     assert "125.50" in ledger_row
     assert "NV-VOUCHER-7" in ledger_row
     assert "online, remotely proctored" in ledger_row
 
     dashboard = page(client.get("/dashboard"))
-    assert "Certified NCA-AIIO until 2028-11-28" in dashboard.text
+    assert "Certified NCA-AIIO until Nov 28, 2028" in dashboard.text
     row = next(r for r in dashboard.rows if "(NCA-AIIO)" in r)
     # 2028-11-28 - 2026-11-29 = 730 days
-    assert row.endswith("2026-11-28 2028-11-28 ✔ valid · 730 days left")
+    assert row.endswith("Nov 28, 2026 Nov 28, 2028 ✔ valid · 730 days left")
 
 
 def test_a_pass_on_29_february_expires_on_28_february(db, client, auth):
@@ -945,11 +944,11 @@ def test_passing_again_renews_and_the_newest_counts(db, client, auth, alice):
     after = page(client.get("/dashboard"))
     rows = [r for r in after.rows if "(NCA-AIIO)" in r]
     assert len(rows) == 1
-    assert rows[0].endswith("2026-11-28 2028-11-28 ✔ valid · 730 days left")
+    assert rows[0].endswith("Nov 28, 2026 Nov 28, 2028 ✔ valid · 730 days left")
     assert not any(step.startswith("Renew NCA-AIIO") for step in after.next_steps)
     held = page(client.get("/credentials")).rows
-    assert any("2025-01-10 2027-01-10" in r and "(renewed)" in r for r in held)
-    assert any("2026-11-28 2028-11-28" in r and "(renewed)" not in r for r in held)
+    assert any("Jan 10, 2025 Jan 10, 2027" in r and "(renewed)" in r for r in held)
+    assert any("Nov 28, 2026 Nov 28, 2028" in r and "(renewed)" not in r for r in held)
 
 
 def test_a_failed_attempt_creates_no_certification(db, client, auth, alice):
@@ -966,7 +965,7 @@ def test_a_failed_attempt_creates_no_certification(db, client, auth, alice):
     assert count(db, Certification) == before
     attempt = db.scalars(select(ExamAttempt).where(ExamAttempt.engineer_id == alice.id)).one()
     assert attempt.passed is False
-    assert any(r.startswith("2026-11-28 NCA-AIIO 55 %") and "not passed" in r for r in view.rows)
+    assert any(r.startswith("Nov 28, 2026 NCA-AIIO 55%") and "not passed" in r for r in view.rows)
 
 
 def test_ncp_aii_without_nca_aiio_is_refused_naming_it(db, client, auth, alice):
@@ -1108,7 +1107,7 @@ def test_a_manager_records_an_attempt_for_their_report(db, client, auth, boss, r
     assert cert.expires_on == D(2028, 11, 28)
     # The report sees it on their page.
     view = page(client.get(f"/engineers/{report.id}"))
-    assert "Certified NCA-AIIO until 2028-11-28" in view.text
+    assert "Certified NCA-AIIO until Nov 28, 2028" in view.text
 
 
 def test_the_attempt_form_offers_a_manager_their_reports_only(db, client, auth, boss, report, bob):
@@ -1176,10 +1175,12 @@ def test_planning_ncp_aii_when_eligible_then(db, client, auth, alice):
     assert response.status_code == 200
     view = page(response)
     assert "NCP-AII planned on 2027-03-01: you will be eligible." in view.flashes
-    assert "NCP-AII on 2027-03-01: eligible then" in view.text
+    # The date is a <time> element: the page's text has a space where the element ends.
+    eligible = r"NCP-AII on Mar 1, 2027 ?: eligible then"
+    assert re.search(eligible, view.text)
     plan = db.scalars(select(ExamPlan).where(ExamPlan.engineer_id == alice.id)).one()
     assert plan.planned_on == D(2027, 3, 1)
-    assert "NCP-AII on 2027-03-01: eligible then" in page(client.get("/dashboard")).text
+    assert re.search(eligible, page(client.get("/dashboard")).text)
 
 
 def test_planning_ncp_aii_without_nca_aiio_says_not_eligible(db, client, auth, alice):
@@ -1230,8 +1231,8 @@ def test_a_new_plan_replaces_the_old_one_for_the_same_exam(db, client, auth, ali
     client.post("/exams/plan", data=plan_form(db, "NCA-AIIO", "2027-02-10"))
 
     view = page(client.get("/exams"))
-    assert "NCA-AIIO on 2027-02-10" in view.text
-    assert "NCA-AIIO on 2027-01-10" not in view.text
+    assert "NCA-AIIO on Feb 10, 2027" in view.text
+    assert "NCA-AIIO on Jan 10, 2027" not in view.text
 
 
 def test_planning_a_retake_inside_the_waiting_period_says_when_it_opens(db, client, auth, alice):
@@ -1291,7 +1292,7 @@ def test_recording_a_catalog_credential_shows_it(db, client, auth, alice):
     view = page(response)
     assert "Certified Kubernetes Administrator (CKA) recorded until 2029-10-01." in view.flashes
     row = next(r for r in view.rows if r.startswith("Certified Kubernetes Administrator (CKA)"))
-    assert "2026-10-01 2029-10-01" in row
+    assert "Oct 1, 2026 Oct 1, 2029" in row
     assert row.endswith("valid · 1037 days left")  # 2029-10-01 - 2026-11-29
     cert = db.scalars(select(Certification).where(Certification.engineer_id == alice.id)).one()
     assert cert.credential_id == factories.credential(db, "CKA").id

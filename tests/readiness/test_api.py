@@ -133,7 +133,7 @@ def test_teams_lists_the_callers_teams_and_every_team_for_an_admin(
 ) -> None:
     response = api.get("/api/v1/teams", org.tokens[who])
     assert response.status_code == 200
-    teams = response.get_json()["teams"]
+    teams = response.get_json()["items"]
     assert [t["name"] for t in teams] == names
     alpha = {
         "id": org.alpha.id,
@@ -147,7 +147,7 @@ def test_teams_lists_the_callers_teams_and_every_team_for_an_admin(
 
 def test_a_manager_without_teams_gets_an_empty_list(api: Api, db: Session, org: Org) -> None:
     idle = factories.engineer(db, name="Idle", access_role="manager")
-    assert api.get("/api/v1/teams", token_for(db, idle)).get_json() == {"teams": []}
+    assert api.get("/api/v1/teams", token_for(db, idle)).get_json() == {"items": [], "next": None}
 
 
 def test_teams_refuses_unknown_parameters(api: Api, org: Org) -> None:

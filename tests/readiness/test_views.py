@@ -232,8 +232,8 @@ def test_teams_shows_each_teams_readiness_today(client: FlaskClient, auth, org: 
     auth.sign_in(org.admin)
     html = client.get("/teams").get_data(as_text=True)
     rows = {row[0][0]: [cell[0] for cell in row] for row in table(html, header="Team")[1:]}
-    assert rows["Alpha"] == ["Alpha", "50", "Small (10-100 GPUs)", "2 / 4", "50.0 %", "Mona"]
-    assert rows["Bravo"] == ["Bravo", "40", "Small (10-100 GPUs)", "1 / 4", "25.0 %", "Otto"]
+    assert rows["Alpha"] == ["Alpha", "50", "Small (10-100 GPUs)", "2 / 4", "50%", "Mona"]
+    assert rows["Bravo"] == ["Bravo", "40", "Small (10-100 GPUs)", "1 / 4", "25%", "Otto"]
     assert f'href="/teams/{org.alpha.id}"' in html
     assert 'href="/organisation"' in html  # an admin is offered the organisation page
 
@@ -261,7 +261,7 @@ def test_team_page_summary_and_seats(client: FlaskClient, auth, org: Org) -> Non
     page = text(html)
     assert "Alpha" in page
     assert "50 GPUs → Small (10-100 GPUs) template" in page
-    assert "2 of 4 seats filled · 50.0 % ready on 2026-11-29" in page
+    assert "2 of 4 seats filled · 50% ready on Nov 29, 2026" in page
     seats = [[cell[0] for cell in row] for row in table(html, header="Seat")[1:]]
     assert seats == [
         ["Infrastructure Lead", "4", "✖ open"],
@@ -329,7 +329,7 @@ def test_a_full_team_has_no_gaps(client: FlaskClient, auth, db: Session) -> None
     person(db, "Net", crew, roles=("network",), level=3, certs={"NVIDIA-NETWORKING": None})
     auth.sign_in(boss)
     _, html = team_page(client, crew)
-    assert "4 of 4 seats filled · 100.0 %" in text(html)
+    assert "4 of 4 seats filled · 100%" in text(html)
     assert "Every seat is filled." in section(html, "<h2>Gaps</h2>", "</section>")
 
 
@@ -372,7 +372,7 @@ def test_the_template_follows_the_fleet_asked_for(
     status, html = team_page(client, org.alpha, f"?gpus={gpus}")
     assert status == 200
     page = text(html)
-    assert f"{gpus} GPUs → {template} template" in page
+    assert f"{gpus:,} GPUs → {template} template" in page
     assert f"of {total} seats filled" in page
     assert f'name="gpus" type="number" value="{gpus}"' in html
     seats = table(html, header="Seat")[1:]
@@ -457,8 +457,8 @@ def test_readiness_on_a_date_changes_the_day_after_an_expiry(
         client, org.alpha, f"?on={(BEN_EXPIRY + dt.timedelta(days=1)).isoformat()}"
     )
     assert status == 200
-    assert "2 of 4 seats filled · 50.0 % ready on 2027-01-15" in text(on_expiry)
-    assert "1 of 4 seats filled · 25.0 % ready on 2027-01-16" in text(day_after)
+    assert "2 of 4 seats filled · 50% ready on Jan 15, 2027" in text(on_expiry)
+    assert "1 of 4 seats filled · 25% ready on Jan 16, 2027" in text(day_after)
     assert "Ben lacks valid NCA-AIIO (expired 2027-01-15)" in text(day_after)
 
 
@@ -535,10 +535,10 @@ def test_forecast_chart_is_an_svg_with_a_title_and_a_description_of_12_months(
     assert "next 12 months" in description
     listed = description.split(": ", 1)[1].rstrip(".").split("; ")
     assert len(listed) == 12
-    assert listed[0] == "Dec 2026 2 of 4 (50.0 %)"
-    assert listed[1] == "Jan 2027 2 of 4 (50.0 %)"
-    assert listed[2] == "Feb 2027 1 of 4 (25.0 %)"
-    assert listed[-1] == "Nov 2027 1 of 4 (25.0 %)"
+    assert listed[0] == "Dec 2026 2 of 4 (50%)"
+    assert listed[1] == "Jan 2027 2 of 4 (50%)"
+    assert listed[2] == "Feb 2027 1 of 4 (25%)"
+    assert listed[-1] == "Nov 2027 1 of 4 (25%)"
     assert chart.count("<rect ") == 12
     assert chart.count("bar-drop") == 1  # the drop is marked
 
@@ -557,13 +557,13 @@ def test_certifications_expiring_soonest_first(client: FlaskClient, auth, org: O
     _, html = team_page(client, org.alpha)
     rows = [[cell[0] for cell in row] for row in table(html, header="Expires")[1:]]
     assert [row[:3] for row in rows[:2]] == [
-        ["2026-06-01", "Cy", "NCA-AIIO"],
-        ["2027-01-15", "Ben", "NCA-AIIO"],
+        ["Jun 1, 2026", "Cy", "NCA-AIIO"],
+        ["Jan 15, 2027", "Ben", "NCA-AIIO"],
     ]
     # Ada's two expire on the same day; either may come first.
     assert sorted(row[:3] for row in rows[2:]) == [
-        ["2029-01-10", "Ada", "CKA"],
-        ["2029-01-10", "Ada", "NCA-AIIO"],
+        ["Jan 10, 2029", "Ada", "CKA"],
+        ["Jan 10, 2029", "Ada", "NCA-AIIO"],
     ]
     assert rows[0][3].startswith("✖ expired")
     assert rows[1][3].startswith("⚠ expiring")
@@ -579,7 +579,7 @@ def test_a_renewed_certification_is_listed_once_with_its_new_expiry(
     auth.sign_in(org.mona)
     _, html = team_page(client, org.alpha)
     rows = [[cell[0] for cell in row] for row in table(html, header="Expires")[1:]]
-    assert [row[:2] for row in rows if row[1] == "Ben"] == [["2028-11-01", "Ben"]]
+    assert [row[:2] for row in rows if row[1] == "Ben"] == [["Nov 1, 2028", "Ben"]]
 
 
 def test_path_progress_bars(client: FlaskClient, auth, db: Session, org: Org) -> None:
@@ -609,7 +609,7 @@ def test_print_view_has_no_navigation(client: FlaskClient, auth, org: Org) -> No
     assert "<nav" not in html
     assert "<form" not in html  # neither the query form nor the sign-out button
     page = text(html)
-    assert "Alpha · readiness on 2026-11-29" in page
+    assert "Alpha · readiness on Nov 29, 2026" in page
     assert "500 GPUs · Medium (100-1,000 GPUs) · " in page
     assert "Cy lacks" in page
     assert 'class="compact heatmap"' in html
@@ -635,9 +635,9 @@ def test_organisation_page_shows_every_team_with_its_gaps(
     auth.sign_in(org.admin)
     response = client.get("/organisation")
     page = text(response.get_data(as_text=True))
-    assert "Every team on 2026-11-29: 3 of 8 seats filled." in page
-    assert "Alpha · 50 GPUs · Small (10-100 GPUs) · 2/4 (50.0 %)" in page
-    assert "Bravo · 40 GPUs · Small (10-100 GPUs) · 1/4 (25.0 %)" in page
+    assert "Every team on Nov 29, 2026: 3 of 8 seats filled." in page
+    assert "Alpha · 50 GPUs · Small (10-100 GPUs) · 2/4 (50%)" in page
+    assert "Bravo · 40 GPUs · Small (10-100 GPUs) · 1/4 (25%)" in page
     assert "Cy lacks valid NCA-AIIO (expired 2026-06-01)" in page
     assert "hire" in page  # Bravo's open seats
 
@@ -660,8 +660,8 @@ def test_organisation_page_opens_with_a_summary_table(client: FlaskClient, auth,
     rows = [[cell[0] for cell in row] for row in table(html, "summary")]
     assert rows == [
         ["Team", "Fleet band", "Seats filled", "Ready", "Lapsing within 90 days", "Open seats"],
-        ["Alpha", "Small (10-100 GPUs)", "2 of 4", "50.0 %", "1", "2 open in Alpha"],
-        ["Bravo", "Small (10-100 GPUs)", "1 of 4", "25.0 %", "0", "3 open in Bravo"],
+        ["Alpha", "Small (10-100 GPUs)", "2 of 4", "50%", "1", "2 open in Alpha"],
+        ["Bravo", "Small (10-100 GPUs)", "1 of 4", "25%", "0", "3 open in Bravo"],
     ]
     assert html.index('class="compact summary"') < html.index("<article")
     assert f'href="/teams/{org.alpha.id}">Alpha</a></th>' in html
@@ -871,7 +871,7 @@ def test_plan_for_the_financial_services_case(
     html = response.get_data(as_text=True)
     page = text(html)
     assert (
-        "Medium (100-1,000 GPUs) for 500 GPUs by 2027-05-29: 0 ready, 4 to train, 6 to hire."
+        "Medium (100-1,000 GPUs) for 500 GPUs by May 29, 2027: 0 ready, 4 to train, 6 to hire."
     ) in page
     trainees = [[cell[0] for cell in row] for row in table(html, header="Engineer")[1:]]
     assert len(trainees) == 4
@@ -881,16 +881,16 @@ def test_plan_for_the_financial_services_case(
         assert row[5] == "promote to 2 once the rule is met"
     assert "above 10 h a week" not in page
     hires = section(html, "<h2>Hires</h2>", "</ul>")
-    assert hires.count("USD/yr") == 6
-    assert f"Infrastructure Architect (level 5), 250,000{DASH}400,000 USD/yr" in hires
+    assert hires.count("/yr") == 6
+    assert f"Infrastructure Architect (level 5), $250,000{DASH}$400,000/yr" in hires
     costs = {row[0][0]: [cell[0] for cell in row] for row in table(html, header="Strategy")[1:]}
-    assert costs["Bootcamp immersion"][1] == f"60,000{DASH}100,000"
-    assert costs["Vendor partnership"][1] == f"60,000{DASH}100,000"
+    assert costs["Bootcamp immersion"][1] == f"$60,000{DASH}$100,000"
+    assert costs["Vendor partnership"][1] == f"$60,000{DASH}$100,000"
     assert "no discount" in costs["Vendor partnership"][2]
     assert "senior" in costs["Apprenticeship"][2]
     assert costs["Apprenticeship"][1] == "—"
-    assert f"1,355,000{DASH}2,275,000 USD" in page
-    assert f"1,200,000{DASH}1,600,000 USD" in page
+    assert f"$1,355,000{DASH}$2,275,000" in page
+    assert f"$1,200,000{DASH}$1,600,000" in page
     # The form keeps what was asked.
     assert 'name="gpus" required type="number" value="500"' in html
     assert 'name="target" required type="date" value="2027-05-29"' in html
@@ -989,8 +989,8 @@ def test_roi_page_is_prefilled_with_the_documents_example(
     assert response.status_code == 200
     html = response.get_data(as_text=True)
     result = roi_result(html)
-    assert "Investment 145,000 · yearly returns 675,000" in result
-    assert "First-year ROI 365 % · ongoing ROI 465 %" in result
+    assert "Investment $145,000 · yearly returns $675,000" in result
+    assert "First-year ROI 365% · ongoing ROI 465%" in result
     for name, value in [
         ("investment-0-amount", "75000"),
         ("investment-1-amount", "20000"),
@@ -1013,8 +1013,8 @@ def test_roi_post_computes_other_lines(client: FlaskClient, auth, org: Org) -> N
     response = client.post("/roi", data=data)
     assert response.status_code == 200
     result = roi_result(response.get_data(as_text=True))
-    assert "Investment 100,000 · yearly returns 250,000" in result
-    assert "First-year ROI 150 % · ongoing ROI 250 %" in result
+    assert "Investment $100,000 · yearly returns $250,000" in result
+    assert "First-year ROI 150% · ongoing ROI 250%" in result
 
 
 def test_roi_post_of_the_example_answers_365_and_465(client: FlaskClient, auth, org: Org) -> None:
@@ -1025,7 +1025,7 @@ def test_roi_post_of_the_example_answers_365_and_465(client: FlaskClient, auth, 
     )
     response = client.post("/roi", data=data)
     assert response.status_code == 200
-    assert "First-year ROI 365 % · ongoing ROI 465 %" in roi_result(response.get_data(as_text=True))
+    assert "First-year ROI 365% · ongoing ROI 465%" in roi_result(response.get_data(as_text=True))
 
 
 @pytest.mark.parametrize(
@@ -1064,7 +1064,7 @@ def test_roi_post_does_not_silently_drop_lines(client: FlaskClient, auth, org: O
     response = client.post("/roi", data=data)
     html = response.get_data(as_text=True)
     if response.status_code == 200:
-        assert "Investment 25,000" in roi_result(html)
+        assert "Investment $25,000" in roi_result(html)
     else:
         assert response.status_code == 400
         assert "roi-result" not in html
@@ -1092,7 +1092,7 @@ def test_roi_post_needs_a_csrf_token(
     assert token is not None
     accepted = client.post("/roi", data={**data, "csrf_token": token[1]})
     assert accepted.status_code == 200
-    assert "First-year ROI 33 % · ongoing ROI 133 %" in roi_result(accepted.get_data(as_text=True))
+    assert "First-year ROI 33% · ongoing ROI 133%" in roi_result(accepted.get_data(as_text=True))
 
 
 # --- 7. a bounded number of SQL queries ---------------------------------------

@@ -10,12 +10,8 @@ and every link in it opens (200) for each of its recipients, signed in.
 from __future__ import annotations
 
 import datetime as dt
-import email
-import email.policy
 import re
 from collections.abc import Callable
-from email.message import EmailMessage
-from html.parser import HTMLParser
 
 import pytest
 from flask import Flask
@@ -26,7 +22,20 @@ from sqlalchemy.orm import Session
 from tests import factories
 from tests.conftest import PASSWORD
 from tests.reminders.conftest import MAIL_FROM, SmtpServer
-from tests.reminders.helpers import BASE_URL, DAY, EXPIRES, MAIL, WINDOWS, days_before, holder
+from tests.reminders.helpers import (
+    BASE_URL,
+    DAY,
+    EXPIRES,
+    MAIL,
+    WINDOWS,
+    days_before,
+    holder,
+    html_text,
+    recipients,
+    squeeze,
+    strict,
+    text_links,
+)
 from tracker.people.models import Engineer
 from tracker.reminders import messages
 from tracker.reminders.models import Notification
@@ -39,71 +48,6 @@ ENGINEER = "Ada Abe"
 OWN_MANAGER = "Zoë Ångström"
 TEAM_MANAGER = "Bea <Boss> & Co"
 TEAM = "R&D <Ops>"
-
-
-# --- reading a message --------------------------------------------------------
-
-
-class _Text(HTMLParser):
-    """Collect an HTML body's words, a link as its text then <its address> (as in the text part)."""
-
-    BLOCKS = frozenset({"p", "br", "ul", "ol", "table", "tr", "td", "th", "div", "h1", "h2"})
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.words: list[str] = []
-        self.links: list[str] = []
-        self._href: list[str | None] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "a":
-            self._href.append(dict(attrs).get("href"))
-        elif tag == "li":
-            self.words.append(" - ")
-        elif tag in self.BLOCKS:
-            self.words.append(" ")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "a":
-            href = self._href.pop()
-            if href:
-                self.links.append(href)
-                self.words.append(f" <{href}>")
-        elif tag in self.BLOCKS or tag == "li":
-            self.words.append(" ")
-
-    def handle_data(self, data: str) -> None:
-        self.words.append(data)
-
-
-def squeeze(text: str) -> str:
-    return " ".join(text.split())
-
-
-def html_text(html: str) -> tuple[str, list[str]]:
-    """Return the HTML part's normalised text and its links."""
-    parser = _Text()
-    parser.feed(html)
-    parser.close()
-    return squeeze("".join(parser.words)), parser.links
-
-
-def text_links(text: str) -> list[str]:
-    return re.findall(r"https?://[^\s<>]+", text)
-
-
-def strict(content: bytes) -> EmailMessage:
-    """Parse as a strict mail client would: any defect raises."""
-    message = email.message_from_bytes(content, policy=email.policy.strict)
-    assert isinstance(message, EmailMessage)
-    for part in message.walk():
-        assert not part.defects, part.defects
-    return message
-
-
-def recipients(message: EmailMessage, header: str) -> list[str]:
-    field = message[header]
-    return [] if field is None else [a.addr_spec for a in field.addresses]
 
 
 # --- the scenes ---------------------------------------------------------------

@@ -127,8 +127,8 @@ def test_rows_show_newest_first_with_their_details(admin_client, db):
         "ada@example.com",
         "cc: boss@example.com",
         "NCA-AIIO expires in 30 days (2027-03-01)",
-        "2026-11-02 07:05",  # sent
-        "2026-11-29 08:30",  # next attempt of the pending row
+        "Nov 2, 2026 07:05",  # sent
+        "Nov 29, 2026 08:30",  # next attempt of the pending row
         "451 4.3.0 try again later",
         "digest",
     ):

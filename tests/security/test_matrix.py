@@ -193,7 +193,7 @@ def _api_request(
     # Point a call without an object in its URL at an engineer by its query or body.
     person = world.victim if scope == "other" or role == "anonymous" else world.person(role)
     body = None
-    if method in ("POST", "PUT"):
+    if method in ("POST", "PUT", "PATCH"):
         body = {} if names else {"engineer": person.id}
         if endpoint == "api.update_hours":
             body = {"course": "FDL", "date": TODAY.isoformat(), "hours": 1, "note": "matrix"}

@@ -6,7 +6,9 @@ refused with a message naming the rule, not WTForms' generic one.
 
 from __future__ import annotations
 
+from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
+from flask_babel.speaklater import LazyString
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
 from wtforms import (
@@ -17,6 +19,7 @@ from wtforms import (
     StringField,
     TextAreaField,
 )
+from wtforms.fields.choices import SelectChoice
 from wtforms.validators import DataRequired, Email, InputRequired, Length, NumberRange, Optional
 
 from tracker.catalog.rules import (
@@ -34,9 +37,13 @@ from tracker.catalog.rules import (
     MIN_VALIDITY_MONTHS,
 )
 from tracker.forms import ListedChoice, choices, optional_id
+from tracker.people.forms import LANGUAGE_NAMES, NOT_A_LANGUAGE
 from tracker.people.rules import (
+    ACCESS_ROLE_RULE,
     ACCESS_ROLES,
+    BROWSER_LOCALE,
     GPUS_RULE,
+    LOCALES,
     MAX_EMAIL_LENGTH,
     MAX_EXPERIENCE_MONTHS,
     MAX_GPUS,
@@ -45,81 +52,133 @@ from tracker.people.rules import (
     MAX_TEAM_NAME_LENGTH,
     MIN_PASSWORD_LENGTH,
 )
+from tracker.people.views import ACCESS_ROLE_LABELS
 from tracker.reminders.rules import (
     MAX_OUTBOX_SEARCH_LENGTH,
     NOTIFICATION_KINDS,
     NOTIFICATION_STATUSES,
 )
+from tracker.web import localized
+
+# The outbox's values named in the page's language.
+NOTIFICATION_STATUS_NAMES = {
+    "pending": _l("pending"),
+    "sending": _l("sending"),
+    "sent": _l("sent"),
+    "failed": _l("failed"),
+    "skipped": _l("skipped"),
+}
+NOTIFICATION_KIND_NAMES = {
+    "reminder": _l("reminder"),
+    "expired": _l("expired"),
+    "escalation": _l("escalation"),
+    "digest": _l("digest"),
+    "copy": _l("copy"),
+}
 
 
-def ListedChoices(label, not_listed="choose only listed options", **kw) -> SelectMultipleField:
+def rule(message: str) -> LazyString:
+    """Return a domain rule's message, shown in the language of the page that shows it."""
+    return LazyString(localized, message)
+
+
+def _not_one(not_listed: object):
+    """Return the refusal of values outside a multiple select's choices, naming them."""
+
+    def message(count: int) -> str:
+        # WTForms fills %(value)s with the refused values.
+        return gettext("%(rule)s ('%(value)s' is not one)", rule=str(not_listed), value="%(value)s")
+
+    return message
+
+
+NOT_LISTED = _l("choose only listed options")
+
+
+def ListedChoices(label, not_listed=NOT_LISTED, **kw) -> SelectMultipleField:
     """A multiple select whose values must all be among its choices."""
     return SelectMultipleField(
         label,
         invalid_value_message=not_listed,
-        invalid_choice_message=not_listed + " ('%(value)s' is not one)",
+        invalid_choice_message=_not_one(not_listed),
         **kw,
     )
 
 
 def _access_role():
     return ListedChoice(
-        "Access role",
-        choices=choices((r, r) for r in ACCESS_ROLES),
-        validators=[InputRequired(message="an access role is required")],
-        not_listed=f"role must be one of {', '.join(ACCESS_ROLES)}",
-        description="engineer: own records; manager: also their reports; admin: everything.",
+        _l("Access role"),
+        choices=choices((r, ACCESS_ROLE_LABELS[r]) for r in ACCESS_ROLES),
+        validators=[InputRequired(message=_l("an access role is required"))],
+        not_listed=rule(ACCESS_ROLE_RULE),
+        description=_l("engineer: own records; manager: also their reports; admin: everything."),
     )
 
 
 def _job_roles():
     return ListedChoices(
-        "Job roles",
+        _l("Job roles"),
         choices=[],
-        not_listed="choose job roles from the list",
-        description="Hold Ctrl (or Cmd) to choose several.",
+        not_listed=_l("choose job roles from the list"),
+        description=_l("Hold Ctrl (or Cmd) to choose several."),
     )
 
 
 def _level():
     return ListedChoice(
-        "Level",
+        _l("Level"),
         coerce=optional_id,
         choices=[],
-        validators=[InputRequired(message="a level is required")],
-        not_listed=LEVEL_RULE,
+        validators=[InputRequired(message=_l("a level is required"))],
+        not_listed=rule(LEVEL_RULE),
     )
 
 
 def _team():
     return ListedChoice(
-        "Team", coerce=optional_id, choices=[], not_listed="choose one of the listed teams"
+        _l("Team"), coerce=optional_id, choices=[], not_listed=_l("choose one of the listed teams")
     )
 
 
 def _manager():
     return ListedChoice(
-        "Manager",
+        _l("Manager"),
         coerce=optional_id,
         choices=[],
-        not_listed="choose one of the listed managers (managers and admins)",
+        not_listed=_l("choose one of the listed managers (managers and admins)"),
     )
 
 
 def _hired_on():
-    return DateField("Hire date", validators=[Optional()])
+    return DateField(_l("Hire date"), validators=[Optional()])
 
 
 def _experience():
     return IntegerField(
-        "Experience before joining (months)",
+        _l("Experience before joining (months)"),
         default=0,
         validators=[
-            InputRequired(message="experience is required (0 or more months)"),
+            InputRequired(message=_l("experience is required (0 or more months)")),
             NumberRange(
                 min=0,
                 max=MAX_EXPERIENCE_MONTHS,
-                message=f"experience must be from 0 to {MAX_EXPERIENCE_MONTHS} months",
+                message=_l("experience must be from %(min)d to %(max)d months"),
+            ),
+        ],
+    )
+
+
+def _locale():
+    """The person's interface language: one of LOCALES, or the browser's choice."""
+    return ListedChoice(
+        _l("Language"),
+        not_listed=NOT_A_LANGUAGE,
+        default=BROWSER_LOCALE,
+        choices=[
+            SelectChoice(value=BROWSER_LOCALE, label=_l("As their browser asks")),
+            *(
+                SelectChoice(value=code, label=LANGUAGE_NAMES[code], render_kw={"lang": code})
+                for code in LOCALES
             ),
         ],
     )
@@ -127,23 +186,18 @@ def _experience():
 
 class PersonAddForm(FlaskForm):
     name = StringField(
-        "Name",
+        _l("Name"),
         validators=[
-            DataRequired(message="a name is required"),
-            Length(
-                max=MAX_NAME_LENGTH, message=f"name must be at most {MAX_NAME_LENGTH} characters"
-            ),
+            DataRequired(message=_l("a name is required")),
+            Length(max=MAX_NAME_LENGTH, message=_l("name must be at most %(max)d characters")),
         ],
     )
     email = StringField(
-        "Email",
+        _l("Email"),
         validators=[
-            DataRequired(message="an email is required"),
-            Length(
-                max=MAX_EMAIL_LENGTH,
-                message=f"email must be at most {MAX_EMAIL_LENGTH} characters",
-            ),
-            Email(message="not a valid email address (name@example.com)"),
+            DataRequired(message=_l("an email is required")),
+            Length(max=MAX_EMAIL_LENGTH, message=_l("email must be at most %(max)d characters")),
+            Email(message=_l("not a valid email address (name@example.com)")),
         ],
         render_kw={"autocomplete": "off"},
     )
@@ -154,16 +208,15 @@ class PersonAddForm(FlaskForm):
     manager = _manager()
     hired_on = _hired_on()
     experience_months = _experience()
+    locale = _locale()
     password = PasswordField(
-        "Initial password",
+        _l("Initial password"),
         validators=[
-            DataRequired(message="an initial password is required"),
+            DataRequired(message=_l("an initial password is required")),
             Length(
                 min=MIN_PASSWORD_LENGTH,
                 max=MAX_PASSWORD_LENGTH,
-                message=(
-                    f"password must be {MIN_PASSWORD_LENGTH} to {MAX_PASSWORD_LENGTH} characters"
-                ),
+                message=_l("password must be %(min)d to %(max)d characters"),
             ),
         ],
         render_kw={"autocomplete": "new-password"},
@@ -178,6 +231,7 @@ class PersonEditForm(FlaskForm):
     manager = _manager()
     hired_on = _hired_on()
     experience_months = _experience()
+    locale = _locale()
 
 
 class ConfirmForm(FlaskForm):
@@ -186,24 +240,17 @@ class ConfirmForm(FlaskForm):
 
 class TeamForm(FlaskForm):
     name = StringField(
-        "Name",
+        _l("Name"),
         validators=[
-            DataRequired(message="a name is required"),
-            Length(
-                max=MAX_TEAM_NAME_LENGTH,
-                message=f"name must be at most {MAX_TEAM_NAME_LENGTH} characters",
-            ),
+            DataRequired(message=_l("a name is required")),
+            Length(max=MAX_TEAM_NAME_LENGTH, message=_l("name must be at most %(max)d characters")),
         ],
     )
     gpus = IntegerField(
-        "Fleet size (GPUs)",
+        _l("Fleet size (GPUs)"),
         validators=[
-            InputRequired(message="a fleet size is required (0 or more GPUs)"),
-            NumberRange(
-                min=0,
-                max=MAX_GPUS,
-                message=GPUS_RULE,
-            ),
+            InputRequired(message=_l("a fleet size is required (0 or more GPUs)")),
+            NumberRange(min=0, max=MAX_GPUS, message=rule(GPUS_RULE)),
         ],
     )
     manager = _manager()
@@ -211,17 +258,17 @@ class TeamForm(FlaskForm):
 
 class TrackForm(FlaskForm):
     exam_code = StringField(
-        "Exam code",
+        _l("Exam code"),
         validators=[
-            DataRequired(message="an exam code is required"),
+            DataRequired(message=_l("an exam code is required")),
             Length(max=MAX_CODE_LENGTH),
         ],
-        description="New to the whole catalog, e.g. ACME-GPU-OPS.",
+        description=_l("New to the whole catalog, e.g. ACME-GPU-OPS."),
     )
     exam_name = StringField(
-        "Exam name",
+        _l("Exam name"),
         validators=[
-            DataRequired(message="an exam name is required"),
+            DataRequired(message=_l("an exam name is required")),
             Length(max=MAX_TITLE_LENGTH),
         ],
     )
@@ -231,52 +278,50 @@ class TrackForm(FlaskForm):
         description=_l("Optional: without it, Spanish readers see the exam name above."),
     )
     validity_months = IntegerField(
-        "Validity (months)",
+        _l("Validity (months)"),
         default=DEFAULT_TRACK_VALIDITY_MONTHS,
         validators=[
-            InputRequired(message="a validity is required"),
+            InputRequired(message=_l("a validity is required")),
             NumberRange(
                 min=MIN_VALIDITY_MONTHS,
                 max=MAX_VALIDITY_MONTHS,
-                message=(
-                    f"validity must be from {MIN_VALIDITY_MONTHS} to {MAX_VALIDITY_MONTHS} months"
-                ),
+                message=_l("validity must be from %(min)d to %(max)d months"),
             ),
         ],
     )
     prerequisites = ListedChoices(
-        "Prerequisites",
+        _l("Prerequisites"),
         choices=[],
-        not_listed="choose prerequisites among the catalog's credentials",
-        description="Credentials that must be valid on the attempt date. Ctrl/Cmd for several.",
+        not_listed=_l("choose prerequisites among the catalog's credentials"),
+        description=_l("Credentials that must be valid on the attempt date. Ctrl/Cmd for several."),
     )
     experience_months = IntegerField(
-        "Documented experience required (months)",
+        _l("Documented experience required (months)"),
         default=0,
         validators=[
-            InputRequired(message="experience is required (0 or more months)"),
+            InputRequired(message=_l("experience is required (0 or more months)")),
             NumberRange(
                 min=0,
                 max=MAX_REQUIRED_EXPERIENCE_MONTHS,
-                message=f"experience must be from 0 to {MAX_REQUIRED_EXPERIENCE_MONTHS} months",
+                message=_l("experience must be from %(min)d to %(max)d months"),
             ),
         ],
     )
     retake_wait_days = IntegerField(
-        "Retake wait (days)",
+        _l("Retake wait (days)"),
         default=DEFAULT_RETAKE_WAIT_DAYS,
         validators=[
-            InputRequired(message="a retake wait is required (0 or more days)"),
+            InputRequired(message=_l("a retake wait is required (0 or more days)")),
             NumberRange(
                 min=0,
                 max=MAX_RETAKE_WAIT_DAYS,
-                message=f"retake wait must be from 0 to {MAX_RETAKE_WAIT_DAYS} days",
+                message=_l("retake wait must be from %(min)d to %(max)d days"),
             ),
         ],
     )
     courses = TextAreaField(
-        "Courses",
-        validators=[DataRequired(message="list at least one course")],
+        _l("Courses"),
+        validators=[DataRequired(message=_l("list at least one course"))],
         description=_l(
             "One per line, in path order: CODE | Title | hours, optionally followed by"
             " | Spanish title"
@@ -284,16 +329,16 @@ class TrackForm(FlaskForm):
         render_kw={"rows": 5, "placeholder": "ACME-101 | Our cluster runbook | 6"},
     )
     path_code = StringField(
-        "Learning path code",
+        _l("Learning path code"),
         validators=[
-            DataRequired(message="a path code is required"),
+            DataRequired(message=_l("a path code is required")),
             Length(max=MAX_CODE_LENGTH),
         ],
     )
     path_name = StringField(
-        "Learning path name",
+        _l("Learning path name"),
         validators=[
-            DataRequired(message="a path name is required"),
+            DataRequired(message=_l("a path name is required")),
             Length(max=MAX_TITLE_LENGTH),
         ],
     )
@@ -303,17 +348,14 @@ class TrackForm(FlaskForm):
         description=_l("Optional: without it, Spanish readers see the path name above."),
     )
     target_months = IntegerField(
-        "Target duration (months)",
+        _l("Target duration (months)"),
         default=DEFAULT_TARGET_MONTHS,
         validators=[
-            InputRequired(message="a target duration is required"),
+            InputRequired(message=_l("a target duration is required")),
             NumberRange(
                 min=MIN_TARGET_MONTHS,
                 max=MAX_TARGET_MONTHS,
-                message=(
-                    f"target duration must be from {MIN_TARGET_MONTHS} to {MAX_TARGET_MONTHS} "
-                    "months"
-                ),
+                message=_l("target duration must be from %(min)d to %(max)d months"),
             ),
         ],
     )
@@ -321,14 +363,14 @@ class TrackForm(FlaskForm):
 
 class ImportForm(FlaskForm):
     kind = ListedChoice(
-        "What the file holds",
+        _l("What the file holds"),
         choices=[],
-        validators=[InputRequired(message="choose what the file holds")],
-        not_listed="choose one of the listed kinds of file",
+        validators=[InputRequired(message=_l("choose what the file holds"))],
+        not_listed=_l("choose one of the listed kinds of file"),
     )
     file = FileField(
-        "CSV file (UTF-8)",
-        validators=[FileRequired(message="choose a CSV file to import")],
+        _l("CSV file (UTF-8)"),
+        validators=[FileRequired(message=_l("choose a CSV file to import"))],
         render_kw={"accept": ".csv,text/csv"},
     )
 
@@ -340,24 +382,31 @@ class OutboxFilterForm(FlaskForm):
         csrf = False
 
     status = ListedChoice(
-        "Status",
-        choices=choices([("", "any status"), *((s, s) for s in NOTIFICATION_STATUSES)]),
+        _l("Status"),
+        choices=choices(
+            [
+                ("", _l("any status")),
+                *((s, NOTIFICATION_STATUS_NAMES[s]) for s in NOTIFICATION_STATUSES),
+            ]
+        ),
         default="",
-        not_listed=f"status must be one of {', '.join(NOTIFICATION_STATUSES)}",
+        not_listed=_l("status must be one of %(values)s", values=", ".join(NOTIFICATION_STATUSES)),
     )
     kind = ListedChoice(
-        "Kind",
-        choices=choices([("", "any kind"), *((k, k) for k in NOTIFICATION_KINDS)]),
+        _l("Kind"),
+        choices=choices(
+            [("", _l("any kind")), *((k, NOTIFICATION_KIND_NAMES[k]) for k in NOTIFICATION_KINDS)]
+        ),
         default="",
-        not_listed=f"kind must be one of {', '.join(NOTIFICATION_KINDS)}",
+        not_listed=_l("kind must be one of %(values)s", values=", ".join(NOTIFICATION_KINDS)),
     )
     q = StringField(
-        "Recipient or subject contains",
+        _l("Recipient or subject contains"),
         validators=[
             Optional(),
             Length(
                 max=MAX_OUTBOX_SEARCH_LENGTH,
-                message=f"search at most {MAX_OUTBOX_SEARCH_LENGTH} characters",
+                message=_l("search at most %(max)d characters"),
             ),
         ],
         render_kw={"type": "search"},

@@ -19,12 +19,16 @@ from flask import (
     request,
     url_for,
 )
+from flask_babel import gettext as _
+from flask_babel import ngettext
 from flask_login import current_user
 from flask_wtf import FlaskForm
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from tracker.admin.forms import (
+    NOTIFICATION_KIND_NAMES,
+    NOTIFICATION_STATUS_NAMES,
     ConfirmForm,
     ImportForm,
     OutboxFilterForm,
@@ -43,6 +47,7 @@ from tracker.clock import today, utcnow
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.forms import NO_CHOICE, choices, show_errors
+from tracker.i18n import join
 from tracker.imports.services.kinds import ImportRefused, RowError
 from tracker.imports.services.reading import decode_csv
 from tracker.imports.services.run import IMPORT_KINDS, import_csv
@@ -64,7 +69,7 @@ from tracker.reminders.models import Notification
 from tracker.reminders.services.delivery import retry_failed
 from tracker.reminders.services.outbox import outbox as outbox_page
 from tracker.reminders.services.outbox import outbox_counts
-from tracker.web import named, role_required
+from tracker.web import localized, localized_errors, named, role_required
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 
@@ -124,6 +129,7 @@ def _fill_person_form(form: PersonEditForm, person: Engineer) -> None:
     form.manager.data = person.manager_id
     form.hired_on.data = person.hired_on
     form.experience_months.data = person.experience_months
+    form.locale.data = person.locale
 
 
 # --- people -----------------------------------------------------------------
@@ -164,11 +170,12 @@ def add_person():
                 hired_on=form.hired_on.data,
                 experience_months=form.experience_months.data,
                 password=form.password.data,
+                locale=form.locale.data,
             )
         except ValidationError as exc:
             show_errors(form, exc)
         else:
-            flash(f"{person.name} added.", "success")
+            flash(_("%(name)s added.", name=person.name), "success")
             return redirect(url_for("admin.people"))
     return render_template("admin/person_form.html", form=form, person=None), _status(form)
 
@@ -198,11 +205,12 @@ def edit_person(person_id: int):
                 manager_id=form.manager.data,
                 hired_on=form.hired_on.data,
                 experience_months=form.experience_months.data,
+                locale=form.locale.data,
             )
         except ValidationError as exc:
             show_errors(form, exc)
         else:
-            flash(f"{person.name} saved.", "success")
+            flash(_("%(name)s saved.", name=person.name), "success")
             return redirect(url_for("admin.edit_person", person_id=person.id))
     return _person_page(person, form, _status(form))
 
@@ -238,9 +246,12 @@ def _set_active(person_id: int, active: bool):
         try:
             set_active(db_session(), person, active, _actor())
         except ValidationError as exc:
-            form.form_errors.extend(exc.errors.values())
+            form.form_errors.extend(localized_errors(exc.errors).values())
         else:
-            flash(f"{person.name} {'reactivated' if active else 'deactivated'}.", "success")
+            if active:
+                flash(_("%(name)s reactivated.", name=person.name), "success")
+            else:
+                flash(_("%(name)s deactivated.", name=person.name), "success")
             return redirect(url_for("admin.edit_person", person_id=person.id))
     edit_form = PersonEditForm(formdata=None)
     _person_choices(edit_form, person)
@@ -270,7 +281,7 @@ def add_team():
         except ValidationError as exc:
             show_errors(form, exc)
         else:
-            flash(f"Team {team.name} added.", "success")
+            flash(_("Team %(name)s added.", name=team.name), "success")
             return redirect(url_for("admin.teams"))
     return render_template("admin/team_form.html", form=form, team=None), _status(form)
 
@@ -298,7 +309,7 @@ def edit_team(team_id: int):
         except ValidationError as exc:
             show_errors(form, exc)
         else:
-            flash(f"Team {team.name} saved.", "success")
+            flash(_("Team %(name)s saved.", name=team.name), "success")
             return redirect(url_for("admin.teams"))
     return render_template("admin/team_form.html", form=form, team=team), _status(form)
 
@@ -336,8 +347,13 @@ def catalog():
             show_errors(form, exc)
         else:
             flash(
-                f"Internal track {named(path)} created: {len(path.path_courses)} courses "
-                f"ending in exam {form.exam_code.data.strip()}.",
+                ngettext(
+                    "Internal track %(name)s created: %(num)d course ending in exam %(exam)s.",
+                    "Internal track %(name)s created: %(num)d courses ending in exam %(exam)s.",
+                    len(path.path_courses),
+                    name=named(path),
+                    exam=form.exam_code.data.strip(),
+                ),
                 "success",
             )
             return redirect(url_for("admin.catalog"))
@@ -357,7 +373,7 @@ def catalog():
 def imports():
     """Import people, hour logs, exam attempts or external credentials from a CSV file."""
     form = ImportForm()
-    form.kind.choices = choices((k.code, k.label) for k in IMPORT_KINDS.values())
+    form.kind.choices = choices((k.code, localized(k.label)) for k in IMPORT_KINDS.values())
     row_errors: list[RowError] = []
     if form.validate_on_submit():
         try:
@@ -368,13 +384,16 @@ def imports():
             bad_lines = len({e.line for e in row_errors})
             form.file.errors = [
                 *form.file.errors,
-                f"{bad_lines} {'row breaks' if bad_lines == 1 else 'rows break'} a rule "
-                "(listed below); nothing was imported",
+                ngettext(
+                    "%(num)d row breaks a rule (listed below); nothing was imported",
+                    "%(num)d rows break a rule (listed below); nothing was imported",
+                    bad_lines,
+                ),
             ]
         except ValidationError as exc:
             show_errors(form, exc)
         else:
-            flash(f"{result.summary}.", "success")
+            flash(localized(result.summary), "success")
             return redirect(url_for("admin.imports"))
     return render_template(
         "admin/imports.html",
@@ -419,6 +438,8 @@ def _outbox_page(status: int = 200, error: str | None = None):
         filters=filters,
         retry_forms=retry_forms,
         counts=outbox_counts(db_session()),
+        status_names=NOTIFICATION_STATUS_NAMES,
+        kind_names=NOTIFICATION_KIND_NAMES,
         error=error,
     ), status
 
@@ -437,11 +458,22 @@ def retry_notification(notification_id: int):
     notification = _get_or_404(Notification, notification_id)
     form = ConfirmForm(prefix=f"retry-{notification_id}")
     if not form.validate_on_submit():
-        return _outbox_page(400, "The form expired: reload the page and try again.")
+        return _outbox_page(400, _("The form expired: reload the page and try again."))
     try:
         retry_failed(db_session(), notification, utcnow())
     except ValidationError as exc:
-        message = "; ".join(exc.errors.values())
-        return _outbox_page(400, f"Notice #{notification.id} is {notification.status}: {message}.")
-    flash(f"Notice #{notification.id} queued again: the sender retries it shortly.", "success")
+        status = NOTIFICATION_STATUS_NAMES.get(notification.status, notification.status)
+        return _outbox_page(
+            400,
+            _(
+                "Notice #%(id)s is %(status)s: %(message)s.",
+                id=notification.id,
+                status=status,
+                message=localized(join(exc.errors.values())),
+            ),
+        )
+    flash(
+        _("Notice #%(id)s queued again: the sender retries it shortly.", id=notification.id),
+        "success",
+    )
     return redirect(url_for("admin.outbox", **_outbox_args()))

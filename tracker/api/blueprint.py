@@ -5,6 +5,12 @@ Every refusal is `{"errors": {field: message}}`: 400 for bad input (nothing is
 stored), 401 without a live token, 403 for another person's records without
 the right, 404 for an unknown id in the URL, 413 for a body over
 MAX_CONTENT_LENGTH and 415 for a body that is not JSON.
+
+Every list answers a page, `{"items": [...], "next": CURSOR or null}`: ?limit=
+rows (default 50, at most 500), and ?cursor= the `next` of the page before
+(with the same filters) for the page after it. Following `next` answers each
+row once, in the list's order, even while rows are added; a cursor is opaque
+and only good for the list that gave it.
 """
 
 from __future__ import annotations

@@ -2,30 +2,42 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 from flask import Response
-from sqlalchemy import select
+from sqlalchemy import Date, func, literal, select
 from sqlalchemy.orm import selectinload
 
 from tracker.api.access import engineer_in_query
 from tracker.api.auth import caller
 from tracker.api.blueprint import bp
 from tracker.api.openapi import Operation
+from tracker.api.pages import Key, page
 from tracker.clock import today
-from tracker.extensions import db_session
-from tracker.people.services.access import visible_engineers
+from tracker.people.services.access import visible_ids
 from tracker.progress.models import Certification
 from tracker.progress.schemas import CertificationOut, CertificationsOut, CertificationsQuery
-from tracker.progress.services.validity import newest_per_credential
+from tracker.progress.services.validity import newest_of_its_credential, status_is
 
 CERTIFICATIONS = Operation(
     answers={200: CertificationsOut}, query_model=CertificationsQuery, refusals=(403, 404)
+)
+# The soonest expiry first, those that never expire last; then the oldest record.
+NEVER = dt.date.max
+CERTIFICATIONS_ORDER = (
+    Key(
+        func.coalesce(Certification.expires_on, literal(NEVER, Date)),
+        lambda c: c.expires_on or NEVER,
+        dt.date,
+    ),
+    Key(Certification.id, lambda c: c.id, int),
 )
 
 
 @bp.get("/certifications")
 @CERTIFICATIONS
 def certifications() -> tuple[Response, int]:
-    """The newest certification per credential of each visible engineer, filtered.
+    """The newest certification per credential of each visible engineer, filtered, a page.
 
     ?engineer=ID for one person; ?status=valid|expiring|expired keeps those whose
     status is exactly that ("expiring": valid and expiring within
@@ -33,32 +45,25 @@ def certifications() -> tuple[Response, int]:
     """
     params = CERTIFICATIONS.query()
     within = params.expiring_within
-    session = db_session()
     on = today()
-    select_certs = select(Certification).options(
-        selectinload(Certification.credential), selectinload(Certification.engineer)
+    certs = (
+        select(Certification)
+        .where(newest_of_its_credential())
+        .options(selectinload(Certification.credential), selectinload(Certification.engineer))
     )
     if params.engineer is not None:
         engineer = engineer_in_query(params.engineer)
-        select_certs = select_certs.where(Certification.engineer_id == engineer.id)
+        certs = certs.where(Certification.engineer_id == engineer.id)
     elif caller().access_role != "admin":
-        ids = [e.id for e in visible_engineers(session, caller())]
-        select_certs = select_certs.where(Certification.engineer_id.in_(ids))
-    by_engineer: dict[int, list[Certification]] = {}
-    for cert in session.scalars(select_certs):
-        by_engineer.setdefault(cert.engineer_id, []).append(cert)
-    newest = [
-        cert for certs in by_engineer.values() for cert in newest_per_credential(certs).values()
-    ]
-    items = [
-        CertificationOut.of(cert, on, within)
-        for cert in sorted(
-            newest,
-            key=lambda c: (c.expires_on is None, c.expires_on, c.engineer.name, c.credential.code),
-        )
-    ]
+        certs = certs.where(Certification.engineer_id.in_(visible_ids(caller())))
     if params.status is not None:
-        items = [item for item in items if item.status == params.status]
+        certs = certs.where(status_is(params.status, on, within))
     return CERTIFICATIONS.answer(
-        CertificationsOut(on=on, expiring_within=within, certifications=items)
+        page(
+            CertificationsOut,
+            certs,
+            CERTIFICATIONS_ORDER,
+            params,
+            lambda cert: CertificationOut.of(cert, on, within),
+        )
     )

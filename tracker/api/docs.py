@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, render_template
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 
 from tracker.api.openapi import REFUSAL_NAMES, document
 
@@ -43,16 +45,18 @@ def reference() -> str:
 # --- the page's view of the document -------------------------------------------------
 
 # A type as the page writes it: text, and the anchor of a schema it names (or "").
+# The words between the schemas' names are in the page's language; JSON's type
+# names (string, integer) are the API's own and stay as they are.
 Part = tuple[str, str]
 RULES = {
-    "minLength": "at least {} characters",
-    "maxLength": "at most {} characters",
-    "minimum": "at least {}",
-    "maximum": "at most {}",
-    "exclusiveMinimum": "more than {}",
-    "exclusiveMaximum": "less than {}",
-    "minProperties": "at least {} entries",
-    "pattern": "matches {}",
+    "minLength": _l("at least %(n)s characters"),
+    "maxLength": _l("at most %(n)s characters"),
+    "minimum": _l("at least %(n)s"),
+    "maximum": _l("at most %(n)s"),
+    "exclusiveMinimum": _l("more than %(n)s"),
+    "exclusiveMaximum": _l("less than %(n)s"),
+    "minProperties": _l("at least %(n)s entries"),
+    "pattern": _l("matches %(n)s"),
 }
 
 
@@ -73,16 +77,16 @@ def type_parts(schema: dict[str, Any]) -> list[Part]:
         parts: list[Part] = []
         for i, branch in enumerate(schema["anyOf"]):
             if i:
-                parts.append((" or ", ""))
+                parts.append((f" {_('or')} ", ""))
             parts += type_parts(branch)
         return parts
     if "enum" in schema:
-        return [("one of " + ", ".join(str(v) for v in schema["enum"]), "")]
+        return [(_("one of %(values)s", values=", ".join(str(v) for v in schema["enum"])), "")]
     kind = schema.get("type", "any")
     if kind == "array":
-        return [("list of ", ""), *type_parts(schema.get("items", {}))]
+        return [(_("list of") + " ", ""), *type_parts(schema.get("items", {}))]
     if kind == "object" and isinstance(schema.get("additionalProperties"), dict):
-        return [("object of names to ", ""), *type_parts(schema["additionalProperties"])]
+        return [(_("object of names to") + " ", ""), *type_parts(schema["additionalProperties"])]
     if "format" in schema:
         return [(f"{kind} ({schema['format']})", "")]
     return [(str(kind), "")]
@@ -90,11 +94,11 @@ def type_parts(schema: dict[str, Any]) -> list[Part]:
 
 def rules_of(schema: dict[str, Any]) -> str:
     """Return a schema's constraints in words, its branches' included."""
-    found = [text.format(schema[key]) for key, text in RULES.items() if key in schema]
+    found = [str(text) % {"n": schema[key]} for key, text in RULES.items() if key in schema]
     for branch in schema.get("anyOf", ()):
-        found += [text.format(branch[key]) for key, text in RULES.items() if key in branch]
+        found += [str(text) % {"n": branch[key]} for key, text in RULES.items() if key in branch]
     if "default" in schema and schema["default"] is not None:
-        found.append(f"default {schema['default']!r}")
+        found.append(_("default %(value)s", value=repr(schema["default"])))
     return "; ".join(found)
 
 

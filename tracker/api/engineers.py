@@ -1,8 +1,8 @@
-"""/me and /engineers/ID: an account, its progress, its career, level and evidence."""
+"""/me and /engineers: accounts (added by admins, settings changed), progress, career, evidence."""
 
 from __future__ import annotations
 
-from flask import Response
+from flask import Response, url_for
 
 from tracker.api.access import engineer_in_url
 from tracker.api.auth import caller
@@ -16,12 +16,28 @@ from tracker.careers.services.ladder import can_manage, career, change_level
 from tracker.clock import today
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
-from tracker.people.schemas import MeOut
+from tracker.i18n import N_
+from tracker.people.schemas import EngineerBody, EngineerChangeBody, EngineerOut, MeOut
+from tracker.people.services.persons import create_person, set_locale
 from tracker.progress.schemas import OverviewOut
 from tracker.progress.services.overview import overview
 from tracker.progress.services.validity import experience_months
 
 ME = Operation(answers={200: MeOut}, query_model=NoQuery)
+ENGINEER = Operation(answers={200: EngineerOut}, query_model=NoQuery, refusals=(403, 404))
+ADD_ENGINEER = Operation(
+    answers={201: EngineerOut},
+    body_model=EngineerBody,
+    refusals=(403,),
+    headers={"Location": "the new engineer's URL"},
+)
+CHANGE_ENGINEER = Operation(
+    answers={200: EngineerOut}, body_model=EngineerChangeBody, refusals=(403, 404)
+)
+ADMINS_ADD = N_("only an admin may add people")
+OWN_SETTINGS = N_("only the person themselves or an admin may change their settings")
+# The services name the team and the manager; the API's fields are their ids.
+ENGINEER_NAMES = {"team": "team_id", "manager": "manager_id"}
 PROGRESS = Operation(answers={200: OverviewOut}, query_model=NoQuery, refusals=(403, 404))
 CAREER = Operation(answers={200: CareerOut}, query_model=OnQuery, refusals=(403, 404))
 SET_LEVEL = Operation(answers={200: CareerOut}, body_model=LevelBody, refusals=(403, 404))
@@ -37,6 +53,60 @@ def me() -> tuple[Response, int]:
     ME.query()
     engineer = caller()
     return ME.answer(MeOut.of_on(engineer, experience_months(engineer, today())))
+
+
+@bp.get("/engineers/<int:engineer_id>", endpoint="engineer")
+@ENGINEER
+def get_engineer(engineer_id: int) -> tuple[Response, int]:
+    """An engineer's account (themselves, their managers and admins)."""
+    ENGINEER.query()
+    return ENGINEER.answer(EngineerOut.of(engineer_in_url(engineer_id)))
+
+
+@bp.post("/engineers", endpoint="add_engineer")
+@ADD_ENGINEER
+def post_engineer() -> tuple[Response, int]:
+    """Add a person and their account (admins): email, name, role, level, team, locale..."""
+    if caller().access_role != "admin":
+        raise ApiError(403, {"engineer": ADMINS_ADD})
+    body = ADD_ENGINEER.body()
+    try:
+        engineer = create_person(
+            db_session(),
+            actor=caller(),
+            today=today(),
+            email=body.email,
+            name=body.name,
+            access_role=body.access_role,
+            job_roles=body.job_roles,
+            level=body.level,
+            team_id=body.team_id,
+            manager_id=body.manager_id,
+            hired_on=body.hired_on,
+            experience_months=body.experience_months,
+            password=body.password,
+            locale=body.locale,
+        )
+    except ValidationError as exc:
+        raise ApiError(400, rename(exc.errors, ENGINEER_NAMES)) from None
+    return ADD_ENGINEER.answer(
+        EngineerOut.of(engineer), 201, url_for("api.engineer", engineer_id=engineer.id)
+    )
+
+
+@bp.patch("/engineers/<int:engineer_id>", endpoint="change_engineer")
+@CHANGE_ENGINEER
+def patch_engineer(engineer_id: int) -> tuple[Response, int]:
+    """Change a person's settings (`locale`): the person themselves or an admin."""
+    engineer = engineer_in_url(engineer_id)
+    if caller().id != engineer.id and caller().access_role != "admin":
+        raise ApiError(403, {"engineer": OWN_SETTINGS})
+    body = CHANGE_ENGINEER.body()
+    try:
+        set_locale(db_session(), engineer, body.locale)
+    except ValidationError as exc:
+        raise ApiError(400, exc.errors) from None
+    return CHANGE_ENGINEER.answer(EngineerOut.of(engineer))
 
 
 @bp.get("/engineers/<int:engineer_id>/progress")

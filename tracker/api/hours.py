@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -15,19 +16,20 @@ from tracker.api.blueprint import bp
 from tracker.api.errors import ApiError, invalid_token, rename
 from tracker.api.inputs import NoQuery
 from tracker.api.openapi import Operation
+from tracker.api.pages import Key, page
 from tracker.api.tokens import log_own_hours
 from tracker.catalog.models import Course
 from tracker.clock import today, utcnow
 from tracker.errors import ValidationError
 from tracker.extensions import db_session, single_statements
-from tracker.people.schemas import Named, PersonRef
+from tracker.people.schemas import Named
 from tracker.people.services.access import can_log_hours, can_view
 from tracker.progress.models import HourLog
 from tracker.progress.schemas import (
-    EngineerQuery,
     HourLogOut,
     HourLogsOut,
     HoursBody,
+    HoursQuery,
     LogHoursBody,
 )
 from tracker.progress.services.hours import check_hours, delete_hours, update_hours
@@ -75,7 +77,12 @@ def _entry(entry_id: int, write: bool) -> HourLog:
     return entry
 
 
-LIST_HOURS = Operation(answers={200: HourLogsOut}, query_model=EngineerQuery, refusals=(403, 404))
+LIST_HOURS = Operation(answers={200: HourLogsOut}, query_model=HoursQuery, refusals=(403, 404))
+# Newest first: by date, then the entry logged last.
+HOURS_ORDER = (
+    Key(HourLog.logged_on, lambda e: e.logged_on, dt.date, descending=True),
+    Key(HourLog.id, lambda e: e.id, int, descending=True),
+)
 LOG_HOURS = Operation(
     answers={201: HourLogOut},
     body_model=LogHoursBody,
@@ -90,17 +97,15 @@ DELETE_HOURS = Operation(answers={204: None}, refusals=(403, 404))
 @bp.get("/hours")
 @LIST_HOURS
 def list_hours() -> tuple[Response, int]:
-    """The caller's hour log (or, with ?engineer=ID, a person the caller may see)."""
-    engineer = engineer_in_query(LIST_HOURS.query().engineer)
-    entries = db_session().scalars(
+    """The caller's hour log (or, with ?engineer=ID, a person the caller may see), a page."""
+    params = LIST_HOURS.query()
+    engineer = engineer_in_query(params.engineer)
+    entries = (
         select(HourLog)
         .where(HourLog.engineer_id == engineer.id)
         .options(selectinload(HourLog.course), selectinload(HourLog.engineer))
-        .order_by(HourLog.logged_on.desc(), HourLog.id.desc())
     )
-    return LIST_HOURS.answer(
-        HourLogsOut(engineer=PersonRef.of(engineer), entries=[HourLogOut.of(e) for e in entries])
-    )
+    return LIST_HOURS.answer(page(HourLogsOut, entries, HOURS_ORDER, params, HourLogOut.of))
 
 
 @bp.post("/hours")

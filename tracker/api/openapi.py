@@ -27,6 +27,7 @@ from tracker.api import blueprint
 from tracker.api.errors import ErrorsOut
 from tracker.api.inputs import answer, field_names, json_body, query, validated
 from tracker.db import MAX_ID
+from tracker.i18n import N_
 from tracker.schemas import Answer, Body, Query
 
 OPENAPI_VERSION = "3.1.0"
@@ -42,14 +43,15 @@ B = TypeVar("B", bound=Body, default=Body)
 V = TypeVar("V", bound=Callable[..., Any])
 
 # What each refusal means; the answer is always the error envelope (ErrorsOut).
+# Marked, so the reference page shows them in its reader's language (the document stays English).
 REFUSALS = {
-    400: "Bad input: each field named with the rule it breaks; nothing is stored.",
-    401: "No live token: missing, unknown, revoked, or its account deactivated.",
-    403: "The caller may not do this (another person's records, or a manager's view).",
-    404: "No record with the id the URL (or ?engineer=) names.",
-    413: "The body is larger than the server accepts.",
-    415: "The body is not sent as JSON (Content-Type: application/json).",
-    503: "The database is unavailable or busy: nothing was changed; retry later.",
+    400: N_("Bad input: each field named with the rule it breaks; nothing is stored."),
+    401: N_("No live token: missing, unknown, revoked, or its account deactivated."),
+    403: N_("The caller may not do this (another person's records, or a manager's view)."),
+    404: N_("No record with the id the URL (or ?engineer=) names."),
+    413: N_("The body is larger than the server accepts."),
+    415: N_("The body is not sent as JSON (Content-Type: application/json)."),
+    503: N_("The database is unavailable or busy: nothing was changed; retry later."),
 }
 REFUSAL_NAMES = {
     400: "BadRequest",
@@ -216,8 +218,9 @@ def _query_parameters(model: type[Query], components: dict[str, Any]) -> list[di
             "required": name in required,
             "schema": _without_null(prop),
         }
-        if "description" in prop:
-            parameter["description"] = prop["description"]
+        # Said once, by the parameter.
+        if "description" in parameter["schema"]:
+            parameter["description"] = parameter["schema"].pop("description")
         parameters.append(parameter)
     return parameters
 
@@ -284,8 +287,10 @@ def document(app: Flask, title: str = "Tracker API", version: str = "1") -> dict
                 "bearer": {
                     "type": "http",
                     "scheme": "bearer",
-                    "description": "An API token (`tracker token create EMAIL`), "
-                    "sent as Authorization: Bearer TOKEN.",
+                    "description": N_(
+                        "An API token (`tracker token create EMAIL`),"
+                        " sent as Authorization: Bearer TOKEN."
+                    ),
                 }
             },
         },
@@ -333,7 +338,7 @@ def _operation(
     responses: dict[str, Any] = {}
     for status, model in sorted(operation.answers.items()):
         if model is None:
-            responses[str(status)] = {"description": "Done; no content."}
+            responses[str(status)] = {"description": N_("Done; no content.")}
             continue
         response: dict[str, Any] = {
             "description": _docstring(model)[0] or model.__name__,

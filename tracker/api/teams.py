@@ -7,17 +7,21 @@ from flask import Response
 from tracker.api.access import managers_only, team_in_url
 from tracker.api.auth import caller
 from tracker.api.blueprint import bp
-from tracker.api.inputs import NoQuery
 from tracker.api.openapi import Operation
+from tracker.api.pages import Key, page
 from tracker.clock import today
 from tracker.extensions import db_session
+from tracker.people.models import Team
 from tracker.people.schemas import TeamOut, TeamsOut
 from tracker.readiness.schemas import ForecastOut, ForecastQuery, ReadinessQuery, TeamReadinessOut
 from tracker.readiness.services.forecast import forecast
 from tracker.readiness.services.members import load_members, load_templates
-from tracker.readiness.services.team import team_readiness, visible_teams
+from tracker.readiness.services.team import team_readiness, visible_teams_query
+from tracker.schemas import PageQuery
 
-TEAMS = Operation(answers={200: TeamsOut}, query_model=NoQuery, refusals=(403,))
+TEAMS = Operation(answers={200: TeamsOut}, query_model=PageQuery, refusals=(403,))
+# By name (unique), then id, so that the order stays total should that ever change.
+TEAMS_ORDER = (Key(Team.name, lambda t: t.name, str), Key(Team.id, lambda t: t.id, int))
 READINESS = Operation(
     answers={200: TeamReadinessOut}, query_model=ReadinessQuery, refusals=(403, 404)
 )
@@ -27,12 +31,11 @@ FORECAST = Operation(answers={200: ForecastOut}, query_model=ForecastQuery, refu
 @bp.get("/teams")
 @TEAMS
 def teams() -> tuple[Response, int]:
-    """The teams the caller manages (every team for an admin)."""
+    """The teams the caller manages (every team for an admin), a page."""
     managers_only()
-    TEAMS.query()
-    return TEAMS.answer(
-        TeamsOut(teams=[TeamOut.of(t) for t in visible_teams(db_session(), caller())])
-    )
+    params = TEAMS.query()
+    teams = visible_teams_query(caller())
+    return TEAMS.answer(page(TeamsOut, teams, TEAMS_ORDER, params, TeamOut.of))
 
 
 @bp.get("/teams/<int:team_id>/readiness", endpoint="team_readiness")

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from flask_babel import lazy_gettext as _l
+from flask_babel.speaklater import LazyString
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, DateField, DecimalField, IntegerField, StringField, TextAreaField
 from wtforms.validators import (
@@ -37,65 +39,74 @@ from tracker.careers.rules import (
 )
 from tracker.catalog.rules import DECIMAL_PLACES, HUNDREDTH, LEVEL_RULE
 from tracker.forms import DecimalRange, ListedChoice, choices, optional_id
+from tracker.i18n import msg
+from tracker.web import lazy_localized, localized
 
-QUARTER_MESSAGE = "quarter must be written YYYY-Qn, Q1 to Q4 (e.g. 2026-Q4)"
+QUARTER_MESSAGE = _l("quarter must be written YYYY-Qn, Q1 to Q4 (e.g. 2026-Q4)")
+
+
+def _numbered(number: int, label: str) -> LazyString:
+    """Label a choice "2 · working", its words in the page's language."""
+    return LazyString(lambda: f"{number} · {localized(label)}")
 
 
 class LevelForm(FlaskForm):
     level = ListedChoice(
-        "New level",
+        _l("New level"),
         coerce=optional_id,
         choices=[],
-        validators=[InputRequired(message="a level is required")],
-        not_listed=LEVEL_RULE,
+        validators=[InputRequired(message=_l("a level is required"))],
+        not_listed=lazy_localized(LEVEL_RULE),
     )
 
 
 class EvidenceForm(FlaskForm):
     kind = ListedChoice(
-        "Kind",
-        choices=choices((k, EVIDENCE_LABELS[k]) for k in EVIDENCE_KINDS),
-        validators=[InputRequired(message="a kind is required")],
-        not_listed="kind must be a patent, a publication or a deployment led",
+        _l("Kind"),
+        choices=choices((k, lazy_localized(EVIDENCE_LABELS[k])) for k in EVIDENCE_KINDS),
+        validators=[InputRequired(message=_l("a kind is required"))],
+        not_listed=_l("kind must be a patent, a publication or a deployment led"),
     )
     title = StringField(
-        "Title",
+        _l("Title"),
         validators=[
-            DataRequired(message="a title is required"),
+            DataRequired(message=_l("a title is required")),
             Length(
                 max=MAX_EVIDENCE_TITLE,
-                message=f"title must be at most {MAX_EVIDENCE_TITLE} characters",
+                message=_l("title must be at most %(max)s characters"),
             ),
         ],
-        description="The patent, the publication or the deployment (e.g. 2,048-GPU cluster).",
+        description=_l("The patent, the publication or the deployment (e.g. 2,048-GPU cluster)."),
     )
-    occurred_on = DateField("Date", validators=[InputRequired(message="a date is required")])
+    occurred_on = DateField(
+        _l("Date"), validators=[InputRequired(message=_l("a date is required"))]
+    )
     note = TextAreaField(
-        "Note",
+        _l("Note"),
         validators=[
             Optional(),
             Length(
                 max=MAX_EVIDENCE_NOTE,
-                message=f"note must be at most {MAX_EVIDENCE_NOTE} characters",
+                message=_l("note must be at most %(max)s characters"),
             ),
         ],
-        description="A link, a patent number, the role you had.",
+        description=_l("A link, a patent number, the role you had."),
     )
 
 
 class SkillForm(FlaskForm):
     speciality = ListedChoice(
-        "Speciality",
+        _l("Speciality"),
         choices=[],
-        validators=[InputRequired(message="a speciality is required")],
-        not_listed="choose one of the listed specialities",
+        validators=[InputRequired(message=_l("a speciality is required"))],
+        not_listed=_l("choose one of the listed specialities"),
     )
     proficiency = ListedChoice(
-        "Proficiency",
+        _l("Proficiency"),
         coerce=optional_id,
-        choices=choices((n, f"{n} · {label}") for n, label in PROFICIENCY_LABELS.items()),
-        validators=[InputRequired(message="a proficiency is required")],
-        not_listed=f"proficiency must be {PROFICIENCY_RANGE}",
+        choices=choices((n, _numbered(n, label)) for n, label in PROFICIENCY_LABELS.items()),
+        validators=[InputRequired(message=_l("a proficiency is required"))],
+        not_listed=lazy_localized(msg("proficiency must be %(range)s", range=PROFICIENCY_RANGE)),
     )
 
 
@@ -105,48 +116,49 @@ class ConfirmForm(FlaskForm):
 
 class ApprenticeshipForm(FlaskForm):
     junior = ListedChoice(
-        "Junior",
+        _l("Junior"),
         coerce=optional_id,
         choices=[],
-        validators=[InputRequired(message="a junior is required")],
-        not_listed="choose one of your people",
+        validators=[InputRequired(message=_l("a junior is required"))],
+        not_listed=_l("choose one of your people"),
     )
     senior = ListedChoice(
-        "Senior",
+        _l("Senior"),
         coerce=optional_id,
         choices=[],
-        validators=[InputRequired(message="a senior is required")],
-        not_listed="choose one of your people (or yourself)",
+        validators=[InputRequired(message=_l("a senior is required"))],
+        not_listed=_l("choose one of your people (or yourself)"),
     )
     path = ListedChoice(
-        "Learning path",
+        _l("Learning path"),
         coerce=optional_id,
         choices=[],
-        not_listed="choose one of the listed paths",
-        description="Left empty: the junior's first unfinished path.",
+        not_listed=_l("choose one of the listed paths"),
+        description=_l("Left empty: the junior's first unfinished path."),
     )
-    starts_on = DateField("Starts on", validators=[InputRequired(message="a date is required")])
+    starts_on = DateField(
+        _l("Starts on"), validators=[InputRequired(message=_l("a date is required"))]
+    )
     months = IntegerField(
-        "Months",
+        _l("Months"),
         default=DEFAULT_APPRENTICESHIP_MONTHS,
         validators=[
-            InputRequired(message="a number of months is required"),
+            InputRequired(message=_l("a number of months is required")),
             NumberRange(
                 min=MIN_APPRENTICESHIP_MONTHS,
                 max=MAX_APPRENTICESHIP_MONTHS,
-                message=f"months must be from {MIN_APPRENTICESHIP_MONTHS} "
-                f"to {MAX_APPRENTICESHIP_MONTHS}",
+                message=_l("months must be from %(min)d to %(max)d"),
             ),
         ],
-        description=f"{USUAL_APPRENTICESHIP_MONTHS} months is usual.",
+        description=_l("%(months)s months is usual.", months=USUAL_APPRENTICESHIP_MONTHS),
     )
     note = StringField(
-        "Note",
+        _l("Note"),
         validators=[
             Optional(),
             Length(
                 max=MAX_APPRENTICESHIP_NOTE_LENGTH,
-                message=f"note must be at most {MAX_APPRENTICESHIP_NOTE_LENGTH} characters",
+                message=_l("note must be at most %(max)s characters"),
             ),
         ],
     )
@@ -154,26 +166,28 @@ class ApprenticeshipForm(FlaskForm):
 
 class BonusForm(FlaskForm):
     credential = ListedChoice(
-        "Certification",
+        _l("Certification"),
         choices=[],
-        validators=[InputRequired(message="a certification is required")],
-        not_listed="choose one of the listed certifications",
+        validators=[InputRequired(message=_l("a certification is required"))],
+        not_listed=_l("choose one of the listed certifications"),
     )
     amount = DecimalField(
-        "Amount (USD)",
+        _l("Amount (USD)"),
         places=None,
         validators=[
-            InputRequired(message="an amount is required"),
+            InputRequired(message=_l("an amount is required")),
             DecimalRange("amount", places=DECIMAL_PLACES, minimum=Decimal(0), maximum=MAX_BONUS),
         ],
         render_kw={"step": str(HUNDREDTH), "min": "0", "inputmode": "decimal"},
     )
-    renewals_earn = BooleanField("A renewal earns the bonus too")
+    renewals_earn = BooleanField(_l("A renewal earns the bonus too"))
     effective_on = DateField(
-        "Effective from",
-        validators=[InputRequired(message="effective from is required (YYYY-MM-DD)")],
-        description="Certifications passed from this day on earn this amount; those passed "
-        "earlier keep the amount in effect then. Not after today.",
+        _l("Effective from"),
+        validators=[InputRequired(message=_l("effective from is required (YYYY-MM-DD)"))],
+        description=_l(
+            "Certifications passed from this day on earn this amount; those passed "
+            "earlier keep the amount in effect then. Not after today."
+        ),
     )
 
 
@@ -184,10 +198,10 @@ class QuarterForm(FlaskForm):
         csrf = False
 
     quarter = StringField(
-        "Quarter",
+        _l("Quarter"),
         validators=[
             Optional(),
             Regexp(f"^{QUARTER_PATTERN}$", message=QUARTER_MESSAGE),
         ],
-        description="YYYY-Qn, e.g. 2026-Q4",
+        description=_l("YYYY-Qn, e.g. 2026-Q4"),
     )

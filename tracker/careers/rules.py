@@ -6,6 +6,8 @@ import datetime as dt
 from decimal import Decimal
 from typing import TypeGuard
 
+from tracker.i18n import N_, Message, msg
+
 # No career record (evidence, apprenticeship, bonus amount) is dated before this day;
 # bonuses set before amounts had a history apply from it.
 EARLIEST_DATE = dt.date(1970, 1, 1)
@@ -16,11 +18,11 @@ EARLIEST_DATE = dt.date(1970, 1, 1)
 EVIDENCE_KINDS = ("patent", "publication", "deployment")
 STORED_EVIDENCE_KINDS = (*EVIDENCE_KINDS, "other")
 EVIDENCE_LABELS = {
-    "patent": "Patent",
-    "publication": "Publication",
-    "deployment": "Deployment led",
+    "patent": N_("Patent"),
+    "publication": N_("Publication"),
+    "deployment": N_("Deployment led"),
 }
-EVIDENCE_REASON = "recorded evidence (patents, publications or deployments led)"
+EVIDENCE_REASON = N_("recorded evidence (patents, publications or deployments led)")
 MAX_EVIDENCE_TITLE = 300
 # The note on a patent, publication or deployment (a link, a number, the role held).
 # A rule of its own: a certification's evidence (progress.rules.MAX_EVIDENCE_LENGTH)
@@ -31,12 +33,21 @@ MAX_EVIDENCE_NOTE = 2000
 
 MIN_PROFICIENCY = 0
 MAX_PROFICIENCY = 4
-PROFICIENCY_LABELS = {0: "none", 1: "basic", 2: "working", 3: "advanced", 4: "expert"}
+PROFICIENCY_LABELS: dict[int, Message] = {
+    0: N_("none"),
+    1: N_("basic"),
+    2: N_("working"),
+    3: N_("advanced"),
+    4: N_("expert"),
+}
 # A speciality is held at this proficiency or above; one holder is a single point of failure.
 HELD_AT = 3
-PROFICIENCY_RANGE = (
-    f"from {MIN_PROFICIENCY} ({PROFICIENCY_LABELS[MIN_PROFICIENCY]}) "
-    f"to {MAX_PROFICIENCY} ({PROFICIENCY_LABELS[MAX_PROFICIENCY]})"
+PROFICIENCY_RANGE = msg(
+    "from %(min)s (%(min_label)s) to %(max)s (%(max_label)s)",
+    min=MIN_PROFICIENCY,
+    min_label=PROFICIENCY_LABELS[MIN_PROFICIENCY],
+    max=MAX_PROFICIENCY,
+    max_label=PROFICIENCY_LABELS[MAX_PROFICIENCY],
 )
 
 # --- apprenticeships --------------------------------------------------------------

@@ -32,6 +32,8 @@ from tracker.schemas import (
     Answer,
     Body,
     Date,
+    Page,
+    PageQuery,
     Query,
     Timestamp,
     WholeNumber,
@@ -59,8 +61,8 @@ class OnQuery(Query):
     on: Annotated[dt.date, date_worded("must be a date YYYY-MM-DD")] | None = None
 
 
-class QuarterQuery(Query):
-    """?quarter=YYYY-Qn (default this quarter)."""
+class QuarterQuery(PageQuery):
+    """?quarter=YYYY-Qn (default this quarter), and the page."""
 
     quarter: str | None = Field(None, description="a quarter written YYYY-Qn, e.g. 2026-Q4")
 
@@ -311,6 +313,24 @@ class BonusOut(Answer):
     amount: Amount
     renewal: bool
 
+    @classmethod
+    def of(cls, row: BonusRow) -> BonusOut:
+        return cls(
+            engineer=PaidPersonOut(
+                id=row.engineer.id, name=row.engineer.name, email=row.engineer.email
+            ),
+            certification=BonusCertificationOut(
+                code=row.credential.code, name=row.credential.name, id=row.certification.id
+            ),
+            passed_on=row.passed_on,
+            amount=row.amount,
+            renewal=row.renewal,
+        )
+
+
+class BonusesOut(Page[BonusOut]):
+    """A page of a quarter's bonus ledger, by pass date, then certification."""
+
 
 class LedgerOut(Answer):
     """A quarter's bonus ledger."""
@@ -328,20 +348,7 @@ class LedgerOut(Answer):
             quarter=str(quarter),
             starts_on=quarter.starts_on,
             ends_on=quarter.ends_on,
-            rows=[
-                BonusOut(
-                    engineer=PaidPersonOut(
-                        id=r.engineer.id, name=r.engineer.name, email=r.engineer.email
-                    ),
-                    certification=BonusCertificationOut(
-                        code=r.credential.code, name=r.credential.name, id=r.certification.id
-                    ),
-                    passed_on=r.passed_on,
-                    amount=r.amount,
-                    renewal=r.renewal,
-                )
-                for r in rows
-            ],
+            rows=[BonusOut.of(r) for r in rows],
             total=sum((r.amount for r in rows), Decimal(0)),
         )
 

@@ -10,7 +10,10 @@ from __future__ import annotations
 import datetime as dt
 from decimal import Decimal
 
+from babel.numbers import format_decimal
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from flask_login import current_user, login_required
 from flask_wtf import FlaskForm
 from sqlalchemy.orm import Session
@@ -70,15 +73,36 @@ from tracker.clock import today
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.forms import NO_CHOICE, choices, show_errors
+from tracker.i18n import day
 from tracker.people.models import Engineer, Team
 from tracker.people.rules import MANAGER_ROLES
 from tracker.people.services.access import can_view, visible_engineers
 from tracker.people.services.persons import level_history
 from tracker.readiness.services.team import can_view_team
 from tracker.signals import showing_dashboard
-from tracker.web import csv_download, named, role_required
+from tracker.web import (
+    csv_download,
+    current_locale,
+    localized,
+    localized_errors,
+    named,
+    role_required,
+)
 
 bp = Blueprint("careers", __name__, url_prefix="/careers")
+
+# An apprenticeship's state (a code the templates compare) named in the page's language.
+APPRENTICESHIP_STATE_LABELS = {
+    "planned": _l("planned"),
+    "running": _l("running"),
+    "finished": _l("finished"),
+}
+
+
+@bp.app_template_filter("apprenticeship_state")
+def apprenticeship_state(state: str) -> object:
+    """Name an apprenticeship's state in the page's language."""
+    return APPRENTICESHIP_STATE_LABELS.get(state, state)
 
 
 @showing_dashboard.connect
@@ -187,9 +211,20 @@ def set_level(engineer_id: int):
             show_errors(form, exc)
         else:
             if change is None:
-                flash(f"{person.name} is already level {before}.", "info")
+                flash(
+                    _("%(name)s is already level %(level)s.", name=person.name, level=before),
+                    "info",
+                )
             else:
-                flash(f"{person.name}: level {before} → {change.to_level}.", "success")
+                flash(
+                    _(
+                        "%(name)s: level %(before)s → %(after)s.",
+                        name=person.name,
+                        before=before,
+                        after=change.to_level,
+                    ),
+                    "success",
+                )
             return redirect(url_for("careers.engineer", engineer_id=person.id))
     return _page(person, 400, level_form=form)
 
@@ -216,7 +251,7 @@ def add_evidence(engineer_id: int):
         except ValidationError as exc:
             show_errors(form, exc)
         else:
-            flash(f"Evidence recorded: {entry.title}.", "success")
+            flash(_("Evidence recorded: %(title)s.", title=entry.title), "success")
             return redirect(url_for("careers.engineer", engineer_id=person.id))
     return _page(person, 400, evidence_form=form)
 
@@ -239,10 +274,18 @@ def assess(engineer_id: int):
         except ValidationError as exc:
             show_errors(form, exc, {"level": "proficiency"})
         else:
-            kind = "confirmed" if row.confirmed else "self-assessed"
+            message = (
+                _("%(speciality)s: %(number)s · %(label)s (confirmed).")
+                if row.confirmed
+                else _("%(speciality)s: %(number)s · %(label)s (self-assessed).")
+            )
             flash(
-                f"{speciality.name}: {row.proficiency} · "
-                f"{PROFICIENCY_LABELS[row.proficiency]} ({kind}).",
+                message
+                % {
+                    "speciality": named(speciality),
+                    "number": row.proficiency,
+                    "label": localized(PROFICIENCY_LABELS[row.proficiency]),
+                },
                 "success",
             )
             return redirect(url_for("careers.engineer", engineer_id=person.id))
@@ -265,12 +308,19 @@ def confirm(engineer_id: int, speciality: str):
         try:
             row = confirm_skill(session, person, found, _actor())
         except ValidationError as exc:
-            form.form_errors.extend(exc.errors.values())
+            form.form_errors.extend(localized_errors(exc.errors).values())
         else:
-            flash(f"{found.name}: {row.proficiency} confirmed.", "success")
+            flash(
+                _(
+                    "%(speciality)s: %(number)s confirmed.",
+                    speciality=named(found),
+                    number=row.proficiency,
+                ),
+                "success",
+            )
             return redirect(url_for("careers.engineer", engineer_id=person.id))
     skill_form = _skill_form(session)
-    skill_form.form_errors.extend(form.form_errors or ["the form expired; try again"])
+    skill_form.form_errors.extend(form.form_errors or [_("the form expired; try again")])
     return _page(person, 400, skill_form=skill_form)
 
 
@@ -317,10 +367,16 @@ def _apprenticeship_choices(session: Session, form: ApprenticeshipForm) -> None:
     seniors = people if actor.access_role == "admin" else [actor, *people]
     for field, listed in ((form.junior, people), (form.senior, seniors)):
         field.choices = choices(
-            [NO_CHOICE, *((e.id, f"{e.name} (level {e.level})") for e in listed)]
+            [
+                NO_CHOICE,
+                *(
+                    (e.id, _("%(name)s (level %(level)s)", name=e.name, level=e.level))
+                    for e in listed
+                ),
+            ]
         )
     form.path.choices = choices(
-        [("", "— the junior's first unfinished path —")]
+        [("", _("— the junior's first unfinished path —"))]
         + [(p.id, named(p)) for p in paths_with_courses(session)]
     )
 
@@ -359,8 +415,13 @@ def apprenticeships():
             show_errors(form, exc)
         else:
             flash(
-                f"{junior.name} apprenticed to {senior.name} from {row.starts_on.isoformat()} "
-                f"to {row.ends_on.isoformat()}.",
+                _(
+                    "%(junior)s apprenticed to %(senior)s from %(start)s to %(end)s.",
+                    junior=junior.name,
+                    senior=senior.name,
+                    start=localized(day(row.starts_on)),
+                    end=localized(day(row.ends_on)),
+                ),
                 "success",
             )
             return redirect(url_for("careers.apprenticeships"))
@@ -423,12 +484,19 @@ def bonuses():
 @login_required
 def bonuses_csv():
     """Download a quarter's bonus ledger for payroll."""
-    _, quarter = _quarter()
+    _form, quarter = _quarter()
     if quarter is None:
-        abort(400, QUARTER_MESSAGE)
+        abort(400, str(QUARTER_MESSAGE))
     header = (
-        "quarter", "engineer", "email", "certification", "name", "passed_on", "renewal", "amount"
-    )  # fmt: skip
+        _("quarter"),
+        _("engineer"),
+        _("email"),
+        _("certification"),
+        _("name"),
+        _("passed_on"),
+        _("renewal"),
+        _("amount"),
+    )
     rows = [
         (
             str(quarter),
@@ -472,10 +540,24 @@ def bonus_amounts():
         except ValidationError as exc:
             show_errors(form, exc)
         else:
-            renewals = "renewals earn it too" if bonus.renewals_earn else "renewals do not earn it"
+            message = (
+                _(
+                    "%(code)s: bonus %(amount)s (renewals earn it too), "
+                    "for certifications passed %(since)s."
+                )
+                if bonus.renewals_earn
+                else _(
+                    "%(code)s: bonus %(amount)s (renewals do not earn it), "
+                    "for certifications passed %(since)s."
+                )
+            )
             flash(
-                f"{credential.code}: bonus {bonus.amount:,.2f} ({renewals}), "
-                f"for certifications passed {since(bonus)}.",
+                message
+                % {
+                    "code": credential.code,
+                    "amount": format_decimal(bonus.amount, "#,##0.00", locale=current_locale()),
+                    "since": localized(since(bonus)),
+                },
                 "success",
             )
             return redirect(url_for("careers.bonus_amounts"))
@@ -486,7 +568,7 @@ def bonus_amounts():
     current, earlier, later = [], [], None
     for bonus in bonus_list(session, history=True):
         if later is not None and later.credential_id == bonus.credential_id:
-            earlier.append((bonus, later.effective_on - dt.timedelta(days=1)))
+            earlier.append((bonus, day(later.effective_on - dt.timedelta(days=1))))
         else:
             current.append(bonus)
         later = bonus

@@ -5,11 +5,15 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
+from tracker.i18n import msg
+
 # The skill ladder's rungs: 1 Foundations .. 5 Architect; a new person starts on the first.
 MIN_LEVEL = 1
 MAX_LEVEL = 5
-LEVEL_RULE = f"level must be from {MIN_LEVEL} to {MAX_LEVEL}"
-LEVEL_NUMBER_RULE = f"level must be a whole number from {MIN_LEVEL} to {MAX_LEVEL}"
+LEVEL_RULE = msg("level must be from %(min)s to %(max)s", min=MIN_LEVEL, max=MAX_LEVEL)
+LEVEL_NUMBER_RULE = msg(
+    "level must be a whole number from %(min)s to %(max)s", min=MIN_LEVEL, max=MAX_LEVEL
+)
 
 # Column lengths of the catalog's texts.
 MAX_CODE_LENGTH = 40
@@ -56,9 +60,12 @@ DEFAULT_RAMP_UP_ES = "6-12 meses"
 
 # A catalog code (credential, course, learning path) as the internal track takes it.
 CODE_PATTERN = re.compile(rf"[A-Za-z0-9][A-Za-z0-9._+-]{{0,{MAX_CODE_LENGTH - 1}}}")
-CODE_RULE = f"1 to {MAX_CODE_LENGTH} letters, digits or . _ + - (starting with a letter or digit)"
+CODE_RULE = msg(
+    "1 to %(most)s letters, digits or . _ + - (starting with a letter or digit)",
+    most=MAX_CODE_LENGTH,
+)
 # A code an API body names an entry by: any text of the column's length.
-CODE_LENGTH_RULE = f"must be a code of 1 to {MAX_CODE_LENGTH} characters"
+CODE_LENGTH_RULE = msg("must be a code of 1 to %(most)s characters", most=MAX_CODE_LENGTH)
 
 # The internal track: its courses, their hours, its target duration.
 MAX_COURSE_HOURS = Decimal(1000)

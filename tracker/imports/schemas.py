@@ -17,16 +17,16 @@ from pydantic import ValidationError as PydanticValidationError
 from pydantic_core import PydanticCustomError
 
 from tracker.catalog.rules import (
-    DECIMAL_PLACES,
     HUNDREDTH,
     LEVEL_NUMBER_RULE,
     MAX_LEVEL,
     MIN_LEVEL,
 )
 from tracker.catalog.services.internal_track import parse_decimal
+from tracker.i18n import N_, msg
 from tracker.imports.rules import FALSE_WORDS, JOB_ROLE_SEPARATOR, TRUE_WORDS
-from tracker.people.rules import ACCESS_ROLES
-from tracker.people.services.persons import experience_error
+from tracker.people.rules import ACCESS_ROLE_RULE, ACCESS_ROLES
+from tracker.people.services.persons import experience_error, locale_error
 from tracker.progress.rules import (
     MAX_ATTEMPT_COST,
     MAX_EVIDENCE_LENGTH,
@@ -38,6 +38,9 @@ from tracker.progress.rules import (
 )
 
 Row = dict[str, str]
+
+# The figures are written out (a marked text is a literal); a test holds them to the rules.
+COST_RULE = N_("cost must be from 0 to 1,000,000, with at most 2 decimals")
 
 
 def _refuse(message: str) -> PydanticCustomError:
@@ -52,7 +55,7 @@ def _text(value: Any) -> str:
 def _required(value: Any, info: ValidationInfo) -> str:
     text = _text(value)
     if not text:
-        raise _refuse(f"{info.field_name} is required")
+        raise _refuse(msg("%(column)s is required", column=info.field_name))
     return text
 
 
@@ -86,20 +89,28 @@ def _as_date(text: str, column: str) -> dt.date:
     try:
         return dt.date.fromisoformat(text)
     except ValueError:
-        raise _refuse(f"{column} must be a date written YYYY-MM-DD, not {text!r}") from None
+        raise _refuse(
+            msg(
+                "%(column)s must be a date written YYYY-MM-DD, not %(text)r",
+                column=column,
+                text=text,
+            )
+        ) from None
 
 
 def _as_int(text: str, column: str) -> int:
     try:
         return int(text)
     except ValueError:
-        raise _refuse(f"{column} must be a whole number, not {text!r}") from None
+        raise _refuse(
+            msg("%(column)s must be a whole number, not %(text)r", column=column, text=text)
+        ) from None
 
 
 def _as_number(text: str, column: str) -> Decimal:
     value = parse_decimal(text)
     if value is None:
-        raise _refuse(f"{column} must be a number, not {text!r}")
+        raise _refuse(msg("%(column)s must be a number, not %(text)r", column=column, text=text))
     return value
 
 
@@ -109,13 +120,19 @@ def _as_yes_no(text: str, column: str) -> bool:
         return True
     if word in FALSE_WORDS:
         return False
-    raise _refuse(f"{column} must be yes or no, not {text!r}")
+    raise _refuse(msg("%(column)s must be yes or no, not %(text)r", column=column, text=text))
 
 
 def _at_most(limit: int) -> Callable[[str, ValidationInfo], str]:
     def check(value: str, info: ValidationInfo) -> str:
         if len(value) > limit:
-            raise _refuse(f"{info.field_name} must be at most {limit} characters")
+            raise _refuse(
+                msg(
+                    "%(column)s must be at most %(max)s characters",
+                    column=info.field_name,
+                    max=limit,
+                )
+            )
         return value
 
     return check
@@ -128,7 +145,7 @@ def split_codes(text: str) -> list[str]:
 
 def _role(value: str) -> str:
     if value not in ACCESS_ROLES:
-        raise _refuse(f"role must be one of {', '.join(ACCESS_ROLES)}")
+        raise _refuse(ACCESS_ROLE_RULE)
     return value
 
 
@@ -154,9 +171,13 @@ def _cost(value: Decimal | None) -> Decimal | None:
     if value is not None and (
         not 0 <= value <= MAX_ATTEMPT_COST or value != value.quantize(HUNDREDTH)
     ):
-        raise _refuse(
-            f"cost must be from 0 to {MAX_ATTEMPT_COST:,}, with at most {DECIMAL_PLACES} decimals"
-        )
+        raise _refuse(COST_RULE)
+    return value
+
+
+def _locale(value: str) -> str:
+    if problem := locale_error(value):
+        raise _refuse(problem)
     return value
 
 
@@ -190,6 +211,8 @@ class PersonRow(_CsvRow):
     ]
     # The password as written, spaces kept; None when the cell is empty.
     password: Annotated[str | None, PlainValidator(lambda value: _text(value) or None)]
+    # The person's language; empty (or no column): the browser's choice.
+    locale: Annotated[str, PlainValidator(_optional("")(_as_text)), AfterValidator(_locale)]
 
 
 class HoursRow(_CsvRow):
@@ -253,5 +276,9 @@ def read_row(
         return schema.model_validate(data)
     except PydanticValidationError as exc:
         for error in exc.errors():
-            problems.setdefault(str(error["loc"][0]), error["msg"])
+            # A cell's own refusal keeps its marked message, to be shown in the reader's language.
+            refused = error.get("ctx", {}).get("message")
+            problems.setdefault(
+                str(error["loc"][0]), refused if isinstance(refused, str) else error["msg"]
+            )
         return None

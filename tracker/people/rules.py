@@ -6,13 +6,15 @@ A person's level is a rung of the catalog's ladder: its range is the catalog's
 
 from __future__ import annotations
 
-from tracker.i18n import LOCALES
+from tracker.i18n import LOCALES, N_
 
 __all__ = ["LOCALES"]
 
 ACCESS_ROLES = ("engineer", "manager", "admin")
 # The access roles that may manage a team or a person.
 MANAGER_ROLES = ("manager", "admin")
+# A marked text is a literal: a test holds it to ACCESS_ROLES.
+ACCESS_ROLE_RULE = N_("role must be one of engineer, manager, admin")
 
 MAX_NAME_LENGTH = 120
 MAX_TEAM_NAME_LENGTH = 120
@@ -27,11 +29,11 @@ READ_SCOPE = "read"
 WRITE_SCOPE = "write"
 TOKEN_SCOPES = (READ_SCOPE, WRITE_SCOPE)
 MAX_TOKEN_SCOPE_LENGTH = 5
-TOKEN_SCOPE_RULE = "scope must be read or write"
-READ_ONLY_TOKEN_RULE = "a read-only token cannot write"
+TOKEN_SCOPE_RULE = N_("scope must be read or write")
+READ_ONLY_TOKEN_RULE = N_("a read-only token cannot write")
 # A token with an expiry date works through that day (in TRACKER_TIMEZONE) and
 # stops the day after, like a certification valid on its expiry day.
-TOKEN_EXPIRY_RULE = "the expiry date must not be before today"
+TOKEN_EXPIRY_RULE = N_("the expiry date must not be before today")
 
 # Documented experience before joining, in whole months.
 MAX_EXPERIENCE_MONTHS = 600
@@ -39,9 +41,10 @@ MAX_EXPERIENCE_TEXT_LENGTH = 4000
 
 # A team's fleet, in GPUs; readiness questions and plans ask about no larger one.
 MAX_GPUS = 10_000_000
-GPUS_RULE = f"fleet size must be a whole number of GPUs from 0 to {MAX_GPUS:,}"
+# The figure is written out (a marked text is a literal); a test holds it to MAX_GPUS.
+GPUS_RULE = N_("fleet size must be a whole number of GPUs from 0 to 10,000,000")
 
 # A person's language setting is one of the interface's LOCALES (tracker.i18n), or BROWSER_LOCALE:
 # no preference, the browser's Accept-Language decides.
 BROWSER_LOCALE = ""
-LOCALE_RULE = "language must be one of en, es (or empty for the browser's choice)"
+LOCALE_RULE = N_("language must be one of en, es (or empty for the browser's choice)")

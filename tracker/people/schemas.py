@@ -3,12 +3,59 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Protocol
+from typing import Annotated, Any, Protocol
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+)
 
+from tracker.catalog.rules import MAX_CODE_LENGTH, MIN_LEVEL
 from tracker.people.models import Engineer, Team
-from tracker.schemas import Answer, Id
+from tracker.people.rules import (
+    ACCESS_ROLE_RULE,
+    ACCESS_ROLES,
+    BROWSER_LOCALE,
+    LOCALE_RULE,
+    LOCALES,
+    MAX_EMAIL_LENGTH,
+    MAX_NAME_LENGTH,
+    MAX_PASSWORD_LENGTH,
+)
+from tracker.schemas import Answer, Body, Date, Id, Page, WholeNumber, refusal, text
+
+# A person's language setting: a locale of the interface, or "" for the browser's choice.
+LOCALE_CHOICES = (BROWSER_LOCALE, *LOCALES)
+LOCALE_DESCRIPTION = (
+    "the interface's language for this person: "
+    + ", ".join(LOCALES)
+    + ', or "" for the browser\'s choice (Accept-Language)'
+)
+
+
+def _locale(value: Any) -> str:
+    if not isinstance(value, str) or value not in LOCALE_CHOICES:
+        raise refusal(LOCALE_RULE)
+    return value
+
+
+def _access_role(value: str) -> str:
+    if value not in ACCESS_ROLES:
+        raise refusal(ACCESS_ROLE_RULE)
+    return value
+
+
+# The constraints come first, so that the JSON schema lists the values; the validator's
+# message (the rule) answers anything else.
+Locale = Annotated[
+    str,
+    Field(json_schema_extra={"enum": list(LOCALE_CHOICES)}, description=LOCALE_DESCRIPTION),
+    BeforeValidator(_locale),
+]
 
 
 class Named(Protocol):
@@ -59,6 +106,10 @@ class EngineerOut(Answer):
     hired_on: dt.date | None
     documented_experience_months: int
     experience_text: str
+    locale: Annotated[
+        str,
+        Field(json_schema_extra={"enum": list(LOCALE_CHOICES)}, description=LOCALE_DESCRIPTION),
+    ]
 
     @classmethod
     def fields_of(cls, engineer: Engineer) -> dict[str, object]:
@@ -77,6 +128,7 @@ class EngineerOut(Answer):
             "hired_on": engineer.hired_on,
             "documented_experience_months": engineer.experience_months,
             "experience_text": engineer.experience_text,
+            "locale": engineer.locale,
         }
 
     @classmethod
@@ -109,10 +161,8 @@ class TeamOut(Answer):
         return cls(id=team.id, name=team.name, gpus=team.gpus, manager=person_ref(team.manager))
 
 
-class TeamsOut(Answer):
-    """The teams a caller may see."""
-
-    teams: list[TeamOut]
+class TeamsOut(Page[TeamOut]):
+    """A page of the teams a caller may see, by name."""
 
 
 class EngineerField(BaseModel):
@@ -121,3 +171,39 @@ class EngineerField(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     engineer: Id | None = None
+
+
+# --- request bodies ---------------------------------------------------------------------
+
+
+class EngineerBody(Body):
+    """A person to add, with their account; an admin's call."""
+
+    email: Annotated[str, text(MAX_EMAIL_LENGTH, required=True)]
+    name: Annotated[str, text(MAX_NAME_LENGTH, required=True)]
+    access_role: Annotated[
+        str,
+        Field(json_schema_extra={"enum": list(ACCESS_ROLES)}),
+        text(max(len(r) for r in ACCESS_ROLES), required=True),
+        AfterValidator(_access_role),
+    ] = "engineer"
+    job_roles: list[Annotated[str, text(MAX_CODE_LENGTH, required=True)]] = Field(
+        default_factory=list, description="job-role codes of the catalog"
+    )
+    level: WholeNumber = MIN_LEVEL
+    team_id: Id | None = None
+    manager_id: Id | None = Field(None, description="an active manager or admin")
+    hired_on: Date | None = None
+    experience_months: WholeNumber = Field(
+        0, description="documented months of GPU-infrastructure experience before joining"
+    )
+    password: (
+        Annotated[str, StringConstraints(strict=True, max_length=MAX_PASSWORD_LENGTH)] | None
+    ) = Field(None, description="left out, the person cannot sign in until one is set")
+    locale: Locale = BROWSER_LOCALE
+
+
+class EngineerChangeBody(Body):
+    """A person's settings to change: their language."""
+
+    locale: Locale

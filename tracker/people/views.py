@@ -35,6 +35,7 @@ from tracker.people.rules import LOCALES
 from tracker.people.services.accounts import authenticate, set_password, verify_password
 from tracker.people.services.persons import set_locale
 from tracker.signals import showing_profile, template_context
+from tracker.web import localized
 
 bp = Blueprint("people", __name__)
 
@@ -194,7 +195,7 @@ def change_password():
             try:
                 set_password(db_session(), current_user, form.new.data)
             except ValidationError as exc:
-                form.new.errors.append(exc.errors["password"])
+                form.new.errors.append(localized(exc.errors["password"]))
             else:
                 # The user, not the proxy: g would hold a proxy that resolves to itself.
                 login_user(current_user._get_current_object())

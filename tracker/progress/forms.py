@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import (
     BooleanField,
@@ -40,14 +41,18 @@ from tracker.progress.rules import (
 
 
 class HoursForm(FlaskForm):
-    course = SelectField("Course", coerce=int, validators=[InputRequired()], widget=ChosenSelect())
-    logged_on = DateField("Date", validators=[InputRequired(message="a date is required")])
+    course = SelectField(
+        _l("Course"), coerce=int, validators=[InputRequired()], widget=ChosenSelect()
+    )
+    logged_on = DateField(_l("Date"), validators=[InputRequired(message=_l("a date is required"))])
     hours = DecimalField(
-        "Hours",
+        _l("Hours"),
         places=None,
         validators=[
-            InputRequired(message="hours are required"),
-            DecimalRange("hours", places=DECIMAL_PLACES, above=Decimal(0), maximum=HOURS_PER_DAY),
+            InputRequired(message=_l("hours are required")),
+            DecimalRange(
+                _l("hours"), places=DECIMAL_PLACES, above=Decimal(0), maximum=HOURS_PER_DAY
+            ),
         ],
         render_kw={
             "step": str(HOURS_FORM_STEP),
@@ -56,78 +61,84 @@ class HoursForm(FlaskForm):
             "inputmode": "decimal",
         },
     )
-    note = StringField("Note", validators=[Optional(), Length(max=MAX_NOTE_LENGTH)])
+    note = StringField(_l("Note"), validators=[Optional(), Length(max=MAX_NOTE_LENGTH)])
 
 
 class AttemptForm(FlaskForm):
     engineer = SelectField(
-        "Engineer", coerce=int, validators=[InputRequired()], widget=ChosenSelect()
+        _l("Engineer"), coerce=int, validators=[InputRequired()], widget=ChosenSelect()
     )
-    exam = SelectField("Exam", coerce=int, validators=[InputRequired()], widget=ChosenSelect())
-    attempted_on = DateField("Date", validators=[InputRequired(message="a date is required")])
+    exam = SelectField(_l("Exam"), coerce=int, validators=[InputRequired()], widget=ChosenSelect())
+    attempted_on = DateField(
+        _l("Date"), validators=[InputRequired(message=_l("a date is required"))]
+    )
     score = IntegerField(
-        "Score (%)",
+        _l("Score (%)"),
         validators=[
-            InputRequired(message="a score is required"),
+            InputRequired(message=_l("a score is required")),
             NumberRange(
                 min=MIN_SCORE,
                 max=MAX_SCORE,
-                message=f"score must be from {MIN_SCORE} to {MAX_SCORE}",
+                message=_l("score must be from %(min)s to %(max)s"),
             ),
         ],
     )
-    passed = BooleanField("Passed")
+    passed = BooleanField(_l("Passed"))
     cost = DecimalField(
-        "Cost (USD)",
+        _l("Cost (USD)"),
         places=None,
         validators=[
             Optional(),
             DecimalRange(
-                "cost", places=DECIMAL_PLACES, minimum=Decimal(0), maximum=MAX_ATTEMPT_COST
+                _l("cost"), places=DECIMAL_PLACES, minimum=Decimal(0), maximum=MAX_ATTEMPT_COST
             ),
         ],
     )
     voucher_code = StringField(
-        "Voucher code", validators=[Optional(), Length(max=MAX_VOUCHER_CODE_LENGTH)]
+        _l("Voucher code"), validators=[Optional(), Length(max=MAX_VOUCHER_CODE_LENGTH)]
     )
     proctoring = StringField(
-        "Proctoring",
+        _l("Proctoring"),
         validators=[Optional(), Length(max=MAX_PROCTORING_LENGTH)],
-        description="e.g. online, remotely proctored; test centre and city",
+        description=_l("e.g. online, remotely proctored; test centre and city"),
     )
-    note = StringField("Note", validators=[Optional(), Length(max=MAX_NOTE_LENGTH)])
+    note = StringField(_l("Note"), validators=[Optional(), Length(max=MAX_NOTE_LENGTH)])
 
 
 class CredentialForm(FlaskForm):
     engineer = SelectField(
-        "Engineer", coerce=int, validators=[InputRequired()], widget=ChosenSelect()
+        _l("Engineer"), coerce=int, validators=[InputRequired()], widget=ChosenSelect()
     )
     credential = SelectField(
-        "Credential",
+        _l("Credential"),
         coerce=int,
         validators=[InputRequired()],
         widget=ChosenSelect(),
-        description="Choose “Other” and fill in name and issuer for one the catalog lacks.",
+        description=_l("Choose “Other” and fill in name and issuer for one the catalog lacks."),
     )
     name = StringField(
-        "Name (other credential)",
+        _l("Name (other credential)"),
         validators=[Optional(), Length(max=MAX_CREDENTIAL_NAME_LENGTH)],
     )
     issuer = StringField(
-        "Issuer (other credential)", validators=[Optional(), Length(max=MAX_ISSUER_LENGTH)]
+        _l("Issuer (other credential)"), validators=[Optional(), Length(max=MAX_ISSUER_LENGTH)]
     )
-    issued_on = DateField("Issued on", validators=[InputRequired(message="a date is required")])
-    expires_on = DateField("Expires on", validators=[Optional()])
+    issued_on = DateField(
+        _l("Issued on"), validators=[InputRequired(message=_l("a date is required"))]
+    )
+    expires_on = DateField(_l("Expires on"), validators=[Optional()])
     evidence = TextAreaField(
-        "Evidence",
+        _l("Evidence"),
         validators=[
-            DataRequired(message="evidence is required"),
+            DataRequired(message=_l("evidence is required")),
             Length(max=MAX_EVIDENCE_LENGTH),
         ],
-        description="A certificate number, a verification link or a note.",
+        description=_l("A certificate number, a verification link or a note."),
     )
 
 
 class PlanForm(FlaskForm):
-    exam = SelectField("Exam", coerce=int, validators=[InputRequired()], widget=ChosenSelect())
-    planned_on = DateField("Planned date", validators=[InputRequired(message="a date is required")])
+    exam = SelectField(_l("Exam"), coerce=int, validators=[InputRequired()], widget=ChosenSelect())
+    planned_on = DateField(
+        _l("Planned date"), validators=[InputRequired(message=_l("a date is required"))]
+    )

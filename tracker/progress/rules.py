@@ -5,14 +5,15 @@ from __future__ import annotations
 from decimal import Decimal
 
 from tracker.catalog.rules import DECIMAL_PLACES
+from tracker.i18n import msg
 
 # A day holds at most this many hours, over all of an engineer's entries.
 HOURS_PER_DAY = Decimal(24)
 # HOURS_PER_DAY as the database stores it: hours, like every amount, are kept
 # in hundredths (catalog.rules.DECIMAL_PLACES, db.Fixed).
 STORED_HOURS_PER_DAY = int(HOURS_PER_DAY.scaleb(DECIMAL_PLACES))
-HOURS_PER_DAY_TEXT = f"a day holds at most {HOURS_PER_DAY} hours"
-HOURS_RANGE_TEXT = f"hours must be more than 0 and at most {HOURS_PER_DAY}"
+HOURS_PER_DAY_TEXT = msg("a day holds at most %(most)s hours", most=HOURS_PER_DAY)
+HOURS_RANGE_TEXT = msg("hours must be more than 0 and at most %(most)s", most=HOURS_PER_DAY)
 # The hours form's spin button steps a quarter of an hour.
 HOURS_FORM_STEP = Decimal("0.25")
 
@@ -27,7 +28,9 @@ MAX_ISSUER_LENGTH = 120
 # An exam attempt: its score (percent), its cost (in the organisation's currency).
 MIN_SCORE = 0
 MAX_SCORE = 100
-SCORE_TEXT = f"score must be a whole number from {MIN_SCORE} to {MAX_SCORE}"
+SCORE_TEXT = msg(
+    "score must be a whole number from %(min)s to %(max)s", min=MIN_SCORE, max=MAX_SCORE
+)
 MAX_ATTEMPT_COST = Decimal(1_000_000)
 
 # A valid certification is "expiring" this many days or fewer before its expiry.

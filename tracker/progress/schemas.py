@@ -10,6 +10,7 @@ from pydantic import BeforeValidator, Field
 
 from tracker.catalog.rules import DECIMAL_PLACES
 from tracker.catalog.schemas import Code, CourseRef, CredentialRef, ExamRef
+from tracker.i18n import N_, msg
 from tracker.people.schemas import Named, PersonRef, person_ref
 from tracker.progress.models import Certification, ExamAttempt, HourLog
 from tracker.progress.rules import (
@@ -40,6 +41,8 @@ from tracker.schemas import (
     Body,
     Date,
     Id,
+    Page,
+    PageQuery,
     Query,
     Timestamp,
     TrueFalse,
@@ -49,6 +52,9 @@ from tracker.schemas import (
 )
 
 STATUSES = ("valid", "expiring", "expired")
+EXPIRING_WITHIN_RULE = msg(
+    "must be a whole number of days, 0 to %(most)s", most=MAX_EXPIRING_WITHIN_DAYS
+)
 
 Note = Annotated[str, text(MAX_NOTE_LENGTH)]
 
@@ -74,9 +80,9 @@ class HoursBody(Body):
     @classmethod
     def cross_errors(cls, data: dict[str, Any]) -> dict[str, str]:
         if "course" in data and "course_id" in data:
-            return {"course": "give the course by code or by course_id, not both"}
+            return {"course": N_("give the course by code or by course_id, not both")}
         if "course" not in data and "course_id" not in data:
-            return {"course": "this field is required (a course code, or give course_id)"}
+            return {"course": N_("this field is required (a course code, or give course_id)")}
         return {}
 
 
@@ -104,7 +110,7 @@ class AttemptBody(Body):
             Field(ge=0, le=MAX_ATTEMPT_COST, decimal_places=DECIMAL_PLACES),
             JSON_NUMBER,
             NUMBER_ONLY,
-            worded(f"must be from 0 to {MAX_ATTEMPT_COST}"),
+            worded(msg("must be from 0 to %(most)s", most=MAX_ATTEMPT_COST)),
         ]
         | None
     ) = None
@@ -133,51 +139,69 @@ class CredentialBody(Body):
         by_name = "name" in data or "issuer" in data
         if "code" in data and by_name:
             return {
-                "code": "give either the code of a catalog credential, or name and issuer, not both"
+                "code": N_(
+                    "give either the code of a catalog credential, or name and issuer, not both"
+                )
             }
         if by_name:
             return {
-                name: "this field is required" for name in ("name", "issuer") if name not in data
+                name: N_("this field is required")
+                for name in ("name", "issuer")
+                if name not in data
             }
         if "code" not in data:
             return {
-                "code": "this field is required "
-                "(or name and issuer for a credential outside the catalog)"
+                "code": N_(
+                    "this field is required"
+                    " (or name and issuer for a credential outside the catalog)"
+                )
             }
         return {}
 
 
 # --- query strings ---------------------------------------------------------------------
 
-EngineerId = Annotated[int, query_int("must be a whole number (an engineer's id)")]
+EngineerId = Annotated[int, query_int(N_("must be a whole number (an engineer's id)"))]
 
 
 class EngineerQuery(Query):
     """?engineer=ID: whose records (the caller's when absent)."""
 
-    engineer: EngineerId | None = None
+    engineer: EngineerId | None = Field(
+        None, description="whose records, by id (the caller's when absent)"
+    )
+
+
+class HoursQuery(PageQuery, EngineerQuery):
+    """Filters of the hour log list, and its page."""
 
 
 def _lower(value: Any) -> Any:
     return value.strip().lower() if isinstance(value, str) else value
 
 
-class CertificationsQuery(EngineerQuery):
-    """Filters of the certifications list."""
+class CertificationsQuery(PageQuery, EngineerQuery):
+    """Filters of the certifications list, and its page."""
 
     status: (
         Annotated[
             Literal["valid", "expiring", "expired"],
             BeforeValidator(_lower),
-            worded(f"must be one of {', '.join(STATUSES)}", "literal_error"),
+            worded(
+                msg("must be one of %(statuses)s", statuses=", ".join(STATUSES)), "literal_error"
+            ),
         ]
         | None
-    ) = None
+    ) = Field(None, description="only those whose status today is exactly this (any case)")
     expiring_within: Annotated[
         int,
-        Field(ge=0, le=MAX_EXPIRING_WITHIN_DAYS),
-        query_int(f"must be a whole number of days, 0 to {MAX_EXPIRING_WITHIN_DAYS}"),
-        worded(f"must be a whole number of days, 0 to {MAX_EXPIRING_WITHIN_DAYS}"),
+        Field(
+            ge=0,
+            le=MAX_EXPIRING_WITHIN_DAYS,
+            description="days ahead in which a valid certification counts as expiring",
+        ),
+        query_int(EXPIRING_WITHIN_RULE),
+        worded(EXPIRING_WITHIN_RULE),
     ] = EXPIRING_WITHIN_DAYS
 
 
@@ -224,11 +248,8 @@ class HourLogOut(Answer):
         )
 
 
-class HourLogsOut(Answer):
-    """An engineer's hour log, newest first."""
-
-    engineer: PersonRef
-    entries: list[HourLogOut]
+class HourLogsOut(Page[HourLogOut]):
+    """A page of an engineer's hour log, newest first (by date, then the newest entry)."""
 
 
 class CertificationOut(Answer):
@@ -265,12 +286,8 @@ class CertificationOut(Answer):
         )
 
 
-class CertificationsOut(Answer):
-    """The newest certification per credential of the engineers asked for."""
-
-    on: dt.date
-    expiring_within: int
-    certifications: list[CertificationOut]
+class CertificationsOut(Page[CertificationOut]):
+    """A page of the newest certification per credential, the soonest expiry first."""
 
 
 class AttemptOut(Answer):

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TypeVar
+import datetime as dt
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, TypeVar
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from flask_login import current_user, login_required
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
@@ -16,6 +21,7 @@ from tracker.db import Base
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.forms import show_errors
+from tracker.i18n import amount, day
 from tracker.people.models import Engineer
 from tracker.people.services.access import (
     can_log_hours,
@@ -37,11 +43,24 @@ from tracker.progress.services.hours import log_hours, update_hours
 from tracker.progress.services.overview import course_to_study, overview
 from tracker.progress.services.validity import status_on
 from tracker.signals import showing_dashboard, template_context
-from tracker.web import named
+from tracker.web import localized, named
 
 bp = Blueprint("progress", __name__)
 OTHER = 0  # the "Other" choice of the credential form
+OTHER_LABEL = _l("Other (enter name and issuer)")
+# The audit trail's actions (stored as codes) as the history table names them.
+AUDIT_ACTIONS = {"create": _l("create"), "update": _l("update"), "delete": _l("delete")}
 _Row = TypeVar("_Row", bound=Base)
+
+
+def _day(on: dt.date) -> str:
+    """Return a date for a flashed message: ISO in the English text, the locale's otherwise."""
+    return localized(day(on))
+
+
+def _hours(value: Decimal) -> str:
+    """Return hours for a flashed message: 7.5 in the English text, the locale's otherwise."""
+    return localized(amount(value))
 
 
 def _row_or_404(model: type[_Row], row_id: int) -> _Row:
@@ -137,7 +156,14 @@ def hours():
         except ValidationError as exc:
             show_errors(form, exc)
         else:
-            flash(f"Logged {form.hours.data.normalize():f} h on {course.title}.", "success")
+            flash(
+                _(
+                    "Logged %(hours)s h on %(course)s.",
+                    hours=_hours(form.hours.data),
+                    course=named(course),
+                ),
+                "success",
+            )
             return redirect(url_for("progress.hours"))
     if form.is_submitted():
         status = 400
@@ -185,7 +211,7 @@ def edit_hours(entry_id: int):
         except ValidationError as exc:
             show_errors(form, exc)
         else:
-            flash("Entry updated.", "success")
+            flash(_("Entry updated."), "success")
             return redirect(url_for("progress.hours"))
     history = session.scalars(
         select(AuditEvent)
@@ -194,8 +220,29 @@ def edit_hours(entry_id: int):
     ).all()
     status = 400 if form.is_submitted() else 200
     return render_template(
-        "progress/edit_hours.html", form=form, entry=entry, history=history
+        "progress/edit_hours.html",
+        form=form,
+        entry=entry,
+        history=[(event, _version(event.before), _version(event.after)) for event in history],
+        actions=AUDIT_ACTIONS,
     ), status
+
+
+@dataclass(frozen=True)
+class HourVersion:
+    """An entry's values as the audit trail recorded them, read back as a date and hours."""
+
+    logged_on: dt.date
+    hours: Decimal
+    note: str
+
+
+def _version(values: dict[str, Any] | None) -> HourVersion | None:
+    if not values:
+        return None
+    return HourVersion(
+        dt.date.fromisoformat(values["logged_on"]), Decimal(values["hours"]), values["note"]
+    )
 
 
 @bp.post("/hours/<int:entry_id>/delete")
@@ -204,7 +251,7 @@ def delete_hours(entry_id: int):
     """Delete an hour log entry (kept in the audit trail)."""
     entry = _own_entry(entry_id)
     delete_entry(db_session(), entry, actor=current_user)
-    flash("Entry deleted.", "success")
+    flash(_("Entry deleted."), "success")
     return redirect(url_for("progress.hours"))
 
 
@@ -254,11 +301,19 @@ def attempts():
             show_errors(form, exc)
         else:
             cert = attempt.certification
-            if cert is not None:
-                until = f" until {cert.expires_on.isoformat()}" if cert.expires_on else ""
-                flash(f"{exam.code} passed: certified{until}.", "success")
+            if cert is not None and cert.expires_on is not None:
+                flash(
+                    _(
+                        "%(exam)s passed: certified until %(date)s.",
+                        exam=exam.code,
+                        date=_day(cert.expires_on),
+                    ),
+                    "success",
+                )
+            elif cert is not None:
+                flash(_("%(exam)s passed: certified.", exam=exam.code), "success")
             else:
-                flash(f"{exam.code} attempt recorded (not passed).", "info")
+                flash(_("%(exam)s attempt recorded (not passed).", exam=exam.code), "info")
             return redirect(url_for("progress.attempts"))
     if form.is_submitted():
         status = 400
@@ -299,11 +354,16 @@ def plan():
             show_errors(plan_form, exc)
         else:
             outlook = plan_outlook(session, current_user, exam, plan_form.planned_on.data, today())
-            verdict = "you will be eligible" if outlook.eligible else "you will not be eligible"
-            flash(
-                f"{exam.code} planned on {plan_form.planned_on.data.isoformat()}: {verdict}.",
-                "success" if outlook.eligible else "warning",
-            )
+            planned = {"exam": exam.code, "date": _day(plan_form.planned_on.data)}
+            if outlook.eligible:
+                flash(
+                    _("%(exam)s planned on %(date)s: you will be eligible.", **planned), "success"
+                )
+            else:
+                flash(
+                    _("%(exam)s planned on %(date)s: you will not be eligible.", **planned),
+                    "warning",
+                )
             return redirect(url_for("progress.attempts"))
     form = AttemptForm()
     form.engineer.choices = [(e.id, e.name) for e in _people_for_results(session)]
@@ -329,7 +389,7 @@ def credentials():
         .order_by(Credential.kind.desc(), Credential.name)
     ).all()
     form.credential.choices = [(c.id, f"{named(c)} ({c.issuer})") for c in catalog]
-    form.credential.choices.append((OTHER, "Other (enter name and issuer)"))
+    form.credential.choices.append((OTHER, OTHER_LABEL))
     if request.method == "GET":
         form.engineer.data = current_user.id
     status = 200
@@ -357,8 +417,15 @@ def credentials():
         except ValidationError as exc:
             show_errors(form, exc, {"code": "credential"})
         else:
-            until = f" until {cert.expires_on.isoformat()}" if cert.expires_on else ""
-            flash(f"{credential.name} recorded{until}.", "success")
+            if cert.expires_on is not None:
+                recorded = _(
+                    "%(credential)s recorded until %(date)s.",
+                    credential=named(credential),
+                    date=_day(cert.expires_on),
+                )
+            else:
+                recorded = _("%(credential)s recorded.", credential=named(credential))
+            flash(recorded, "success")
             return redirect(url_for("progress.credentials"))
     if form.is_submitted():
         status = 400

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import DateField, FieldList, FormField, IntegerField, StringField
 from wtforms.validators import InputRequired, Length, NumberRange, Optional, ValidationError
@@ -17,12 +18,13 @@ from tracker.readiness.rules import (
     MAX_ROI_LINES,
     ROI_AMOUNT_RULE,
 )
+from tracker.web import lazy_localized, localized
 
 
 def within_calendar(form: FlaskForm, field: DateField) -> None:
     """Keep dates where a 12-month forecast from them still fits the calendar."""
     if field.data is not None and not FIRST_DAY <= field.data <= LAST_DAY:
-        raise ValidationError(CALENDAR_RULE)
+        raise ValidationError(localized(CALENDAR_RULE))
 
 
 class ReadinessQueryForm(FlaskForm):
@@ -32,13 +34,13 @@ class ReadinessQueryForm(FlaskForm):
         csrf = False
 
     gpus = IntegerField(
-        "Fleet size (GPUs)",
+        _l("Fleet size (GPUs)"),
         validators=[
             Optional(),
-            NumberRange(min=0, max=MAX_GPUS, message=FLEET_GPUS_RULE),
+            NumberRange(min=0, max=MAX_GPUS, message=lazy_localized(FLEET_GPUS_RULE)),
         ],
     )
-    on = DateField("On date", validators=[Optional(), within_calendar])
+    on = DateField(_l("On date"), validators=[Optional(), within_calendar])
 
 
 class PlanQueryForm(FlaskForm):
@@ -48,15 +50,15 @@ class PlanQueryForm(FlaskForm):
         csrf = False
 
     gpus = IntegerField(
-        "Target fleet size (GPUs)",
+        _l("Target fleet size (GPUs)"),
         validators=[
-            InputRequired(message="a target fleet size is required"),
-            NumberRange(min=0, max=MAX_GPUS, message=FLEET_GPUS_RULE),
+            InputRequired(message=_l("a target fleet size is required")),
+            NumberRange(min=0, max=MAX_GPUS, message=lazy_localized(FLEET_GPUS_RULE)),
         ],
     )
     target = DateField(
-        "Target date",
-        validators=[InputRequired(message="a target date is required"), within_calendar],
+        _l("Target date"),
+        validators=[InputRequired(message=_l("a target date is required")), within_calendar],
     )
 
 
@@ -64,16 +66,20 @@ class RoiLineForm(FlaskForm):
     class Meta:
         csrf = False
 
-    label = StringField("Line", validators=[InputRequired(), Length(max=MAX_ROI_LABEL_LENGTH)])
+    label = StringField(_l("Line"), validators=[InputRequired(), Length(max=MAX_ROI_LABEL_LENGTH)])
     amount = IntegerField(
-        "Amount (USD)",
+        _l("Amount (USD)"),
         validators=[
-            InputRequired(message="an amount is required"),
-            NumberRange(min=0, max=MAX_ROI_AMOUNT, message=ROI_AMOUNT_RULE),
+            InputRequired(message=_l("an amount is required")),
+            NumberRange(min=0, max=MAX_ROI_AMOUNT, message=lazy_localized(ROI_AMOUNT_RULE)),
         ],
     )
 
 
 class RoiForm(FlaskForm):
-    investment = FieldList(FormField(RoiLineForm), min_entries=1, max_entries=MAX_ROI_LINES)
-    returns = FieldList(FormField(RoiLineForm), min_entries=1, max_entries=MAX_ROI_LINES)
+    investment = FieldList(
+        FormField(RoiLineForm), _l("Investment"), min_entries=1, max_entries=MAX_ROI_LINES
+    )
+    returns = FieldList(
+        FormField(RoiLineForm), _l("Returns"), min_entries=1, max_entries=MAX_ROI_LINES
+    )

@@ -6,16 +6,19 @@ import datetime as dt
 from decimal import Decimal
 
 from tracker.catalog.rules import MAX_LEVEL
+from tracker.i18n import Message, day, grouped, msg
 from tracker.people.rules import MAX_GPUS
 
 # Dates a readiness query or plan accepts: a forecast from any of them still
 # fits the calendar.
 FIRST_DAY = dt.date(1970, 1, 1)
 LAST_DAY = dt.date(2999, 12, 31)
-CALENDAR_RULE = f"date must be from {FIRST_DAY} to {LAST_DAY}"
+CALENDAR_RULE = msg(
+    "date must be from %(first)s to %(last)s", first=day(FIRST_DAY), last=day(LAST_DAY)
+)
 
 # A readiness query or plan asks about a fleet no larger than a team may hold.
-FLEET_GPUS_RULE = f"GPUs must be from 0 to {MAX_GPUS:,}"
+FLEET_GPUS_RULE = msg("GPUs must be from 0 to %(max)s", max=grouped(MAX_GPUS))
 
 # Open seats name this many nearest candidates.
 NEAREST_CANDIDATES = 3
@@ -29,9 +32,19 @@ MAX_FORECAST_MONTHS = 60
 SANE_WEEKLY_HOURS = Decimal(10)
 # Shadowing needs a senior of at least this level.
 MIN_SHADOW_LEVEL = 4
-SHADOW_RULE = "needs a senior (level {}) to shadow".format(
-    " or ".join(str(level) for level in range(MIN_SHADOW_LEVEL, MAX_LEVEL + 1))
+
+
+def _either(values: list[int]) -> str:
+    """Say "4 or 5" (or "3, 4 or 5"; one value alone as it is)."""
+    *rest, last = [str(v) for v in values]
+    return msg("%(rest)s or %(last)s", rest=", ".join(rest), last=last) if rest else last
+
+
+SHADOW_RULE: Message = msg(
+    "needs a senior (level %(levels)s) to shadow",
+    levels=_either(list(range(MIN_SHADOW_LEVEL, MAX_LEVEL + 1))),
 )
+
 # The strategy whose per-participant cost is the list price discounts apply to.
 LIST_PRICE_STRATEGY = "bootcamp"
 WEEKS_PER_YEAR = 52
@@ -40,7 +53,7 @@ WEEKS_PER_YEAR = 52
 MAX_ROI_LINES = 20
 MAX_ROI_LABEL_LENGTH = 200
 MAX_ROI_AMOUNT = 10_000_000_000
-ROI_AMOUNT_RULE = f"amount must be from 0 to {MAX_ROI_AMOUNT:,}"
+ROI_AMOUNT_RULE = msg("amount must be from 0 to %(max)s", max=grouped(MAX_ROI_AMOUNT))
 
 # Teams whose lapses are judged per round trip: members of 25 teams load in one query.
 TEAMS_PER_BATCH = 25

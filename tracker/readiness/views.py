@@ -5,6 +5,8 @@ from __future__ import annotations
 import datetime as dt
 
 from flask import Blueprint, abort, render_template, request
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from flask_login import current_user
 from markupsafe import Markup
 from sqlalchemy import select
@@ -32,11 +34,15 @@ from tracker.readiness.services.team import (
 )
 from tracker.readiness.services.team_page import team_page
 from tracker.signals import showing_team, template_context
-from tracker.web import csv_download, named, role_required
+from tracker.web import csv_download, current_locale, localized_errors, named, role_required
 
 bp = Blueprint("readiness", __name__)
 
 DRAWN_KEPT = 4096
+
+BAD_QUERY = _l("gpus must be a whole number of 0 or more and on a date YYYY-MM-DD")
+# The names of the ROI calculator's two lists, as its refusals call them.
+ROI_LIST_NAMES = {"investment": _l("investment"), "returns": _l("returns")}
 
 
 @bp.record_once
@@ -52,7 +58,8 @@ def _add_drawing_helpers(state) -> None:
     drawn: dict[tuple, Markup] = {}
 
     def draw(template: str, name: str, *args: object) -> Markup:
-        key = (template, name, *args)
+        # A drawing is in the page's language: one per locale.
+        key = (current_locale(), template, name, *args)
         markup = drawn.get(key)
         if markup is None:
             if len(drawn) >= DRAWN_KEPT or env.auto_reload:
@@ -148,11 +155,12 @@ def team(team_id: int):
 def heatmap_csv(team_id: int):
     """Download the heat map: one row per engineer, one column per certification."""
     team = _team_or_404(team_id)
-    _, gpus, on, status = _query(team)
+    _form, gpus, on, status = _query(team)
     if status != 200:
-        abort(400, "gpus must be a whole number of 0 or more and on a date YYYY-MM-DD")
+        abort(400, str(BAD_QUERY))
     page = team_page(db_session(), team, on, gpus, months=0)
-    rows: list[list[object]] = [["engineer", "email", "level", *[c.code for c in page.columns]]]
+    header = [_("engineer"), _("email"), _("level"), *[c.code for c in page.columns]]
+    rows: list[list[object]] = [header]
     for row in page.rows:
         rows.append(
             [row.member.name, row.member.engineer.email, row.member.level]
@@ -174,12 +182,20 @@ def heatmap_csv(team_id: int):
 def gaps_csv(team_id: int):
     """Download the readiness gaps: each unfilled seat with its nearest candidates."""
     team = _team_or_404(team_id)
-    _, gpus, on, status = _query(team)
+    _form, gpus, on, status = _query(team)
     if status != 200:
-        abort(400, "gpus must be a whole number of 0 or more and on a date YYYY-MM-DD")
+        abort(400, str(BAD_QUERY))
     result = team_readiness(db_session(), team, on, gpus)
     rows: list[list[object]] = [
-        ["template", "slot", "role", "min_level", "max_level", "candidate", "lacks"]
+        [
+            _("template"),
+            _("slot"),
+            _("role"),
+            _("min_level"),
+            _("max_level"),
+            _("candidate"),
+            _("lacks"),
+        ]
     ]
     for gap in result.gaps:
         slot = gap.seat.slot
@@ -228,7 +244,7 @@ def plan(team_id: int):
                     db_session(), team, form.gpus.data, form.target.data, today()
                 )
             except ValidationError as exc:
-                for key, message in exc.errors.items():
+                for key, message in localized_errors(exc.errors).items():
                     getattr(form, key, form.gpus).errors.append(message)
                 status = 400
         else:
@@ -273,7 +289,7 @@ def roi():
                 {f"{i}": line.amount.data for i, line in enumerate(form.returns)},
             )
         except ValidationError as exc:
-            form.form_errors.extend(exc.errors.values())
+            form.form_errors.extend(localized_errors(exc.errors).values())
             status = 400
     elif request.method == "POST":
         status = 400
@@ -285,5 +301,10 @@ def _roi_lines_over_limit() -> str:
     for name in ("investment", "returns"):
         lines = {key.split("-")[1] for key in request.form if key.startswith(f"{name}-")}
         if len(lines) > MAX_ROI_LINES:
-            return f"{name}: at most {MAX_ROI_LINES} lines (got {len(lines)})"
+            return _(
+                "%(name)s: at most %(max)s lines (got %(got)s)",
+                name=ROI_LIST_NAMES[name],
+                max=MAX_ROI_LINES,
+                got=len(lines),
+            )
     return ""

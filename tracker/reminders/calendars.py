@@ -15,6 +15,7 @@ from icalendar import Calendar
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
+from tracker.i18n import DEFAULT_LOCALE, gettext
 from tracker.people.models import Engineer, Team
 from tracker.progress.models import Certification
 from tracker.progress.services.validity import newest_per_credential
@@ -110,6 +111,7 @@ def _feed(
     link: str,
     *,
     with_names: bool,
+    locale: str,
 ) -> str:
     calendar = Calendar()
     calendar.add("prodid", "-//tracker//certification expiry//EN")
@@ -122,12 +124,11 @@ def _feed(
         if cert.expires_on is None:
             continue  # it never expires: nothing to put in a calendar
         who = cert.engineer.name
-        summary = f"{cert.credential.code} expires"
         calendar.add_component(
             messages.expiry_event(
                 event_uid(cert, base_url),
-                f"{who}: {summary}" if with_names else summary,
-                f"{who}'s {cert.credential.name} is valid through this day.",
+                messages.expiry_summary(cert.credential.code, locale, who if with_names else None),
+                messages.expiry_description(who, cert.credential.name, locale),
                 cert.expires_on,
                 link,
                 stamp=cert.created_at,
@@ -136,26 +137,47 @@ def _feed(
     return calendar.to_ical().decode()
 
 
-def engineer_feed(session: Session, engineer: Engineer, base_url: str = DEFAULT_BASE_URL) -> str:
-    """Return the engineer's feed: one all-day event per current certification's expiry."""
+def _calendar_name(name: str, locale: str) -> str:
+    return gettext("Certification expiries · %(name)s", locale, name=name)
+
+
+def engineer_feed(
+    session: Session,
+    engineer: Engineer,
+    base_url: str = DEFAULT_BASE_URL,
+    default_locale: str = DEFAULT_LOCALE,
+) -> str:
+    """Return the engineer's feed, in their language: an all-day event per current expiry."""
+    locale = messages.reader_locale(engineer.locale, default_locale)
     return _feed(
-        f"Certification expiries · {engineer.name}",
+        _calendar_name(engineer.name, locale),
         current_certifications(session, [engineer.id]),
         base_url,
         f"{base_url.rstrip('/')}/dashboard",
         with_names=False,
+        locale=locale,
     )
 
 
-def team_feed(session: Session, team: Team, base_url: str = DEFAULT_BASE_URL) -> str:
-    """Return the team's feed: the expiries of every active member's current certifications."""
+def team_feed(
+    session: Session,
+    team: Team,
+    base_url: str = DEFAULT_BASE_URL,
+    default_locale: str = DEFAULT_LOCALE,
+) -> str:
+    """Return the team's feed: the expiries of every active member's current certifications.
+
+    Written in the language of the team's manager, who owns the feed (else `default_locale`).
+    """
     members = session.scalars(
         select(Engineer.id).where(Engineer.team_id == team.id, Engineer.active.is_(True))
     ).all()
+    locale = messages.reader_locale(team.manager.locale if team.manager else None, default_locale)
     return _feed(
-        f"Certification expiries · {team.name}",
+        _calendar_name(team.name, locale),
         current_certifications(session, members),
         base_url,
         f"{base_url.rstrip('/')}/teams/{team.id}",
         with_names=True,
+        locale=locale,
     )

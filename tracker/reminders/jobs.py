@@ -49,7 +49,7 @@ def smtp_settings(app: Flask) -> SmtpSettings:
 def mail_settings(app: Flask) -> Mail:
     base = app.config["BASE_URL"]
     domain = urlsplit(base).hostname or "tracker.localhost"
-    return Mail(base_url=base, domain=domain)
+    return Mail(base_url=base, domain=domain, locale=app.config["DEFAULT_LOCALE"])
 
 
 def run_pass(app: Flask, today: dt.date) -> int:

@@ -1,4 +1,4 @@
-"""Rendering notices: subject, plain text, HTML and an iCalendar attachment."""
+"""Rendering notices: plain text and HTML in the reader's language, an iCalendar attachment."""
 
 from __future__ import annotations
 
@@ -13,23 +13,80 @@ from icalendar import Calendar, Event
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from tracker.config import PROJECT_ROOT
+from tracker.i18n import (
+    DEFAULT_LOCALE,
+    LOCALES,
+    format_day,
+    format_hours,
+    format_number,
+    gettext,
+    translate,
+    translations_for,
+)
+
+
+def reader_locale(setting: str | None, default: str) -> str:
+    """Return the language a person reads mail and feeds in: their setting, else `default`.
+
+    Mail has no browser to ask, so "as my browser asks" (the empty setting)
+    means the deployment's default (TRACKER_DEFAULT_LOCALE).
+    """
+    return setting if setting in LOCALES else default
+
+
+def mail_day(day: dt.date, locale: str) -> str:
+    """Write a date in a notice: 1 dic 2026 in Spanish; ISO (2026-12-01) in English.
+
+    English mail keeps the ISO dates it has always carried (subjects people
+    sort and search by); another language writes the locale's own date.
+    """
+    if locale == DEFAULT_LOCALE:
+        return day.isoformat()
+    return format_day(day, locale)
 
 
 @cache
-def _env() -> Environment:
+def _env(locale: str) -> Environment:
     # Plain Jinja, not Flask's: the reminder pass runs outside any request.
-    return Environment(
+    # One environment per language, its catalogue and formats installed once.
+    env = Environment(
         loader=FileSystemLoader(str(PROJECT_ROOT / "templates" / "email")),
         autoescape=select_autoescape(["html"]),
         keep_trailing_newline=True,
+        extensions=["jinja2.ext.i18n"],
+    )
+    env.install_gettext_translations(translations_for(locale), newstyle=True)  # type: ignore[attr-defined]
+    env.filters["day"] = lambda day: mail_day(day, locale)
+    env.filters["number"] = lambda value: format_number(value, locale)
+    env.filters["hours"] = lambda value: format_hours(value, locale)
+    env.filters["tr"] = lambda text: translate(text, locale)
+    env.globals["locale"] = locale
+    return env
+
+
+def render(name: str, locale: str, **context: object) -> tuple[str, str]:
+    """Return the plain-text and HTML bodies of template `name`, written in `locale`."""
+    env = _env(locale)
+    return (
+        env.get_template(f"{name}.txt").render(**context),
+        env.get_template(f"{name}.html").render(**context),
     )
 
 
-def render(name: str, **context: object) -> tuple[str, str]:
-    """Return the plain-text and HTML bodies of template `name`."""
-    return (
-        _env().get_template(f"{name}.txt").render(**context),
-        _env().get_template(f"{name}.html").render(**context),
+def expiry_summary(code: str, locale: str, who: str | None = None) -> str:
+    """Return an expiry event's title: "NCA-AIIO expires", or "Ada: NCA-AIIO expires"."""
+    if who is None:
+        return gettext("%(code)s expires", locale, code=code)
+    return gettext("%(name)s: %(code)s expires", locale, name=who, code=code)
+
+
+def expiry_description(who: str, credential: str, locale: str) -> str:
+    """Return an expiry event's description: whose certification is valid through the day."""
+    return gettext(
+        "%(name)s's %(credential)s is valid through this day.",
+        locale,
+        name=who,
+        credential=credential,
     )
 
 

@@ -19,6 +19,7 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from tracker.clock import utcnow
 from tracker.db import Base
+from tracker.i18n import DEFAULT_LOCALE, LOCALES
 from tracker.people.models import Engineer
 from tracker.progress.models import Certification
 from tracker.reminders.rules import NOTIFICATION_KINDS, NOTIFICATION_STATUSES
@@ -38,6 +39,7 @@ class Notification(Base):
         CheckConstraint(_one_of("kind", NOTIFICATION_KINDS), name="kind_known"),
         CheckConstraint(_one_of("status", NOTIFICATION_STATUSES), name="status_known"),
         CheckConstraint("attempts >= 0", name="attempts_not_negative"),
+        CheckConstraint(_one_of("locale", LOCALES), name="locale_known"),
         # The queue: only rows still to send, in the order senders take them
         # (services.delivery._claim), so a claim reads its batch off the front of the
         # index instead of sorting every pending row.
@@ -71,6 +73,11 @@ class Notification(Base):
     body_text: Mapped[str | None] = mapped_column(Text)
     body_html: Mapped[str] = mapped_column(Text, default="")
     ics: Mapped[str | None] = mapped_column(Text)
+    # The language it is written in: its recipients' (the pass queues one
+    # notice per language among them; see services.pass_sql).
+    locale: Mapped[str] = mapped_column(
+        String(8), default=DEFAULT_LOCALE, server_default=DEFAULT_LOCALE
+    )
     message_id: Mapped[str] = mapped_column(String(200), unique=True)
     status: Mapped[str] = mapped_column(String(16), default="pending")
     attempts: Mapped[int] = mapped_column(Integer, default=0)

@@ -43,7 +43,9 @@ CERTIFICATIONS_PER_BATCH = 200
 
 # --- the outbox ---------------------------------------------------------------
 
-NOTIFICATION_KINDS = ("reminder", "expired", "escalation", "digest")
+# copy: a reminder, expiry notice or escalation written again in another language,
+# for its recipients who read that one (their managers, mostly).
+NOTIFICATION_KINDS = ("reminder", "expired", "escalation", "digest", "copy")
 # skipped: not sent because it no longer applies (its certification was renewed).
 NOTIFICATION_STATUSES = ("pending", "sending", "sent", "failed", "skipped")
 # The longest text the outbox page searches recipients and subjects for.

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from flask import Blueprint, Response, abort, current_app, flash, redirect, url_for
+from flask_babel import gettext as _
 from flask_login import current_user, login_required
 
 from tracker.extensions import db_session
@@ -47,7 +48,12 @@ def engineer_feed(token: str):
     engineer = calendars.engineer_by_token(session, token)
     if engineer is None:
         abort(404)
-    body = calendars.engineer_feed(session, engineer, _base_url() or calendars.DEFAULT_BASE_URL)
+    body = calendars.engineer_feed(
+        session,
+        engineer,
+        _base_url() or calendars.DEFAULT_BASE_URL,
+        current_app.config["DEFAULT_LOCALE"],
+    )
     return _ics(body, "certifications.ics")
 
 
@@ -58,7 +64,12 @@ def team_feed(token: str):
     team = calendars.team_by_token(session, token)
     if team is None:
         abort(404)
-    body = calendars.team_feed(session, team, _base_url() or calendars.DEFAULT_BASE_URL)
+    body = calendars.team_feed(
+        session,
+        team,
+        _base_url() or calendars.DEFAULT_BASE_URL,
+        current_app.config["DEFAULT_LOCALE"],
+    )
     return _ics(body, "team-certifications.ics")
 
 
@@ -119,7 +130,7 @@ def _team_feed(team: Team) -> dict[str, FeedPanel]:
 def _check(prefix: str) -> None:
     """Validate the button's form (its CSRF token, when protection is on)."""
     if not FeedTokenForm(prefix=prefix).validate_on_submit():
-        abort(400, "The form expired: reload the page and try again.")
+        abort(400, _("The form expired: reload the page and try again."))
 
 
 def _me() -> Engineer:
@@ -138,9 +149,9 @@ def replace_own_token():
     had = me.calendar_token is not None
     calendars.replace_token(db_session(), me)
     flash(
-        "Calendar feed replaced: the old link no longer works."
+        _("Calendar feed replaced: the old link no longer works.")
         if had
-        else "Calendar feed created: subscribe to the link from your calendar program.",
+        else _("Calendar feed created: subscribe to the link from your calendar program."),
         "success",
     )
     return redirect(url_for("people.profile"))
@@ -152,7 +163,7 @@ def remove_own_token():
     """Remove the signed-in engineer's feed URL."""
     _check("feed-remove")
     calendars.remove_token(db_session(), _me())
-    flash("Calendar feed removed: its link no longer works.", "success")
+    flash(_("Calendar feed removed: its link no longer works."), "success")
     return redirect(url_for("people.profile"))
 
 
@@ -177,9 +188,9 @@ def replace_team_token(team_id: int):
     had = team.calendar_token is not None
     calendars.replace_token(db_session(), team)
     flash(
-        f"{team.name}'s calendar feed replaced: the old link no longer works."
+        _("%(team)s's calendar feed replaced: the old link no longer works.", team=team.name)
         if had
-        else f"{team.name}'s calendar feed created.",
+        else _("%(team)s's calendar feed created.", team=team.name),
         "success",
     )
     return redirect(url_for("readiness.team", team_id=team.id))
@@ -192,5 +203,8 @@ def remove_team_token(team_id: int):
     team = _team_or_404(team_id)
     _check("feed-remove")
     calendars.remove_token(db_session(), team)
-    flash(f"{team.name}'s calendar feed removed: its link no longer works.", "success")
+    flash(
+        _("%(team)s's calendar feed removed: its link no longer works.", team=team.name),
+        "success",
+    )
     return redirect(url_for("readiness.team", team_id=team.id))

@@ -24,6 +24,7 @@ from tracker.careers.services.ladder import level_on, load_levels, managed_peopl
 from tracker.catalog.models import LearningPath, Level, TrainingStrategy
 from tracker.catalog.services.reads import paths_with_courses
 from tracker.errors import ValidationError
+from tracker.i18n import N_, day, msg
 from tracker.people.models import Engineer, LevelChange
 from tracker.people.rules import MANAGER_ROLES
 from tracker.people.services.access import manages
@@ -94,36 +95,46 @@ def create_apprenticeship(
     """
     errors: dict[str, str] = {}
     if junior is None:
-        errors["junior"] = "a junior is required"
+        errors["junior"] = N_("a junior is required")
     if senior is None:
-        errors["senior"] = "a senior is required"
+        errors["senior"] = N_("a senior is required")
     if not is_whole(months) or not (
         MIN_APPRENTICESHIP_MONTHS <= months <= MAX_APPRENTICESHIP_MONTHS
     ):
-        errors["months"] = (
-            f"months must be a whole number from {MIN_APPRENTICESHIP_MONTHS} to "
-            f"{MAX_APPRENTICESHIP_MONTHS} ({USUAL_APPRENTICESHIP_MONTHS} is usual)"
+        errors["months"] = msg(
+            "months must be a whole number from %(min)s to %(max)s (%(usual)s is usual)",
+            min=MIN_APPRENTICESHIP_MONTHS,
+            max=MAX_APPRENTICESHIP_MONTHS,
+            usual=USUAL_APPRENTICESHIP_MONTHS,
         )
     if not isinstance(starts_on, dt.date):
-        errors["starts_on"] = "a start date is required (YYYY-MM-DD)"
+        errors["starts_on"] = N_("a start date is required (YYYY-MM-DD)")
     elif starts_on < EARLIEST_DATE:
-        errors["starts_on"] = f"start must not be before {EARLIEST_DATE.isoformat()}"
+        errors["starts_on"] = msg(
+            "start must not be before %(earliest)s", earliest=day(EARLIEST_DATE)
+        )
     elif starts_on > add_months(today, MAX_APPRENTICESHIP_LEAD_MONTHS):
-        errors["starts_on"] = "start must be within a year from today"
+        errors["starts_on"] = N_("start must be within a year from today")
     note = (note or "").strip()
     if len(note) > MAX_APPRENTICESHIP_NOTE_LENGTH:
-        errors["note"] = f"note must be at most {MAX_APPRENTICESHIP_NOTE_LENGTH} characters"
+        errors["note"] = msg(
+            "note must be at most %(max)s characters", max=MAX_APPRENTICESHIP_NOTE_LENGTH
+        )
     if junior is not None and senior is not None:
         if junior.id == senior.id:
-            errors["senior"] = "the junior and the senior must be two different people"
+            errors["senior"] = N_("the junior and the senior must be two different people")
         else:
             for name, who in (("junior", junior), ("senior", senior)):
                 if not who.active:
-                    errors[name] = f"{who.name} is deactivated"
+                    errors[name] = msg("%(name)s is deactivated", name=who.name)
             if "senior" not in errors and senior.level <= junior.level:
-                errors["senior"] = (
-                    f"the senior's level must be above the junior's "
-                    f"({senior.name} is level {senior.level}, {junior.name} level {junior.level})"
+                errors["senior"] = msg(
+                    "the senior's level must be above the junior's "
+                    "(%(senior)s is level %(senior_level)s, %(junior)s level %(junior_level)s)",
+                    senior=senior.name,
+                    senior_level=senior.level,
+                    junior=junior.name,
+                    junior_level=junior.level,
                 )
     if errors:
         raise ValidationError(errors)
@@ -143,8 +154,13 @@ def create_apprenticeship(
     if overlapping is not None:
         raise ValidationError(
             {
-                "starts_on": f"{junior.name} is already apprenticed to {overlapping.senior.name} "
-                f"from {overlapping.starts_on.isoformat()} to {overlapping.ends_on.isoformat()}"
+                "starts_on": msg(
+                    "%(junior)s is already apprenticed to %(senior)s from %(start)s to %(end)s",
+                    junior=junior.name,
+                    senior=overlapping.senior.name,
+                    start=day(overlapping.starts_on),
+                    end=day(overlapping.ends_on),
+                )
             }
         )
     if path is None:

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 
-from sqlalchemy import and_, exists, func, select
+from sqlalchemy import Select, and_, exists, func, or_, select
 from sqlalchemy.orm import Session, aliased, selectinload
 
 from tracker.careers.models import CertificationBonus
@@ -23,6 +23,7 @@ from tracker.catalog.models import Credential
 from tracker.catalog.rules import DECIMAL_PLACES, HUNDREDTH
 from tracker.clock import utcnow
 from tracker.errors import ValidationError
+from tracker.i18n import N_, day, grouped, msg
 from tracker.people.models import Engineer
 from tracker.progress.models import Certification
 from tracker.progress.services.validity import add_months
@@ -58,7 +59,7 @@ class Quarter:
         match = _QUARTER.fullmatch(text.strip()) if isinstance(text, str) else None
         if match is None or not FIRST_QUARTER_YEAR <= int(match.group(1)) <= LAST_QUARTER_YEAR:
             raise ValidationError(
-                {"quarter": "must be a quarter written YYYY-Qn, Q1 to Q4 (e.g. 2026-Q4)"}
+                {"quarter": N_("must be a quarter written YYYY-Qn, Q1 to Q4 (e.g. 2026-Q4)")}
             )
         return cls(int(match.group(1)), int(match.group(2)))
 
@@ -81,13 +82,17 @@ def bonus_credential(session: Session, code: str) -> Credential:
         select(Credential).where(func.upper(Credential.code) == (code or "").strip().upper())
     ).one_or_none()
     if credential is None:
-        raise ValidationError({"credential": f"unknown credential code {code!r}"})
+        raise ValidationError({"credential": msg("unknown credential code %(code)r", code=code)})
     if credential.kind == "group":
         members = ", ".join(m.code for m in credential.members)
         raise ValidationError(
             {
-                "credential": f"{credential.code} is a group and is never earned itself; "
-                f"set the bonus on its members ({members})"
+                "credential": msg(
+                    "%(code)s is a group and is never earned itself; "
+                    "set the bonus on its members (%(members)s)",
+                    code=credential.code,
+                    members=members,
+                )
             }
         )
     return credential
@@ -113,22 +118,30 @@ def set_bonus(
     """
     errors: dict[str, str] = {}
     if credential.kind == "group":
-        errors["credential"] = f"{credential.code} is a group; set the bonus on its members"
+        errors["credential"] = msg(
+            "%(code)s is a group; set the bonus on its members", code=credential.code
+        )
     value = Decimal(0)
     if isinstance(amount, bool) or not isinstance(amount, int | Decimal):
-        errors["amount"] = "amount must be a number"
+        errors["amount"] = N_("amount must be a number")
     else:
         value = Decimal(amount)
         if not value.is_finite() or not 0 <= value <= MAX_BONUS:
-            errors["amount"] = f"amount must be from 0 to {MAX_BONUS:,}"
+            errors["amount"] = msg("amount must be from 0 to %(max)s", max=grouped(MAX_BONUS))
         elif value != value.quantize(HUNDREDTH):
-            errors["amount"] = f"amount must have at most {DECIMAL_PLACES} decimals"
+            errors["amount"] = msg(
+                "amount must have at most %(places)s decimals", places=DECIMAL_PLACES
+            )
     if not isinstance(effective_on, dt.date) or isinstance(effective_on, dt.datetime):
-        errors["effective_on"] = "effective from must be a date (YYYY-MM-DD)"
+        errors["effective_on"] = N_("effective from must be a date (YYYY-MM-DD)")
     elif effective_on > today:
-        errors["effective_on"] = f"effective from must not be after today ({today.isoformat()})"
+        errors["effective_on"] = msg(
+            "effective from must not be after today (%(today)s)", today=day(today)
+        )
     elif effective_on < EARLIEST_DATE:
-        errors["effective_on"] = f"effective from must be {EARLIEST_DATE.isoformat()} or later"
+        errors["effective_on"] = msg(
+            "effective from must be %(earliest)s or later", earliest=day(EARLIEST_DATE)
+        )
     if errors:
         raise ValidationError(errors)
     in_effect = bonus_on(session, credential, effective_on)
@@ -156,8 +169,8 @@ def set_bonus(
 def since(bonus: CertificationBonus) -> str:
     """Say from when a bonus applies: "from YYYY-MM-DD", or "from the start"."""
     if bonus.effective_on <= EARLIEST_DATE:
-        return "from the start"
-    return f"from {bonus.effective_on.isoformat()}"
+        return N_("from the start")
+    return msg("from %(day)s", day=day(bonus.effective_on))
 
 
 def bonus_on(session: Session, credential: Credential, day: dt.date) -> CertificationBonus | None:
@@ -225,15 +238,15 @@ class BonusRow:
         return self.certification.earned_on
 
 
-def ledger(
-    session: Session, quarter: Quarter, engineer_ids: Iterable[int] | None = None
-) -> list[BonusRow]:
-    """Return the bonuses earned in `quarter`: certifications earned in it that carry a bonus.
+def ledger_query(
+    quarter: Quarter, engineer_ids: Iterable[int] | Select[tuple[int]] | None = None
+) -> Select[tuple[Certification, CertificationBonus]]:
+    """Return the query of the bonuses earned in `quarter`, unordered: (certification, bonus).
 
-    Each earns the bonus in effect on the day it was passed. A renewal (a
-    certification renewing an earlier one of the same credential) earns only
-    when that bonus says renewals earn. Bonuses of 0 are left out.
-    `engineer_ids` limits the rows to those people (None: everyone).
+    Each certification earned in it earns the bonus in effect on the day it was
+    passed. A renewal (a certification renewing an earlier one of the same
+    credential) earns only when that bonus says renewals earn. Bonuses of 0 are
+    left out. `engineer_ids` limits the rows to those people (None: everyone).
     """
     # The bonus in effect on the day each certification was passed.
     in_effect = (
@@ -258,17 +271,27 @@ def ledger(
             Certification.earned_on >= quarter.starts_on,
             Certification.earned_on <= quarter.ends_on,
             CertificationBonus.amount > 0,
+            or_(Certification.renews_id.is_(None), CertificationBonus.renewals_earn.is_(True)),
         )
         .options(selectinload(Certification.engineer), selectinload(Certification.credential))
     )
-    if engineer_ids is not None:
+    if isinstance(engineer_ids, Select):
+        query = query.where(Certification.engineer_id.in_(engineer_ids))
+    elif engineer_ids is not None:
         query = query.where(Certification.engineer_id.in_(list(engineer_ids)))
-    rows = []
-    for cert, bonus in session.execute(query).tuples():
-        renewal = cert.renews_id is not None
-        if renewal and not bonus.renewals_earn:
-            continue
-        rows.append(BonusRow(cert, bonus.amount, renewal))
+    return query
+
+
+def bonus_row(cert: Certification, bonus: CertificationBonus) -> BonusRow:
+    """Return the ledger's row of a certification and the bonus it earned."""
+    return BonusRow(cert, bonus.amount, cert.renews_id is not None)
+
+
+def ledger(
+    session: Session, quarter: Quarter, engineer_ids: Iterable[int] | None = None
+) -> list[BonusRow]:
+    """Return the bonuses earned in `quarter` (see ledger_query), by day, then name."""
+    rows = [bonus_row(*row) for row in session.execute(ledger_query(quarter, engineer_ids))]
     return sorted(
         rows,
         key=lambda r: (r.passed_on, r.engineer.name.lower(), r.credential.code, r.certification.id),

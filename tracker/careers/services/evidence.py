@@ -15,6 +15,7 @@ from tracker.careers.rules import (
     MAX_EVIDENCE_TITLE,
 )
 from tracker.errors import ValidationError
+from tracker.i18n import N_, day, msg
 from tracker.people.models import Engineer
 from tracker.people.services.access import can_view
 
@@ -36,21 +37,23 @@ def record_evidence(
     """Record a patent, publication or deployment led: the level-5 evidence."""
     errors: dict[str, str] = {}
     if kind not in EVIDENCE_KINDS:
-        errors["kind"] = f"kind must be one of {', '.join(EVIDENCE_KINDS)}"
+        errors["kind"] = msg("kind must be one of %(kinds)s", kinds=", ".join(EVIDENCE_KINDS))
     title = (title or "").strip()
     if not title:
-        errors["title"] = "a title is required (the patent, publication or deployment)"
+        errors["title"] = N_("a title is required (the patent, publication or deployment)")
     elif len(title) > MAX_EVIDENCE_TITLE:
-        errors["title"] = f"title must be at most {MAX_EVIDENCE_TITLE} characters"
+        errors["title"] = msg("title must be at most %(max)s characters", max=MAX_EVIDENCE_TITLE)
     if not isinstance(occurred_on, dt.date):
-        errors["occurred_on"] = "a date is required (YYYY-MM-DD)"
+        errors["occurred_on"] = N_("a date is required (YYYY-MM-DD)")
     elif occurred_on > today:
-        errors["occurred_on"] = "date must not be in the future"
+        errors["occurred_on"] = N_("date must not be in the future")
     elif occurred_on < EARLIEST_DATE:
-        errors["occurred_on"] = f"date must not be before {EARLIEST_DATE.isoformat()}"
+        errors["occurred_on"] = msg(
+            "date must not be before %(earliest)s", earliest=day(EARLIEST_DATE)
+        )
     note = (note or "").strip()
     if len(note) > MAX_EVIDENCE_NOTE:
-        errors["note"] = f"note must be at most {MAX_EVIDENCE_NOTE} characters"
+        errors["note"] = msg("note must be at most %(max)s characters", max=MAX_EVIDENCE_NOTE)
     if errors:
         raise ValidationError(errors)
     entry = Evidence(

@@ -13,6 +13,7 @@ from tracker.careers.models import Evidence
 from tracker.careers.rules import EVIDENCE_KINDS, EVIDENCE_REASON
 from tracker.catalog.models import Credential, Level
 from tracker.errors import ValidationError
+from tracker.i18n import N_, day, msg
 from tracker.people.models import Engineer, JobRoleAssignment, LevelChange, Team
 from tracker.people.rules import MANAGER_ROLES
 from tracker.people.services.access import manages
@@ -63,14 +64,19 @@ def _credential_lack(credential: Credential, certs: Sequence[Certification], on:
     """Say which credential is missing, naming the one that lapsed when one did."""
     last = latest_for((c for c in certs if c.earned_on <= on), credential)
     if last is not None and last.expires_on is not None and last.expires_on < on:
-        expired = last.expires_on.isoformat()
+        expired = day(last.expires_on)
         if credential.kind == "group":
-            return f"a valid {credential.code} ({last.credential.code} expired {expired})"
-        return f"a valid {credential.code} (expired {expired})"
+            return msg(
+                "a valid %(code)s (%(lapsed)s expired %(expired)s)",
+                code=credential.code,
+                lapsed=last.credential.code,
+                expired=expired,
+            )
+        return msg("a valid %(code)s (expired %(expired)s)", code=credential.code, expired=expired)
     if credential.kind == "group":
         members = ", ".join(m.code for m in credential.members)
-        return f"a valid {credential.code} (one of {members})"
-    return f"a valid {credential.code}"
+        return msg("a valid %(code)s (one of %(members)s)", code=credential.code, members=members)
+    return msg("a valid %(code)s", code=credential.code)
 
 
 def rule_lacks(
@@ -81,9 +87,15 @@ def rule_lacks(
     on: dt.date,
 ) -> list[str]:
     """Return what keeps someone from `level`'s rule on `on` (empty when they meet it)."""
-    lacks = []
+    lacks: list[str] = []
     if experience < level.min_experience_months:
-        lacks.append(f"{level.min_experience_months} months of experience (has {experience})")
+        lacks.append(
+            msg(
+                "%(months)s months of experience (has %(has)s)",
+                months=level.min_experience_months,
+                has=experience,
+            )
+        )
     for credential in level.required_credentials:
         if holding(certs, credential, on) is None:
             lacks.append(_credential_lack(credential, certs, on))
@@ -212,5 +224,5 @@ def change_level(
     None when the level is already that one. Refused for one's own level.
     """
     if actor.id == engineer.id:
-        raise ValidationError({"level": "you cannot set your own level; your manager does"})
+        raise ValidationError({"level": N_("you cannot set your own level; your manager does")})
     return set_level(session, engineer, level, actor, today)

@@ -18,6 +18,7 @@ from tracker.careers.rules import (
 )
 from tracker.catalog.models import Speciality
 from tracker.errors import ValidationError
+from tracker.i18n import N_, msg
 from tracker.people.models import Engineer, Team
 from tracker.people.services.access import can_view
 
@@ -41,7 +42,7 @@ def find_speciality(session: Session, code: str) -> Speciality | None:
 
 def _proficiency_error(value: object) -> str | None:
     if not is_whole(value) or not MIN_PROFICIENCY <= value <= MAX_PROFICIENCY:
-        return f"level must be a whole number {PROFICIENCY_RANGE}"
+        return msg("level must be a whole number %(range)s", range=PROFICIENCY_RANGE)
     return None
 
 
@@ -91,11 +92,17 @@ def confirm(
 ) -> SkillAssessment:
     """Confirm the current proficiency as the engineer's manager (a confirmed row, same level)."""
     if actor.id == engineer.id:
-        raise ValidationError({"speciality": "your manager confirms your proficiency, not you"})
+        raise ValidationError({"speciality": N_("your manager confirms your proficiency, not you")})
     latest = current_assessment(session, engineer.id, speciality.id)
     if latest is None:
         raise ValidationError(
-            {"speciality": f"{engineer.name} has no proficiency in {speciality.name} to confirm"}
+            {
+                "speciality": msg(
+                    "%(name)s has no proficiency in %(speciality)s to confirm",
+                    name=engineer.name,
+                    speciality=speciality.name,
+                )
+            }
         )
     if latest.confirmed:
         return latest

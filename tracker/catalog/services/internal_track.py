@@ -33,7 +33,7 @@ from tracker.catalog.rules import (
     MIN_VALIDITY_MONTHS,
 )
 from tracker.errors import ValidationError
-from tracker.i18n import msg
+from tracker.i18n import N_, Message, join, msg
 
 
 @dataclass(frozen=True)
@@ -67,23 +67,28 @@ def internal_codes(session: Session) -> frozenset[str]:
 
 def code_taken(session: Session, code: str) -> str | None:
     """Return what in the catalog already uses `code` (case-insensitive), or None."""
-    models: tuple[tuple[type[Credential] | type[Course] | type[LearningPath], str], ...] = (
-        (Credential, "a credential"),
-        (Course, "a course"),
-        (LearningPath, "a learning path"),
+    models: tuple[tuple[type[Credential] | type[Course] | type[LearningPath], Message], ...] = (
+        (Credential, N_("%(code)s is already taken by a credential")),
+        (Course, N_("%(code)s is already taken by a course")),
+        (LearningPath, N_("%(code)s is already taken by a learning path")),
     )
-    for model, what in models:
+    for model, taken in models:
         found = session.scalars(
             select(model.code).where(func.lower(model.code) == code.lower())
         ).first()
         if found is not None:
-            return f"{found} is already taken by {what}"
+            return msg(taken, code=found)
     return None
+
+
+def _on_line(number: int, problem: str) -> str:
+    """Return a problem of one line of the course list, naming the line."""
+    return msg("line %(number)s: %(problem)s", number=number, problem=problem)
 
 
 def _code_error(session: Session, code: str) -> str | None:
     if not CODE_PATTERN.fullmatch(code):
-        return f"code must be {CODE_RULE}"
+        return msg("code must be %(rule)s", rule=CODE_RULE)
     return code_taken(session, code)
 
 
@@ -106,48 +111,62 @@ def parse_course_lines(text: str) -> list[CourseLine]:
             continue
         parts = [p.strip() for p in raw.split("|")]
         if len(parts) not in (3, 4):
-            problems.append(f"line {number}: write CODE | Title | hours")
+            problems.append(_on_line(number, N_("write CODE | Title | hours")))
             continue
         code, title, hours_text, *spanish = parts
         title_es = spanish[0] if spanish else ""
         if len(title_es) > MAX_TITLE_LENGTH:
             problems.append(
-                msg(
-                    "line %(line)s: the Spanish title must be at most %(max)s characters",
-                    line=number,
-                    max=MAX_TITLE_LENGTH,
+                _on_line(
+                    number,
+                    msg(
+                        "the Spanish title must be at most %(max)s characters", max=MAX_TITLE_LENGTH
+                    ),
                 )
             )
         if not CODE_PATTERN.fullmatch(code):
-            problems.append(f"line {number}: code must be {CODE_RULE}")
+            problems.append(_on_line(number, msg("code must be %(rule)s", rule=CODE_RULE)))
         elif code.lower() in seen:
-            problems.append(f"line {number}: code {code} appears twice")
+            problems.append(_on_line(number, msg("code %(code)s appears twice", code=code)))
         if not title or len(title) > MAX_TITLE_LENGTH:
-            problems.append(f"line {number}: title must be 1 to {MAX_TITLE_LENGTH} characters")
+            problems.append(
+                _on_line(
+                    number,
+                    msg("title must be 1 to %(most)s characters", most=MAX_TITLE_LENGTH),
+                )
+            )
         hours = parse_decimal(hours_text)
         if hours is None:
-            problems.append(f"line {number}: hours must be a number, e.g. 8 or 1.5")
+            problems.append(_on_line(number, N_("hours must be a number, e.g. 8 or 1.5")))
         elif not 0 < hours <= MAX_COURSE_HOURS:
             problems.append(
-                f"line {number}: hours must be more than 0 and at most {MAX_COURSE_HOURS}"
+                _on_line(
+                    number,
+                    msg("hours must be more than 0 and at most %(most)s", most=MAX_COURSE_HOURS),
+                )
             )
         elif hours != hours.quantize(HUNDREDTH):
-            problems.append(f"line {number}: hours must have at most {DECIMAL_PLACES} decimals")
+            problems.append(
+                _on_line(
+                    number,
+                    msg("hours must have at most %(places)s decimals", places=DECIMAL_PLACES),
+                )
+            )
         seen.add(code.lower())
         if hours is not None:
             courses.append(CourseLine(number, code, title, hours, title_es))
     if not problems and not courses:
-        problems.append("list at least one course, one per line: CODE | Title | hours")
+        problems.append(N_("list at least one course, one per line: CODE | Title | hours"))
     if not problems and len(courses) > MAX_TRACK_COURSES:
-        problems.append(f"a track holds at most {MAX_TRACK_COURSES} courses")
+        problems.append(msg("a track holds at most %(most)s courses", most=MAX_TRACK_COURSES))
     if problems:
-        raise ValidationError({"courses": "; ".join(problems)})
+        raise ValidationError({"courses": join(problems)})
     return courses
 
 
 def _name_error(name: str) -> str | None:
     if not name.strip() or len(name.strip()) > MAX_TITLE_LENGTH:
-        return f"name must be 1 to {MAX_TITLE_LENGTH} characters"
+        return msg("name must be 1 to %(most)s characters", most=MAX_TITLE_LENGTH)
     return None
 
 
@@ -191,27 +210,31 @@ def create_internal_track(
         not _is_whole(validity_months)
         or not MIN_VALIDITY_MONTHS <= validity_months <= MAX_VALIDITY_MONTHS
     ):
-        errors["validity_months"] = (
-            "validity must be a whole number of months from "
-            f"{MIN_VALIDITY_MONTHS} to {MAX_VALIDITY_MONTHS}"
+        errors["validity_months"] = msg(
+            "validity must be a whole number of months from %(min)s to %(max)s",
+            min=MIN_VALIDITY_MONTHS,
+            max=MAX_VALIDITY_MONTHS,
         )
     if (
         not _is_whole(experience_months)
         or not 0 <= experience_months <= MAX_REQUIRED_EXPERIENCE_MONTHS
     ):
-        errors["experience_months"] = (
-            "experience must be a whole number of months from 0 to "
-            f"{MAX_REQUIRED_EXPERIENCE_MONTHS}"
+        errors["experience_months"] = msg(
+            "experience must be a whole number of months from 0 to %(max)s",
+            max=MAX_REQUIRED_EXPERIENCE_MONTHS,
         )
     if not _is_whole(retake_wait_days) or not 0 <= retake_wait_days <= MAX_RETAKE_WAIT_DAYS:
-        errors["retake_wait_days"] = (
-            f"retake wait must be a whole number of days from 0 to {MAX_RETAKE_WAIT_DAYS}"
+        errors["retake_wait_days"] = msg(
+            "retake wait must be a whole number of days from 0 to %(max)s",
+            max=MAX_RETAKE_WAIT_DAYS,
         )
     prereqs: list[Credential] = []
     for code in dict.fromkeys(prerequisites):
         cred = session.scalars(select(Credential).where(Credential.code == code)).one_or_none()
         if cred is None:
-            errors["prerequisites"] = f"unknown credential {code!r}; choose from the catalog"
+            errors["prerequisites"] = msg(
+                "unknown credential %(code)r; choose from the catalog", code=code
+            )
         else:
             prereqs.append(cred)
     lines: list[CourseLine] = []
@@ -221,10 +244,10 @@ def create_internal_track(
         errors.update(exc.errors)
     else:
         taken = [
-            f"line {c.line}: {problem}" for c in lines if (problem := code_taken(session, c.code))
+            _on_line(c.line, problem) for c in lines if (problem := code_taken(session, c.code))
         ]
         if taken:
-            errors["courses"] = "; ".join(taken)
+            errors["courses"] = join(taken)
     if problem := _code_error(session, path_code):
         errors["path_code"] = problem
     if problem := _name_error(path_name):
@@ -232,22 +255,26 @@ def create_internal_track(
     if problem := _spanish_name_error(path_name_es):
         errors["path_name_es"] = problem
     if not _is_whole(target_months) or not MIN_TARGET_MONTHS <= target_months <= MAX_TARGET_MONTHS:
-        errors["target_months"] = (
-            "target duration must be a whole number of months from "
-            f"{MIN_TARGET_MONTHS} to {MAX_TARGET_MONTHS}"
+        errors["target_months"] = msg(
+            "target duration must be a whole number of months from %(min)s to %(max)s",
+            min=MIN_TARGET_MONTHS,
+            max=MAX_TARGET_MONTHS,
         )
     # Codes must also differ from one another within the track.
-    own = [("exam_code", exam_code), ("path_code", path_code)]
+    own = [
+        (exam_code, N_("%(code)s is also the exam code")),
+        (path_code, N_("%(code)s is also the path code")),
+    ]
     if exam_code and path_code and exam_code.lower() == path_code.lower():
-        errors.setdefault("path_code", "the path code must differ from the exam code")
+        errors.setdefault("path_code", N_("the path code must differ from the exam code"))
     clashes = [
-        f"line {c.line}: {c.code} is also the {field.replace('_', ' ')}"
+        _on_line(c.line, msg(clash, code=c.code))
         for c in lines
-        for field, code in own
+        for code, clash in own
         if code and c.code.lower() == code.lower()
     ]
     if clashes:
-        errors.setdefault("courses", "; ".join(clashes))
+        errors.setdefault("courses", join(clashes))
     if errors:
         raise ValidationError(errors)
 
@@ -297,6 +324,6 @@ def create_internal_track(
     except IntegrityError:
         # Another admin took a code between the check and the write.
         raise ValidationError(
-            {"exam_code": "a code of this track was just taken in the catalog; try again"}
+            {"exam_code": N_("a code of this track was just taken in the catalog; try again")}
         ) from None
     return path

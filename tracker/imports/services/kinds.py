@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
+from tracker.i18n import msg
 from tracker.imports.schemas import Row
 from tracker.people.models import Engineer
 
@@ -44,12 +45,17 @@ class RowProblems(Exception):
 
 @dataclass(frozen=True)
 class ImportKind:
-    """One kind of CSV file: its columns, how a row is imported, and its name."""
+    """One kind of CSV file: its columns, how a row is imported, and its name.
+
+    The texts are marked messages; `imported_one`, `imported_many` and `header`
+    are templates (of `num`, and of `columns`).
+    """
 
     code: str
     label: str
-    singular: str
-    plural: str
+    imported_one: str
+    imported_many: str
+    header: str
     columns: tuple[str, ...]
     optional: frozenset[str]
     # Service error keys mapped to the file's column names.
@@ -58,7 +64,12 @@ class ImportKind:
     help: str
 
     def summary(self, count: int) -> str:
-        return f"{count} {self.singular if count == 1 else self.plural} imported"
+        # English and Spanish have the same two plural forms: one, and every other count.
+        return msg(self.imported_one if count == 1 else self.imported_many, num=count)
+
+    def columns_rule(self) -> str:
+        """Say which columns a file of this kind has."""
+        return msg(self.header, columns=",".join(self.columns))
 
 
 @dataclass(frozen=True)

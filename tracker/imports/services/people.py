@@ -6,6 +6,7 @@ import datetime as dt
 
 from sqlalchemy.orm import Session
 
+from tracker.i18n import msg
 from tracker.imports.schemas import PersonRow, Row, read_row, split_codes
 from tracker.imports.services.kinds import refuse_if
 from tracker.people.models import Engineer
@@ -26,8 +27,9 @@ def person_for(session: Session, email: str, problems: dict[str, str]) -> Engine
         return None
     person = find_engineer(session, email)
     if person is None:
-        problems["email"] = (
-            f"no person with email {email}; import people first (or add them on the People page)"
+        problems["email"] = msg(
+            "no person with email %(email)s; import people first (or add them on the People page)",
+            email=email,
         )
     return person
 
@@ -43,16 +45,19 @@ def import_person(session: Session, row: Row, today: dt.date, actor: Engineer | 
     if team_name := row.get("team", ""):
         team = find_team(session, team_name)
         if team is None:
-            problems["team"] = f"no team named {team_name!r}; add it on the Teams page first"
+            problems["team"] = msg(
+                "no team named %(name)r; add it on the Teams page first", name=team_name
+            )
         else:
             team_id = team.id
     manager_id = None
     if manager_email := row.get("manager_email", ""):
         manager = find_engineer(session, manager_email)
         if manager is None:
-            problems["manager_email"] = (
-                f"no person with email {manager_email}; "
-                "put the manager on an earlier line or add them first"
+            problems["manager_email"] = msg(
+                "no person with email %(email)s; "
+                "put the manager on an earlier line or add them first",
+                email=manager_email,
             )
         else:
             manager_id = manager.id
@@ -74,4 +79,5 @@ def import_person(session: Session, row: Row, today: dt.date, actor: Engineer | 
         hired_on=cells.hired_on,
         experience_months=cells.experience_months,
         password=cells.password,
+        locale=cells.locale,
     )

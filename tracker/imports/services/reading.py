@@ -7,11 +7,12 @@ import io
 from collections.abc import Iterator
 
 from tracker.errors import ValidationError
+from tracker.i18n import N_, join, msg
 from tracker.imports.rules import MAX_IMPORT_ROWS
 from tracker.imports.schemas import Row
 from tracker.imports.services.kinds import ImportKind
 
-EMPTY = "the file is empty; it needs a header line and rows"
+EMPTY = N_("the file is empty; it needs a header line and rows")
 
 
 def decode_csv(data: bytes) -> str:
@@ -24,14 +25,21 @@ def decode_csv(data: bytes) -> str:
         line = data[: exc.start].count(b"\n") + 1
         raise ValidationError(
             {
-                "file": f"the file is not UTF-8 text (line {line} holds a byte that is not "
-                "UTF-8); save it as CSV UTF-8 and upload it again"
+                "file": msg(
+                    "the file is not UTF-8 text (line %(line)s holds a byte that is not "
+                    "UTF-8); save it as CSV UTF-8 and upload it again",
+                    line=line,
+                )
             }
         ) from None
     if "\x00" in text:
         line = text[: text.index("\x00")].count("\n") + 1
         raise ValidationError(
-            {"file": f"the file is not CSV text (line {line} holds a NUL character)"}
+            {
+                "file": msg(
+                    "the file is not CSV text (line %(line)s holds a NUL character)", line=line
+                )
+            }
         )
     return text
 
@@ -41,22 +49,25 @@ def _read_header(reader: Iterator[list[str]], kind: ImportKind) -> list[str]:
         header = [h.strip().lower() for h in next(reader)]
     except StopIteration:
         raise ValidationError({"file": EMPTY}) from None
-    expected = ",".join(kind.columns)
-    problems = []
+    problems: list[str] = []
     duplicates = sorted({h for h in header if header.count(h) > 1})
     if duplicates:
-        problems.append(f"column {', '.join(duplicates)} appears twice")
+        problems.append(msg("column %(columns)s appears twice", columns=", ".join(duplicates)))
     missing = [c for c in kind.columns if c not in header and c not in kind.optional]
     if missing:
-        problems.append(f"missing column {', '.join(missing)}")
+        problems.append(msg("missing column %(columns)s", columns=", ".join(missing)))
     extra = [h for h in header if h not in kind.columns]
     if extra:
-        problems.append("unknown column " + ", ".join(repr(h) if h else "(empty)" for h in extra))
+        named = join([repr(h) if h else N_("(empty)") for h in extra], ", ")
+        problems.append(msg("unknown column %(columns)s", columns=named))
     if problems:
         raise ValidationError(
             {
-                "file": f"line 1 (header): {'; '.join(problems)}. "
-                f"A {kind.label.lower()} file has the columns {expected}"
+                "file": msg(
+                    "line 1 (header): %(problems)s. %(columns_rule)s",
+                    problems=join(problems),
+                    columns_rule=kind.columns_rule(),
+                )
             }
         )
     return header
@@ -84,12 +95,23 @@ def read_rows(text: str, kind: ImportKind) -> list[tuple[int, Row]]:
             rows.append((line, row))
     except csv.Error as exc:
         raise ValidationError(
-            {"file": f"line {reader.line_num}: the file is not readable CSV ({exc})"}
+            {
+                "file": msg(
+                    "line %(line)s: the file is not readable CSV (%(error)s)",
+                    line=reader.line_num,
+                    error=str(exc),
+                )
+            }
         ) from None
     if not rows:
-        raise ValidationError({"file": "the file has a header but no rows to import"})
+        raise ValidationError({"file": N_("the file has a header but no rows to import")})
     if len(rows) > MAX_IMPORT_ROWS:
         raise ValidationError(
-            {"file": f"a file holds at most {MAX_IMPORT_ROWS} rows; split it into several files"}
+            {
+                "file": msg(
+                    "a file holds at most %(max)s rows; split it into several files",
+                    max=MAX_IMPORT_ROWS,
+                )
+            }
         )
     return rows

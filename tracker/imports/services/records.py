@@ -8,6 +8,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from tracker.catalog.models import Course, Credential, Exam
+from tracker.i18n import msg
 from tracker.imports.schemas import AttemptRow, CredentialRow, HoursRow, Row, read_row
 from tracker.imports.services.kinds import refuse_if
 from tracker.imports.services.people import person_for
@@ -40,7 +41,7 @@ def import_hours(session: Session, row: Row, today: dt.date, actor: Engineer | N
     if code := row.get("course", ""):
         course = _course(session, code)
         if course is None:
-            problems["course"] = f"unknown course code {code!r}"
+            problems["course"] = msg("unknown course code %(code)r", code=code)
     cells = read_row(HoursRow, row, problems)
     refuse_if(problems, tuple(HoursRow.model_fields))
     assert cells is not None and engineer is not None and course is not None
@@ -64,7 +65,7 @@ def import_attempt(session: Session, row: Row, today: dt.date, actor: Engineer |
     if code := row.get("exam", ""):
         exam = _exam(session, code)
         if exam is None:
-            problems["exam"] = f"unknown exam code {code!r}"
+            problems["exam"] = msg("unknown exam code %(code)r", code=code)
     cells = read_row(AttemptRow, row, problems)
     refuse_if(problems, tuple(AttemptRow.model_fields))
     assert cells is not None and engineer is not None and exam is not None
@@ -91,7 +92,7 @@ def import_credential(session: Session, row: Row, today: dt.date, actor: Enginee
     if code := row.get("credential", ""):
         credential = _credential(session, code)
         if credential is None:
-            problems["credential"] = f"unknown credential code {code!r}"
+            problems["credential"] = msg("unknown credential code %(code)r", code=code)
     cells = read_row(CredentialRow, row, problems)
     refuse_if(problems, tuple(CredentialRow.model_fields))
     assert cells is not None and engineer is not None and credential is not None

@@ -9,6 +9,7 @@ from sqlalchemy.orm import Session
 
 from tracker.catalog.rules import MAX_LEVEL, MIN_LEVEL
 from tracker.errors import ValidationError
+from tracker.i18n import N_, msg
 from tracker.imports.rules import JOB_ROLE_SEPARATOR
 from tracker.imports.schemas import AttemptRow, CredentialRow, HoursRow, PersonRow
 from tracker.imports.services.kinds import (
@@ -22,7 +23,7 @@ from tracker.imports.services.people import import_person
 from tracker.imports.services.reading import read_rows
 from tracker.imports.services.records import import_attempt, import_credential, import_hours
 from tracker.people.models import Engineer
-from tracker.people.rules import ACCESS_ROLES, MIN_PASSWORD_LENGTH
+from tracker.people.rules import ACCESS_ROLES, LOCALES, MIN_PASSWORD_LENGTH
 from tracker.progress.rules import HOURS_PER_DAY, MAX_SCORE, MIN_SCORE
 
 IMPORT_KINDS: dict[str, ImportKind] = {
@@ -30,11 +31,12 @@ IMPORT_KINDS: dict[str, ImportKind] = {
     for kind in (
         ImportKind(
             code="people",
-            label="People",
-            singular="person",
-            plural="people",
+            label=N_("People"),
+            imported_one=N_("%(num)d person imported."),
+            imported_many=N_("%(num)d people imported."),
+            header=N_("A people file has the columns %(columns)s"),
             columns=tuple(PersonRow.model_fields),
-            optional=frozenset({"password"}),
+            optional=frozenset({"password", "locale"}),
             fields={
                 "access_role": "role",
                 "manager": "manager_email",
@@ -42,54 +44,68 @@ IMPORT_KINDS: dict[str, ImportKind] = {
                 "job_roles": "job_roles",
             },
             handler=import_person,
-            help=(
-                f"role: {', '.join(ACCESS_ROLES[:-1])} or {ACCESS_ROLES[-1]} (empty: engineer); "
-                f"job_roles separated by '{JOB_ROLE_SEPARATOR}'; "
-                f"level {MIN_LEVEL}-{MAX_LEVEL} (empty: {MIN_LEVEL}); team: the name of an "
+            help=msg(
+                "role: %(roles)s or %(last_role)s (empty: engineer); "
+                "job_roles separated by '%(separator)s'; "
+                "level %(min_level)s-%(max_level)s (empty: %(min_level)s); team: the name of an "
                 "existing team; manager_email: a manager or admin already in the tracker or on "
-                f"an earlier line; password (optional column, at least {MIN_PASSWORD_LENGTH} "
-                "characters): without one the person cannot sign in until it is set."
+                "an earlier line; password (optional column, at least %(min_password)s "
+                "characters): without one the person cannot sign in until it is set; "
+                "locale (optional column): the person's language, %(locales)s or empty for "
+                "the browser's choice.",
+                roles=", ".join(ACCESS_ROLES[:-1]),
+                last_role=ACCESS_ROLES[-1],
+                separator=JOB_ROLE_SEPARATOR,
+                min_level=MIN_LEVEL,
+                max_level=MAX_LEVEL,
+                min_password=MIN_PASSWORD_LENGTH,
+                locales=", ".join(LOCALES),
             ),
         ),
         ImportKind(
             code="hours",
-            label="Hour logs",
-            singular="hour log",
-            plural="hour logs",
+            label=N_("Hour logs"),
+            imported_one=N_("%(num)d hour log imported."),
+            imported_many=N_("%(num)d hour logs imported."),
+            header=N_("A hour logs file has the columns %(columns)s"),
             columns=tuple(HoursRow.model_fields),
             optional=frozenset({"note"}),
             fields={"logged_on": "date"},
             handler=import_hours,
-            help=(
-                "course: a course code of the catalog; "
-                f"hours: more than 0, at most {HOURS_PER_DAY} a day."
+            help=msg(
+                "course: a course code of the catalog; hours: more than 0, at most %(max)s a day.",
+                max=HOURS_PER_DAY,
             ),
         ),
         ImportKind(
             code="attempts",
-            label="Exam attempts",
-            singular="exam attempt",
-            plural="exam attempts",
+            label=N_("Exam attempts"),
+            imported_one=N_("%(num)d exam attempt imported."),
+            imported_many=N_("%(num)d exam attempts imported."),
+            header=N_("A exam attempts file has the columns %(columns)s"),
             columns=tuple(AttemptRow.model_fields),
             optional=frozenset({"cost", "voucher_code", "proctoring"}),
             fields={"attempted_on": "date"},
             handler=import_attempt,
-            help=(
-                f"exam: an exam code; score {MIN_SCORE}-{MAX_SCORE}; passed: yes or no. "
+            help=msg(
+                "exam: an exam code; score %(min)s-%(max)s; passed: yes or no. "
                 "Put attempts in date order: prerequisites and retake waits are checked as "
-                "each row is read."
+                "each row is read.",
+                min=MIN_SCORE,
+                max=MAX_SCORE,
             ),
         ),
         ImportKind(
             code="credentials",
-            label="External credentials",
-            singular="external credential",
-            plural="external credentials",
+            label=N_("External credentials"),
+            imported_one=N_("%(num)d external credential imported."),
+            imported_many=N_("%(num)d external credentials imported."),
+            header=N_("A external credentials file has the columns %(columns)s"),
             columns=tuple(CredentialRow.model_fields),
             optional=frozenset({"expires_on"}),
             fields={},
             handler=import_credential,
-            help=(
+            help=N_(
                 "credential: a credential code of the catalog; expires_on may be empty (the "
                 "catalog's validity applies); evidence: a certificate number, a link or a note."
             ),
@@ -109,7 +125,9 @@ def import_csv(
     """
     spec = IMPORT_KINDS.get(kind)
     if spec is None:
-        raise ValidationError({"kind": f"kind must be one of {', '.join(IMPORT_KINDS)}"})
+        raise ValidationError(
+            {"kind": msg("kind must be one of %(values)s", values=", ".join(IMPORT_KINDS))}
+        )
     rows = read_rows(text, spec)
     errors: list[RowError] = []
     outer = session.begin_nested()
@@ -120,8 +138,12 @@ def import_csv(
                     RowError(
                         line,
                         "row",
-                        f"has {row['_width']} values; the header has {row['_expected']} "
-                        "columns (quote a value that holds a comma)",
+                        msg(
+                            "has %(width)s values; the header has %(expected)s "
+                            "columns (quote a value that holds a comma)",
+                            width=row["_width"],
+                            expected=row["_expected"],
+                        ),
                     )
                 )
                 continue
@@ -129,14 +151,18 @@ def import_csv(
                 with session.begin_nested():
                     spec.handler(session, row, today, actor)
             except RowProblems as exc:
-                errors.extend(RowError(line, col, msg) for col, msg in exc.errors.items())
+                errors.extend(RowError(line, col, text) for col, text in exc.errors.items())
             except ValidationError as exc:
                 errors.extend(
-                    RowError(line, spec.fields.get(key, key), msg)
-                    for key, msg in exc.errors.items()
+                    RowError(line, spec.fields.get(key, key), text)
+                    for key, text in exc.errors.items()
                 )
             except IntegrityError as exc:
-                errors.append(RowError(line, "row", f"conflicts with stored data ({exc.orig})"))
+                errors.append(
+                    RowError(
+                        line, "row", msg("conflicts with stored data (%(error)s)", error=exc.orig)
+                    )
+                )
     except BaseException:
         outer.rollback()
         raise

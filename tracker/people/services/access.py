@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import TypeGuard
 
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, Select, false, func, or_, select, true
 from sqlalchemy.orm import Session
 
+from tracker.i18n import N_, msg
 from tracker.people.models import Engineer, Team
 from tracker.people.rules import MANAGER_ROLES
 
@@ -42,22 +43,34 @@ def can_log_hours(actor: Engineer, engineer: Engineer) -> bool:
     return actor.active and (actor.id == engineer.id or actor.access_role == "admin")
 
 
+def visible(actor: Engineer) -> ColumnElement[bool]:
+    """Return the condition on Engineer of the people whose records `actor` may read."""
+    if not actor.active:
+        return false()
+    if actor.access_role == "admin":
+        return true()
+    if actor.access_role == "manager":
+        managed_teams = select(Team.id).where(Team.manager_id == actor.id)
+        return or_(
+            Engineer.id == actor.id,
+            Engineer.manager_id == actor.id,
+            Engineer.team_id.in_(managed_teams),
+        )
+    return Engineer.id == actor.id
+
+
+def visible_ids(actor: Engineer) -> Select[tuple[int]]:
+    """Return the query of the ids of the people whose records `actor` may read."""
+    return select(Engineer.id).where(visible(actor))
+
+
 def visible_engineers(session: Session, actor: Engineer) -> list[Engineer]:
     """Return the people whose records `actor` may read, by name."""
     if not actor.active:
         return []
-    query = select(Engineer).order_by(Engineer.name)
-    if actor.access_role == "admin":
-        return list(session.scalars(query))
-    if actor.access_role == "manager":
-        managed_teams = select(Team.id).where(Team.manager_id == actor.id)
-        query = query.where(
-            (Engineer.id == actor.id)
-            | (Engineer.manager_id == actor.id)
-            | Engineer.team_id.in_(managed_teams)
-        )
-        return list(session.scalars(query))
-    return [actor]
+    if actor.access_role not in ("admin", "manager"):
+        return [actor]
+    return list(session.scalars(select(Engineer).where(visible(actor)).order_by(Engineer.name)))
 
 
 def resolve_manager(
@@ -68,20 +81,25 @@ def resolve_manager(
         return None, None
     manager = session.get(Engineer, manager_id) if is_whole(manager_id) else None
     if manager is None:
-        return None, f"unknown manager (no person with id {manager_id})"
+        return None, msg("unknown manager (no person with id %(id)s)", id=manager_id)
     if person is not None and manager.id == person.id:
-        return None, "a person cannot be their own manager"
+        return None, N_("a person cannot be their own manager")
     if manager.access_role not in MANAGER_ROLES:
-        return None, f"{manager.name} is not a manager or admin; give them the manager role first"
+        return None, msg(
+            "%(name)s is not a manager or admin; give them the manager role first",
+            name=manager.name,
+        )
     if not manager.active:
-        return None, f"{manager.name} is deactivated and cannot manage anyone"
+        return None, msg("%(name)s is deactivated and cannot manage anyone", name=manager.name)
     if person is not None:
         seen: set[int] = set()
         boss = manager.manager
         while boss is not None and boss.id not in seen:
             if boss.id == person.id:
-                return None, (
-                    f"{manager.name} reports to {person.name}; reporting lines must not loop"
+                return None, msg(
+                    "%(manager)s reports to %(person)s; reporting lines must not loop",
+                    manager=manager.name,
+                    person=person.name,
                 )
             seen.add(boss.id)
             boss = boss.manager

@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from tracker.errors import ValidationError
+from tracker.i18n import join, msg
 from tracker.people.models import ApiToken, Engineer
 from tracker.people.rules import (
     MAX_TOKEN_NAME_LENGTH,
@@ -33,7 +34,11 @@ def hash_password(password: str) -> str:
     """Return a salted scrypt hash of the password."""
     if len(password) < MIN_PASSWORD_LENGTH:
         raise ValidationError(
-            {"password": f"password must be at least {MIN_PASSWORD_LENGTH} characters"}
+            {
+                "password": msg(
+                    "password must be at least %(min)s characters", min=MIN_PASSWORD_LENGTH
+                )
+            }
         )
     return generate_password_hash(password, method=PASSWORD_METHOD)
 
@@ -89,7 +94,7 @@ def create_token(
         if today is None:
             raise TypeError("create_token needs today to check an expiry date")
         if expires_on < today:
-            errors["expires_on"] = f"{TOKEN_EXPIRY_RULE} ({today.isoformat()})"
+            errors["expires_on"] = join([TOKEN_EXPIRY_RULE, f"({today.isoformat()})"], " ")
     if errors:
         raise ValidationError(errors)
     secret = "trk_" + secrets.token_urlsafe(32)

@@ -18,8 +18,10 @@ from sqlalchemy.orm import Session, selectinload
 from tracker.catalog.models import JobRole, Level
 from tracker.catalog.rules import LEVEL_NUMBER_RULE, MAX_LEVEL, MIN_LEVEL
 from tracker.errors import ValidationError
+from tracker.i18n import N_, join, msg
 from tracker.people.models import Engineer, JobRoleAssignment, LevelChange, Team
 from tracker.people.rules import (
+    ACCESS_ROLE_RULE,
     ACCESS_ROLES,
     BROWSER_LOCALE,
     LOCALE_RULE,
@@ -32,6 +34,8 @@ from tracker.people.services.access import is_whole, resolve_manager
 from tracker.people.services.accounts import hash_password
 from tracker.people.services.teams import resolve_team
 
+HIRED_IN_FUTURE = N_("hire date must not be in the future")
+
 # --- reading ----------------------------------------------------------------
 
 
@@ -40,7 +44,9 @@ def normalise_email(email: str) -> str:
     try:
         return validate_email(email.strip(), check_deliverability=False).normalized.lower()
     except EmailNotValidError as exc:
-        raise ValidationError({"email": f"not a valid email address: {exc}"}) from None
+        raise ValidationError(
+            {"email": msg("not a valid email address: %(reason)s", reason=str(exc))}
+        ) from None
 
 
 def find_engineer(session: Session, email: str) -> Engineer | None:
@@ -97,7 +103,9 @@ def resolve_job_roles(session: Session, codes: Iterable[str]) -> tuple[list[JobR
     for code in codes:
         role = known.get(code)
         if role is None:
-            return [], f"unknown job role {code!r} (known: {', '.join(known)})"
+            return [], msg(
+                "unknown job role %(code)r (known: %(known)s)", code=code, known=", ".join(known)
+            )
         if role not in wanted:
             wanted.append(role)
     return wanted, None
@@ -106,7 +114,10 @@ def resolve_job_roles(session: Session, codes: Iterable[str]) -> tuple[list[JobR
 def experience_error(months: object) -> str | None:
     """Return the rule a documented experience in months breaks, or None."""
     if not is_whole(months) or not 0 <= months <= MAX_EXPERIENCE_MONTHS:
-        return f"experience must be a whole number of months from 0 to {MAX_EXPERIENCE_MONTHS}"
+        return msg(
+            "experience must be a whole number of months from 0 to %(max)s",
+            max=MAX_EXPERIENCE_MONTHS,
+        )
     return None
 
 
@@ -130,7 +141,7 @@ def locale_error(locale: object) -> str | None:
 
 def _name_error(name: str) -> str | None:
     if not name.strip() or len(name.strip()) > MAX_NAME_LENGTH:
-        return f"name must be 1 to {MAX_NAME_LENGTH} characters"
+        return msg("name must be 1 to %(max)s characters", max=MAX_NAME_LENGTH)
     return None
 
 
@@ -166,19 +177,19 @@ def create_person(
     try:
         email = normalise_email(email)
         if find_engineer(session, email) is not None:
-            errors["email"] = f"an engineer with email {email} already exists"
+            errors["email"] = msg("an engineer with email %(email)s already exists", email=email)
     except ValidationError as exc:
         errors.update(exc.errors)
     if problem := _name_error(name):
         errors["name"] = problem
     if access_role not in ACCESS_ROLES:
-        errors["access_role"] = f"role must be one of {', '.join(ACCESS_ROLES)}"
+        errors["access_role"] = ACCESS_ROLE_RULE
     if problem := level_error(session, level):
         errors["level"] = problem
     if problem := experience_error(experience_months):
         errors["experience_months"] = problem
     if hired_on is not None and hired_on > today:
-        errors["hired_on"] = "hire date must not be in the future"
+        errors["hired_on"] = HIRED_IN_FUTURE
     if problem := locale_error(locale):
         errors["locale"] = problem
     roles, problem = resolve_job_roles(session, job_roles)
@@ -284,7 +295,16 @@ def set_job_roles(
 
 
 EDITABLE = frozenset(
-    {"access_role", "job_roles", "level", "team_id", "manager_id", "hired_on", "experience_months"}
+    {
+        "access_role",
+        "job_roles",
+        "level",
+        "team_id",
+        "manager_id",
+        "hired_on",
+        "experience_months",
+        "locale",
+    }
 )
 
 
@@ -296,22 +316,24 @@ def _reports(session: Session, engineer: Engineer) -> list[str]:
     people_names = session.scalars(
         select(Engineer.name).where(Engineer.manager_id == engineer.id).order_by(Engineer.name)
     ).all()
-    return [f"team {n}" for n in team_names] + list(people_names)
+    return [msg("team %(name)s", name=n) for n in team_names] + list(people_names)
 
 
 def _access_role_error(
     session: Session, engineer: Engineer, actor: Engineer | None, role: object
 ) -> str | None:
     if role not in ACCESS_ROLES:
-        return f"role must be one of {', '.join(ACCESS_ROLES)}"
+        return ACCESS_ROLE_RULE
     if actor is not None and actor.id == engineer.id and role != engineer.access_role:
-        return "you cannot change your own access role; ask another admin to do it"
+        return N_("you cannot change your own access role; ask another admin to do it")
     if role not in MANAGER_ROLES and engineer.access_role in MANAGER_ROLES:
         managed = _reports(session, engineer)
         if managed:
-            return (
-                f"{engineer.name} manages {', '.join(managed)}; "
-                "choose other managers for them before removing the manager role"
+            return msg(
+                "%(name)s manages %(managed)s; "
+                "choose other managers for them before removing the manager role",
+                name=engineer.name,
+                managed=join(managed, ", "),
             )
     return None
 
@@ -320,13 +342,13 @@ def _hired_on_error(hired_on: object, today: dt.date, first_record: dt.date | No
     if hired_on is None:
         return None
     if not isinstance(hired_on, dt.date):
-        return "hire date must be a date (YYYY-MM-DD)"
+        return N_("hire date must be a date (YYYY-MM-DD)")
     if hired_on > today:
-        return "hire date must not be in the future"
+        return HIRED_IN_FUTURE
     if first_record is not None and hired_on > first_record:
-        return (
-            f"hire date must not be after the first recorded hours or exam attempt "
-            f"({first_record.isoformat()})"
+        return msg(
+            "hire date must not be after the first recorded hours or exam attempt (%(day)s)",
+            day=first_record.isoformat(),
         )
     return None
 
@@ -340,7 +362,7 @@ def update_engineer(
     first_record: dt.date | None = None,
     **changes: object,
 ) -> Engineer:
-    """Change a person's access role, job roles, level, team, manager, hire date or experience.
+    """Change a person's role, job roles, level, team, manager, hire date, experience, language.
 
     `first_record` is the day of the person's first recorded hours or exam
     attempt, which a new hire date must not be after. A level change writes a
@@ -384,6 +406,8 @@ def update_engineer(
         problem := experience_error(changes["experience_months"])
     ):
         errors["experience_months"] = problem
+    if "locale" in changes and (problem := locale_error(changes["locale"])):
+        errors["locale"] = problem
     if errors:
         raise ValidationError(errors)
 
@@ -401,6 +425,8 @@ def update_engineer(
         engineer.hired_on = changes["hired_on"]  # type: ignore[assignment]  # checked above
     if "experience_months" in changes:
         engineer.experience_months = changes["experience_months"]  # type: ignore[assignment]  # checked above
+    if "locale" in changes:
+        set_locale(session, engineer, changes["locale"])  # type: ignore[arg-type]  # checked above
     session.flush()
     return engineer
 
@@ -413,7 +439,7 @@ def set_active(
     `actor`, when given, may not deactivate their own account.
     """
     if not active and actor is not None and actor.id == engineer.id:
-        raise ValidationError({"active": "you cannot deactivate your own account"})
+        raise ValidationError({"active": N_("you cannot deactivate your own account")})
     if engineer.active != active:
         engineer.active = active
         engineer.session_epoch += 1

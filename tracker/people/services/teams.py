@@ -6,6 +6,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
 from tracker.errors import ValidationError
+from tracker.i18n import msg
 from tracker.people.models import Engineer, Team
 from tracker.people.rules import GPUS_RULE, MAX_GPUS, MAX_TEAM_NAME_LENGTH
 from tracker.people.services.access import is_whole, resolve_manager
@@ -24,7 +25,9 @@ def resolve_team(session: Session, team_id: int | None) -> tuple[Team | None, st
         return None, None
     team = session.get(Team, team_id) if is_whole(team_id) else None
     if team is None:
-        return None, f"unknown team (no team with id {team_id}); choose one of the listed teams"
+        return None, msg(
+            "unknown team (no team with id %(id)s); choose one of the listed teams", id=team_id
+        )
     return team, None
 
 
@@ -55,11 +58,11 @@ def _team_errors(
     errors: dict[str, str] = {}
     name = name.strip()
     if not name or len(name) > MAX_TEAM_NAME_LENGTH:
-        errors["name"] = f"name must be 1 to {MAX_TEAM_NAME_LENGTH} characters"
+        errors["name"] = msg("name must be 1 to %(max)s characters", max=MAX_TEAM_NAME_LENGTH)
     else:
         other = find_team(session, name)
         if other is not None and other is not team:
-            errors["name"] = f"a team named {other.name!r} already exists"
+            errors["name"] = msg("a team named %(name)r already exists", name=other.name)
     if not is_whole(gpus) or not 0 <= gpus <= MAX_GPUS:
         errors["gpus"] = GPUS_RULE
     manager = team.manager if team is not None else None

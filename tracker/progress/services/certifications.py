@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session, selectinload
 from tracker.audit import services as audit
 from tracker.catalog.models import Credential, Exam
 from tracker.errors import ValidationError
+from tracker.i18n import N_, day, join, msg
 from tracker.people.models import Engineer
 from tracker.progress.models import Certification, ExamAttempt
 from tracker.progress.rules import (
@@ -87,27 +88,31 @@ def record_attempt(
     """
     errors: dict[str, str] = {}
     if attempted_on > today:
-        errors["attempted_on"] = "date must not be in the future; plan the exam instead"
+        errors["attempted_on"] = N_("date must not be in the future; plan the exam instead")
     elif engineer.hired_on and attempted_on < engineer.hired_on:
-        errors["attempted_on"] = (
-            f"date must not be before the hire date {engineer.hired_on.isoformat()}"
+        errors["attempted_on"] = msg(
+            "date must not be before the hire date %(date)s", date=day(engineer.hired_on)
         )
     if isinstance(score, bool) or not isinstance(score, int) or not MIN_SCORE <= score <= MAX_SCORE:
         errors["score"] = SCORE_TEXT
-    for name, limit in (
-        ("voucher_code", MAX_VOUCHER_CODE_LENGTH),
-        ("proctoring", MAX_PROCTORING_LENGTH),
-        ("note", MAX_NOTE_LENGTH),
+    for name, limit, rule in (
+        (
+            "voucher_code",
+            MAX_VOUCHER_CODE_LENGTH,
+            N_("voucher code must be at most %(most)s characters"),
+        ),
+        ("proctoring", MAX_PROCTORING_LENGTH, N_("proctoring must be at most %(most)s characters")),
+        ("note", MAX_NOTE_LENGTH, N_("note must be at most %(most)s characters")),
     ):
         if len(str(details.get(name) or "")) > limit:
-            errors[name] = f"{name.replace('_', ' ')} must be at most {limit} characters"
+            errors[name] = msg(rule, most=limit)
     if errors:
         raise ValidationError(errors)
 
     certs = certifications_of(session, engineer.id)
     gaps = prerequisite_gaps(exam, certs, experience_months(engineer, attempted_on), attempted_on)
     if gaps:
-        raise ValidationError({"exam": "; ".join(gaps)})
+        raise ValidationError({"exam": join(gaps)})
 
     failure = last_failure(session, engineer, exam, attempted_on)
     if failure is not None and exam.retake_wait_days:
@@ -115,9 +120,14 @@ def record_attempt(
         if attempted_on < opens:
             raise ValidationError(
                 {
-                    "attempted_on": f"a retake of {exam.code} opens on {opens.isoformat()} "
-                    f"({exam.retake_wait_days} days after the attempt of "
-                    f"{failure.attempted_on.isoformat()})"
+                    "attempted_on": msg(
+                        "a retake of %(exam)s opens on %(opens)s"
+                        " (%(wait)s days after the attempt of %(failed)s)",
+                        exam=exam.code,
+                        opens=day(opens),
+                        wait=exam.retake_wait_days,
+                        failed=day(failure.attempted_on),
+                    )
                 }
             )
 
@@ -165,15 +175,19 @@ def record_credential(
     """
     errors: dict[str, str] = {}
     if credential.kind == "group":
-        errors["credential"] = f"{credential.code} is a group; record one of its members"
+        errors["credential"] = msg(
+            "%(code)s is a group; record one of its members", code=credential.code
+        )
     if issued_on > today:
-        errors["issued_on"] = "date must not be in the future"
+        errors["issued_on"] = N_("date must not be in the future")
     if expires_on is not None and expires_on < issued_on:
-        errors["expires_on"] = "expiry must not be before the issue date"
+        errors["expires_on"] = N_("expiry must not be before the issue date")
     if not evidence.strip():
-        errors["evidence"] = "evidence is required (a certificate number, a link or a note)"
+        errors["evidence"] = N_("evidence is required (a certificate number, a link or a note)")
     elif len(evidence.strip()) > MAX_EVIDENCE_LENGTH:
-        errors["evidence"] = f"evidence must be at most {MAX_EVIDENCE_LENGTH} characters"
+        errors["evidence"] = msg(
+            "evidence must be at most %(most)s characters", most=MAX_EVIDENCE_LENGTH
+        )
     if errors:
         raise ValidationError(errors)
     cert = Certification(
@@ -204,18 +218,20 @@ def credential_for_entry(
             select(Credential).where(Credential.code == code.strip().upper())
         ).one_or_none()
         if credential is None or credential.kind == "group":
-            raise ValidationError({"code": f"unknown credential code {code!r}"})
+            raise ValidationError({"code": msg("unknown credential code %(code)r", code=code)})
         return credential
-    errors = {}
+    errors: dict[str, str] = {}
     name, issuer = (name or "").strip(), (issuer or "").strip()
     if not name:
-        errors["name"] = "name is required for a credential outside the catalog"
+        errors["name"] = N_("name is required for a credential outside the catalog")
     elif len(name) > MAX_CREDENTIAL_NAME_LENGTH:
-        errors["name"] = f"name must be at most {MAX_CREDENTIAL_NAME_LENGTH} characters"
+        errors["name"] = msg(
+            "name must be at most %(most)s characters", most=MAX_CREDENTIAL_NAME_LENGTH
+        )
     if not issuer:
-        errors["issuer"] = "issuer is required for a credential outside the catalog"
+        errors["issuer"] = N_("issuer is required for a credential outside the catalog")
     elif len(issuer) > MAX_ISSUER_LENGTH:
-        errors["issuer"] = f"issuer must be at most {MAX_ISSUER_LENGTH} characters"
+        errors["issuer"] = msg("issuer must be at most %(most)s characters", most=MAX_ISSUER_LENGTH)
     if errors:
         raise ValidationError(errors)
     existing = session.scalars(

@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 
 from tracker.catalog.models import Exam
 from tracker.errors import ValidationError
+from tracker.i18n import N_, day, msg
 from tracker.people.models import Engineer
 from tracker.progress.models import Certification, ExamPlan
 from tracker.progress.services.certifications import certifications_of, last_failure
@@ -41,21 +42,28 @@ def plan_outlook(
     """
     certs = certifications_of(session, engineer.id)
     gaps = prerequisite_gaps(exam, certs, experience_months(engineer, planned_on), planned_on)
-    warnings = []
+    warnings: list[str] = []
     for credential in exam.prerequisites:
         held_now = holding(certs, credential, today)
         if held_now is None or is_valid_on(held_now, planned_on):
             continue
         if (expires_on := held_now.expires_on) is not None:
             warnings.append(
-                f"{held_now.credential.code} expires on {expires_on.isoformat()}, "
-                f"before the planned date {planned_on.isoformat()}: renew it first"
+                msg(
+                    "%(credential)s expires on %(expires)s, before the planned date"
+                    " %(planned)s: renew it first",
+                    credential=held_now.credential.code,
+                    expires=day(expires_on),
+                    planned=day(planned_on),
+                )
             )
     failure = last_failure(session, engineer, exam, planned_on)
     if failure is not None:
         opens = failure.attempted_on + dt.timedelta(days=exam.retake_wait_days)
         if planned_on < opens:
-            gaps.append(f"a retake of {exam.code} opens on {opens.isoformat()}")
+            gaps.append(
+                msg("a retake of %(exam)s opens on %(date)s", exam=exam.code, date=day(opens))
+            )
     return PlanOutlook(exam=exam, planned_on=planned_on, gaps=gaps, warnings=warnings)
 
 
@@ -69,7 +77,7 @@ def plan_exam(
 ) -> ExamPlan:
     """Plan an exam on a future date (replacing an earlier plan for the same exam)."""
     if planned_on <= today:
-        raise ValidationError({"planned_on": "a planned date must be after today"})
+        raise ValidationError({"planned_on": N_("a planned date must be after today")})
     for plan in open_plans(session, engineer.id):
         if plan.exam_id == exam.id:
             plan.cancelled_at = dt.datetime.combine(today, dt.time())

@@ -40,6 +40,7 @@ from tracker.catalog.rules import DECIMAL_PLACES, HUNDREDTH
 from tracker.clock import utcnow
 from tracker.db import Base
 from tracker.errors import ValidationError
+from tracker.i18n import N_, amount, day, msg
 from tracker.people.models import Engineer
 from tracker.progress.ddl import DAY_CHECK
 from tracker.progress.models import HourDay, HourLog
@@ -92,28 +93,25 @@ class CourseFound:
     title: str | None
 
 
-def hours_text(value: Decimal) -> str:
-    """Return hours as people write them: 7.5, not 7.50."""
-    return f"{value.normalize():f}"
-
-
 def check_hours(
     hired_on: dt.date | None, logged_on: dt.date, hours: Decimal, today: dt.date, note: str
 ) -> None:
     """Refuse an entry's hours, date (not in the future, nor before the hire date) or note."""
     errors: dict[str, str] = {}
     if not isinstance(hours, Decimal) or not hours.is_finite():
-        errors["hours"] = "hours must be a number"
+        errors["hours"] = N_("hours must be a number")
     elif hours <= 0 or hours > HOURS_PER_DAY:
         errors["hours"] = HOURS_RANGE_TEXT
     elif hours != hours.quantize(HUNDREDTH):
-        errors["hours"] = f"hours must have at most {DECIMAL_PLACES} decimals"
+        errors["hours"] = msg("hours must have at most %(places)s decimals", places=DECIMAL_PLACES)
     if logged_on > today:
-        errors["logged_on"] = "date must not be in the future"
+        errors["logged_on"] = N_("date must not be in the future")
     elif hired_on and logged_on < hired_on:
-        errors["logged_on"] = f"date must not be before the hire date {hired_on.isoformat()}"
+        errors["logged_on"] = msg(
+            "date must not be before the hire date %(date)s", date=day(hired_on)
+        )
     if len(note.strip()) > MAX_NOTE_LENGTH:
-        errors["note"] = f"note must be at most {MAX_NOTE_LENGTH} characters"
+        errors["note"] = msg("note must be at most %(most)s characters", most=MAX_NOTE_LENGTH)
     if errors:
         raise ValidationError(errors)
 
@@ -270,8 +268,12 @@ def day_full(logged_on: dt.date, total: Decimal) -> ValidationError:
     """Return the error of an entry that does not fit in its day."""
     return ValidationError(
         {
-            "hours": f"{HOURS_PER_DAY_TEXT}; {hours_text(total)} h are already "
-            f"logged on {logged_on.isoformat()}"
+            "hours": msg(
+                "%(rule)s; %(total)s h are already logged on %(date)s",
+                rule=HOURS_PER_DAY_TEXT,
+                total=amount(total),
+                date=day(logged_on),
+            )
         }
     )
 
@@ -279,8 +281,8 @@ def day_full(logged_on: dt.date, total: Decimal) -> ValidationError:
 def refuse_course(course_code: str | None, course_id: int | None) -> ValidationError:
     """Return the error of an entry naming no known course."""
     if course_code is not None:
-        return ValidationError({"course": f"unknown course code {course_code!r}"})
-    return ValidationError({"course_id": f"no course with id {course_id}"})
+        return ValidationError({"course": msg("unknown course code %(code)r", code=course_code)})
+    return ValidationError({"course_id": msg("no course with id %(id)s", id=course_id)})
 
 
 def log_hours(

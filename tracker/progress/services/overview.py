@@ -9,10 +9,10 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tracker.catalog.services.reads import paths_with_courses
+from tracker.i18n import amount, day, join, msg
 from tracker.people.models import Engineer
 from tracker.progress.models import Certification, HourLog
 from tracker.progress.services.certifications import certifications_of
-from tracker.progress.services.hours import hours_text
 from tracker.progress.services.paths import (
     PathProgress,
     Readiness,
@@ -95,9 +95,13 @@ def _next_steps(
     on: dt.date,
 ) -> list[str]:
     """Say what to do next: renew what lapses soon, then the first unfinished path."""
-    steps = [
-        f"Renew {s.certification.credential.code}: it expires in {s.days_left} days "
-        f"({expires_on.isoformat()})"
+    steps: list[str] = [
+        msg(
+            "Renew %(credential)s: it expires in %(days)s days (%(date)s)",
+            credential=s.certification.credential.code,
+            days=s.days_left,
+            date=day(expires_on),
+        )
         for s in states
         # Only a certification with an expiry is ever expiring.
         if s.status is Status.EXPIRING and (expires_on := s.certification.expires_on) is not None
@@ -111,20 +115,39 @@ def _next_steps(
             lapsed = latest_for(certs, exam.credential)
             if lapsed is not None and lapsed.expires_on is not None and lapsed.expires_on < on:
                 steps.append(
-                    f"{exam.code} expired on {lapsed.expires_on.isoformat()}: take it again"
+                    msg(
+                        "%(exam)s expired on %(date)s: take it again",
+                        exam=exam.code,
+                        date=day(lapsed.expires_on),
+                    )
                 )
         if progress.open_courses:
             course = progress.open_courses[0]
             steps.append(
-                f"Study {course.course.title} ({progress.path.name} path): "
-                f"{hours_text(course.logged)} of {hours_text(course.required)} h logged"
+                msg(
+                    "Study %(course)s (%(path)s path): %(logged)s of %(required)s h logged",
+                    course=course.course.title,
+                    path=progress.path.name,
+                    logged=amount(course.logged),
+                    required=amount(course.required),
+                )
             )
         elif exam is not None and readiness.ready:
             steps.append(
-                f"Exam {exam.code} is open to you: every {progress.path.name} course is complete"
+                msg(
+                    "Exam %(exam)s is open to you: every %(path)s course is complete",
+                    exam=exam.code,
+                    path=progress.path.name,
+                )
             )
         elif exam is not None:
-            steps.append(f"Exam {exam.code} is blocked: " + "; ".join(readiness.prerequisite_gaps))
+            steps.append(
+                msg(
+                    "Exam %(exam)s is blocked: %(gaps)s",
+                    exam=exam.code,
+                    gaps=join(readiness.prerequisite_gaps),
+                )
+            )
         break
     return steps
 

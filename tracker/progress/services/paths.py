@@ -11,8 +11,8 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from tracker.catalog.models import Course, Exam, LearningPath
+from tracker.i18n import amount, day, msg
 from tracker.progress.models import Certification, ExamAttempt, HourLog
-from tracker.progress.services.hours import hours_text
 from tracker.progress.services.validity import holding, latest_for
 
 ZERO = Decimal(0)
@@ -112,15 +112,32 @@ def prerequisite_gaps(
         last = latest_for((c for c in certs if c.earned_on <= on), credential)
         if last is not None and last.expires_on is not None:
             gaps.append(
-                f"{exam.code} requires a valid {credential.code}; "
-                f"it expired on {last.expires_on.isoformat()}"
+                msg(
+                    "%(exam)s requires a valid %(credential)s; it expired on %(date)s",
+                    exam=exam.code,
+                    credential=credential.code,
+                    date=day(last.expires_on),
+                )
             )
         else:
-            gaps.append(f"{exam.code} requires a valid {credential.code} ({credential.name})")
+            gaps.append(
+                msg(
+                    "%(exam)s requires a valid %(credential)s (%(name)s)",
+                    exam=exam.code,
+                    credential=credential.code,
+                    name=credential.name,
+                )
+            )
     if experience < exam.experience_months:
         gaps.append(
-            f"{exam.code} requires {exam.experience_months} months of documented experience; "
-            f"{experience} on {on.isoformat()}"
+            msg(
+                "%(exam)s requires %(months)s months of documented experience;"
+                " %(experience)s on %(date)s",
+                exam=exam.code,
+                months=exam.experience_months,
+                experience=experience,
+                date=day(on),
+            )
         )
     return gaps
 
@@ -135,9 +152,14 @@ class Readiness:
 
     @property
     def reasons(self) -> list[str]:
-        courses = [
-            f"course {c.course.code} ({c.course.title}) is open: "
-            f"{hours_text(c.logged)} of {hours_text(c.required)} h logged"
+        courses: list[str] = [
+            msg(
+                "course %(code)s (%(title)s) is open: %(logged)s of %(required)s h logged",
+                code=c.course.code,
+                title=c.course.title,
+                logged=amount(c.logged),
+                required=amount(c.required),
+            )
             for c in self.open_courses
         ]
         return courses + self.prerequisite_gaps
@@ -158,7 +180,9 @@ def exam_readiness(
     exam = progress.path.exam
     gaps = prerequisite_gaps(exam, certs, experience, on) if exam else []
     if exam is not None and retake_opens is not None and on < retake_opens:
-        gaps.append(f"a retake of {exam.code} opens on {retake_opens.isoformat()}")
+        gaps.append(
+            msg("a retake of %(exam)s opens on %(date)s", exam=exam.code, date=day(retake_opens))
+        )
     open_courses = progress.open_courses
     return Readiness(
         ready=not open_courses and not gaps, open_courses=open_courses, prerequisite_gaps=gaps

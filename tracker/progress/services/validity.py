@@ -10,6 +10,9 @@ import datetime as dt
 from collections.abc import Iterable
 from enum import StrEnum
 
+from sqlalchemy import ColumnElement, and_, exists, false, or_
+from sqlalchemy.orm import aliased
+
 from tracker.catalog.models import Credential
 from tracker.people.models import Engineer
 from tracker.progress.models import Certification
@@ -100,6 +103,37 @@ def newest_per_credential(certs: Iterable[Certification]) -> dict[int, Certifica
         if best is None or (cert.earned_on, cert.id or 0) > (best.earned_on, best.id or 0):
             newest[cert.credential_id] = cert
     return newest
+
+
+def newest_of_its_credential() -> ColumnElement[bool]:
+    """Return the condition on Certification of newest_per_credential, per engineer, in SQL."""
+    newer = aliased(Certification)
+    return ~exists().where(
+        newer.engineer_id == Certification.engineer_id,
+        newer.credential_id == Certification.credential_id,
+        or_(
+            newer.earned_on > Certification.earned_on,
+            and_(newer.earned_on == Certification.earned_on, newer.id > Certification.id),
+        ),
+    )
+
+
+def status_is(
+    status: str, on: dt.date, expiring_within: int = EXPIRING_WITHIN_DAYS
+) -> ColumnElement[bool]:
+    """Return the condition on Certification of status_on(cert, on, expiring_within) == status."""
+    expires = Certification.expires_on
+    window_ends = on + dt.timedelta(days=expiring_within)
+    held = Certification.earned_on <= on
+    if status == Status.VALID:
+        return and_(held, or_(expires.is_(None), expires > window_ends))
+    if status == Status.EXPIRING:
+        return and_(held, expires >= on, expires <= window_ends)
+    if status == Status.EXPIRED:
+        return and_(held, expires < on)
+    if status == Status.MISSING:
+        return Certification.earned_on > on
+    return false()
 
 
 def holding(

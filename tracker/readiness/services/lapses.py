@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Sequence
 from typing import cast
 
@@ -10,6 +11,7 @@ from sqlalchemy import Table, bindparam, delete, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from tracker.catalog.models import TeamTemplate
+from tracker.i18n import N_, Message, join, msg
 from tracker.people.models import Team
 from tracker.readiness.models import LapseImpact
 from tracker.readiness.rules import TEAMS_PER_BATCH
@@ -21,6 +23,42 @@ from tracker.readiness.services.members import (
     load_templates,
 )
 from tracker.readiness.services.team import readiness
+
+# What a lapse does, as kept in lapse_impacts (the English text) and read back
+# by `impact_message` to be shown in each reader's language.
+SEATS_LOST = N_(
+    "%(lost)s seat(s) no one else can fill (%(filled)s/%(total)s instead of "
+    "%(kept_filled)s/%(kept_total)s)"
+)
+LAST_HOLDER = N_("the team loses its last valid %(code)s")
+IMPACT_SEPARATOR = "; "
+
+
+def _pattern(template: str) -> re.Pattern[str]:
+    """Return the regular expression that reads a text written from `template` back."""
+    escaped = re.escape(template)
+    return re.compile(re.sub(r"%\\\((\w+)\\\)s", r"(?P<\1>.+?)", escaped))
+
+
+_IMPACT_PATTERNS = tuple((template, _pattern(template)) for template in (SEATS_LOST, LAST_HOLDER))
+
+
+def impact_message(text: str) -> str:
+    """Return a kept impact text as the marked message it was written from (else as it is)."""
+    parts: list[Message] = []
+    for part in text.split(IMPACT_SEPARATOR) if text else ():
+        found = next(
+            (
+                msg(template, **matched.groupdict())
+                for template, pattern in _IMPACT_PATTERNS
+                if (matched := pattern.fullmatch(part))
+            ),
+            None,
+        )
+        if found is None:
+            return text
+        parts.append(found)
+    return join(parts, IMPACT_SEPARATOR) if parts else text
 
 
 def lapse_impact(
@@ -68,15 +106,20 @@ def lapse_impact(
         )
         if kept_result.filled > lapsed_result.filled:
             reasons.append(
-                f"{kept_result.filled - lapsed_result.filled} seat(s) no one else can fill "
-                f"({lapsed_result.filled}/{lapsed_result.total} instead of "
-                f"{kept_result.filled}/{kept_result.total})"
+                msg(
+                    SEATS_LOST,
+                    lost=kept_result.filled - lapsed_result.filled,
+                    filled=lapsed_result.filled,
+                    total=lapsed_result.total,
+                    kept_filled=kept_result.filled,
+                    kept_total=kept_result.total,
+                )
             )
     for credential in template.team_credentials:
         wanted = credential.satisfying_ids()
         if kept.holds(wanted, after) and not any(m.holds(wanted, after) for m in members):
-            reasons.append(f"the team loses its last valid {credential.code}")
-    return "; ".join(reasons)
+            reasons.append(msg(LAST_HOLDER, code=credential.code))
+    return str(join(reasons, IMPACT_SEPARATOR))
 
 
 def judge_lapses(

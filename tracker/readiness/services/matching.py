@@ -10,6 +10,7 @@ from typing import Any, Generic, TypeVar, overload
 
 from tracker.catalog.models import TeamTemplate, TemplateSlot
 from tracker.catalog.services.snapshot import SlotInfo, TemplateInfo
+from tracker.i18n import day, msg
 from tracker.readiness.services.members import Member
 
 # Readiness reads the mapped catalog or the snapshot's plain copy of it, alike.
@@ -60,13 +61,21 @@ def seats_of(template: Template) -> list[Seat[Any]]:
 
 def lacks(member: Member, slot: Slot, on: dt.date) -> list[str]:
     """Return what keeps a member from the slot on `on`: job role, level, certifications."""
-    missing = []
+    missing: list[str] = []
     if slot.job_role.code not in member.role_codes:
-        missing.append(f"job role {slot.job_role.code}")
+        missing.append(msg("job role %(role)s", role=slot.job_role.code))
     if member.level < slot.min_level:
-        missing.append(f"level {slot.min_level} (is {member.level})")
+        missing.append(
+            msg("level %(level)s (is %(current)s)", level=slot.min_level, current=member.level)
+        )
     elif member.level > slot.max_level:
-        missing.append(f"level at most {slot.max_level} (is {member.level})")
+        missing.append(
+            msg(
+                "level at most %(level)s (is %(current)s)",
+                level=slot.max_level,
+                current=member.level,
+            )
+        )
     valid = member.valid_on(on)
     for credential in slot.credentials:
         wanted = credential.satisfying_ids()
@@ -75,9 +84,15 @@ def lacks(member: Member, slot: Slot, on: dt.date) -> list[str]:
             if last is not None and last.expires_on is not None and last.expires_on < on:
                 # Name what lapsed (NCA-AIIO), not the group the seat asks for.
                 lapsed = last.credential.code
-                missing.append(f"valid {lapsed} (expired {last.expires_on.isoformat()})")
+                missing.append(
+                    msg(
+                        "valid %(code)s (expired %(expired)s)",
+                        code=lapsed,
+                        expired=day(last.expires_on),
+                    )
+                )
             else:
-                missing.append(f"certification {credential.code}")
+                missing.append(msg("certification %(code)s", code=credential.code))
     return missing
 
 

@@ -20,6 +20,7 @@ from tracker.catalog.models import (
 )
 from tracker.catalog.services.reads import paths_with_courses
 from tracker.errors import ValidationError
+from tracker.i18n import N_, grouped, msg
 from tracker.people.models import Team
 from tracker.progress.services.paths import logged_hours, path_progress
 from tracker.progress.services.validity import experience_months, holding
@@ -191,11 +192,11 @@ def plan_to_target(
     session: Session, team: Team, gpus: int, target: dt.date, today: dt.date
 ) -> Plan:
     """Propose who trains on which path, which seats need hires, and what it costs."""
-    errors = {}
+    errors: dict[str, str] = {}
     if isinstance(gpus, bool) or not isinstance(gpus, int) or gpus < 0:
-        errors["gpus"] = "fleet size must be a whole number of GPUs, 0 or more"
+        errors["gpus"] = N_("fleet size must be a whole number of GPUs, 0 or more")
     if target <= today:
-        errors["target"] = "the target date must be after today"
+        errors["target"] = N_("the target date must be after today")
     if errors:
         raise ValidationError(errors)
     catalog = load_catalog(session)
@@ -257,7 +258,7 @@ def _strategy_costs(
     bootcamp = catalog.strategies.get(LIST_PRICE_STRATEGY)
     for strategy in catalog.strategies.values():
         if participants == 0:
-            costs.append(StrategyCost(strategy, 0, 0, "nobody needs training"))
+            costs.append(StrategyCost(strategy, 0, 0, N_("nobody needs training")))
         elif strategy.code == LIST_PRICE_STRATEGY and strategy.cost_min is not None:
             # The seed gives both ends of a range or neither.
             assert strategy.cost_max is not None
@@ -266,7 +267,12 @@ def _strategy_costs(
                     strategy,
                     participants * strategy.cost_min,
                     participants * strategy.cost_max,
-                    f"{participants} participants x {strategy.cost_min:,}-{strategy.cost_max:,}",
+                    msg(
+                        "%(participants)s participants x %(low)s-%(high)s",
+                        participants=participants,
+                        low=grouped(strategy.cost_min),
+                        high=grouped(strategy.cost_max),
+                    ),
                 )
             )
         elif strategy.discount_min_percent is not None and bootcamp and bootcamp.cost_min:
@@ -279,8 +285,12 @@ def _strategy_costs(
                         strategy,
                         low * (100 - strategy.discount_max_percent) // 100,
                         high * (100 - strategy.discount_min_percent) // 100,
-                        f"{strategy.discount_min_percent}-{strategy.discount_max_percent} % off "
-                        f"list price for {participants} participants",
+                        msg(
+                            "%(low)s-%(high)s %% off list price for %(participants)s participants",
+                            low=strategy.discount_min_percent,
+                            high=strategy.discount_max_percent,
+                            participants=participants,
+                        ),
                     )
                 )
             else:
@@ -289,8 +299,12 @@ def _strategy_costs(
                         strategy,
                         low,
                         high,
-                        f"no discount: needs {strategy.min_group_size} or more participants, "
-                        f"the plan has {participants}",
+                        msg(
+                            "no discount: needs %(size)s or more participants, the plan has "
+                            "%(participants)s",
+                            size=strategy.min_group_size,
+                            participants=participants,
+                        ),
                     )
                 )
         elif strategy.productivity_loss_percent is not None:
@@ -307,11 +321,18 @@ def _strategy_costs(
                     strategy,
                     low,
                     high,
-                    f"{strategy.productivity_loss_percent} % of {senior.name}'s time "
-                    f"(level {senior.level} midpoint {level.salary_midpoint:,}) for "
-                    f"{strategy.min_weeks}-{strategy.max_weeks} weeks per apprentice",
+                    msg(
+                        "%(loss)s %% of %(senior)s's time (level %(level)s midpoint "
+                        "%(midpoint)s) for %(min_weeks)s-%(max_weeks)s weeks per apprentice",
+                        loss=strategy.productivity_loss_percent,
+                        senior=senior.name,
+                        level=senior.level,
+                        midpoint=grouped(level.salary_midpoint),
+                        min_weeks=strategy.min_weeks,
+                        max_weeks=strategy.max_weeks,
+                    ),
                 )
             )
         else:
-            costs.append(StrategyCost(strategy, None, None, "the organisation's own cost"))
+            costs.append(StrategyCost(strategy, None, None, N_("the organisation's own cost")))
     return costs

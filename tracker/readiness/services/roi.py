@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tracker.errors import ValidationError
+from tracker.i18n import N_
 
 
 @dataclass(frozen=True)
@@ -25,14 +26,14 @@ class Roi:
 
 def roi(investment: dict[str, int], returns: dict[str, int]) -> Roi:
     """Return the ROI of named investment and return lines (currency units)."""
-    errors = {}
+    errors: dict[str, str] = {}
     for kind, lines in (("investment", investment), ("returns", returns)):
         for name, amount in lines.items():
             if isinstance(amount, bool) or not isinstance(amount, int) or amount < 0:
-                errors[f"{kind}.{name}"] = "must be a whole amount of 0 or more"
+                errors[f"{kind}.{name}"] = N_("must be a whole amount of 0 or more")
     total = sum(investment.values()) if not errors else 0
     if not errors and total <= 0:
-        errors["investment"] = "the investment must be more than 0"
+        errors["investment"] = N_("the investment must be more than 0")
     if errors:
         raise ValidationError(errors)
     return Roi(total, sum(returns.values()))

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Select, select
 from sqlalchemy.orm import Session, joinedload, selectinload
 
 from tracker.catalog.services.snapshot import catalog_snapshot
@@ -176,12 +176,17 @@ def team_readiness(
     return readiness(team, members, catalog.templates, on, gpus)
 
 
-def visible_teams(session: Session, actor: Engineer) -> list[Team]:
-    """Return the teams whose readiness `actor` may see: their own as a manager, all as admin."""
-    query = select(Team).options(selectinload(Team.manager)).order_by(Team.name)
+def visible_teams_query(actor: Engineer) -> Select[tuple[Team]]:
+    """Return the query of the teams whose readiness `actor` may see, unordered."""
+    query = select(Team).options(selectinload(Team.manager))
     if actor.access_role != "admin":
         query = query.where(Team.manager_id == actor.id)
-    return list(session.scalars(query))
+    return query
+
+
+def visible_teams(session: Session, actor: Engineer) -> list[Team]:
+    """Return the teams whose readiness `actor` may see: their own as a manager, all as admin."""
+    return list(session.scalars(visible_teams_query(actor).order_by(Team.name)))
 
 
 def can_view_team(actor: Engineer, team: Team) -> bool:

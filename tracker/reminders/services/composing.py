@@ -1,4 +1,4 @@
-"""Composing notices: the text, HTML and .ics of what the pass queued without them."""
+"""Composing notices: the subject, text, HTML and .ics of what the pass queued, in its language."""
 
 from __future__ import annotations
 
@@ -12,13 +12,15 @@ from sqlalchemy.orm import Session, selectinload, sessionmaker
 from tracker.catalog.models import Credential, LearningPath
 from tracker.catalog.services.reads import paths_with_courses
 from tracker.db import writing
+from tracker.i18n import format_hours, format_number, gettext, ngettext, translate
 from tracker.people.models import Engineer
 from tracker.progress.models import Certification
 from tracker.progress.services.paths import logged_hours_for, path_progress
 from tracker.readiness.models import LapseImpact
+from tracker.readiness.services.lapses import impact_message
 from tracker.reminders import messages
 from tracker.reminders.models import Notification
-from tracker.reminders.rules import CERTIFICATIONS_PER_BATCH
+from tracker.reminders.rules import CERTIFICATIONS_PER_BATCH, EXPIRED
 from tracker.reminders.services.queueing import Mail, queued_on
 
 
@@ -29,43 +31,77 @@ def expiry_of(cert: Certification) -> dt.date:
     return cert.expires_on
 
 
-def renew_steps(cert: Certification, open_courses: Sequence[str]) -> list[str]:
-    """Say how to renew: which exam, and which path courses are still open."""
+def renew_steps(cert: Certification, open_courses: Sequence[str], locale: str) -> list[str]:
+    """Say how to renew, in `locale`: which exam, and which path courses are still open."""
     exam = cert.credential.exam
     if exam is None:
-        issuer = cert.credential.issuer or "the issuer"
+        issuer = cert.credential.issuer or gettext("the issuer", locale)
         return [
-            f"Renew {cert.credential.name} with {issuer} "
-            "and record the new credential in the tracker with its evidence."
+            gettext(
+                "Renew %(name)s with %(issuer)s "
+                "and record the new credential in the tracker with its evidence.",
+                locale,
+                name=cert.credential.name,
+                issuer=issuer,
+            )
         ]
     steps = [
-        f"Pass exam {exam.code} again before {expiry_of(cert).isoformat()}; "
-        "the new certification runs from the new pass date."
+        gettext(
+            "Pass exam %(code)s again before %(date)s; "
+            "the new certification runs from the new pass date.",
+            locale,
+            code=exam.code,
+            date=messages.mail_day(expiry_of(cert), locale),
+        )
     ]
     if open_courses:
-        steps.append("Courses still open on its path: " + ", ".join(open_courses) + ".")
-    steps.append("Plan the exam date in the tracker to pause these reminders.")
+        steps.append(
+            gettext(
+                "Courses still open on its path: %(courses)s.",
+                locale,
+                courses=", ".join(open_courses),
+            )
+        )
+    steps.append(gettext("Plan the exam date in the tracker to pause these reminders.", locale))
     return steps
 
 
 def _open_courses(
-    paths: Iterable[LearningPath], logged: Mapping[int, Decimal], cert: Certification
+    paths: Iterable[LearningPath],
+    logged: Mapping[int, Decimal],
+    cert: Certification,
+    locale: str,
 ) -> list[str]:
     """Name the open courses of the paths that end in the certification's exam."""
     exam = cert.credential.exam
     if exam is None:
         return []
     return [
-        f"{c.course.title} ({c.logged.normalize():f} of {c.required.normalize():f} h)"
+        gettext(
+            "%(title)s (%(logged)s of %(required)s h)",
+            locale,
+            title=c.course.title,
+            logged=format_hours(c.logged, locale),
+            required=format_hours(c.required, locale),
+        )
         for path in paths
         if path.exam_id == exam.id
         for c in path_progress(path, logged).open_courses
     ]
 
 
+def written_kind(notification: Notification) -> str:
+    """Return what a notice says: "reminder", "expired" or "escalation" (a copy, its notice's)."""
+    if notification.kind != "copy":
+        return notification.kind
+    if notification.window_days is None:
+        return "escalation"
+    return "expired" if notification.window_days == EXPIRED else "reminder"
+
+
 def compose_notices(session: Session, notifications: Sequence[Notification], mail: Mail) -> None:
-    """Write the text, HTML (and .ics) of the reminders, expiry notices and escalations
-    queued without them."""
+    """Write the subject, text, HTML (and .ics) of the reminders, expiry notices,
+    escalations and their copies queued without them, each in its own language."""
     todo = [
         (n, n.certification_id)
         for n in notifications
@@ -90,7 +126,7 @@ def compose_notices(session: Session, notifications: Sequence[Notification], mai
         logged = logged_hours_for(
             session, {n.engineer_id for n, _ in batch if n.engineer_id is not None}
         )
-        escalated = [cert_id for n, cert_id in batch if n.kind == "escalation"]
+        escalated = [cert_id for n, cert_id in batch if written_kind(n) == "escalation"]
         impacts = dict(
             session.execute(
                 select(LapseImpact.certification_id, LapseImpact.impact).where(
@@ -103,16 +139,24 @@ def compose_notices(session: Session, notifications: Sequence[Notification], mai
             else ()
         )
         names = _names_of(
-            session, {a for n, _ in batch if n.kind == "escalation" for a in _addresses(n.to_addrs)}
+            session,
+            {
+                a
+                for n, _ in batch
+                if written_kind(n) == "escalation"
+                for a in _addresses(n.to_addrs)
+            },
         )
         for notification, cert_id in batch:
             cert = certs[cert_id]
-            if notification.kind == "escalation":
+            if written_kind(notification) == "escalation":
                 impact = impacts.get(cert.id, "")
-                greeting = _greeting(names, _addresses(notification.to_addrs))
+                greeting = _greeting(names, _addresses(notification.to_addrs), notification.locale)
                 _compose_escalation(notification, cert, mail, impact, greeting)
             else:
-                courses = _open_courses(paths, logged.get(cert.engineer_id, {}), cert)
+                courses = _open_courses(
+                    paths, logged.get(cert.engineer_id, {}), cert, notification.locale
+                )
                 _compose_reminder(notification, cert, mail, courses)
     session.flush()
 
@@ -151,12 +195,12 @@ def _names_of(session: Session, emails: set[str]) -> dict[str, str]:
     )
 
 
-def _greeting(names: Mapping[str, str], to: Sequence[str]) -> str:
+def _greeting(names: Mapping[str, str], to: Sequence[str], locale: str) -> str:
     """Name everyone the notice is addressed to: "Ana", "Ana and Ben", "Ana, Ben and Cy"."""
     named = [names.get(address, address) for address in to]
     if len(named) < 2:
         return "".join(named)
-    return ", ".join(named[:-1]) + " and " + named[-1]
+    return gettext("%(names)s and %(last)s", locale, names=", ".join(named[:-1]), last=named[-1])
 
 
 def _engineer_page(mail: Mail, engineer: Engineer) -> str:
@@ -167,16 +211,41 @@ def _engineer_page(mail: Mail, engineer: Engineer) -> str:
     return f"{mail.base_url.rstrip('/')}/engineers/{engineer.id}"
 
 
-def _calendar(cert: Certification, mail: Mail, link: str, summary: str) -> str:
+def _calendar(cert: Certification, mail: Mail, link: str, summary: str, locale: str) -> str:
     # One UID per certification, as in the feeds: a calendar that gets the
     # event twice (the engineer's reminder, the escalation copied to them) keeps one.
     return messages.expiry_calendar(
         f"cert-{cert.id}@{mail.domain}",
         summary,
-        f"{cert.engineer.name}'s {cert.credential.name} is valid through this day.",
+        messages.expiry_description(cert.engineer.name, cert.credential.name, locale),
         expiry_of(cert),
         link,
         stamp=cert.created_at,
+    )
+
+
+def subject_of(kind: str, cert: Certification, days_left: int, locale: str) -> str:
+    """Return a notice's subject in `locale` (the pass wrote it in English already)."""
+    code = cert.credential.code
+    date = messages.mail_day(expiry_of(cert), locale)
+    if kind == "expired":
+        return gettext("%(code)s expired on %(date)s", locale, code=code, date=date)
+    if kind == "escalation":
+        return gettext(
+            "Escalation: %(name)s's %(code)s lapses on %(date)s and readiness drops",
+            locale,
+            name=cert.engineer.name,
+            code=code,
+            date=date,
+        )
+    return ngettext(
+        "%(code)s expires in %(num)s day (%(date)s)",
+        "%(code)s expires in %(num)s days (%(date)s)",
+        days_left,
+        locale,
+        code=code,
+        date=date,
+        num=format_number(days_left, locale),
     )
 
 
@@ -184,22 +253,30 @@ def _compose_reminder(
     notification: Notification, cert: Certification, mail: Mail, open_courses: Sequence[str]
 ) -> None:
     engineer = cert.engineer
-    today = queued_on(notification)
+    locale = notification.locale
+    kind = written_kind(notification)
     expires_on = expiry_of(cert)
+    days_left = (expires_on - queued_on(notification)).days
     link = _engineer_page(mail, engineer)
-    notification.ics = _calendar(cert, mail, link, f"{cert.credential.code} expires")
+    notification.subject = subject_of(kind, cert, days_left, locale)
+    notification.ics = _calendar(
+        cert, mail, link, messages.expiry_summary(cert.credential.code, locale), locale
+    )
     notification.body_text, notification.body_html = messages.render(
         "reminder",
-        kind=notification.kind,
-        # A reminder or expiry notice goes to the engineer, the managers copied.
+        locale,
+        kind=kind,
+        # A reminder or expiry notice goes to the engineer, the managers who
+        # read its language copied; a copy in another language says whose it is.
+        copy_of=engineer if notification.kind == "copy" else None,
         greeting=engineer.name,
         engineer=engineer,
         credential=cert.credential,
         expires_on=expires_on,
-        days_left=(expires_on - today).days,
+        days_left=days_left,
         link=link,
-        link_text="Open the tracker",
-        renew_steps=renew_steps(cert, open_courses),
+        link_text=gettext("Open the tracker", locale),
+        renew_steps=renew_steps(cert, open_courses, locale),
         calendar=notification.ics is not None,
     )
 
@@ -208,25 +285,38 @@ def _compose_escalation(
     notification: Notification, cert: Certification, mail: Mail, impact: str, greeting: str
 ) -> None:
     engineer = cert.engineer
+    locale = notification.locale
     expires_on = expiry_of(cert)
+    days_left = (expires_on - queued_on(notification)).days
     link = _engineer_page(mail, engineer)
+    notification.subject = subject_of("escalation", cert, days_left, locale)
     # The managers act before the date: the event names whose expiry it is.
     notification.ics = _calendar(
-        cert, mail, link, f"{engineer.name}: {cert.credential.code} expires"
+        cert,
+        mail,
+        link,
+        messages.expiry_summary(cert.credential.code, locale, who=engineer.name),
+        locale,
     )
     notification.body_text, notification.body_html = messages.render(
         "reminder",
+        locale,
         kind="escalation",
+        copy_of=None,
         greeting=greeting,
         engineer=engineer,
         credential=cert.credential,
         expires_on=expires_on,
-        days_left=(expires_on - queued_on(notification)).days,
+        days_left=days_left,
         link=link,
-        link_text=f"Open {engineer.name}'s certifications in the tracker",
+        link_text=gettext(
+            "Open %(name)s's certifications in the tracker", locale, name=engineer.name
+        ),
         # The team changed since the pass found the drop: the drop was real then.
-        impact=impact or "its team's readiness drops",
-        team_name=engineer.team.name if engineer.team else "the team",
-        renew_steps=renew_steps(cert, ()),
+        impact=translate(impact_message(impact), locale)
+        if impact
+        else gettext("its team's readiness drops", locale),
+        team_name=engineer.team.name if engineer.team else gettext("the team", locale),
+        renew_steps=renew_steps(cert, (), locale),
         calendar=notification.ics is not None,
     )

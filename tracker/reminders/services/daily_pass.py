@@ -123,7 +123,8 @@ def _queue_reminders(
 
     Owed: the certification's current window has not been queued yet and no
     plan acknowledges it (an expiry notice cannot be acknowledged). The
-    statement finds them and writes their rows (subject, recipients, key)
+    statement finds them and writes their rows (subject, recipients, key,
+    language, and a copy for the managers who read another language)
     itself: a day's pass reads and writes only what is owed. With
     `escalations`, the same statement does it for the escalations owed too
     (the pass knows whether any may be). With `keep`, the rows are returned
@@ -133,6 +134,8 @@ def _queue_reminders(
         **day_params(today, windows),
         # Unique: the key is, and the pass's own random part tells passes apart.
         "message_id_end": f".{uuid.uuid4().hex[:12]}@{mail.domain}>",
+        # The language of those whose setting is "as my browser asks".
+        "default_locale": mail.locale,
         "next_attempt_at": due_at(today),
         "created_at": utcnow(),
     }

@@ -10,9 +10,11 @@ from sqlalchemy import Row, Select, and_, exists, or_, select
 from sqlalchemy.orm import Session, aliased
 
 from tracker.catalog.models import Credential
+from tracker.i18n import format_number, ngettext
 from tracker.people.models import Engineer, Team
 from tracker.progress.models import Certification
 from tracker.readiness.models import LapseImpact
+from tracker.readiness.services.lapses import impact_message
 from tracker.reminders import messages
 from tracker.reminders.rules import CERTIFICATIONS_PER_BATCH, DIGEST_HORIZON_DAYS
 from tracker.reminders.services.queueing import Mail, PassReport, due_at, insert_new
@@ -141,7 +143,8 @@ def queue_digests(
             credentials[o.credential_id],
             o.expires_on,
             (o.expires_on - today).days,
-            o.impact or "",
+            # The marked message: each digest shows it in its manager's language.
+            impact_message(o.impact or ""),
         )
         for manager_id, _ in o.managers:
             by_manager.setdefault(manager_id, []).append(item)
@@ -158,8 +161,10 @@ def queue_digests(
     for manager_id, items in by_manager.items():
         manager = managers[manager_id]
         key = f"digest:{manager.id}:{week_key}"
+        locale = messages.reader_locale(manager.locale, mail.locale)
         text, html = messages.render(
             "digest",
+            locale,
             manager=manager,
             items=items,
             today=today,
@@ -176,8 +181,16 @@ def queue_digests(
                 "engineer_id": manager.id,
                 "to_addrs": manager.email,
                 "cc_addrs": "",
-                "subject": f"Weekly digest: {len(items)} certification(s) expiring within "
-                f"{DIGEST_HORIZON_DAYS} days",
+                "subject": ngettext(
+                    # One English text for both counts, as the digest has always said.
+                    "Weekly digest: %(count)s certification(s) expiring within %(days)s days",
+                    "Weekly digest: %(count)s certification(s) expiring within %(days)s days",
+                    len(items),
+                    locale,
+                    count=format_number(len(items), locale),
+                    days=format_number(DIGEST_HORIZON_DAYS, locale),
+                ),
+                "locale": locale,
                 "body_text": text,
                 "body_html": html,
                 "ics": None,

@@ -29,16 +29,19 @@ from sqlalchemy import (
     null,
     or_,
     select,
+    true,
     union_all,
 )
 from sqlalchemy.ext.compiler import compiles
-from sqlalchemy.orm import aliased
+from sqlalchemy.orm import InstrumentedAttribute, aliased
 from sqlalchemy.sql.dml import ReturningInsert
 from sqlalchemy.sql.elements import ColumnElement
 from sqlalchemy.sql.functions import FunctionElement
 
 from tracker.catalog.models import CatalogVersion, Credential, Exam
+from tracker.i18n import LOCALES
 from tracker.people.models import Engineer, Team
+from tracker.people.rules import BROWSER_LOCALE
 from tracker.progress.models import Certification, ExamPlan
 from tracker.readiness.models import LapseImpact
 from tracker.reminders.models import Notification, ReminderRun
@@ -201,10 +204,16 @@ def _escalation_key(lapse) -> ColumnElement:
     return "escalation:" + _text(lapse.certification_id)
 
 
-@functools.cache
-def reminders_statement(windows: Windows, escalating: bool = False) -> ReturningInsert[Any]:
-    """INSERT ... SELECT of the reminders and expiry notices owed (see
-    `daily_pass._queue_reminders`), and with `escalating` of the escalations owed too."""
+def _locale_of(setting: ColumnElement[str] | InstrumentedAttribute[str]) -> ColumnElement[str]:
+    """A person's language in mail: their setting, else the deployment's (see `reader_locale`)."""
+    return case(
+        (setting == _const(BROWSER_LOCALE), bindparam("default_locale", type_=String)),
+        else_=setting,
+    )
+
+
+def _owed_reminders(windows: Windows) -> Select[Any]:
+    """The reminders and expiry notices owed: one row each, as `reminders_statement` reads them."""
     window = _window_sql(windows)
     # Correlated to the certification only: the INSERT's own table is notifications.
     queued = (
@@ -220,98 +229,62 @@ def reminders_statement(windows: Windows, escalating: bool = False) -> Returning
     expires = _IsoDate(_C.expires_on)
     left = _DaysBetween(TODAY, _C.expires_on)
     expired = _C.expires_on < TODAY
-    kind = case((expired, _const("expired")), else_=_const("reminder"))
-    key = kind + _const(":") + _text(_C.id) + _const(":") + _text(window)
-    subject = case(
-        (expired, code + _const(" expired on ") + expires),
-        else_=code
-        + _const(" expires in ")
+    # The subject in English; composing writes it again in the notice's language.
+    subject = code + case(
+        (expired, _const(" expired on ") + expires),
+        else_=_const(" expires in ")
         + _text(left)
         + case((left == _const(1), _const(" day (")), else_=_const(" days ("))
         + expires
         + _const(")"),
     )
-    # The managers' addresses are read for the owed rows only (subqueries in
-    # the select list), not joined for every certification in reach.
-    manager = aliased(Engineer, name="m")
-    own = (
-        select(manager.email)
-        .where(manager.id == _E.manager_id, manager.active.is_(True))
-        .where(manager.id != _E.id)
-        .scalar_subquery()
-    )
-    # The team's manager, unless they are the engineer's own manager (copied once).
-    theirs = (
-        select(manager.email)
-        .select_from(Team)
-        .join(manager, manager.id == Team.manager_id)
-        .where(Team.id == _E.team_id, manager.active.is_(True))
-        .where(manager.id != _E.id, manager.id.is_distinct_from(_E.manager_id))
-        .scalar_subquery()
-    )
     # Copied from the copy window on.
     copy = or_(expired, _C.expires_on <= bindparam("copy_to", type_=Date))
-    separator = case((own.is_(None), _const("")), else_=_const(", "))
-    cc = case(
-        (copy, func.coalesce(own, _const("")) + func.coalesce(separator + theirs, _const(""))),
-        else_=_const(""),
-    )
-    message_id_end = bindparam("message_id_end", type_=String)
-    fixed = (
-        _const(""),  # body_html, until composed
-        _const("pending"),
-        _const(0),
-        bindparam("next_attempt_at", type_=DateTime),
-        bindparam("created_at", type_=DateTime),
-    )
-    reminders = (
+    return (
         select(
-            key,
-            kind,
-            _C.id,
-            window,
-            _C.engineer_id,
-            _E.email,
-            cc,
-            subject,
-            _const("<")
-            + kind
-            + _const(".")
-            + _text(_C.id)
-            + _const(".")
-            + _text(window)
-            + message_id_end,
-            *fixed,
+            case((expired, _const("expired")), else_=_const("reminder")).label("k"),
+            _C.id.label("c"),
+            window.label("w"),
+            _C.engineer_id.label("e"),
+            _E.email.label("ad"),
+            _locale_of(_E.locale).label("lo"),
+            _E.manager_id.label("mi"),
+            _E.team_id.label("ti"),
+            case((copy, _const(1)), else_=_const(0)).label("cp"),
+            subject.label("su"),
         )
         .select_from(_C)
         .join(_E, _E.id == _C.engineer_id)
         .where(*_in_reach(), ~queued, or_(expired, ~_acknowledged_sql()))
     )
-    # Escalations: lapses known to drop readiness (lapse_impacts, judged at the
-    # team's current revision), before the expiry, not escalated yet and not
-    # acknowledged; to the managers (the engineer when they have none), the
-    # engineer copied.
+
+
+def _owed_escalations() -> Select[Any]:
+    """The escalations owed, in the columns of `_owed_reminders`.
+
+    Lapses known to drop readiness (lapse_impacts, judged at the team's current
+    revision), before the expiry, not escalated yet and not acknowledged.
+    """
+    code = select(Credential.code).where(Credential.id == _C.credential_id).scalar_subquery()
     escalated = exists().where(Notification.dedupe_key == _escalation_key(LapseImpact))
-    managers = func.coalesce(own, _const("")) + func.coalesce(separator + theirs, _const(""))
-    no_manager = and_(own.is_(None), theirs.is_(None))
-    escalations = (
+    return (
         select(
-            _escalation_key(LapseImpact),
             _const("escalation"),
             _C.id,
             null(),
             _C.engineer_id,
-            case((no_manager, _E.email), else_=managers),
-            case((no_manager, _const("")), else_=_E.email),
+            _E.email,
+            _locale_of(_E.locale),
+            _E.manager_id,
+            _E.team_id,
+            _const(1),
             _const("Escalation: ")
             + _E.name
             + _const("'s ")
             + code
             + _const(" lapses on ")
-            + expires
+            + _IsoDate(_C.expires_on)
             + _const(" and readiness drops"),
-            _const("<escalation.") + _text(_C.id) + message_id_end,
-            *fixed,
         )
         .select_from(LapseImpact)
         .join(_C, _C.id == LapseImpact.certification_id)
@@ -325,6 +298,114 @@ def reminders_statement(windows: Windows, escalating: bool = False) -> Returning
             ~_acknowledged_sql(),
             ~escalated,
         )
+    )
+
+
+@functools.cache
+def reminders_statement(windows: Windows, escalating: bool = False) -> ReturningInsert[Any]:
+    """INSERT ... SELECT of the reminders and expiry notices owed (see
+    `daily_pass._queue_reminders`), and with `escalating` of the escalations owed too.
+
+    Each owed notice is written once per language among its recipients. The
+    notice itself (its key says which: "reminder:<cert>:<window>",
+    "escalation:<cert>") is in the engineer's language: a reminder to the
+    engineer, copying the managers who read that language (from the copy
+    window on); an escalation to those managers, the engineer copied (to the
+    engineer alone when none of them does). The managers who read another
+    language get a copy in theirs ("copy:<the notice's key>:<language>"),
+    one for each such language: an engineer has at most two managers (their
+    own and their team's), so at most two copies.
+    """
+    owed = _owed_reminders(windows)
+    # Found first and kept (materialised): the managers and the languages are
+    # read for the owed rows only, not joined for every certification in reach.
+    o = (union_all(owed, _owed_escalations()) if escalating else owed).cte("o")
+    o = o.prefix_with("MATERIALIZED")
+    # A row per language: the notice's own (the engineer's) and any other its managers read.
+    languages = union_all(*(select(_const(code).label("x")) for code in LOCALES)).subquery("s")
+    own = aliased(Engineer, name="a")
+    team = aliased(Team, name="t")
+    theirs = aliased(Engineer, name="b")
+    p = (
+        select(
+            *(o.c[name] for name in ("k", "c", "w", "e", "ad", "lo", "cp", "su")),
+            languages.c.x,
+            own.email.label("ea"),
+            _locale_of(own.locale).label("la"),
+            theirs.email.label("eb"),
+            _locale_of(theirs.locale).label("lb"),
+        )
+        .select_from(o)
+        .join(languages, true())
+        .outerjoin(own, and_(own.id == o.c.mi, own.active.is_(True), own.id != o.c.e))
+        .outerjoin(team, team.id == o.c.ti)
+        # The team's manager, unless they are the engineer's own manager (copied once).
+        .outerjoin(
+            theirs,
+            and_(
+                theirs.id == team.manager_id,
+                theirs.active.is_(True),
+                theirs.id != o.c.e,
+                theirs.id.is_distinct_from(o.c.mi),
+            ),
+        )
+        .subquery("p")
+    )
+    mine = p.c.x == p.c.lo
+    # The managers who read the row's language, own manager first.
+    managers = case(
+        (
+            p.c.la == p.c.x,
+            p.c.ea + case((p.c.lb == p.c.x, _const(", ") + p.c.eb), else_=_const("")),
+        ),
+        (p.c.lb == p.c.x, p.c.eb),
+        else_=_const(""),
+    )
+    key = (
+        case((mine, _const("")), else_=_const("copy:"))
+        + p.c.k
+        + _const(":")
+        + _text(p.c.c)
+        + func.coalesce(_const(":") + _text(p.c.w), _const(""))
+        + case((mine, _const("")), else_=_const(":") + p.c.x)
+    )
+    q = (
+        select(
+            *(p.c[name] for name in ("k", "c", "w", "e", "ad", "lo", "cp", "su", "x")),
+            managers.label("m"),
+            key.label("key"),
+        )
+        # The engineer's language always; a manager's from the copy window on.
+        .where(or_(mine, and_(p.c.cp == _const(1), or_(p.c.la == p.c.x, p.c.lb == p.c.x))))
+        .subquery("q")
+    )
+    notice = q.c.x == q.c.lo
+    escalation = q.c.k == _const("escalation")
+    to = case((and_(notice, or_(~escalation, q.c.m == _const(""))), q.c.ad), else_=q.c.m)
+    cc = case(
+        (or_(~notice, q.c.cp == _const(0)), _const("")),
+        (~escalation, q.c.m),
+        (q.c.m == _const(""), _const("")),
+        else_=q.c.ad,
+    )
+    rows = select(
+        q.c.key,
+        case((notice, q.c.k), else_=_const("copy")),
+        q.c.c,
+        q.c.w,
+        q.c.e,
+        to,
+        cc,
+        q.c.su,
+        _const("<")
+        + func.replace(q.c.key, _const(":"), _const("."))
+        + bindparam("message_id_end", type_=String),
+        q.c.x,
+        _const(""),  # body_html, until composed
+        _const("pending"),
+        _const(0),
+        bindparam("next_attempt_at", type_=DateTime),
+        bindparam("created_at", type_=DateTime),
     )
     table = typing.cast(Table, Notification.__table__)
     return (
@@ -340,13 +421,14 @@ def reminders_statement(windows: Windows, escalating: bool = False) -> Returning
                 "cc_addrs",
                 "subject",
                 "message_id",
+                "locale",
                 "body_html",
                 "status",
                 "attempts",
                 "next_attempt_at",
                 "created_at",
             ],
-            union_all(reminders, escalations) if escalating else reminders,
+            rows,
         )
         .returning(table.c.id, table.c.kind)
     )

@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
+from tracker.i18n import DEFAULT_LOCALE
 from tracker.reminders.models import Notification
 
 
@@ -37,10 +38,12 @@ class PassReport:
 
 @dataclass(frozen=True)
 class Mail:
-    """What a pass needs to write links and addresses."""
+    """What a pass needs to write links, addresses and the language of those with no setting."""
 
     base_url: str
     domain: str
+    # TRACKER_DEFAULT_LOCALE: mail to a person whose setting is "as my browser asks".
+    locale: str = DEFAULT_LOCALE
 
     def message_id(self, key: str) -> str:
         safe = key.replace(":", ".")

@@ -1,8 +1,8 @@
 """catalog words in spanish
 
 Revision ID: 97f6e2cafe15
-Revises: 3c1f0a7d9e52
-Create Date: 2026-12-01 10:35:40.600160+00:00
+Revises: 8b2f4c6d1e07
+Create Date: 2026-12-02 10:35:40.600160+00:00
 """
 
 from alembic import op
@@ -11,7 +11,7 @@ import tracker.db
 
 
 revision = '97f6e2cafe15'
-down_revision = '3c1f0a7d9e52'
+down_revision = '8b2f4c6d1e07'
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,178 @@
+"""/engineers: an account read, a person added by an admin, a person's language set."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy.orm import Session
+
+from tests import factories
+from tests.api.conftest import Scene
+from tests.helpers import Api, count, fresh
+from tests.test_i18n import SPANISH
+from tracker.people.models import Engineer, LevelChange
+from tracker.people.rules import LOCALE_RULE
+from tracker.people.services.persons import find_engineer
+
+NEW = {"email": "Nora@Example.com", "name": "Nora New"}
+SPANISH_RULE = "el idioma debe ser uno de en, es (o vacío para lo que elija el navegador)"
+
+
+# --- the answer carries the setting -----------------------------------------------------
+
+
+def test_an_engineers_account_carries_their_language(api: Api, db: Session, scene: Scene) -> None:
+    response = api.get(f"/api/v1/engineers/{scene.target.id}", scene.tokens["self"])
+    assert response.status_code == 200
+    assert response.get_json()["locale"] == ""
+    scene.target.locale = "es"
+    db.flush()
+    assert api.get("/api/v1/me", scene.tokens["self"]).get_json()["locale"] == "es"
+    account = api.get(f"/api/v1/engineers/{scene.target.id}", scene.tokens["manager"]).get_json()
+    assert (account["name"], account["locale"]) == ("Target", "es")
+
+
+@pytest.mark.parametrize(
+    ("role", "status"), [("other engineer", 403), ("other manager", 403), ("admin", 200)]
+)
+def test_an_account_is_read_as_the_records_are(
+    api: Api, scene: Scene, role: str, status: int
+) -> None:
+    response = api.get(f"/api/v1/engineers/{scene.target.id}", scene.tokens[role])
+    assert response.status_code == status
+
+
+def test_an_unknown_engineer_is_404(api: Api, scene: Scene) -> None:
+    response = api.get("/api/v1/engineers/999999", scene.tokens["admin"])
+    assert response.status_code == 404
+    assert "engineer" in response.get_json()["errors"]
+
+
+def test_the_document_declares_the_language_and_its_values(api: Api) -> None:
+    schemas = api.get("/api/v1/openapi.json").get_json()["components"]["schemas"]
+    for model in ("EngineerOut", "MeOut", "EngineerBody", "EngineerChangeBody"):
+        locale = schemas[model]["properties"]["locale"]
+        assert locale["enum"] == ["", "en", "es"], model
+        assert "browser" in locale["description"]
+    assert "locale" in schemas["EngineerChangeBody"]["required"]
+    assert "locale" in schemas["EngineerOut"]["required"]
+
+
+# --- adding a person ----------------------------------------------------------------------
+
+
+def test_an_admin_adds_a_person_with_a_language(api: Api, db: Session, scene: Scene) -> None:
+    body = {**NEW, "locale": "es", "access_role": "manager", "level": 2, "job_roles": ["network"]}
+    response = api.post("/api/v1/engineers", scene.tokens["admin"], body)
+    assert response.status_code == 201, response.get_json()
+    created = response.get_json()
+    assert response.headers["Location"] == f"/api/v1/engineers/{created['id']}"
+    assert (created["email"], created["locale"], created["access_role"]) == (
+        "nora@example.com",
+        "es",
+        "manager",
+    )
+    person = find_engineer(db, "nora@example.com")
+    assert (person.locale, person.level, person.job_role_codes) == ("es", 2, {"network"})
+    assert person.password_hash is None
+    # The one write: the first level is in the history, recorded by the admin.
+    change = db.query(LevelChange).filter_by(engineer_id=person.id).one()
+    assert (change.to_level, change.changed_by_id) == (2, scene.admin.id)
+
+
+def test_left_out_the_language_is_the_browsers_choice(api: Api, db: Session, scene: Scene) -> None:
+    response = api.post("/api/v1/engineers", scene.tokens["admin"], NEW)
+    assert response.status_code == 201
+    assert response.get_json()["locale"] == ""
+    assert find_engineer(db, NEW["email"]).locale == ""
+
+
+@pytest.mark.parametrize("locale", ["fr", "ES", " es", 1, True, ["es"]])
+def test_an_unknown_language_is_refused_naming_the_field_and_rule(
+    api: Api, db: Session, scene: Scene, locale: object
+) -> None:
+    before = count(db, Engineer)
+    response = api.post("/api/v1/engineers", scene.tokens["admin"], {**NEW, "locale": locale})
+    assert response.status_code == 400
+    assert response.get_json() == {"errors": {"locale": LOCALE_RULE}}
+    assert count(db, Engineer) == before
+
+
+def test_the_refusal_speaks_the_requests_language(api: Api, db: Session, scene: Scene) -> None:
+    response = api.post(
+        "/api/v1/engineers",
+        scene.tokens["admin"],
+        {**NEW, "locale": "fr", "access_role": "boss"},
+        headers=SPANISH,
+    )
+    assert response.status_code == 400
+    errors = response.get_json()["errors"]
+    assert errors["locale"] == SPANISH_RULE
+    assert errors["access_role"] == "el rol debe ser uno de engineer, manager, admin"
+
+
+def test_the_services_refusals_name_the_apis_fields(api: Api, db: Session, scene: Scene) -> None:
+    body = {**NEW, "email": scene.target.email, "team_id": 999999, "manager_id": scene.target.id}
+    response = api.post("/api/v1/engineers", scene.tokens["admin"], body)
+    assert response.status_code == 400
+    errors = response.get_json()["errors"]
+    assert set(errors) == {"email", "team_id", "manager_id"}
+    assert "already exists" in errors["email"]
+    assert "Target is not a manager or admin" in errors["manager_id"]
+
+
+@pytest.mark.parametrize("role", ["self", "manager", "other manager"])
+def test_only_an_admin_adds_people(api: Api, db: Session, scene: Scene, role: str) -> None:
+    before = count(db, Engineer)
+    response = api.post("/api/v1/engineers", scene.tokens[role], NEW)
+    assert response.status_code == 403
+    assert "engineer" in response.get_json()["errors"]
+    assert count(db, Engineer) == before
+
+
+# --- changing the language ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("role", "status"), [("self", 200), ("admin", 200)])
+def test_the_person_or_an_admin_sets_the_language(
+    api: Api, db: Session, scene: Scene, role: str, status: int
+) -> None:
+    url = f"/api/v1/engineers/{scene.target.id}"
+    response = api.call("PATCH", url, scene.tokens[role], {"locale": "es"})
+    assert response.status_code == status
+    assert response.get_json()["locale"] == "es"
+    assert fresh(db, scene.target).locale == "es"
+    back = api.call("PATCH", url, scene.tokens[role], {"locale": ""})
+    assert back.get_json()["locale"] == "" and fresh(db, scene.target).locale == ""
+
+
+@pytest.mark.parametrize(
+    ("role", "status"), [("manager", 403), ("other engineer", 403), ("other manager", 403)]
+)
+def test_nobody_else_sets_a_persons_language(
+    api: Api, db: Session, scene: Scene, role: str, status: int
+) -> None:
+    url = f"/api/v1/engineers/{scene.target.id}"
+    response = api.call("PATCH", url, scene.tokens[role], {"locale": "es"})
+    assert response.status_code == status
+    assert fresh(db, scene.target).locale == ""
+
+
+@pytest.mark.parametrize("body", [{"locale": "de"}, {"locale": None}, {}, {"locale": 7}])
+def test_a_bad_or_missing_language_is_refused(
+    api: Api, db: Session, scene: Scene, body: dict
+) -> None:
+    url = f"/api/v1/engineers/{scene.target.id}"
+    response = api.call("PATCH", url, scene.tokens["self"], body)
+    assert response.status_code == 400
+    assert set(response.get_json()["errors"]) == {"locale"}
+    assert fresh(db, scene.target).locale == ""
+
+
+def test_a_language_set_through_the_api_chooses_the_pages_language(
+    api: Api, client, auth, db: Session, scene: Scene
+) -> None:
+    person = factories.engineer(db, name="Hablante")
+    token = scene.tokens["admin"]
+    api.call("PATCH", f"/api/v1/engineers/{person.id}", token, {"locale": "es"})
+    auth.sign_in(person)
+    assert '<html lang="es">' in client.get("/profile").get_data(as_text=True)

@@ -1,0 +1,461 @@
+"""Every list of the API answers pages: `limit`, an opaque `cursor`, `{"items", "next"}`.
+
+Following `next` answers each row once, in the list's order, even while rows
+are inserted between the pages.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any, get_origin
+
+import pytest
+from flask import Flask
+from pydantic import BaseModel
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from tests import factories
+from tests.api.conftest import Scene
+from tests.helpers import Api, token_for
+from tracker.api.errors import ApiError
+from tracker.api.openapi import api_routes
+from tracker.api.pages import Key, read_cursor, serializer
+from tracker.careers.rules import EARLIEST_DATE
+from tracker.careers.services.bonuses import set_bonus
+from tracker.people.models import Engineer, Team
+from tracker.progress.models import HourLog
+from tracker.schemas import (
+    CURSOR_RULE,
+    DEFAULT_LIMIT,
+    LIMIT_RULE,
+    MAX_CURSOR_LENGTH,
+    MAX_LIMIT,
+    Page,
+    PageQuery,
+)
+
+D = dt.date
+
+
+def add_hours(db: Session, who: Engineer, days: list[dt.date], note: str = "") -> list[HourLog]:
+    """Insert an hour on each of `days` for `who`, directly (the pages read, not the rules)."""
+    course = factories.course(db, "FDL")
+    entries = [
+        HourLog(
+            engineer_id=who.id,
+            course_id=course.id,
+            logged_on=day,
+            hours=Decimal(1),
+            note=note,
+        )
+        for day in days
+    ]
+    db.add_all(entries)
+    db.flush()
+    return entries
+
+
+def walk(
+    api: Api,
+    url: str,
+    token: str | None,
+    limit: int,
+    between: Callable[[list[dict[str, Any]]], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Return every item of a list, following `next` page by page (`between` runs after each)."""
+    items: list[dict[str, Any]] = []
+    cursor = None
+    for _ in range(10_000):
+        query = f"limit={limit}" + (f"&cursor={cursor}" if cursor else "")
+        response = api.get(f"{url}{'&' if '?' in url else '?'}{query}", token)
+        assert response.status_code == 200, response.get_json()
+        body = response.get_json()
+        assert set(body) == {"items", "next"}
+        items += body["items"]
+        cursor = body["next"]
+        if cursor is None:
+            assert len(body["items"]) <= limit
+            return items
+        # Only the last page may be short.
+        assert len(body["items"]) == limit
+        if between is not None:
+            between(body["items"])
+    raise AssertionError("the pages never ended")
+
+
+def newest_first(items: list[dict[str, Any]]) -> list[tuple[str, int]]:
+    return [(e["date"], e["id"]) for e in items]
+
+
+# --- the acceptance: 1,000 hour logs -------------------------------------------------------
+
+
+def test_paging_through_1000_hour_logs_by_37_yields_each_exactly_once(
+    api: Api, db: Session, scene: Scene
+) -> None:
+    # Four entries a day over 250 days: most pages end inside a day, so the id decides.
+    days = [D(2025, 1, 1) + dt.timedelta(days=n // 4) for n in range(1000)]
+    logged = {e.id for e in add_hours(db, scene.target, days)}
+
+    items = walk(api, "/api/v1/hours", scene.tokens["self"], 37)
+
+    seen = Counter(e["id"] for e in items)
+    assert set(seen) == logged
+    assert set(seen.values()) == {1}
+    assert len(items) == 1000
+    assert newest_first(items) == sorted(newest_first(items), reverse=True)
+
+
+def test_rows_inserted_between_pages_leave_each_earlier_row_seen_once(
+    api: Api, db: Session, scene: Scene
+) -> None:
+    days = [D(2026, 1, 1) + dt.timedelta(days=n // 4) for n in range(100)]
+    before = {e.id for e in add_hours(db, scene.target, days)}
+    later: list[HourLog] = []
+    oldest = D(2022, 1, 1)
+
+    def insert(page: list[dict[str, Any]]) -> None:
+        # Newer than every row (before the cursor: an OFFSET would then answer a row
+        # twice), on the day the page ended (ties: id), and older than every row
+        # (after the cursor: it is still to come, once).
+        last = D.fromisoformat(page[-1]["date"])
+        n = len(later)
+        later.extend(
+            add_hours(db, scene.target, [factories.TODAY, last, oldest + dt.timedelta(days=n)])
+        )
+
+    items = walk(api, "/api/v1/hours", scene.tokens["self"], 10, between=insert)
+
+    seen = Counter(e["id"] for e in items)
+    assert later, "rows were inserted between the pages"
+    assert set(seen.values()) == {1}
+    assert before <= set(seen)
+    assert {e.id for e in later if e.logged_on < min(days)} <= set(seen)
+    assert newest_first(items) == sorted(newest_first(items), reverse=True)
+
+
+# --- every list ----------------------------------------------------------------------------
+
+
+def hours_rows(db: Session, scene: Scene) -> None:
+    add_hours(db, scene.admin, [D(2026, 3, 1), D(2026, 3, 1), D(2026, 2, 1), D(2026, 4, 1)] * 2)
+
+
+def certification_rows(db: Session, scene: Scene) -> None:
+    expiries = [D(2027, 1, 1), D(2027, 1, 1), D(2026, 6, 1), None, D(2028, 1, 1), None, None]
+    for n, expires in enumerate(expiries):
+        who = factories.engineer(db, name=f"Holder {n}")
+        factories.certification(db, who, "CKA", D(2024, 1, 1), expires)
+        if n % 2:
+            # A renewal: only the newest certification of a credential is listed.
+            factories.certification(db, who, "NCA-AIIO", D(2023, 1, 1), D(2025, 1, 1))
+            factories.certification(db, who, "NCA-AIIO", D(2025, 1, 1), D(2027, 1, 1))
+
+
+def team_rows(db: Session, scene: Scene) -> None:
+    for name in ("Zulu", "alpha", "Mike", "Bravo", "Échelon", "Kilo", "Bravo 2"):
+        factories.team(db, name=name)
+
+
+def bonus_rows(db: Session, scene: Scene) -> None:
+    set_bonus(
+        db,
+        factories.credential(db, "CKA"),
+        Decimal(250),
+        effective_on=EARLIEST_DATE,
+        today=factories.TODAY,
+    )
+    for n, earned in enumerate([D(2026, 10, 5), D(2026, 11, 2), D(2026, 10, 5)] * 3):
+        who = factories.engineer(db, name=f"Earner {n}")
+        factories.certification(db, who, "CKA", earned, D(2028, 1, 1))
+    # Earned in another quarter: not in this one's ledger.
+    factories.certification(db, scene.target, "CKA", D(2026, 9, 30), D(2028, 1, 1))
+
+
+def expiry(item: dict[str, Any]) -> tuple[str, int]:
+    return (item["expires_on"] or "9999-12-31", item["id"])
+
+
+# url, the rows behind it, an item's identity, the order it is listed in.
+LISTS: dict[str, tuple[str, Callable[[Session, Scene], None], Callable, Callable]] = {
+    "hours": (
+        "/api/v1/hours",
+        hours_rows,
+        lambda e: e["id"],
+        lambda items, db: newest_first(items) == sorted(newest_first(items), reverse=True),
+    ),
+    "certifications": (
+        "/api/v1/certifications",
+        certification_rows,
+        lambda c: c["id"],
+        lambda items, db: [expiry(c) for c in items] == sorted(expiry(c) for c in items),
+    ),
+    "teams": (
+        "/api/v1/teams",
+        team_rows,
+        lambda t: t["id"],
+        # By name as the database orders names (its collation; an admin sees every team).
+        lambda items, db: (
+            [t["name"] for t in items] == db.scalars(select(Team.name).order_by(Team.name)).all()
+        ),
+    ),
+    "bonuses": (
+        "/api/v1/bonuses?quarter=2026-Q4",
+        bonus_rows,
+        lambda b: b["certification"]["id"],
+        lambda items, db: (
+            [(b["passed_on"], b["certification"]["id"]) for b in items]
+            == sorted((b["passed_on"], b["certification"]["id"]) for b in items)
+        ),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", LISTS)
+@pytest.mark.parametrize("limit", [1, 2, 3])
+def test_each_list_pages_through_every_row_once_in_its_order(
+    api: Api, db: Session, scene: Scene, name: str, limit: int
+) -> None:
+    url, rows, identity, in_order = LISTS[name]
+    rows(db, scene)
+    token = scene.tokens["admin"]
+    whole = api.get(f"{url}{'&' if '?' in url else '?'}limit={MAX_LIMIT}", token).get_json()
+    assert whole["next"] is None
+    assert len(whole["items"]) >= 7
+
+    paged = walk(api, url, token, limit)
+
+    assert paged == whole["items"]
+    assert len({identity(item) for item in paged}) == len(paged)
+    assert in_order(paged, db)
+
+
+@pytest.mark.parametrize("name", LISTS)
+def test_each_list_answers_an_empty_page_when_there_is_nothing(
+    api: Api, db: Session, name: str
+) -> None:
+    url = LISTS[name][0]
+    manager = factories.engineer(db, name="New manager", access_role="manager")
+    assert api.get(url, token_for(db, manager)).get_json() == {"items": [], "next": None}
+
+
+def test_a_list_answers_fifty_rows_a_page_unless_told(api: Api, db: Session, scene: Scene) -> None:
+    add_hours(db, scene.target, [D(2026, 1, 1) + dt.timedelta(days=n) for n in range(51)])
+    first = api.get("/api/v1/hours", scene.tokens["self"]).get_json()
+    assert len(first["items"]) == DEFAULT_LIMIT == 50
+    assert first["next"] is not None
+    rest = api.get(f"/api/v1/hours?cursor={first['next']}", scene.tokens["self"]).get_json()
+    assert [e["date"] for e in rest["items"]] == ["2026-01-01"]
+    assert rest["next"] is None
+
+
+def test_a_page_of_exactly_the_rest_says_no_next(api: Api, db: Session, scene: Scene) -> None:
+    add_hours(db, scene.target, [D(2026, 1, 1), D(2026, 1, 2)])
+    body = api.get("/api/v1/hours?limit=2", scene.tokens["self"]).get_json()
+    assert len(body["items"]) == 2
+    assert body["next"] is None
+
+
+def test_the_cursor_keeps_the_filters_it_is_sent_with(api: Api, db: Session, scene: Scene) -> None:
+    certification_rows(db, scene)
+    token = scene.tokens["admin"]
+    items = walk(api, "/api/v1/certifications?status=valid", token, 1)
+    assert items and {c["status"] for c in items} == {"valid"}
+    everything = walk(api, "/api/v1/certifications", token, 500)
+    assert items == [c for c in everything if c["status"] == "valid"]
+
+
+# --- refusals ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("limit", ["0", "501", "-1", "abc", "1.5", "1e3", "٣"])
+@pytest.mark.parametrize("name", LISTS)
+def test_a_limit_outside_1_to_500_is_refused_naming_limit(
+    api: Api, scene: Scene, name: str, limit: str
+) -> None:
+    url = LISTS[name][0]
+    response = api.get(f"{url}{'&' if '?' in url else '?'}limit={limit}", scene.tokens["admin"])
+    assert response.status_code == 400
+    assert response.get_json() == {"errors": {"limit": LIMIT_RULE}}
+    assert LIMIT_RULE == "must be a whole number from 1 to 500"
+
+
+@pytest.mark.parametrize("limit", ["1", "500", "%207%20"])
+def test_a_limit_from_1_to_500_is_taken(api: Api, scene: Scene, limit: str) -> None:
+    assert api.get(f"/api/v1/hours?limit={limit}", scene.tokens["self"]).status_code == 200
+
+
+def a_cursor(api: Api, db: Session, scene: Scene) -> str:
+    add_hours(db, scene.target, [D(2026, 1, 1), D(2026, 1, 2), D(2026, 1, 3)])
+    cursor = api.get("/api/v1/hours?limit=1", scene.tokens["self"]).get_json()["next"]
+    assert isinstance(cursor, str)
+    return cursor
+
+
+def flipped(cursor: str, at: int) -> str:
+    """Return `cursor` with one character changed."""
+    swap = "A" if cursor[at] != "A" else "B"
+    return cursor[:at] + swap + cursor[at + 1 :]
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        lambda c: "garbage",
+        lambda c: flipped(c, 2),  # the key changed: the signature no longer matches
+        # The signature changed (inside it: its last character has bits base64 ignores).
+        lambda c: flipped(c, len(c) - 5),
+        lambda c: c[:-1],
+        lambda c: c + c,
+        lambda c: "a%20b",
+        lambda c: "a%2Fb",
+        lambda c: "%C3%A9t%C3%A9",
+        lambda c: "x" * (MAX_CURSOR_LENGTH + 1),
+        lambda c: "W10.e30",
+    ],
+)
+def test_a_malformed_cursor_is_refused_naming_cursor(
+    api: Api, db: Session, scene: Scene, bad: Callable[[str], str]
+) -> None:
+    cursor = bad(a_cursor(api, db, scene))
+    response = api.get(f"/api/v1/hours?limit=1&cursor={cursor}", scene.tokens["self"])
+    assert response.status_code == 400
+    assert response.get_json() == {"errors": {"cursor": CURSOR_RULE}}
+
+
+def test_a_cursor_of_one_list_is_refused_by_another(api: Api, db: Session, scene: Scene) -> None:
+    cursor = a_cursor(api, db, scene)
+    response = api.get(f"/api/v1/certifications?cursor={cursor}", scene.tokens["admin"])
+    assert response.status_code == 400
+    assert response.get_json() == {"errors": {"cursor": CURSOR_RULE}}
+    # The same cursor still works on its own list.
+    assert api.get(f"/api/v1/hours?cursor={cursor}", scene.tokens["self"]).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("query", "field", "spanish"),
+    [
+        ("limit=0", "limit", "debe ser un número entero de 1 a 500"),
+        ("cursor=garbage", "cursor", "debe ser el `next` de una página de esta lista, sin cambios"),
+    ],
+)
+def test_the_page_refusals_speak_the_requests_language(
+    api: Api, scene: Scene, query: str, field: str, spanish: str
+) -> None:
+    response = api.get(
+        f"/api/v1/hours?{query}", scene.tokens["self"], headers={"Accept-Language": "es"}
+    )
+    assert response.status_code == 400
+    assert response.get_json() == {"errors": {field: spanish}}
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        [],
+        ["2026-01-01"],
+        ["2026-01-01", 1, 2],
+        ["2026-1-1", 1],
+        ["2026-02-30", 1],
+        [20260101, 1],
+        ["2026-01-01", "1"],
+        ["2026-01-01", True],
+        ["2026-01-01", 0],
+        ["2026-01-01", 2**31],
+        {"date": "2026-01-01", "id": 1},
+        None,
+    ],
+)
+def test_a_signed_cursor_of_the_wrong_shape_is_refused(app: Flask, key: Any) -> None:
+    # Only the tracker signs cursors; this checks what it reads back all the same.
+    keys = [
+        Key(HourLog.logged_on, lambda e: e.logged_on, dt.date, descending=True),
+        Key(HourLog.id, lambda e: e.id, int, descending=True),
+    ]
+    with app.test_request_context("/api/v1/hours"):
+        with pytest.raises(ApiError) as refused:
+            read_cursor(str(serializer().dumps(key)), keys)
+        assert (refused.value.status, refused.value.errors) == (400, {"cursor": CURSOR_RULE})
+        good = str(serializer().dumps(["2026-01-01", 5]))
+        assert read_cursor(good, keys) == [D(2026, 1, 1), 5]
+
+
+def test_the_longest_team_name_still_fits_a_cursor(api: Api, db: Session, scene: Scene) -> None:
+    # 120 characters beyond Unicode's first plane: the longest key a cursor carries.
+    factories.team(db, name="\U0001f600" * 120)
+    factories.team(db, name="\U0001f601" * 120)
+    token = scene.tokens["admin"]
+    teams = {t["name"] for t in walk(api, "/api/v1/teams", token, 1)}
+    assert {"\U0001f600" * 120, "\U0001f601" * 120} <= teams
+    first = api.get("/api/v1/teams?limit=1", token).get_json()["next"]
+    assert 0 < len(first) <= MAX_CURSOR_LENGTH
+
+
+# --- the document ----------------------------------------------------------------------------
+
+
+def test_the_document_shows_each_page_with_its_items_and_its_query(api: Api) -> None:
+    doc = api.get("/api/v1/openapi.json").get_json()
+    schemas = doc["components"]["schemas"]
+    for path, item in [
+        ("/api/v1/hours", "HourLogOut"),
+        ("/api/v1/certifications", "CertificationOut"),
+        ("/api/v1/teams", "TeamOut"),
+        ("/api/v1/bonuses", "BonusOut"),
+    ]:
+        spec = doc["paths"][path]["get"]
+        ref = spec["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
+        page = schemas[ref.rsplit("/", 1)[-1]]
+        assert page["required"] == ["items", "next"]
+        assert page["properties"]["items"]["items"] == {"$ref": f"#/components/schemas/{item}"}
+        parameters = {p["name"]: p for p in spec["parameters"]}
+        assert parameters["limit"]["schema"] == {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": MAX_LIMIT,
+            "default": DEFAULT_LIMIT,
+        }
+        assert parameters["cursor"]["schema"]["maxLength"] == MAX_CURSOR_LENGTH
+        assert "400" in spec["responses"]
+        # Every filter says what it does.
+        assert all(p.get("description") for p in parameters.values()), path
+
+
+# Answers of one object whose lists are that object's own (one person's paths,
+# evidence and skills; one team's people, seats and forecast): bounded by it.
+ONE_OBJECT = {
+    "MeOut",
+    "EngineerOut",
+    "OverviewOut",
+    "CareerOut",
+    "SkillsOut",
+    "CoverageOut",
+    "TeamReadinessOut",
+    "ForecastOut",
+}
+
+
+def _has_list(model: type[BaseModel]) -> bool:
+    return any(get_origin(info.annotation) is list for info in model.model_fields.values())
+
+
+def test_every_list_the_api_answers_is_a_page(app: Flask) -> None:
+    """Any list added later pages too: an answer holding a list is a Page, or one object's."""
+    pages, one_object = set(), set()
+    for route in api_routes(app):
+        for model in route.operation.answers.values():
+            if model is None:
+                continue
+            if issubclass(model, Page):
+                pages.add(route.rule)
+                assert route.method == "GET", route.rule
+                assert route.operation.query_model is not None
+                assert issubclass(route.operation.query_model, PageQuery), route.rule
+            elif _has_list(model):
+                one_object.add(model.__name__)
+    assert one_object == ONE_OBJECT, "an answer holds a list and is not a Page"
+    assert pages == {f"/api/v1/{name}" for name in LISTS}

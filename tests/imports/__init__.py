@@ -1,0 +1,1 @@
+"""Tests of the CSV imports: rows, columns and their messages."""

@@ -1,0 +1,122 @@
+"""Every list of the API a page at a time: keyset (seek) pagination behind an opaque cursor.
+
+A list declares its order as keys (`Key`), the last one unique (the id), so
+the order is total. A page is the rows after the cursor's key in that order,
+`limit` of them; one more is read to know whether a page follows. `next` is
+the last row's key, signed with the app's secret for this endpoint, so a
+client cannot forge or mix cursors, and the next page starts after that row
+whatever was inserted meanwhile (OFFSET would shift by the rows inserted
+before it, answering one row twice or skipping one).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from flask import current_app, request
+from itsdangerous import BadData, URLSafeSerializer
+from sqlalchemy import ColumnElement, Select, SQLColumnExpression, and_, or_
+
+from tracker.api.errors import ApiError
+from tracker.extensions import db_session
+from tracker.schemas import CURSOR_RULE, Answer, Page, PageQuery, read_date, read_id
+
+P = TypeVar("P", bound=Page[Any])
+KeyValue = int | str | dt.date
+
+# Salt of the cursor's signature, with the endpoint: a cursor of one list is no other's.
+SALT = "tracker.api.pages"
+
+
+@dataclass(frozen=True)
+class Key:
+    """One column of a list's order: its SQL, its value in a row read, its kind, its direction."""
+
+    column: SQLColumnExpression[Any]
+    value: Callable[[Any], KeyValue]
+    kind: type[int] | type[str] | type[dt.date]
+    descending: bool = False
+
+    def order(self) -> ColumnElement[Any]:
+        return self.column.desc() if self.descending else self.column.asc()
+
+    def after(self, value: KeyValue) -> ColumnElement[bool]:
+        """Return the condition "this column comes after `value` in the list's order"."""
+        return self.column < value if self.descending else self.column > value
+
+    def read(self, value: Any) -> KeyValue | None:
+        """Return a cursor's JSON value as this key's kind, or None when it is not one."""
+        if self.kind is dt.date:
+            return read_date(value)
+        if self.kind is int:
+            return read_id(value)
+        return value if isinstance(value, str) else None
+
+    def write(self, value: KeyValue) -> int | str:
+        return value.isoformat() if isinstance(value, dt.date) else value
+
+
+def seek(keys: Sequence[Key], values: Sequence[KeyValue]) -> ColumnElement[bool]:
+    """Return the condition "the row comes after `values`" for the order `keys`.
+
+    (a, b, c) after (x, y, z): a after x, or a = x and b after y, or a = x, b = y and c after z.
+    """
+    branches = [
+        and_(*(k.column == v for k, v in zip(keys[:n], values[:n], strict=True)), keys[n].after(v))
+        for n, v in enumerate(values)
+    ]
+    return or_(*branches)
+
+
+def serializer() -> URLSafeSerializer:
+    """Return the signer of this request's list's cursors."""
+    return URLSafeSerializer(current_app.secret_key or "", salt=f"{SALT} {request.endpoint}")
+
+
+def read_cursor(cursor: str, keys: Sequence[Key]) -> list[KeyValue]:
+    """Return the key a cursor holds; a 400 naming `cursor` when it is not this list's."""
+    try:
+        data = serializer().loads(cursor)
+    except BadData:
+        data = None
+    values = (
+        [key.read(value) for key, value in zip(keys, data, strict=True)]
+        if isinstance(data, list) and len(data) == len(keys)
+        else [None]
+    )
+    if any(value is None for value in values):
+        raise ApiError(400, {"cursor": CURSOR_RULE})
+    return [value for value in values if value is not None]
+
+
+def write_cursor(row: Any, keys: Sequence[Key]) -> str:
+    """Return the cursor of the page after `row`."""
+    return str(serializer().dumps([key.write(key.value(row)) for key in keys]))
+
+
+def page(
+    model: type[P],
+    statement: Select[Any],
+    keys: Sequence[Key],
+    params: PageQuery,
+    out: Callable[[Any], Answer],
+) -> P:
+    """Return the page of `statement` that `params` asks for, in the order `keys`, as `model`.
+
+    A statement of one entity gives `out` and the keys that entity; of several, the row.
+    """
+    assert keys, "a list needs an order"
+    if params.cursor is not None:
+        statement = statement.where(seek(keys, read_cursor(params.cursor, keys)))
+    statement = statement.order_by(None).order_by(*(k.order() for k in keys))
+    result = db_session().execute(statement.limit(params.limit + 1))
+    rows = list(result.scalars() if len(statement.column_descriptions) == 1 else result)
+    more = len(rows) > params.limit
+    rows = rows[: params.limit]
+    return model(
+        items=[out(row) for row in rows],
+        next=write_cursor(rows[-1], keys) if more else None,
+    )
