@@ -226,6 +226,19 @@ def test_a_failed_sign_in_says_so_in_the_language(client, db, limiter):
     assert "El correo electrónico o la contraseña no son correctos." in response.text
 
 
+def test_a_filter_of_a_constant_is_drawn_in_each_readers_language(app):
+    # Jinja computes a filter of a constant when it compiles the template: the
+    # first reader's language would stay for everyone after (the forecast's ticks).
+    with app.test_request_context(headers=ENGLISH):
+        template = app.jinja_env.from_string(
+            "{{ 100|percent }} · {{ 1234.5|hours }} · {{ [{'name': 'Team', 'name_es': 'Equipo'}]"
+            " | map('named') | join }}"
+        )
+        assert template.render() == "100% · 1,234.5 · Team"
+    with app.test_request_context(headers=SPANISH):
+        assert template.render() == "100\xa0% · 1.234,5 · Equipo"
+
+
 def test_an_unknown_default_language_is_refused_at_start(database_url):
     with pytest.raises(ValueError, match="TRACKER_DEFAULT_LOCALE must be one of en, es"):
         create_app({"DATABASE_URL": database_url, "SECRET_KEY": "x", "DEFAULT_LOCALE": "fr"})
@@ -410,12 +423,3 @@ def test_the_apis_refusals_of_progress_rules_speak_the_requests_language(client,
     assert both.json["errors"]["course"] == "indicar el curso por código o por course_id, no ambos"
     english = client.post("/api/v1/hours", json=body, headers={**headers, **ENGLISH})
     assert english.json["errors"]["hours"] == "hours must be more than 0 and at most 24"
-
-
-def test_a_filter_of_a_constant_follows_each_requests_language(app):
-    # Jinja would fold `100|percent` into the template the first time it compiles it.
-    with app.test_request_context(headers=ENGLISH):
-        template = app.jinja_env.from_string("{{ 100|percent }} {{ 1234|hours }}")
-        assert template.render() == "100% 1,234"
-    with app.test_request_context(headers=SPANISH):
-        assert template.render() == "100\xa0% 1.234"

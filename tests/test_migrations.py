@@ -141,7 +141,12 @@ def test_upgrades_from_the_first_release_keep_every_row(fresh_url):
         ).one()
         # A token issued before scopes keeps writing, and never expires.
         scope, token_expires = conn.execute(text("SELECT scope, expires_on FROM api_tokens")).one()
+        # The catalog's words have no Spanish until `tracker init` loads the seed's:
+        # Spanish readers see the English meanwhile.
+        level = conn.execute(text("SELECT name, name_es, summary_es FROM levels")).one()
+        role = conn.execute(text("SELECT name, name_es FROM job_roles")).one()
     engine.dispose()
+    assert tuple(level) == ("Foundations", "", "") and tuple(role) == ("Operations Engineer", "")
     assert hours == 150 and str(expires) == "2026-02-28"
     assert amount == 50000 and str(effective_on) == "1970-01-01"
     assert (scope, token_expires) == ("write", None)

@@ -161,6 +161,34 @@ def ngettext(singular: str, plural: str, n: int, locale: str, **params: object) 
     return template % {"num": n, **params}
 
 
+# --- texts stored in several languages ----------------------------------------------------
+
+# The fields an entry is known by, in the order looked for: a level's or role's
+# name, a slot's or course's title, an ROI line's label.
+NAME_FIELDS = ("name", "title", "label")
+
+
+def _field(entry: object, key: str) -> object:
+    if isinstance(entry, Mapping):
+        return entry.get(key)
+    return getattr(entry, key, None)
+
+
+def in_locale(entry: object, locale: str, field: str | None = None) -> str:
+    """Return an entry's name (or `field`) in `locale`, else as it is written (English)."""
+    # The catalog keeps each of its words in English with the other languages
+    # beside it (`name`, `name_es`); an empty translation means "not given".
+    # Mappings (the catalog as plain data) read like objects.
+    if field is None:
+        field = next((f for f in NAME_FIELDS if _field(entry, f) is not None), NAME_FIELDS[0])
+    if locale != DEFAULT_LOCALE:
+        translated = _field(entry, f"{field}_{locale}")
+        if translated:
+            return str(translated)
+    text = _field(entry, field)
+    return "" if text is None else str(text)
+
+
 # --- formats ------------------------------------------------------------------------------
 
 

@@ -34,6 +34,7 @@ from tracker.i18n import (
     format_month,
     format_number,
     format_points,
+    in_locale,
     translate,
     translate_errors,
 )
@@ -391,6 +392,13 @@ def month_filter(day: dt.date, short: bool = False) -> str:
     return format_month(day, current_locale(), short=short)
 
 
+def named(entry: object, field: str | None = None) -> str:
+    """Show a catalog entry's name (or `field`) in the page's language, else as written."""
+    # `{{ level|named }}`, `{{ strategy|named("description") }}`; a vendor's title
+    # has no translation and shows as the vendor wrote it.
+    return in_locale(entry, current_locale(), field)
+
+
 class IdConverter(IntegerConverter):
     """`<int:...>` in a URL: a record id, at most what an INTEGER column holds.
 
@@ -426,6 +434,7 @@ def init_app(app: Flask) -> None:
         ("money", money_filter),
         ("day", day_filter),
         ("month", month_filter),
+        ("named", named),
         ("tr", localized),
     ):
         app.add_template_filter(per_request(template_filter), name)

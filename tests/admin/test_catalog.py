@@ -153,3 +153,83 @@ def test_track_is_all_or_nothing(db):
         )
     assert exc.value.errors == {"courses": "line 2: FDL is already taken by a course"}
     assert counts(db) == before
+
+
+# --- the track's words in Spanish ------------------------------------------------------
+
+SPANISH_TRACK = {
+    **TRACK,
+    "exam_name_es": "Operaciones GPU de ACME",
+    "courses": "ACME-101 | Our cluster runbook | 6 | Nuestro manual del clúster\n"
+    "ACME-102 | On-call | 2.5\n",
+    "path_name_es": "Ruta de operaciones de ACME",
+}
+
+
+def test_the_track_takes_optional_spanish_names_shown_to_spanish_readers(admin_client, db):
+    response = admin_client.post("/admin/catalog", data=SPANISH_TRACK)
+    assert response.status_code == 302
+    admin_client.get("/admin/catalog")  # shows (and so drops) the flashed confirmation
+    path = db.scalars(select(LearningPath).where(LearningPath.code == "ACME-PATH")).one()
+    assert (path.name, path.name_es) == ("ACME operations path", "Ruta de operaciones de ACME")
+    assert (path.exam.name, path.exam.name_es) == ("ACME GPU Operations", "Operaciones GPU de ACME")
+    assert [(c.title, c.title_es) for c in path.courses] == [
+        ("Our cluster runbook", "Nuestro manual del clúster"),
+        ("On-call", ""),
+    ]
+
+    spanish = text(admin_client.get("/", headers={"Accept-Language": "es"}))
+    assert "Ruta de operaciones de ACME" in spanish and "ACME operations path" not in spanish
+    assert "Nuestro manual del clúster" in spanish and "Our cluster runbook" not in spanish
+    assert "Operaciones GPU de ACME" in spanish
+    assert "On-call" in spanish  # no Spanish given: its own title
+    english = text(admin_client.get("/", headers={"Accept-Language": "en"}))
+    assert "ACME operations path" in english and "Ruta de operaciones" not in english
+
+
+def test_without_spanish_names_spanish_readers_see_the_tracks_own(admin_client, db):
+    assert admin_client.post("/admin/catalog", data=TRACK).status_code == 302
+    admin_client.get("/admin/catalog")
+    path = db.scalars(select(LearningPath).where(LearningPath.code == "ACME-PATH")).one()
+    assert (path.name_es, path.exam.name_es) == ("", "")
+    spanish = text(admin_client.get("/", headers={"Accept-Language": "es"}))
+    assert "ACME operations path" in spanish and "Our cluster runbook" in spanish
+
+
+@pytest.mark.parametrize("field", ["exam_name_es", "path_name_es"])
+def test_the_form_refuses_a_spanish_name_too_long(admin_client, db, field):
+    before = counts(db)
+    response = admin_client.post("/admin/catalog", data={**TRACK, field: "x" * 201})
+    assert response.status_code == 400
+    assert "200" in field_error(response.text, field)
+    assert counts(db) == before
+
+
+def test_the_track_refuses_spanish_too_long_naming_the_field(db):
+    before = counts(db)
+    with pytest.raises(ValidationError) as exc:
+        create_internal_track(
+            db,
+            exam_code="NEW-EXAM",
+            exam_name="New exam",
+            exam_name_es="x" * 201,
+            validity_months=24,
+            courses=f"NEW-1 | Fine | 3 | {'y' * 201}",
+            path_code="NEW-PATH",
+            path_name="New path",
+            path_name_es="z" * 201,
+            target_months=3,
+        )
+    assert exc.value.errors == {
+        "exam_name_es": "the Spanish name must be at most 200 characters",
+        "courses": "line 1: the Spanish title must be at most 200 characters",
+        "path_name_es": "the Spanish name must be at most 200 characters",
+    }
+    assert counts(db) == before
+
+
+def test_a_course_line_holds_at_most_four_parts(admin_client, db):
+    courses = "ACME-101 | Runbook | 6 | Manual | extra"
+    response = admin_client.post("/admin/catalog", data={**TRACK, "courses": courses})
+    assert response.status_code == 400
+    assert "line 1: write CODE | Title | hours" in field_error(response.text, "courses")

@@ -43,6 +43,8 @@ def test_career_answers_the_ladder(api: Api, db: Session, people: People):
     body = api.get(f"/api/v1/engineers/{who.id}/career?on=2026-11-29", token).get_json()
     assert body["level"] == 2
     assert body["level_name"] == "Operational"
+    # The catalog's words keep their English key; the Spanish comes beside it.
+    assert (body["level_name_es"], body["next_level_name_es"]) == ("Operacional", "Profesional")
     assert body["experience_months"] == 13
     assert body["next_level"] == 3
     assert body["meets_next_level"] is False
@@ -194,6 +196,10 @@ def test_self_assessed_then_confirmed_through_the_api(api: Api, db: Session, peo
     body = own.get_json()
     assert (body["level"], body["confirmed"], body["speciality"]["code"]) == (2, False, "nccl")
     assert body["assessed_by"]["id"] == p.junior.id
+    assert (body["speciality"]["name"], body["speciality"]["name_es"]) == (
+        "NCCL collectives",
+        "Colectivos NCCL",
+    )
 
     confirmed = api.put(url, p.tokens["manager"], {"level": 3}).get_json()
     assert (confirmed["level"], confirmed["confirmed"]) == (3, True)
@@ -292,6 +298,7 @@ def test_team_skills_answers_the_coverage(api: Api, db: Session, people: People)
     assert [person["name"] for person in body["people"]] == ["Jules Junior", "Sasha Senior"]
     mig = next(s for s in body["specialities"] if s["code"] == "mig")
     assert mig["single_point_of_failure"] is True
+    assert (mig["name"], mig["name_es"]) == ("MIG partitioning", "Particionamiento MIG")
     assert [h["name"] for h in mig["holders"]] == ["Sasha Senior"]
     assert [lv["level"] for lv in mig["levels"]] == [None, 4]
 

@@ -41,14 +41,21 @@ def test_ones_own_career_page_speaks_spanish(client: FlaskClient, auth, people: 
     auth.sign_in(people.junior)
     page = text(spanish(client, f"/careers/engineers/{people.junior.id}"))
     assert "Mi carrera" in page and "a 29 nov 2026" in page
-    assert "Lo que falta para el nivel 2 (Operational)" in page
+    # The level's name is the catalog's Spanish.
+    assert "Lo que falta para el nivel 2 (Operacional)" in page
     # What the next level asks: the domain's message, in Spanish.
     assert "una NCA-AIIO vigente" in page
     # The ladder: its rules in words, its salary bands in US dollars.
     assert "48 meses de experiencia; evidencias registradas" in page
     assert f"75.000 US${DASH}95.000 US$" in page
     assert "Dominio 0 ninguno · 1 básico · 2 práctico · 3 avanzado · 4 experto." in page
-    for english in ("Your career", "What stands between", "months of experience", "Salary band"):
+    for english in (
+        "Your career",
+        "What stands between",
+        "months of experience",
+        "Salary band",
+        "Operational",
+    ):
         assert english not in page, english
 
 

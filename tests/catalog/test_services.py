@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session, sessionmaker
 import tracker.catalog.models as catalog_models
 import tracker.models  # noqa: F401  (fills the metadata with every table)
 from tests import factories
-from tracker.catalog.models import Course, LearningPath
+from tracker.catalog.models import Course, LearningPath, TeamTemplate
 from tracker.catalog.services.internal_track import code_taken, create_internal_track
 from tracker.catalog.services.reads import catalog_dict
 from tracker.catalog.services.seed_loading import load_seed
@@ -430,12 +430,12 @@ def _edited_seed() -> str:
     # A template slot count: small's operations engineers 2 -> 3.
     text = edit(
         text,
-        '{ title = "Operations Engineer", count = 2, role = "operations", min_level = 2, '
+        'title_es = "Ingeniero de Operaciones", count = 2, role = "operations", min_level = 2, '
         'max_level = 3, certifications = ["NVIDIA-ASSOCIATE+"] },\n'
-        '  { title = "Network Specialist", count = 1,',
-        '{ title = "Operations Engineer", count = 3, role = "operations", min_level = 2, '
+        '  { title = "Network Specialist", title_es = "Especialista en Redes", count = 1,',
+        'title_es = "Ingeniero de Operaciones", count = 3, role = "operations", min_level = 2, '
         'max_level = 3, certifications = ["NVIDIA-ASSOCIATE+"] },\n'
-        '  { title = "Network Specialist", count = 1,',
+        '  { title = "Network Specialist", title_es = "Especialista en Redes", count = 1,',
     )
     # A new course, appended to the Foundations path.
     text = edit(
@@ -542,14 +542,45 @@ def test_loading_the_original_again_restores_the_catalog(db, tmp_path):
     assert db.scalars(select(Course).where(Course.code == "DGX-OPS")).one().hours == Decimal("12.5")
 
 
+def _slots(db: Session, code: str) -> list[tuple[int, int, str, str, int]]:
+    template = db.scalars(select(TeamTemplate).where(TeamTemplate.code == code)).one()
+    db.refresh(template)
+    return [(s.id, s.position, s.title, s.title_es, s.count) for s in template.slots]
+
+
+def test_slots_are_edited_in_place_keeping_their_rows(db, tmp_path):
+    """A new count or title keeps each slot's row; a removed slot goes, an added one comes."""
+    before = _slots(db, "small")
+    lead = (
+        '  { title = "Infrastructure Lead", title_es = "Líder de Infraestructura", count = 1, '
+        'role = "lead", min_level = 4, max_level = 4, '
+        'certifications = ["NVIDIA-PROFESSIONAL", "VENDOR-EXPERT"] },\n'
+    )
+    text = edit(seed_text(), lead, lead.replace('"Líder de Infraestructura"', '"Jefe de equipo"'))
+    load_seed(db, write(tmp_path, text))
+    renamed = _slots(db, "small")
+    assert [s[0] for s in renamed] == [s[0] for s in before]
+    assert renamed[0][2:] == ("Infrastructure Lead", "Jefe de equipo", 1)
+
+    load_seed(db, write(tmp_path, edit(seed_text(), lead, "")))
+    shorter = _slots(db, "small")
+    assert [(s[1], s[2]) for s in shorter] == [
+        (1, "Operations Engineer"),
+        (2, "Network Specialist"),
+    ]
+
+    load_seed(db, SEED)
+    assert [s[1:] for s in _slots(db, "small")] == [s[1:] for s in before]
+
+
 def test_a_row_with_several_edits_is_counted_once(db, tmp_path):
     """The report counts updated rows: one path whose name and courses both
     changed, and one template whose name and slots both changed, are one update
     each."""
     text = edit(
         seed_text(),
-        'name = "Foundations"\ntarget_months = 3',
-        'name = "Foundations (2027)"\ntarget_months = 3',
+        'name = "Foundations"\nname_es = "Fundamentos"\ntarget_months = 3',
+        'name = "Foundations (2027)"\nname_es = "Fundamentos (2027)"\ntarget_months = 3',
     )
     text = edit(
         text,
@@ -645,10 +676,10 @@ BROKEN: dict[str, BrokenCase] = {
             t,
             'count = 2, role = "operations", min_level = 2, max_level = 3, '
             'certifications = ["NVIDIA-ASSOCIATE+"] },\n  { title = "Network '
-            'Specialist", count = 1',
+            'Specialist", title_es = "Especialista en Redes", count = 1',
             'count = 2, role = "operations", min_level = 0, max_level = 3, '
             'certifications = ["NVIDIA-ASSOCIATE+"] },\n  { title = "Network '
-            'Specialist", count = 1',
+            'Specialist", title_es = "Especialista en Redes", count = 1',
         ),
         ["templates #1 (small)", "slots #2 (Operations Engineer)", "min_level", "at least 1"],
     ),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 import pytest
 from sqlalchemy import func, select
@@ -238,6 +238,27 @@ def test_the_same_seed_builds_the_same_organisation(db):
     first = snapshot(7)
     assert snapshot(7) == first
     assert snapshot(8) != first
+
+
+def test_people_read_spanish_english_or_their_browsers_language(db, org):
+    locales = dict(db.execute(select(Engineer.email, Engineer.locale)).all())
+    assert locales.pop(org.admin_email) == ""
+    spread = Counter(locales.values())
+    assert set(spread) == {"es", "en", ""}
+    assert all(n >= len(locales) // 8 for n in spread.values()), spread
+
+
+def test_the_same_seed_gives_the_same_languages(db):
+    def languages(seed: int) -> list[tuple[str, str]]:
+        savepoint = db.begin_nested()
+        generate_organisation(db, 30, TODAY, seed=seed)
+        found = db.execute(select(Engineer.email, Engineer.locale).order_by(Engineer.id)).all()
+        savepoint.rollback()
+        return [tuple(row) for row in found]
+
+    first = languages(12)
+    assert languages(12) == first
+    assert [locale for _, locale in languages(13)] != [locale for _, locale in first]
 
 
 def test_a_seed_is_generated_once(db):

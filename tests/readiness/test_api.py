@@ -183,6 +183,10 @@ def test_readiness_json_shape(api: Api, org: Org) -> None:
         ("network", 3, 3, "Ada"),
     ]
     assert body["slots"][1]["engineer"] == {"id": org.ben.id, "name": "Ben"}
+    assert [(s["title"], s["title_es"]) for s in body["slots"][:2]] == [
+        ("Infrastructure Lead", "Líder de Infraestructura"),
+        ("Operations Engineer", "Ingeniero de Operaciones"),
+    ]
     assert body["slots"][0]["engineer"] is None
     assert [g["role"] for g in body["gaps"]] == ["lead", "operations"]
     lead, operations = body["gaps"]

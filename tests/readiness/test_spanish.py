@@ -45,7 +45,7 @@ def test_the_team_page_speaks_spanish_with_its_percentages_and_dates(
     html = spanish(client, f"/teams/{org.alpha.id}")
     page = text(html)
     assert (
-        "50 GPU → plantilla Small (10-100 GPUs) · 2 de 4 puestos cubiertos · "
+        "50 GPU → plantilla Equipo pequeño (10-100 GPUs) · 2 de 4 puestos cubiertos · "
         "50 % de preparación el 29 nov 2026"
     ) in page
     assert "Ver la preparación" in page and "Mapa de calor (CSV)" in page
@@ -123,7 +123,7 @@ def test_the_organisation_page_speaks_spanish(client: FlaskClient, auth, org: Or
     assert "Todos los equipos el 29 nov 2026: 3 de 8 puestos cubiertos." in page
     assert "Caducan en 90 días o menos" in page
     assert "2 vacantes en Alpha" in page and "3 vacantes en Bravo" in page
-    assert "Alpha · 50 GPU · Small (10-100 GPUs) · 2/4 (50 %)" in page
+    assert "Alpha · 50 GPU · Equipo pequeño (10-100 GPUs) · 2/4 (50 %)" in page
     assert "contratar (no queda nadie en el equipo)" in page
     for english in ("Organisation readiness", "seats filled", "open in", "hire", "nobody"):
         assert english not in page, english
@@ -137,15 +137,15 @@ def test_the_plan_speaks_spanish_with_money_in_us_dollars(
     assert f"1.355.000{NBSP}US$" in html
     page = text(html)
     assert (
-        "Medium (100-1,000 GPUs) para 500 GPU el 29 may 2027: "
+        "Equipo mediano (100-1000 GPUs) para 500 GPU el 29 may 2027: "
         "preparados, 1; por formar, 2; por contratar, 7."
     ) in page
-    assert f"Infrastructure Architect (nivel 5), 250.000 US${DASH}400.000 US$/año" in page
+    assert f"Arquitecto de Infraestructura (nivel 5), 250.000 US${DASH}400.000 US$/año" in page
     # The strategies' notes are the domain's messages, their numbers grouped in Spanish.
     assert "2 participantes x 15.000-25.000" in page
     assert "necesita un sénior (nivel 4 o 5) al que acompañar" in page
     assert f"1.355.000 US${DASH}2.275.000 US$" in page
-    for english in ("to hire", "USD", "participants", "Who trains", "/yr"):
+    for english in ("to hire", "USD", "participants", "Who trains", "/yr", "Medium ("):
         assert english not in page, english
 
 
@@ -226,5 +226,5 @@ def test_the_print_view_is_drawn_in_the_pages_language(client: FlaskClient, auth
     html = spanish(client, f"/teams/{org.alpha.id}?print=1&gpus=500")
     page = text(html)
     assert "Alpha · preparación el 29 nov 2026" in page
-    assert "500 GPU · Medium (100-1,000 GPUs) · 2 de 10 puestos (20 %)" in page
+    assert "500 GPU · Equipo mediano (100-1000 GPUs) · 2 de 10 puestos (20 %)" in page
     assert "Volver a la página del equipo" in page and "Back to the team page" not in page

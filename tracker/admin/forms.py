@@ -272,6 +272,11 @@ class TrackForm(FlaskForm):
             Length(max=MAX_TITLE_LENGTH),
         ],
     )
+    exam_name_es = StringField(
+        _l("Exam name in Spanish"),
+        validators=[Optional(), Length(max=MAX_TITLE_LENGTH)],
+        description=_l("Optional: without it, Spanish readers see the exam name above."),
+    )
     validity_months = IntegerField(
         _l("Validity (months)"),
         default=DEFAULT_TRACK_VALIDITY_MONTHS,
@@ -317,7 +322,10 @@ class TrackForm(FlaskForm):
     courses = TextAreaField(
         _l("Courses"),
         validators=[DataRequired(message=_l("list at least one course"))],
-        description=_l("One per line, in path order: CODE | Title | hours"),
+        description=_l(
+            "One per line, in path order: CODE | Title | hours, optionally followed by"
+            " | Spanish title"
+        ),
         render_kw={"rows": 5, "placeholder": "ACME-101 | Our cluster runbook | 6"},
     )
     path_code = StringField(
@@ -333,6 +341,11 @@ class TrackForm(FlaskForm):
             DataRequired(message=_l("a path name is required")),
             Length(max=MAX_TITLE_LENGTH),
         ],
+    )
+    path_name_es = StringField(
+        _l("Learning path name in Spanish"),
+        validators=[Optional(), Length(max=MAX_TITLE_LENGTH)],
+        description=_l("Optional: without it, Spanish readers see the path name above."),
     )
     target_months = IntegerField(
         _l("Target duration (months)"),

@@ -69,7 +69,7 @@ from tracker.reminders.models import Notification
 from tracker.reminders.services.delivery import retry_failed
 from tracker.reminders.services.outbox import outbox as outbox_page
 from tracker.reminders.services.outbox import outbox_counts
-from tracker.web import localized, localized_errors, role_required
+from tracker.web import localized, localized_errors, named, role_required
 from tracker.webhooks.views import bp as webhooks_bp
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
@@ -105,8 +105,10 @@ def _manager_choices(form: FlaskForm, person: Engineer | None, current: Engineer
 
 def _person_choices(form: FlaskForm, person: Engineer | None = None) -> None:
     session = db_session()
-    form.job_roles.choices = choices((r.code, r.name) for r in job_roles(session))
-    form.level.choices = choices((lv.number, f"{lv.number} · {lv.name}") for lv in levels(session))
+    form.job_roles.choices = choices((r.code, named(r)) for r in job_roles(session))
+    form.level.choices = choices(
+        (lv.number, f"{lv.number} · {named(lv)}") for lv in levels(session)
+    )
     form.team.choices = choices([NO_CHOICE, *((t.id, t.name) for t in all_teams(session))])
     _manager_choices(form, person, person.manager if person else None)
 
@@ -325,7 +327,7 @@ def catalog():
     session = db_session()
     form = TrackForm()
     form.prerequisites.choices = choices(
-        (c.code, f"{c.code} · {c.name}") for c in credentials(session)
+        (c.code, f"{c.code} · {named(c)}") for c in credentials(session)
     )
     if form.validate_on_submit():
         try:
@@ -341,6 +343,8 @@ def catalog():
                 path_code=form.path_code.data,
                 path_name=form.path_name.data,
                 target_months=form.target_months.data,
+                exam_name_es=form.exam_name_es.data or "",
+                path_name_es=form.path_name_es.data or "",
             )
         except ValidationError as exc:
             show_errors(form, exc)
@@ -350,7 +354,7 @@ def catalog():
                     "Internal track %(name)s created: %(num)d course ending in exam %(exam)s.",
                     "Internal track %(name)s created: %(num)d courses ending in exam %(exam)s.",
                     len(path.path_courses),
-                    name=path.name,
+                    name=named(path),
                     exam=form.exam_code.data.strip(),
                 ),
                 "success",

@@ -140,9 +140,11 @@ class CareerOut(Answer):
     on: dt.date
     level: int
     level_name: str | None
+    level_name_es: str | None
     experience_months: int
     next_level: int | None
     next_level_name: str | None
+    next_level_name_es: str | None
     meets_next_level: bool
     lacks: list[str]
     next_level_rule: NextLevelRuleOut | None
@@ -159,9 +161,11 @@ class CareerOut(Answer):
             on=career.on,
             level=career.level,
             level_name=career.level_row.name if career.level_row else None,
+            level_name_es=career.level_row.name_es if career.level_row else None,
             experience_months=career.experience_months,
             next_level=following.number if following else None,
             next_level_name=following.name if following else None,
+            next_level_name_es=following.name_es if following else None,
             meets_next_level=career.meets_next_level,
             lacks=career.lacks,
             next_level_rule=None
@@ -266,6 +270,7 @@ class CoverageOut(Answer):
                 SpecialityCoverageOut(
                     code=row.speciality.code,
                     name=row.speciality.name,
+                    name_es=row.speciality.name_es,
                     emerging=row.speciality.emerging,
                     levels=[
                         CoverageCellOut(

@@ -80,7 +80,14 @@ from tracker.people.services.access import can_view, visible_engineers
 from tracker.people.services.persons import level_history
 from tracker.readiness.services.team import can_view_team
 from tracker.signals import showing_dashboard
-from tracker.web import csv_download, current_locale, localized, localized_errors, role_required
+from tracker.web import (
+    csv_download,
+    current_locale,
+    localized,
+    localized_errors,
+    named,
+    role_required,
+)
 
 bp = Blueprint("careers", __name__, url_prefix="/careers")
 
@@ -130,14 +137,14 @@ def mine():
 def _level_form(session: Session, form: LevelForm | None = None) -> LevelForm:
     form = form or LevelForm(prefix="level")
     form.level.choices = choices(
-        (n, f"{n} · {lv.name}") for n, lv in sorted(load_levels(session).items())
+        (n, f"{n} · {named(lv)}") for n, lv in sorted(load_levels(session).items())
     )
     return form
 
 
 def _skill_form(session: Session, form: SkillForm | None = None) -> SkillForm:
     form = form or SkillForm(prefix="skill")
-    form.speciality.choices = choices((s.code, s.name) for s in specialities(session))
+    form.speciality.choices = choices((s.code, named(s)) for s in specialities(session))
     return form
 
 
@@ -275,7 +282,7 @@ def assess(engineer_id: int):
             flash(
                 message
                 % {
-                    "speciality": speciality.name,
+                    "speciality": named(speciality),
                     "number": row.proficiency,
                     "label": localized(PROFICIENCY_LABELS[row.proficiency]),
                 },
@@ -306,7 +313,7 @@ def confirm(engineer_id: int, speciality: str):
             flash(
                 _(
                     "%(speciality)s: %(number)s confirmed.",
-                    speciality=found.name,
+                    speciality=named(found),
                     number=row.proficiency,
                 ),
                 "success",
@@ -370,7 +377,7 @@ def _apprenticeship_choices(session: Session, form: ApprenticeshipForm) -> None:
         )
     form.path.choices = choices(
         [("", _("— the junior's first unfinished path —"))]
-        + [(p.id, p.name) for p in paths_with_courses(session)]
+        + [(p.id, named(p)) for p in paths_with_courses(session)]
     )
 
 
@@ -514,7 +521,7 @@ def bonus_amounts():
     on = today()
     form = BonusForm()
     form.credential.choices = choices(
-        (c.code, f"{c.code} · {c.name}") for c in bonus_credentials(session)
+        (c.code, f"{c.code} · {named(c)}") for c in bonus_credentials(session)
     )
     if not form.is_submitted():
         form.effective_on.data = on

@@ -23,6 +23,7 @@ from sqlalchemy.orm import Mapped, ORMExecuteState, Session, mapped_column, rela
 
 from tracker.catalog import rules
 from tracker.db import Base, Fixed
+from tracker.i18n import in_locale
 
 
 def _one_of(column: str, values: tuple[str, ...]) -> str:
@@ -35,7 +36,20 @@ _LEVEL_RANGE = f"BETWEEN {rules.MIN_LEVEL} AND {rules.MAX_LEVEL}"
 _PERCENT_RANGE = f"BETWEEN {rules.MIN_PERCENT} AND {rules.MAX_PERCENT}"
 
 
-class Level(Base):
+def _spanish(length: int | None = None) -> Mapped[str]:
+    """Return the column of a text's Spanish: empty when not given (the English is shown)."""
+    return mapped_column(Text if length is None else String(length), default="", server_default="")
+
+
+class Worded:
+    """An entry whose words are stored in English with their Spanish beside them (`name_es`)."""
+
+    def in_locale(self, locale: str, field: str | None = None) -> str:
+        """Return the entry's name (or `field`) in `locale`, else its English."""
+        return in_locale(self, locale, field)
+
+
+class Level(Worded, Base):
     """A rung of the skill ladder (1 Foundations .. 5 Architect)."""
 
     __tablename__ = "levels"
@@ -47,8 +61,11 @@ class Level(Base):
 
     number: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     name: Mapped[str] = mapped_column(String(rules.MAX_SHORT_NAME_LENGTH))
+    name_es: Mapped[str] = _spanish(rules.MAX_SHORT_NAME_LENGTH)
     experience_label: Mapped[str] = mapped_column(String(rules.MAX_SHORT_NAME_LENGTH), default="")
+    experience_label_es: Mapped[str] = _spanish(rules.MAX_SHORT_NAME_LENGTH)
     summary: Mapped[str] = mapped_column(Text, default="")
+    summary_es: Mapped[str] = _spanish()
     salary_min: Mapped[int] = mapped_column(Integer)
     salary_max: Mapped[int] = mapped_column(Integer)
     # The promotion rule for reaching this level (docs/domain.md section 1).
@@ -64,7 +81,7 @@ class Level(Base):
         return (self.salary_min + self.salary_max) // 2
 
 
-class JobRole(Base):
+class JobRole(Worded, Base):
     """A kind of work an engineer does (operations, network, storage, ...)."""
 
     __tablename__ = "job_roles"
@@ -72,6 +89,7 @@ class JobRole(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     code: Mapped[str] = mapped_column(String(rules.MAX_CODE_LENGTH), unique=True)
     name: Mapped[str] = mapped_column(String(rules.MAX_SHORT_NAME_LENGTH))
+    name_es: Mapped[str] = _spanish(rules.MAX_SHORT_NAME_LENGTH)
 
 
 credential_group_members: Table = Table(
@@ -89,7 +107,7 @@ level_credentials: Table = Table(
 )
 
 
-class Credential(Base):
+class Credential(Worded, Base):
     """Anything an engineer can hold: an exam's certification, an external one, or a group."""
 
     __tablename__ = "credentials"
@@ -102,6 +120,9 @@ class Credential(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     code: Mapped[str] = mapped_column(String(rules.MAX_CODE_LENGTH), unique=True)
     name: Mapped[str] = mapped_column(String(rules.MAX_TITLE_LENGTH))
+    # Given for the tracker's own words (groups, the internal track); a vendor's
+    # title has none and stays as the vendor writes it.
+    name_es: Mapped[str] = _spanish(rules.MAX_TITLE_LENGTH)
     issuer: Mapped[str] = mapped_column(String(rules.MAX_NAME_LENGTH), default="")
     kind: Mapped[str] = mapped_column(String(rules.MAX_KIND_LENGTH))
     origin: Mapped[str] = mapped_column(
@@ -110,6 +131,7 @@ class Credential(Base):
     # None: does not expire (or, for externals, the holder enters the expiry).
     validity_months: Mapped[int | None] = mapped_column(Integer)
     description: Mapped[str] = mapped_column(Text, default="")
+    description_es: Mapped[str] = _spanish()
 
     members: Mapped[list[Credential]] = relationship(
         secondary=credential_group_members,
@@ -126,7 +148,7 @@ class Credential(Base):
         return frozenset({self.id})
 
 
-class Course(Base):
+class Course(Worded, Base):
     """A course with its hours, provider and list price."""
 
     __tablename__ = "courses"
@@ -139,6 +161,8 @@ class Course(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     code: Mapped[str] = mapped_column(String(rules.MAX_CODE_LENGTH), unique=True)
     title: Mapped[str] = mapped_column(String(rules.MAX_TITLE_LENGTH))
+    # Only the internal track's courses have one: vendors' courses keep their titles.
+    title_es: Mapped[str] = _spanish(rules.MAX_TITLE_LENGTH)
     hours: Mapped[Decimal] = mapped_column(Fixed(rules.DECIMAL_PLACES))
     provider: Mapped[str] = mapped_column(String(rules.MAX_NAME_LENGTH), default="")
     list_price: Mapped[Decimal | None] = mapped_column(Fixed(rules.DECIMAL_PLACES))
@@ -147,7 +171,7 @@ class Course(Base):
     )
 
 
-class LearningPath(Base):
+class LearningPath(Worded, Base):
     """An ordered list of courses, a target duration and a closing exam."""
 
     __tablename__ = "learning_paths"
@@ -159,6 +183,7 @@ class LearningPath(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     code: Mapped[str] = mapped_column(String(rules.MAX_CODE_LENGTH), unique=True)
     name: Mapped[str] = mapped_column(String(rules.MAX_TITLE_LENGTH))
+    name_es: Mapped[str] = _spanish(rules.MAX_TITLE_LENGTH)
     target_months: Mapped[int] = mapped_column(Integer)
     exam_id: Mapped[int | None] = mapped_column(ForeignKey("exams.id", ondelete="SET NULL"))
     origin: Mapped[str] = mapped_column(
@@ -212,6 +237,8 @@ class _Named(Protocol):
     @property
     def name(self) -> str: ...
     @property
+    def name_es(self) -> str: ...
+    @property
     def validity_months(self) -> int | None: ...
 
 
@@ -220,7 +247,7 @@ class _LeadsToCredential(Protocol):
     def credential(self) -> _Named: ...
 
 
-class NamedByCredential:
+class NamedByCredential(Worded):
     """An exam's code, name and validity: those of the credential it leads to (`credential`)."""
 
     @property
@@ -230,6 +257,10 @@ class NamedByCredential:
     @property
     def name(self: _LeadsToCredential) -> str:
         return self.credential.name
+
+    @property
+    def name_es(self: _LeadsToCredential) -> str:
+        return self.credential.name_es
 
     @property
     def validity_months(self: _LeadsToCredential) -> int | None:
@@ -285,7 +316,7 @@ template_credentials: Table = Table(
 )
 
 
-class TeamTemplate(Base):
+class TeamTemplate(Worded, Base):
     """The team a fleet-size band needs: slots, team-wide credentials and a cost range."""
 
     __tablename__ = "team_templates"
@@ -298,6 +329,7 @@ class TeamTemplate(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     code: Mapped[str] = mapped_column(String(rules.MAX_CODE_LENGTH), unique=True)
     name: Mapped[str] = mapped_column(String(rules.MAX_NAME_LENGTH))
+    name_es: Mapped[str] = _spanish(rules.MAX_NAME_LENGTH)
     # Inclusive band; None means no upper bound.
     min_gpus: Mapped[int] = mapped_column(Integer)
     max_gpus: Mapped[int | None] = mapped_column(Integer)
@@ -318,7 +350,7 @@ class TeamTemplate(Base):
         return sum(s.count for s in self.slots)
 
 
-class TemplateSlot(Base):
+class TemplateSlot(Worded, Base):
     """`count` seats for one job role within a level range, each needing credentials."""
 
     __tablename__ = "template_slots"
@@ -335,6 +367,7 @@ class TemplateSlot(Base):
     template_id: Mapped[int] = mapped_column(ForeignKey("team_templates.id", ondelete="CASCADE"))
     position: Mapped[int] = mapped_column(Integer)
     title: Mapped[str] = mapped_column(String(rules.MAX_NAME_LENGTH))
+    title_es: Mapped[str] = _spanish(rules.MAX_NAME_LENGTH)
     count: Mapped[int] = mapped_column(Integer)
     job_role_id: Mapped[int] = mapped_column(ForeignKey("job_roles.id", ondelete="RESTRICT"))
     min_level: Mapped[int] = mapped_column(Integer)
@@ -347,7 +380,7 @@ class TemplateSlot(Base):
     )
 
 
-class TrainingStrategy(Base):
+class TrainingStrategy(Worded, Base):
     """A way to train, with the figures that plans cost it by."""
 
     __tablename__ = "training_strategies"
@@ -372,7 +405,9 @@ class TrainingStrategy(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     code: Mapped[str] = mapped_column(String(rules.MAX_CODE_LENGTH), unique=True)
     name: Mapped[str] = mapped_column(String(rules.MAX_NAME_LENGTH))
+    name_es: Mapped[str] = _spanish(rules.MAX_NAME_LENGTH)
     description: Mapped[str] = mapped_column(Text, default="")
+    description_es: Mapped[str] = _spanish()
     min_weeks: Mapped[int | None] = mapped_column(Integer)
     max_weeks: Mapped[int | None] = mapped_column(Integer)
     # Per participant, in currency units.
@@ -384,7 +419,7 @@ class TrainingStrategy(Base):
     productivity_loss_percent: Mapped[int | None] = mapped_column(Integer)
 
 
-class RoiLine(Base):
+class RoiLine(Worded, Base):
     """A line of the ROI example (docs/domain.md section 6), prefilled in the calculator."""
 
     __tablename__ = "roi_lines"
@@ -398,11 +433,12 @@ class RoiLine(Base):
     kind: Mapped[str] = mapped_column(String(rules.MAX_KIND_LENGTH))
     code: Mapped[str] = mapped_column(String(rules.MAX_CODE_LENGTH))
     label: Mapped[str] = mapped_column(String(rules.MAX_TITLE_LENGTH))
+    label_es: Mapped[str] = _spanish(rules.MAX_TITLE_LENGTH)
     amount: Mapped[int] = mapped_column(Integer)
     position: Mapped[int] = mapped_column(Integer, default=0)
 
 
-class Speciality(Base):
+class Speciality(Worded, Base):
     """A skill no certification covers (InfiniBand/RDMA, liquid cooling, MIG, ...)."""
 
     __tablename__ = "specialities"
@@ -410,8 +446,10 @@ class Speciality(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     code: Mapped[str] = mapped_column(String(rules.MAX_CODE_LENGTH), unique=True)
     name: Mapped[str] = mapped_column(String(rules.MAX_NAME_LENGTH))
+    name_es: Mapped[str] = _spanish(rules.MAX_NAME_LENGTH)
     emerging: Mapped[bool] = mapped_column(Boolean, default=False)
     ramp_up_months: Mapped[str] = mapped_column(String(rules.MAX_LABEL_LENGTH), default="")
+    ramp_up_months_es: Mapped[str] = _spanish(rules.MAX_LABEL_LENGTH)
 
 
 class CatalogVersion(Base):

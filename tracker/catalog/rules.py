@@ -54,8 +54,9 @@ MAX_PERCENT = 100
 DECIMAL_PLACES = 2
 HUNDREDTH = Decimal(1).scaleb(-DECIMAL_PLACES)
 
-# A speciality's time to competence, unless the catalog says otherwise.
+# A speciality's time to competence, unless the catalog says otherwise (and its Spanish).
 DEFAULT_RAMP_UP = "6-12 months"
+DEFAULT_RAMP_UP_ES = "6-12 meses"
 
 # A catalog code (credential, course, learning path) as the internal track takes it.
 CODE_PATTERN = re.compile(rf"[A-Za-z0-9][A-Za-z0-9._+-]{{0,{MAX_CODE_LENGTH - 1}}}")

@@ -6,6 +6,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Annotated, Any
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -13,6 +14,7 @@ from pydantic import (
     PlainValidator,
     PrivateAttr,
     StringConstraints,
+    ValidationInfo,
 )
 from pydantic_core import PydanticCustomError
 
@@ -23,6 +25,7 @@ from tracker.catalog.rules import (
     DEFAULT_EXAM_ISSUER,
     DEFAULT_PASSING_SCORE,
     DEFAULT_RAMP_UP,
+    DEFAULT_RAMP_UP_ES,
     DEFAULT_RETAKE_WAIT_DAYS,
     HUNDREDTH,
     MAX_CODE_LENGTH,
@@ -81,8 +84,40 @@ Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 OptionalText = Annotated[str, StringConstraints(strip_whitespace=True)]
 # Wording the tracker shows in the reader's language: names and descriptions of levels,
 # roles, templates, slots, strategies and specialities (vendors' titles stay as they are).
+# Each is written in English with its Spanish beside it, named with SPANISH_SUFFIX.
 Wording = Text
 OptionalWording = OptionalText
+SPANISH_SUFFIX = "_es"
+# The code of the error a wording without its Spanish raises.
+NO_SPANISH = "spanish_missing"
+# The Spanish of the wordings an entry takes when it leaves them out.
+DEFAULT_SPANISH = {DEFAULT_RAMP_UP: DEFAULT_RAMP_UP_ES}
+
+
+def _spanish_given(value: str, info: ValidationInfo) -> str:
+    """Refuse an empty Spanish beside an English wording (an empty English needs none)."""
+    english_field = (info.field_name or "").removesuffix(SPANISH_SUFFIX)
+    english = info.data.get(english_field)
+    if english and not value:
+        if english in DEFAULT_SPANISH:
+            return DEFAULT_SPANISH[english]
+        raise PydanticCustomError(
+            NO_SPANISH,
+            "the Spanish of {english_field} {english!r} is missing",
+            {"english_field": english_field, "english": english},
+        )
+    return value
+
+
+# The Spanish of the wording before it: required whenever that wording is given.
+Spanish = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True),
+    AfterValidator(_spanish_given),
+    Field(validate_default=True),
+]
+# A Spanish the entry may leave out: a credential's name, which is most often a vendor's title.
+OptionalSpanish = OptionalText
 # Codes of other entries, each listed once.
 Codes = Annotated[tuple[str, ...], PlainValidator(_codes)]
 Hours = Annotated[Decimal, PlainValidator(_hours)]
@@ -112,8 +147,11 @@ class SeedEntry(BaseModel):
 class LevelEntry(SeedEntry):
     number: LevelNumber
     name: Wording
+    name_es: Spanish = ""
     experience: OptionalWording = ""
+    experience_es: Spanish = ""
     summary: OptionalWording = ""
+    summary_es: Spanish = ""
     salary_min: Count
     salary_max: Count
     min_experience_months: Count = 0
@@ -124,6 +162,7 @@ class LevelEntry(SeedEntry):
 class JobRoleEntry(SeedEntry):
     code: Text
     name: Wording
+    name_es: Spanish = ""
 
 
 class ExamEntry(SeedEntry):
@@ -145,14 +184,17 @@ class ExamEntry(SeedEntry):
 class CredentialEntry(SeedEntry):
     code: Text
     name: Text
+    name_es: OptionalSpanish = ""
     issuer: OptionalText = ""
     validity_months: Annotated[int, Field(ge=MIN_VALIDITY_MONTHS)] | None = None
     description: OptionalWording = ""
+    description_es: Spanish = ""
 
 
 class GroupEntry(SeedEntry):
     code: Text
     name: Wording
+    name_es: Spanish = ""
     members: Codes
 
 
@@ -167,6 +209,7 @@ class CourseEntry(SeedEntry):
 class PathEntry(SeedEntry):
     code: Text
     name: Wording
+    name_es: Spanish = ""
     target_months: Positive
     exam: OptionalText | None = None
     courses: Codes
@@ -174,6 +217,7 @@ class PathEntry(SeedEntry):
 
 class SlotEntry(SeedEntry):
     title: Wording
+    title_es: Spanish = ""
     count: Positive
     role: Text
     min_level: LevelNumber
@@ -184,6 +228,7 @@ class SlotEntry(SeedEntry):
 class TemplateEntry(SeedEntry):
     code: Text
     name: Wording
+    name_es: Spanish = ""
     min_gpus: Count
     max_gpus: Count | None = None
     cost_min: Count
@@ -195,7 +240,9 @@ class TemplateEntry(SeedEntry):
 class StrategyEntry(SeedEntry):
     code: Text
     name: Wording
+    name_es: Spanish = ""
     description: OptionalWording = ""
+    description_es: Spanish = ""
     min_weeks: Count | None = None
     max_weeks: Count | None = None
     cost_min: Count | None = None
@@ -209,14 +256,17 @@ class StrategyEntry(SeedEntry):
 class RoiLineEntry(SeedEntry):
     code: Text
     label: Wording
+    label_es: Spanish = ""
     amount: Count
 
 
 class SpecialityEntry(SeedEntry):
     code: Text
     name: Wording
+    name_es: Spanish = ""
     emerging: bool = False
     ramp_up: OptionalWording = DEFAULT_RAMP_UP
+    ramp_up_es: Spanish = ""
 
 
 class RoiSection(BaseModel):
@@ -311,12 +361,18 @@ class ExamRef(Answer):
 
 
 class SpecialityRef(Answer):
-    """A speciality, as skill assessments name it."""
+    """A speciality, as skill assessments name it (`name_es`: its Spanish)."""
 
     code: str
     name: str
+    name_es: str
     emerging: bool
 
     @classmethod
     def of(cls, speciality: Speciality) -> SpecialityRef:
-        return cls(code=speciality.code, name=speciality.name, emerging=speciality.emerging)
+        return cls(
+            code=speciality.code,
+            name=speciality.name,
+            name_es=speciality.name_es,
+            emerging=speciality.emerging,
+        )

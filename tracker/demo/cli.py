@@ -8,7 +8,7 @@ from flask.cli import with_appcontext
 from tracker.clock import today
 from tracker.db import session_scope
 from tracker.demo.services.common import DEMO_PASSWORD
-from tracker.demo.services.curated import build_demo
+from tracker.demo.services.curated import build_demo, language_of
 from tracker.demo.services.generator import generate_organisation
 from tracker.errors import ValidationError
 from tracker.extensions import session_factory
@@ -52,4 +52,5 @@ def demo_command(engineers: int | None, seed: int, years: int) -> None:
         logins = build_demo(session, today())
     click.echo(f"demo organisation ready; every login's password is {DEMO_PASSWORD!r}:")
     for role, email, name in logins:
-        click.echo(f"  {role:9} {email:32} {name}")
+        language = {"es": "Spanish", "en": "English"}.get(language_of(name), "browser's language")
+        click.echo(f"  {role:9} {email:32} {name:16} reads {language}")

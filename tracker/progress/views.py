@@ -43,7 +43,7 @@ from tracker.progress.services.hours import log_hours, update_hours
 from tracker.progress.services.overview import course_to_study, overview
 from tracker.progress.services.validity import status_on
 from tracker.signals import showing_dashboard, template_context
-from tracker.web import localized
+from tracker.web import localized, named
 
 bp = Blueprint("progress", __name__)
 OTHER = 0  # the "Other" choice of the credential form
@@ -126,7 +126,7 @@ def _show_overview(person: Engineer):
 
 def _course_choices(session) -> list[tuple[int, str]]:
     courses = session.scalars(select(Course).order_by(Course.title)).all()
-    return [(c.id, f"{c.title} ({c.code})") for c in courses]
+    return [(c.id, f"{named(c)} ({c.code})") for c in courses]
 
 
 @bp.route("/hours", methods=["GET", "POST"])
@@ -160,7 +160,7 @@ def hours():
                 _(
                     "Logged %(hours)s h on %(course)s.",
                     hours=_hours(form.hours.data),
-                    course=course.title,
+                    course=named(course),
                 ),
                 "success",
             )
@@ -270,7 +270,7 @@ def attempts():
     exams = _exams(session)
     form = AttemptForm()
     form.engineer.choices = [(e.id, e.name) for e in _people_for_results(session)]
-    form.exam.choices = [(e.id, f"{e.code} · {e.name}") for e in exams]
+    form.exam.choices = [(e.id, f"{e.code} · {named(e)}") for e in exams]
     if request.method == "GET":
         form.engineer.data = current_user.id
         form.attempted_on.data = today()
@@ -345,7 +345,7 @@ def plan():
     session = db_session()
     exams = _exams(session)
     plan_form = PlanForm(prefix="plan")
-    plan_form.exam.choices = [(e.id, f"{e.code} · {e.name}") for e in exams]
+    plan_form.exam.choices = [(e.id, f"{e.code} · {named(e)}") for e in exams]
     if plan_form.validate_on_submit():
         exam = _row_or_404(Exam, plan_form.exam.data)
         try:
@@ -388,7 +388,7 @@ def credentials():
         .where(Credential.kind.in_(("external", "exam")), Credential.origin != "engineer")
         .order_by(Credential.kind.desc(), Credential.name)
     ).all()
-    form.credential.choices = [(c.id, f"{c.name} ({c.issuer})") for c in catalog]
+    form.credential.choices = [(c.id, f"{named(c)} ({c.issuer})") for c in catalog]
     form.credential.choices.append((OTHER, OTHER_LABEL))
     if request.method == "GET":
         form.engineer.data = current_user.id
@@ -420,11 +420,11 @@ def credentials():
             if cert.expires_on is not None:
                 recorded = _(
                     "%(credential)s recorded until %(date)s.",
-                    credential=credential.name,
+                    credential=named(credential),
                     date=_day(cert.expires_on),
                 )
             else:
-                recorded = _("%(credential)s recorded.", credential=credential.name)
+                recorded = _("%(credential)s recorded.", credential=named(credential))
             flash(recorded, "success")
             return redirect(url_for("progress.credentials"))
     if form.is_submitted():

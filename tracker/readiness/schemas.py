@@ -70,9 +70,10 @@ class RoiBody(Body):
 
 
 class SlotOut(Answer):
-    """A seat of a team template: its job role, levels and certifications."""
+    """A seat of a team template: its job role, levels and certifications (`title_es`: Spanish)."""
 
     title: str
+    title_es: str
     role: str
     min_level: int | None
     max_level: int | None
@@ -83,6 +84,7 @@ class SlotOut(Answer):
         s = seat.slot
         return {
             "title": s.title,
+            "title_es": s.title_es,
             "role": s.job_role.code,
             "min_level": s.min_level,
             "max_level": s.max_level,

@@ -34,7 +34,7 @@ from tracker.readiness.services.team import (
 )
 from tracker.readiness.services.team_page import team_page
 from tracker.signals import showing_team, template_context
-from tracker.web import csv_download, current_locale, localized_errors, role_required
+from tracker.web import csv_download, current_locale, localized_errors, named, role_required
 
 bp = Blueprint("readiness", __name__)
 
@@ -269,10 +269,10 @@ def roi():
         form = RoiForm(
             data={
                 "investment": [
-                    {"label": r.label, "amount": r.amount} for r in lines if r.kind == "investment"
+                    {"label": named(r), "amount": r.amount} for r in lines if r.kind == "investment"
                 ],
                 "returns": [
-                    {"label": r.label, "amount": r.amount} for r in lines if r.kind == "return"
+                    {"label": named(r), "amount": r.amount} for r in lines if r.kind == "return"
                 ],
             }
         )

@@ -38,12 +38,14 @@ from tracker.i18n import N_, Message, join, msg
 
 @dataclass(frozen=True)
 class CourseLine:
-    """A course of an internal track, as written on one line: CODE | Title | hours."""
+    """A course of an internal track, as written on one line: CODE | Title | hours [| Título]."""
 
     line: int
     code: str
     title: str
     hours: Decimal
+    # The title Spanish readers see; empty: they see `title`.
+    title_es: str = ""
 
 
 def _is_whole(value: object) -> TypeGuard[int]:
@@ -100,7 +102,7 @@ def parse_decimal(text: str) -> Decimal | None:
 
 
 def parse_course_lines(text: str) -> list[CourseLine]:
-    """Read courses written one per line as `CODE | Title | hours`; report every bad line."""
+    """Read courses written one per line as `CODE | Title | hours [| Spanish title]`."""
     courses: list[CourseLine] = []
     problems: list[str] = []
     seen: set[str] = set()
@@ -108,10 +110,20 @@ def parse_course_lines(text: str) -> list[CourseLine]:
         if not raw.strip():
             continue
         parts = [p.strip() for p in raw.split("|")]
-        if len(parts) != 3:
+        if len(parts) not in (3, 4):
             problems.append(_on_line(number, N_("write CODE | Title | hours")))
             continue
-        code, title, hours_text = parts
+        code, title, hours_text, *spanish = parts
+        title_es = spanish[0] if spanish else ""
+        if len(title_es) > MAX_TITLE_LENGTH:
+            problems.append(
+                _on_line(
+                    number,
+                    msg(
+                        "the Spanish title must be at most %(max)s characters", max=MAX_TITLE_LENGTH
+                    ),
+                )
+            )
         if not CODE_PATTERN.fullmatch(code):
             problems.append(_on_line(number, msg("code must be %(rule)s", rule=CODE_RULE)))
         elif code.lower() in seen:
@@ -142,7 +154,7 @@ def parse_course_lines(text: str) -> list[CourseLine]:
             )
         seen.add(code.lower())
         if hours is not None:
-            courses.append(CourseLine(number, code, title, hours))
+            courses.append(CourseLine(number, code, title, hours, title_es))
     if not problems and not courses:
         problems.append(N_("list at least one course, one per line: CODE | Title | hours"))
     if not problems and len(courses) > MAX_TRACK_COURSES:
@@ -155,6 +167,12 @@ def parse_course_lines(text: str) -> list[CourseLine]:
 def _name_error(name: str) -> str | None:
     if not name.strip() or len(name.strip()) > MAX_TITLE_LENGTH:
         return msg("name must be 1 to %(most)s characters", most=MAX_TITLE_LENGTH)
+    return None
+
+
+def _spanish_name_error(name: str) -> str | None:
+    if len(name.strip()) > MAX_TITLE_LENGTH:
+        return msg("the Spanish name must be at most %(max)s characters", max=MAX_TITLE_LENGTH)
     return None
 
 
@@ -171,11 +189,14 @@ def create_internal_track(
     path_code: str,
     path_name: str,
     target_months: int,
+    exam_name_es: str = "",
+    path_name_es: str = "",
 ) -> LearningPath:
     """Create the organisation's own exam (and its credential), courses and learning path.
 
     Everything has origin "internal"; every code must be new to the whole
-    catalog. All or nothing: one broken rule writes nothing.
+    catalog. All or nothing: one broken rule writes nothing. The Spanish
+    names and titles are optional: Spanish readers see the English without them.
     """
     errors: dict[str, str] = {}
     exam_code, path_code = exam_code.strip(), path_code.strip()
@@ -183,6 +204,8 @@ def create_internal_track(
         errors["exam_code"] = problem
     if problem := _name_error(exam_name):
         errors["exam_name"] = problem
+    if problem := _spanish_name_error(exam_name_es):
+        errors["exam_name_es"] = problem
     if (
         not _is_whole(validity_months)
         or not MIN_VALIDITY_MONTHS <= validity_months <= MAX_VALIDITY_MONTHS
@@ -229,6 +252,8 @@ def create_internal_track(
         errors["path_code"] = problem
     if problem := _name_error(path_name):
         errors["path_name"] = problem
+    if problem := _spanish_name_error(path_name_es):
+        errors["path_name_es"] = problem
     if not _is_whole(target_months) or not MIN_TARGET_MONTHS <= target_months <= MAX_TARGET_MONTHS:
         errors["target_months"] = msg(
             "target duration must be a whole number of months from %(min)s to %(max)s",
@@ -258,6 +283,7 @@ def create_internal_track(
             credential = Credential(
                 code=exam_code,
                 name=exam_name.strip(),
+                name_es=exam_name_es.strip(),
                 issuer="internal",
                 kind="exam",
                 origin="internal",
@@ -274,6 +300,7 @@ def create_internal_track(
                 Course(
                     code=c.code,
                     title=c.title,
+                    title_es=c.title_es,
                     hours=c.hours,
                     provider="internal",
                     origin="internal",
@@ -283,6 +310,7 @@ def create_internal_track(
             path = LearningPath(
                 code=path_code,
                 name=path_name.strip(),
+                name_es=path_name_es.strip(),
                 target_months=target_months,
                 exam=exam,
                 origin="internal",

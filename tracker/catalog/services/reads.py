@@ -76,7 +76,9 @@ def catalog_dict(session: Session) -> dict[str, Any]:
             {
                 "number": lv.number,
                 "name": lv.name,
+                "name_es": lv.name_es,
                 "experience": lv.experience_label,
+                "experience_es": lv.experience_label_es,
                 "salary_min": lv.salary_min,
                 "salary_max": lv.salary_max,
                 "min_experience_months": lv.min_experience_months,
@@ -85,11 +87,12 @@ def catalog_dict(session: Session) -> dict[str, Any]:
             }
             for lv in levels
         ],
-        "job_roles": [{"code": r.code, "name": r.name} for r in roles],
+        "job_roles": [{"code": r.code, "name": r.name, "name_es": r.name_es} for r in roles],
         "paths": [
             {
                 "code": p.code,
                 "name": p.name,
+                "name_es": p.name_es,
                 "target_months": p.target_months,
                 "exam": p.exam.code if p.exam else None,
                 "total_hours": number(p.total_hours),
@@ -97,6 +100,7 @@ def catalog_dict(session: Session) -> dict[str, Any]:
                     {
                         "code": c.code,
                         "title": c.title,
+                        "title_es": c.title_es,
                         "hours": number(c.hours),
                         "provider": c.provider,
                     }
@@ -109,6 +113,7 @@ def catalog_dict(session: Session) -> dict[str, Any]:
             {
                 "code": e.code,
                 "name": e.name,
+                "name_es": e.name_es,
                 "level": e.level_label,
                 "questions": e.questions,
                 "minutes": e.minutes,
@@ -126,6 +131,7 @@ def catalog_dict(session: Session) -> dict[str, Any]:
             {
                 "code": c.code,
                 "name": c.name,
+                "name_es": c.name_es,
                 "issuer": c.issuer,
                 "validity_months": c.validity_months,
                 "origin": c.origin,
@@ -134,7 +140,7 @@ def catalog_dict(session: Session) -> dict[str, Any]:
             if c.kind == "external"
         ],
         "groups": [
-            {"code": c.code, "name": c.name, "members": codes(c.members)}
+            {"code": c.code, "name": c.name, "name_es": c.name_es, "members": codes(c.members)}
             for c in credentials
             if c.kind == "group"
         ],
@@ -142,6 +148,7 @@ def catalog_dict(session: Session) -> dict[str, Any]:
             {
                 "code": t.code,
                 "name": t.name,
+                "name_es": t.name_es,
                 "min_gpus": t.min_gpus,
                 "max_gpus": t.max_gpus,
                 "cost_min": t.cost_min,
@@ -151,6 +158,7 @@ def catalog_dict(session: Session) -> dict[str, Any]:
                 "slots": [
                     {
                         "title": s.title,
+                        "title_es": s.title_es,
                         "count": s.count,
                         "role": s.job_role.code,
                         "min_level": s.min_level,
@@ -166,6 +174,7 @@ def catalog_dict(session: Session) -> dict[str, Any]:
             {
                 "code": s.code,
                 "name": s.name,
+                "name_es": s.name_es,
                 "min_weeks": s.min_weeks,
                 "max_weeks": s.max_weeks,
                 "cost_min": s.cost_min,
@@ -179,13 +188,14 @@ def catalog_dict(session: Session) -> dict[str, Any]:
         ],
         "roi": {
             kind: [
-                {"code": r.code, "label": r.label, "amount": r.amount}
+                {"code": r.code, "label": r.label, "label_es": r.label_es, "amount": r.amount}
                 for r in roi_lines
                 if r.kind == kind
             ]
             for kind in ROI_KINDS
         },
         "specialities": [
-            {"code": s.code, "name": s.name, "emerging": s.emerging} for s in specialities
+            {"code": s.code, "name": s.name, "name_es": s.name_es, "emerging": s.emerging}
+            for s in specialities
         ],
     }

@@ -145,18 +145,26 @@ def _apply(loader: _Loader, data: SeedFile) -> None:
             {"code": cred.code},
             {
                 "name": cred.name,
+                "name_es": cred.name_es,
                 "issuer": cred.issuer,
                 "kind": "external",
                 "origin": "seed",
                 "validity_months": cred.validity_months,
                 "description": cred.description,
+                "description_es": cred.description_es,
             },
         )
     for group in data.groups:
         credentials[group.code] = upsert(
             Credential,
             {"code": group.code},
-            {"name": group.name, "kind": "group", "origin": "seed", "validity_months": None},
+            {
+                "name": group.name,
+                "name_es": group.name_es,
+                "kind": "group",
+                "origin": "seed",
+                "validity_months": None,
+            },
         )
     session.flush()
 
@@ -172,8 +180,11 @@ def _apply(loader: _Loader, data: SeedFile) -> None:
             {"number": level.number},
             {
                 "name": level.name,
+                "name_es": level.name_es,
                 "experience_label": level.experience,
+                "experience_label_es": level.experience_es,
                 "summary": level.summary,
+                "summary_es": level.summary_es,
                 "salary_min": level.salary_min,
                 "salary_max": level.salary_max,
                 "min_experience_months": level.min_experience_months,
@@ -182,7 +193,10 @@ def _apply(loader: _Loader, data: SeedFile) -> None:
         )
         loader.replace_list(row, "required_credentials", creds(level.requires))
 
-    roles = {r.code: upsert(JobRole, {"code": r.code}, {"name": r.name}) for r in data.job_roles}
+    roles = {
+        r.code: upsert(JobRole, {"code": r.code}, {"name": r.name, "name_es": r.name_es})
+        for r in data.job_roles
+    }
 
     exams: dict[str, Exam] = {}
     for exam in data.exams:
@@ -230,6 +244,7 @@ def _apply(loader: _Loader, data: SeedFile) -> None:
             {"code": path.code},
             {
                 "name": path.name,
+                "name_es": path.name_es,
                 "target_months": path.target_months,
                 "exam": exams[path.exam] if path.exam else None,
                 "origin": "seed",
@@ -251,6 +266,7 @@ def _apply(loader: _Loader, data: SeedFile) -> None:
             {"code": template.code},
             {
                 "name": template.name,
+                "name_es": template.name_es,
                 "min_gpus": template.min_gpus,
                 "max_gpus": template.max_gpus,
                 "cost_min": template.cost_min,
@@ -262,6 +278,7 @@ def _apply(loader: _Loader, data: SeedFile) -> None:
             (
                 i,
                 s.title,
+                s.title_es,
                 s.count,
                 roles[s.role].id,
                 s.min_level,
@@ -274,6 +291,7 @@ def _apply(loader: _Loader, data: SeedFile) -> None:
             (
                 s.position,
                 s.title,
+                s.title_es,
                 s.count,
                 s.job_role_id,
                 s.min_level,
@@ -283,20 +301,29 @@ def _apply(loader: _Loader, data: SeedFile) -> None:
             for s in row.slots
         ]
         if current_slots != wanted_slots:
-            row.slots.clear()
-            session.flush()
-            for slot in template.slots:
-                row.slots.append(
-                    TemplateSlot(
-                        position=len(row.slots) + 1,
-                        title=slot.title,
-                        count=slot.count,
-                        job_role=roles[slot.role],
-                        min_level=slot.min_level,
-                        max_level=slot.max_level,
-                        credentials=creds(slot.certifications),
-                    )
-                )
+            # Edited in place, position by position: a slot keeps its row (and id)
+            # through a new count or a translated title.
+            kept = list(row.slots)
+            for position, slot in enumerate(template.slots, start=1):
+                values: dict[str, Any] = {
+                    "position": position,
+                    "title": slot.title,
+                    "title_es": slot.title_es,
+                    "count": slot.count,
+                    "job_role": roles[slot.role],
+                    "min_level": slot.min_level,
+                    "max_level": slot.max_level,
+                    "credentials": creds(slot.certifications),
+                }
+                if position <= len(kept):
+                    existing = kept[position - 1]
+                    for key, value in values.items():
+                        if getattr(existing, key) != value:
+                            setattr(existing, key, value)
+                else:
+                    row.slots.append(TemplateSlot(**values))
+            for extra in kept[len(template.slots) :]:
+                row.slots.remove(extra)
             if not loader.is_new(row):
                 loader.report.count("team_templates", False, row)
 
@@ -308,12 +335,23 @@ def _apply(loader: _Loader, data: SeedFile) -> None:
             upsert(
                 RoiLine,
                 {"kind": kind, "code": line.code},
-                {"label": line.label, "amount": line.amount, "position": position},
+                {
+                    "label": line.label,
+                    "label_es": line.label_es,
+                    "amount": line.amount,
+                    "position": position,
+                },
             )
 
     for spec in data.specialities:
         upsert(
             Speciality,
             {"code": spec.code},
-            {"name": spec.name, "emerging": spec.emerging, "ramp_up_months": spec.ramp_up},
+            {
+                "name": spec.name,
+                "name_es": spec.name_es,
+                "emerging": spec.emerging,
+                "ramp_up_months": spec.ramp_up,
+                "ramp_up_months_es": spec.ramp_up_es,
+            },
         )

@@ -13,6 +13,7 @@ from pydantic_core import ErrorDetails
 
 from tracker.catalog.schemas import (
     ENTRY_KEYS,
+    NO_SPANISH,
     CredentialEntry,
     ExamEntry,
     GroupEntry,
@@ -134,10 +135,17 @@ def _describe(error: ErrorDetails, raw: dict[str, Any], file: str) -> str:
         if not fields:
             return f"{label}: slots: must be a list of tables"
         assert isinstance(slot, int)
-        label = _entry_label(label, "slots", slot, entry["slots"][slot])
+        entry = entry["slots"][slot]
+        label = _entry_label(label, "slots", slot, entry)
     field = fields[0]
     if kind == "missing":
         return f"{label}: missing field {field!r}"
+    if kind == NO_SPANISH:
+        ctx = error.get("ctx", {})
+        of = f"the Spanish of {ctx['english_field']} {ctx['english']!r}"
+        if isinstance(entry, dict) and field in entry:
+            return f"{label}: {field}: must be a non-empty text ({of})"
+        return f"{label}: missing field {field!r} ({of})"
     if kind == "extra_forbidden":
         return f"{label}: unknown field {field!r}"
     return f"{label}: {field}: {_rule(error)}"

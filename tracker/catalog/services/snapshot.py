@@ -41,6 +41,7 @@ from tracker.catalog.models import (
     PathCourse,
     TeamTemplate,
     TemplateSlot,
+    Worded,
     credential_group_members,
     slot_credentials,
     template_credentials,
@@ -52,7 +53,7 @@ KEPT = 4
 
 
 @dataclass(frozen=True, eq=False)
-class CredentialInfo:
+class CredentialInfo(Worded):
     id: int
     code: str
     name: str
@@ -61,6 +62,7 @@ class CredentialInfo:
     origin: str
     validity_months: int | None
     description: str
+    name_es: str
     members: tuple[CredentialInfo, ...] = ()
     satisfying: frozenset[int] = field(default_factory=frozenset)
 
@@ -70,18 +72,20 @@ class CredentialInfo:
 
 
 @dataclass(frozen=True, eq=False)
-class JobRoleInfo:
+class JobRoleInfo(Worded):
     id: int
     code: str
     name: str
+    name_es: str
 
 
 @dataclass(frozen=True, eq=False)
-class SlotInfo:
+class SlotInfo(Worded):
     id: int
     template_id: int
     position: int
     title: str
+    title_es: str
     count: int
     job_role: JobRoleInfo
     min_level: int
@@ -90,10 +94,11 @@ class SlotInfo:
 
 
 @dataclass(frozen=True, eq=False)
-class TemplateInfo:
+class TemplateInfo(Worded):
     id: int
     code: str
     name: str
+    name_es: str
     min_gpus: int
     max_gpus: int | None
     cost_min: int
@@ -107,10 +112,11 @@ class TemplateInfo:
 
 
 @dataclass(frozen=True, eq=False)
-class CourseInfo:
+class CourseInfo(Worded):
     id: int
     code: str
     title: str
+    title_es: str
     hours: Decimal
     provider: str
     list_price: Decimal | None
@@ -126,10 +132,11 @@ class ExamInfo(NamedByCredential):
 
 
 @dataclass(frozen=True, eq=False)
-class PathInfo:
+class PathInfo(Worded):
     id: int
     code: str
     name: str
+    name_es: str
     target_months: int
     origin: str
     exam: ExamInfo | None
@@ -157,18 +164,22 @@ def load_snapshot(session: Session, stamp: str | None = None) -> CatalogSnapshot
     c = Credential.__table__.c
     g = credential_group_members.c
     member = Credential.__table__.alias("member")
-    plain: dict[int, tuple[str, str, str, str, str, int | None, str]] = {}
+    plain: dict[int, tuple[str, str, str, str, str, int | None, str, str]] = {}
     members: dict[int, list[int]] = {}
-    for cid, code, name, issuer, kind, origin, validity_months, description, member_id in run(
+    for (
+        cid, code, name, issuer, kind, origin, validity_months, description, name_es, member_id,
+    ) in run(
         select(
             c.id, c.code, c.name, c.issuer, c.kind, c.origin, c.validity_months, c.description,
-            g.member_id,
+            c.name_es, g.member_id,
         )
         .outerjoin(credential_group_members, g.group_id == c.id)
         .outerjoin(member, member.c.id == g.member_id)
         .order_by(c.id, member.c.code)
     ):  # fmt: skip
-        plain.setdefault(cid, (code, name, issuer, kind, origin, validity_months, description))
+        plain.setdefault(
+            cid, (code, name, issuer, kind, origin, validity_months, description, name_es)
+        )
         if member_id is not None:
             members.setdefault(cid, []).append(member_id)
     credentials = {
@@ -193,8 +204,8 @@ def load_snapshot(session: Session, stamp: str | None = None) -> CatalogSnapshot
     slot_creds: dict[int, list[CredentialInfo]] = {}
     for *row, cid in run(
         select(
-            s.id, s.template_id, s.position, s.title, s.count, r.id, r.code, r.name,
-            s.min_level, s.max_level, sc.credential_id,
+            s.id, s.template_id, s.position, s.title, s.title_es, s.count, r.id, r.code, r.name,
+            r.name_es, s.min_level, s.max_level, sc.credential_id,
         )
         .join(JobRole.__table__, r.id == s.job_role_id)
         .outerjoin(slot_credentials, sc.slot_id == s.id)
@@ -206,11 +217,24 @@ def load_snapshot(session: Session, stamp: str | None = None) -> CatalogSnapshot
             slot_creds.setdefault(row[0], []).append(credentials[cid])
     roles: dict[int, JobRoleInfo] = {}
     slots: dict[int, list[SlotInfo]] = {}
-    for sid, template_id, position, title, count, rid, code, name, low, high in slot_rows.values():
-        role = roles.setdefault(rid, JobRoleInfo(rid, code, name))
+    for (
+        sid,
+        template_id,
+        position,
+        title,
+        title_es,
+        count,
+        rid,
+        code,
+        name,
+        name_es,
+        low,
+        high,
+    ) in slot_rows.values():
+        role = roles.setdefault(rid, JobRoleInfo(rid, code, name, name_es))
         slots.setdefault(template_id, []).append(
             SlotInfo(
-                sid, template_id, position, title, count, role, low, high,
+                sid, template_id, position, title, title_es, count, role, low, high,
                 tuple(slot_creds.get(sid, ())),
             )
         )  # fmt: skip
@@ -218,17 +242,25 @@ def load_snapshot(session: Session, stamp: str | None = None) -> CatalogSnapshot
     # Templates (smallest band first) with their team-wide credentials (by code).
     t = TeamTemplate.__table__.c
     tc = template_credentials.c
-    template_rows: dict[int, tuple[str, str, int, int | None, int, int]] = {}
+    template_rows: dict[int, tuple[str, str, str, int, int | None, int, int]] = {}
     team_creds: dict[int, list[CredentialInfo]] = {}
-    for tid, code, name, min_gpus, max_gpus, cost_min, cost_max, cid in run(
+    for tid, code, name, name_es, min_gpus, max_gpus, cost_min, cost_max, cid in run(
         select(
-            t.id, t.code, t.name, t.min_gpus, t.max_gpus, t.cost_min, t.cost_max, tc.credential_id
+            t.id,
+            t.code,
+            t.name,
+            t.name_es,
+            t.min_gpus,
+            t.max_gpus,
+            t.cost_min,
+            t.cost_max,
+            tc.credential_id,
         )
         .outerjoin(template_credentials, tc.template_id == t.id)
         .outerjoin(wanted, wanted.c.id == tc.credential_id)
         .order_by(t.min_gpus, t.id, wanted.c.code)
     ):
-        template_rows.setdefault(tid, (code, name, min_gpus, max_gpus, cost_min, cost_max))
+        template_rows.setdefault(tid, (code, name, name_es, min_gpus, max_gpus, cost_min, cost_max))
         if cid is not None:
             team_creds.setdefault(tid, []).append(credentials[cid])
     templates = tuple(
@@ -252,10 +284,10 @@ def load_snapshot(session: Session, stamp: str | None = None) -> CatalogSnapshot
     path_courses: dict[int, list[CourseInfo]] = {}
     for found in run(
         select(
-            p.id, p.code, p.name, p.target_months, p.origin,
+            p.id, p.code, p.name, p.name_es, p.target_months, p.origin,
             e.id.label("exam_id"), e.credential_id, e.experience_months,
-            k.id.label("course_id"), k.code.label("course_code"), k.title, k.hours, k.provider,
-            k.list_price, k.origin.label("course_origin"),
+            k.id.label("course_id"), k.code.label("course_code"), k.title, k.title_es, k.hours,
+            k.provider, k.list_price, k.origin.label("course_origin"),
         )
         .outerjoin(Exam.__table__, e.id == p.exam_id)
         .outerjoin(PathCourse.__table__, pc.path_id == p.id)
@@ -266,6 +298,7 @@ def load_snapshot(session: Session, stamp: str | None = None) -> CatalogSnapshot
             path_rows[found.id] = (
                 found.code,
                 found.name,
+                found.name_es,
                 found.target_months,
                 found.origin,
                 found.exam_id,
@@ -284,6 +317,7 @@ def load_snapshot(session: Session, stamp: str | None = None) -> CatalogSnapshot
                     found.course_id,
                     found.course_code,
                     found.title,
+                    found.title_es,
                     found.hours,
                     found.provider,
                     found.list_price,
@@ -292,11 +326,11 @@ def load_snapshot(session: Session, stamp: str | None = None) -> CatalogSnapshot
             path_courses.setdefault(found.id, []).append(course)
     paths = tuple(
         PathInfo(
-            pid, code, name, target_months, origin,
+            pid, code, name, name_es, target_months, origin,
             exams[exam_id] if exam_id is not None else None,
             tuple(path_courses.get(pid, ())),
         )
-        for pid, (code, name, target_months, origin, exam_id) in path_rows.items()
+        for pid, (code, name, name_es, target_months, origin, exam_id) in path_rows.items()
     )  # fmt: skip
     return CatalogSnapshot(stamp, credentials, templates, paths)
 

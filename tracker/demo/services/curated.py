@@ -209,6 +209,28 @@ TEAMS: list[tuple[str, int, str, list[Person]]] = [
 
 MANAGERS = {"maya": ("Maya Chen", 4), "omar": ("Omar Haddad", 4)}
 
+# The language each demo person reads the tracker in: Spanish, English, or, for
+# everyone not named here, their browser's (""). Lena (Spanish) has a certification
+# expiring within the month, so her reminder goes out in Spanish and the copy to her
+# manager Maya (English) in English; Omar (English) manages Diego, Ines and Elena
+# (Spanish) and Grace and Ravi (English).
+LANGUAGES = {
+    "Maya Chen": "en",
+    "Omar Haddad": "en",
+    "Lena Ortiz": "es",
+    "Priya Nair": "es",
+    "Diego Alvarez": "es",
+    "Ines Costa": "es",
+    "Elena Petrova": "es",
+    "Grace Liu": "en",
+    "Ravi Kumar": "en",
+}
+
+
+def language_of(name: str) -> str:
+    """Return the language a demo person reads the tracker in ("" for their browser's)."""
+    return LANGUAGES.get(name, "")
+
 
 def _email(name: str) -> str:
     """Return the demo login of a person: their first name at the demo domain."""
@@ -245,6 +267,7 @@ def build_demo(session: Session, today: dt.date) -> list[tuple[str, str, str]]:
             hired_on=add_months(today, -80),
             experience_months=36,
             password=DEMO_PASSWORD,
+            locale=language_of(name),
         )
         for key, (name, level) in MANAGERS.items()
     }
@@ -340,6 +363,7 @@ def _add_person(
         experience_months=person.experience,
         experience_text=experience_text(person.experience),
         password=DEMO_PASSWORD,
+        locale=language_of(person.name),
     )
     # Study starts a week after joining: 4 hours a day, one course after another.
     day = hired_on + dt.timedelta(days=7)

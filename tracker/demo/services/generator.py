@@ -78,6 +78,8 @@ ROLE_LEVELS = {
     "security": ((4, 100),),
     "architect": ((5, 100),),
 }
+# The languages people read the tracker in (Engineer.locale; "" for the browser's), by weight.
+LANGUAGES = (("es", 40), ("en", 35), ("", 25))
 SECOND_ROLE = {
     "operations": "network",
     "network": "operations",
@@ -146,6 +148,8 @@ def generate_organisation(
             {"seed": f"an organisation with seed {seed} exists already ({admin_email})"}
         )
     rng = random.Random(seed)
+    # A generator of its own, so that languages leave the rest of the organisation as it was.
+    language_rng = random.Random(f"languages {seed}")
     now = dt.datetime.combine(today, dt.time(12))
     password_hash = hash_password(password)  # one hash, shared: scrypt per row takes minutes
 
@@ -178,7 +182,7 @@ def generate_organisation(
         (
             "id", "name", "email", "password_hash", "access_role", "level", "team_id",
             "manager_id", "hired_on", "experience_text", "experience_months", "active",
-            "session_epoch", "created_at", "updated_at",
+            "session_epoch", "locale", "created_at", "updated_at",
         ),
     )  # fmt: skip
     w.table(Team, ("id", "name", "gpus", "manager_id", "created_at"))
@@ -230,6 +234,7 @@ def generate_organisation(
         experience: int,
         active: bool = True,
         email: str | None = None,
+        locale: str | None = None,
     ) -> int:
         engineer_id = w.new_id("engineers")
         email = email or f"{first}.{last}.{engineer_id}@{domain}".lower()
@@ -249,6 +254,7 @@ def generate_organisation(
                 experience,
                 active,
                 0,
+                _weighted(language_rng, LANGUAGES) if locale is None else locale,
                 now,
                 now,
             ),
@@ -267,6 +273,7 @@ def generate_organisation(
         hired_on=first_day,
         experience=0,
         email=admin_email,
+        locale="",
     )
     plans: list[tuple[str, int, int]] = []  # (band, gpus, size)
     left = engineers

@@ -1,0 +1,46 @@
+"""The curated demo organisation: who reads the tracker in which language."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from tests.factories import TODAY
+from tracker.demo.services.curated import LANGUAGES, build_demo, language_of
+from tracker.people.models import Engineer
+from tracker.progress.models import Certification
+from tracker.progress.services.validity import newest_per_credential
+from tracker.reminders.rules import COPY_MANAGER_FROM_DAYS
+
+
+def people(db: Session) -> dict[str, Engineer]:
+    build_demo(db, TODAY)
+    return {e.name: e for e in db.scalars(select(Engineer))}
+
+
+def test_the_demo_has_spanish_english_and_browser_readers(db: Session):
+    everyone = people(db)
+    assert {e.locale for e in everyone.values()} == {"es", "en", ""}
+    assert {name: everyone[name].locale for name in LANGUAGES} == LANGUAGES
+    for name, person in everyone.items():
+        assert person.locale == language_of(name)
+    # The logins the browser tests sign in with read the browser's language.
+    for name in ("Ada Admin", "Tom Becker", "Sam Park", "Aisha Bello"):
+        assert everyone[name].locale == ""
+
+
+def test_a_spanish_engineer_has_an_english_manager_and_a_reminder_copied_to_them(db: Session):
+    """Lena reads Spanish, her manager Maya English; Lena's NCA-AIIO expires within
+    the days from which reminders copy the manager."""
+    everyone = people(db)
+    lena, maya = everyone["Lena Ortiz"], everyone["Maya Chen"]
+    assert (lena.locale, lena.access_role) == ("es", "engineer")
+    assert lena.manager_id == maya.id and maya.locale == "en"
+    assert maya.access_role == "manager"
+    newest = newest_per_credential(
+        db.scalars(select(Certification).where(Certification.engineer_id == lena.id))
+    )
+    days_left = [(c.expires_on - TODAY).days for c in newest.values() if c.expires_on is not None]
+    assert any(0 <= days <= COPY_MANAGER_FROM_DAYS for days in days_left), days_left
+    diego, omar = everyone["Diego Alvarez"], everyone["Omar Haddad"]
+    assert (diego.locale, omar.locale, diego.manager_id) == ("es", "en", omar.id)
