@@ -230,3 +230,8 @@ def format_day(day: dt.date, locale: str) -> str:
 def format_month(day: dt.date, locale: str, *, short: bool = False) -> str:
     """Show a date's month and year (Dec 2026 / dic 2026), or only the month (Dec / dic)."""
     return format_date(day, "LLL" if short else "LLL y", locale=locale)
+
+
+def named(entry: object) -> Shown:
+    """Mark a catalog entry's name inside a message: in English as the entry has it."""
+    return Shown(in_locale(entry, DEFAULT_LOCALE), partial(in_locale, entry))

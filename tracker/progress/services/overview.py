@@ -9,7 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tracker.catalog.services.reads import paths_with_courses
-from tracker.i18n import amount, day, join, msg
+from tracker.i18n import amount, day, join, msg, named
 from tracker.people.models import Engineer
 from tracker.progress.models import Certification, HourLog
 from tracker.progress.services.certifications import certifications_of
@@ -127,7 +127,7 @@ def _next_steps(
                 msg(
                     "Study %(course)s (%(path)s path): %(logged)s of %(required)s h logged",
                     course=course.course.title,
-                    path=progress.path.name,
+                    path=named(progress.path),
                     logged=amount(course.logged),
                     required=amount(course.required),
                 )
@@ -137,7 +137,7 @@ def _next_steps(
                 msg(
                     "Exam %(exam)s is open to you: every %(path)s course is complete",
                     exam=exam.code,
-                    path=progress.path.name,
+                    path=named(progress.path),
                 )
             )
         elif exam is not None:
