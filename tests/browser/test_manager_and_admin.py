@@ -50,7 +50,7 @@ def test_a_manager_reads_the_team_page_changes_the_fleet_and_downloads_the_csv(p
     page.get_by_label("Fleet size (GPUs)").fill("2000")
     page.get_by_role("button", name="Show readiness").click()
     page.wait_for_url(re.compile(r".*gpus=2000.*"))
-    assert "2000 GPUs" in summary.inner_text()
+    assert "2,000 GPUs" in summary.inner_text()
     assert "Large (1,000+ GPUs)" in summary.inner_text()
     assert "Medium" not in summary.inner_text()
     snap(page, "borealis at 2000 gpus")
