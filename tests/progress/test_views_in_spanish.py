@@ -64,7 +64,7 @@ def test_the_dashboard_speaks_spanish_with_spanish_hours_and_dates(db, client, a
     # The domain's next steps, their dates and hours in Spanish too.
     assert view.next_steps == [
         "Renovar CKA: caduca dentro de 47 días (15 ene 2027)",
-        "Estudiar Introduction to AI Infrastructure (ruta Foundations): 2,5 de 16 h registradas",
+        "Estudiar Introduction to AI Infrastructure (ruta Fundamentos): 2,5 de 16 h registradas",
     ]
     # 8 of FDL's 8 hours count, and 2.5 of the next course's 16: 10.5 of 48.
     assert "10,5 / 48 h" in text and "2,5 / 16 h" in text
