@@ -1,6 +1,6 @@
 """Import every feature's models, so that the metadata is complete (Alembic, tests)."""
 
-from tracker.audit.models import AuditEvent
+from tracker.audit.models import AccountEvent, AuditEvent
 from tracker.careers.models import Apprenticeship, CertificationBonus, Evidence, SkillAssessment
 from tracker.catalog.models import (
     CatalogVersion,
@@ -27,6 +27,7 @@ from tracker.webhooks.models import WebhookDelivery, WebhookEndpoint
 __all__ = [
     "ApiToken",
     "Apprenticeship",
+    "AccountEvent",
     "AuditEvent",
     "Base",
     "CatalogVersion",
