@@ -25,9 +25,9 @@ from tracker.reminders.models import Notification, ReminderRun
 from tracker.webhooks.models import WebhookDelivery, WebhookEndpoint
 
 __all__ = [
+    "AccountEvent",
     "ApiToken",
     "Apprenticeship",
-    "AccountEvent",
     "AuditEvent",
     "Base",
     "CatalogVersion",
