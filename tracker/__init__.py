@@ -23,6 +23,7 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     from tracker.catalog.views import bp as catalog_bp
     from tracker.db import autocommit_engine, make_engine, make_session_factory
     from tracker.extensions import babel, close_db_session, csrf, init_limiter, login_manager
+    from tracker.identity.views import install as install_single_sign_on
     from tracker.people.rules import LOCALES
     from tracker.people.views import bp as people_bp
     from tracker.people.views import load_user, select_locale
@@ -68,6 +69,7 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     web.init_app(app)
     app.register_blueprint(catalog_bp)
     app.register_blueprint(people_bp)
+    install_single_sign_on(app)
     app.register_blueprint(admin_bp)
     app.register_blueprint(progress_bp)
     app.register_blueprint(readiness_bp)

@@ -37,6 +37,34 @@ def _secret_key() -> str:
     return key
 
 
+# The words an on/off variable may hold; anything else stops the start with a message.
+SWITCH_WORDS = {
+    "1": True,
+    "true": True,
+    "yes": True,
+    "on": True,
+    "0": False,
+    "false": False,
+    "no": False,
+    "off": False,
+}
+
+
+def switch(name: str, default: bool) -> bool:
+    """Read an on/off variable (on, off, true, false, yes, no, 1, 0); unset means `default`."""
+    value = os.environ.get(name, "").strip().lower()
+    if not value:
+        return default
+    if value not in SWITCH_WORDS:
+        raise ValueError(f"{name} must be on or off, not {value!r}")
+    return SWITCH_WORDS[value]
+
+
+def address_list(value: str) -> frozenset[str]:
+    """Return the comma-separated e-mail addresses of `value`, lower-cased."""
+    return frozenset(part.strip().lower() for part in value.split(",") if part.strip())
+
+
 class Config:
     """Settings for one application instance."""
 
@@ -67,11 +95,28 @@ class Config:
         self.RATELIMIT_STORAGE_URL = env.get("TRACKER_RATELIMIT_STORAGE_URL", "memory://")
         self.SIGNIN_LIMIT_PER_ACCOUNT = "5/15minutes"
         self.SIGNIN_LIMIT_PER_ADDRESS = "30/15minutes"
+        # Single sign-on with an OpenID provider (tracker.identity); off while the issuer is empty.
+        self.OIDC_ISSUER = env.get("TRACKER_OIDC_ISSUER", "").strip()
+        self.OIDC_CLIENT_ID = env.get("TRACKER_OIDC_CLIENT_ID", "").strip()
+        self.OIDC_CLIENT_SECRET = env.get("TRACKER_OIDC_CLIENT_SECRET", "")
+        self.OIDC_SCOPES = env.get("TRACKER_OIDC_SCOPES", "openid email profile")
+        self.OIDC_PROVIDER_NAME = env.get("TRACKER_OIDC_PROVIDER_NAME", "").strip()
+        self.OIDC_ROLE_CLAIM = env.get("TRACKER_OIDC_ROLE_CLAIM", "").strip()
+        self.OIDC_ROLE_MAP = env.get("TRACKER_OIDC_ROLE_MAP", "")
+        self.OIDC_CREATE_USERS = switch("TRACKER_OIDC_CREATE_USERS", False)
+        # On: the provider's address counts as verified without email_verified (a provider
+        # whose directory owns every address, as a single Entra ID tenant does).
+        self.OIDC_TRUST_EMAIL = switch("TRACKER_OIDC_TRUST_EMAIL", False)
+        # Off: only the break-glass admins may still sign in with a password.
+        self.LOCAL_LOGIN = switch("TRACKER_LOCAL_LOGIN", True)
+        self.BREAK_GLASS_ADMINS = address_list(env.get("TRACKER_BREAK_GLASS_ADMINS", ""))
         self.REMEMBER_COOKIE_HTTPONLY = True
         self.REMEMBER_COOKIE_SAMESITE = "Lax"
         self.TESTING = False
         for key, value in overrides.items():
             setattr(self, key, value)
+        if isinstance(self.BREAK_GLASS_ADMINS, str):
+            self.BREAK_GLASS_ADMINS = address_list(self.BREAK_GLASS_ADMINS)
         if not hasattr(self, "SESSION_COOKIE_SECURE"):
             self.SESSION_COOKIE_SECURE = str(self.BASE_URL).startswith("https://")
         if not self.SECRET_KEY:

@@ -18,6 +18,7 @@ from tracker.catalog.models import (
     TrainingStrategy,
 )
 from tracker.db import Base
+from tracker.identity.models import Identity, SignInRequest
 from tracker.people.models import ApiToken, Engineer, JobRoleAssignment, LevelChange, Team
 from tracker.progress.models import Certification, ExamAttempt, ExamPlan, HourLog
 from tracker.readiness.models import LapseImpact
@@ -41,6 +42,7 @@ __all__ = [
     "ExamAttempt",
     "ExamPlan",
     "HourLog",
+    "Identity",
     "JobRole",
     "JobRoleAssignment",
     "LapseImpact",
@@ -51,6 +53,7 @@ __all__ = [
     "PathCourse",
     "ReminderRun",
     "RoiLine",
+    "SignInRequest",
     "SkillAssessment",
     "Speciality",
     "Team",

@@ -25,6 +25,17 @@ showing_team = _signals.signal("showing-team")
 showing_dashboard = _signals.signal("showing-dashboard")
 """Sent with the engineer whose dashboard is shown; keyword `on` is the page's date."""
 
+signing_out = _signals.signal("signing-out")
+"""Sent with the engineer signing out; a receiver may return a URL to send them on to."""
+
+
+def first_answer(signal: Signal, sender: object, **kwargs: Any) -> Any:
+    """Return the first answer of `signal`'s receivers that is not None."""
+    for _receiver, answer in signal.send(sender, **kwargs):
+        if answer is not None:
+            return answer
+    return None
+
 
 def template_context(signal: Signal, sender: object, **kwargs: Any) -> dict[str, Any]:
     """Return the template variables every receiver of `signal` gives for `sender`."""

@@ -159,6 +159,25 @@ SECURITY_HEADERS = (
 )
 
 
+def security_headers(app: Flask) -> tuple[tuple[str, str], ...]:
+    """Return the headers every answer gets, built once per app.
+
+    FORM_ACTION_ORIGINS (set by the features that need it: single sign-on's provider)
+    joins 'self' in form-action: a browser holds a form's redirects to it too, and
+    signing out goes on to the provider's own sign-out page.
+    """
+    built = app.extensions.get("tracker.security_headers")
+    if built is None:
+        origins = " ".join(app.config.get("FORM_ACTION_ORIGINS") or ())
+        csp = CSP.replace("form-action 'self'", f"form-action 'self' {origins}") if origins else CSP
+        built = tuple(
+            (name, csp if name == "Content-Security-Policy" else value)
+            for name, value in SECURITY_HEADERS
+        )
+        app.extensions["tracker.security_headers"] = built
+    return built
+
+
 # The token-only JSON API; /api/docs beside it is a page like the others (signed in or not).
 API_PATH = "/api/v1/"
 
@@ -483,7 +502,7 @@ def init_app(app: Flask) -> None:
         # Only the headers a view did not set itself; one pass over the headers.
         present = {name.lower() for name in response.headers.keys()}  # noqa: SIM118
         response.headers.extend(
-            [(name, value) for name, value in SECURITY_HEADERS if name.lower() not in present]
+            [(name, value) for name, value in security_headers(app) if name.lower() not in present]
         )
         if app.config.get("SESSION_COOKIE_SECURE") and "strict-transport-security" not in present:
             response.headers.add("Strict-Transport-Security", "max-age=31536000")

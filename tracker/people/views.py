@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from flask import (
@@ -32,15 +33,24 @@ from tracker.people.forms import (
     ProfileForm,
 )
 from tracker.people.rules import LOCALES
-from tracker.people.services.accounts import authenticate, set_password, verify_password
+from tracker.people.services.accounts import (
+    authenticate,
+    password_allowed,
+    set_password,
+    verify_password,
+)
 from tracker.people.services.persons import set_locale
-from tracker.signals import showing_profile, template_context
+from tracker.signals import first_answer, showing_profile, signing_out, template_context
 from tracker.web import localized
+
+if TYPE_CHECKING:
+    from tracker.people.models import Engineer
 
 bp = Blueprint("people", __name__)
 
 BAD_SIGN_IN = _l("Email or password is wrong.")
 TOO_MANY_SIGN_INS = _l("Too many failed sign-ins. Wait 15 minutes and try again.")
+PASSWORDS_OFF = _l("Password sign-in is turned off: use the single sign-on button above.")
 
 
 # Where an anonymous visitor's choice of language is kept (the session cookie).
@@ -98,14 +108,30 @@ def login():
         if limiter.blocked(form.email.data, address):
             form.form_errors.append(TOO_MANY_SIGN_INS)
             return _login_page(form, 429)
+        if not _password_allowed(form.email.data):
+            form.form_errors.append(PASSWORDS_OFF)
+            return _login_page(form, 403)
         engineer = authenticate(db_session(), form.email.data, form.password.data)
         if engineer is None:
             limiter.failed(form.email.data, address)
             form.form_errors.append(BAD_SIGN_IN)
             return _login_page(form, 401)
+        if not _password_allowed(engineer.email, engineer):
+            form.form_errors.append(PASSWORDS_OFF)
+            return _login_page(form, 403)
         login_user(engineer)
         return redirect(safe_next(request.args.get("next")) or url_for("progress.dashboard"))
     return _login_page(form, 400 if form.is_submitted() else 200)
+
+
+def _password_allowed(email: str, engineer: Engineer | None = None) -> bool:
+    config = current_app.config
+    return password_allowed(
+        email,
+        local_login=config["LOCAL_LOGIN"],
+        break_glass=config["BREAK_GLASS_ADMINS"],
+        engineer=engineer,
+    )
 
 
 def _login_page(form: LoginForm, status: int):
@@ -132,12 +158,14 @@ def choose_locale():
 def logout():
     """Sign out, ending every session of this account."""
     current_user.session_epoch += 1
+    # Signed in through a provider: signed out there too (its sign-out page comes back here).
+    onward = first_answer(signing_out, current_user._get_current_object())
     # Signed out, the person's language stays theirs: the sign-in page keeps speaking it.
     if current_user.locale in LOCALES:
         session[LOCALE_KEY] = current_user.locale
     logout_user()
     flash(_("You are signed out."), "info")
-    return redirect(url_for("people.login"))
+    return redirect(onward or url_for("people.login"))
 
 
 @bp.route("/profile", methods=["GET", "POST"])

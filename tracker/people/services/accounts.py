@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import secrets
+from collections.abc import Collection
 
 from sqlalchemy import Date, bindparam, or_, select
 from sqlalchemy.orm import Session
@@ -130,3 +131,22 @@ def revoke_token(session: Session, token: ApiToken, now: dt.datetime) -> None:
 
 
 _DUMMY_HASH = generate_password_hash("not a real password", method="scrypt")
+
+
+def password_allowed(
+    email: str,
+    *,
+    local_login: bool,
+    break_glass: Collection[str],
+    engineer: Engineer | None = None,
+) -> bool:
+    """Return whether a password may sign this address in.
+
+    With local sign-in on, anyone's may. Off (single sign-on only), only a
+    break-glass admin's: an address listed in `break_glass` whose account, once
+    known (`engineer`), is an admin's.
+    """
+    if local_login:
+        return True
+    listed = email.strip().lower() in break_glass
+    return listed and (engineer is None or engineer.is_admin)

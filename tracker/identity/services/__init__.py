@@ -1,0 +1,1 @@
+"""The single sign-on domain: settings, the provider, tokens, sign-ins, linking."""

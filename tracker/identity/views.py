@@ -1,0 +1,166 @@
+"""Signing in with the OpenID provider: off to its page, back with a code, and signing out there.
+
+The routes exist only when TRACKER_OIDC_ISSUER is set (`install`). A refusal
+shows on the sign-in page with its reason, as a 4xx (502 when the provider does
+not answer); the used state and the account trail are kept even then.
+"""
+
+from __future__ import annotations
+
+import calendar
+import hmac
+from typing import Any
+
+from flask import (
+    Blueprint,
+    Flask,
+    current_app,
+    g,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
+from flask_login import current_user, login_user
+
+from tracker.clock import today, utcnow
+from tracker.db import WRITE_INTENT
+from tracker.extensions import db_session
+from tracker.identity.rules import MAX_KEPT_ID_TOKEN_LENGTH
+from tracker.identity.services.linking import sign_in_person
+from tracker.identity.services.pending import begin_sign_in, finish_sign_in
+from tracker.identity.services.provider import OpenIdProvider
+from tracker.identity.services.refusals import SignInRefused, record_refusal
+from tracker.identity.services.settings import oidc_settings
+from tracker.people.forms import LANGUAGE_NAMES, LanguageForm, LoginForm
+from tracker.people.views import safe_next
+from tracker.signals import signing_out
+from tracker.web import localized
+
+bp = Blueprint("identity", __name__)
+
+PROVIDER = "tracker.oidc"
+# What the session cookie keeps: the state of the sign-in under way (it binds the
+# provider's answer to this browser), and after it the ID token for signing out there.
+STATE_KEY = "oidc_state"
+ID_TOKEN_KEY = "oidc_id_token"
+# How this session signed in ("oidc"): a provider's sign-in needs no second step here.
+METHOD_KEY = "sign_in_method"
+
+# The page's status for each kind of refusal; any other kind is 403.
+REFUSAL_STATUS = {"state": 400, "provider_error": 401, "token": 401, "unreachable": 502}
+
+
+def provider() -> OpenIdProvider:
+    return current_app.extensions[PROVIDER]
+
+
+@bp.before_request
+def writer() -> None:
+    # Both routes write (the sign-in under way, the trail): a writer's transaction from BEGIN.
+    g.write_intent = WRITE_INTENT.set(True)
+
+
+@bp.get("/login/oidc")
+def login():
+    """Send the visitor to the provider's sign-in page."""
+    if current_user.is_authenticated:
+        return redirect(url_for("progress.dashboard"))
+    pending = begin_sign_in(
+        db_session(), now=utcnow(), next_path=safe_next(request.args.get("next")) or ""
+    )
+    try:
+        url = provider().authorization_url(
+            state=pending.state, nonce=pending.nonce, code_verifier=pending.code_verifier
+        )
+    except SignInRefused as refusal:
+        return _refused(refusal)
+    session[STATE_KEY] = pending.state
+    return redirect(url)
+
+
+@bp.get("/login/oidc/callback")
+def callback():
+    """Take the provider's answer: check it, find or create the person, sign them in."""
+    address = request.remote_addr or "unknown"
+    now = utcnow()
+    db = db_session()
+    settings = provider().settings
+    try:
+        state = request.args.get("state", "")
+        expected = session.pop(STATE_KEY, None)
+        if not state or not isinstance(expected, str) or not hmac.compare_digest(state, expected):
+            raise SignInRefused("state", "state_not_this_browser")
+        pending = finish_sign_in(db, state, now=now)
+        # RFC 9207: an answer naming another issuer comes from another provider (a mix-up).
+        if request.args.get("iss", settings.issuer) != settings.issuer:
+            raise SignInRefused("token", "wrong_issuer")
+        if "error" in request.args:
+            raise SignInRefused(
+                "provider_error", "provider_error", error=request.args["error"][:100]
+            )
+        code = request.args.get("code")
+        if not code:
+            raise SignInRefused("token", "missing_code")
+        claims = provider().sign_in(
+            code=code,
+            code_verifier=pending.code_verifier,
+            nonce=pending.nonce,
+            now=calendar.timegm(now.utctimetuple()),
+        )
+        # A refusal while linking leaves nothing of the link behind, only the trail.
+        with db.begin_nested():
+            engineer = sign_in_person(db, settings, claims, today=today(), now=now, address=address)
+    except SignInRefused as refusal:
+        record_refusal(db, refusal, address)
+        # The request boundary keeps nothing of a 4xx: the used state and the trail must stay.
+        db.commit()
+        return _refused(refusal)
+    login_user(engineer)
+    session[METHOD_KEY] = "oidc"
+    id_token = claims["id_token"]
+    if len(id_token) <= MAX_KEPT_ID_TOKEN_LENGTH:
+        session[ID_TOKEN_KEY] = id_token
+    return redirect(pending.next_path or url_for("progress.dashboard"))
+
+
+def _refused(refusal: SignInRefused):
+    """Show the sign-in page with the refusal's message."""
+    message = localized(refusal.message(provider().settings.display_name))
+    return render_template(
+        "people/login.html",
+        form=LoginForm(formdata=None),
+        login_action=url_for("people.login"),
+        language_form=LanguageForm(formdata=None, next=url_for("people.login")),
+        language_names=LANGUAGE_NAMES,
+        sign_in_error=message,
+    ), REFUSAL_STATUS.get(refusal.kind, 403)
+
+
+@signing_out.connect
+def sign_out_at_provider(engineer: Any, **_: Any) -> str | None:
+    """Return the provider's sign-out page when this session signed in there."""
+    if PROVIDER not in current_app.extensions or session.pop(METHOD_KEY, None) != "oidc":
+        return None
+    return provider().end_session_url(session.pop(ID_TOKEN_KEY, None))
+
+
+def sign_in_options() -> dict[str, Any]:
+    """Give the sign-in page the provider's name, for its button."""
+    return {"single_sign_on": provider().settings.display_name}
+
+
+def install(app: Flask) -> None:
+    """Offer single sign-on when TRACKER_OIDC_ISSUER is set; check the settings (ValueError)."""
+    settings = oidc_settings(app.config)
+    if settings is None:
+        return
+    app.extensions[PROVIDER] = OpenIdProvider(settings)
+    # Signing out goes on to the provider's page from a form: the CSP lets the form go there.
+    app.config["FORM_ACTION_ORIGINS"] = (
+        *(app.config.get("FORM_ACTION_ORIGINS") or ()),
+        settings.origin,
+    )
+    app.context_processor(sign_in_options)
+    app.register_blueprint(bp)
