@@ -34,6 +34,9 @@ def tracker_env(database_url: str, **extra: str) -> dict[str, str]:
     """Return the environment of a `tracker` command on `database_url`."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("TRACKER_")}
     env.update(
+        # This checkout's code, not whichever one the virtualenv's editable install names
+        # (a worktree sharing the main checkout's virtualenv).
+        PYTHONPATH=os.pathsep.join(filter(None, [str(PROJECT_ROOT), env.get("PYTHONPATH")])),
         TRACKER_DATABASE_URL=database_url,
         TRACKER_SECRET_KEY=SECRET_KEY,
         TRACKER_SEED_PATH=str(PROJECT_ROOT / "seed" / "catalog.toml"),
@@ -85,13 +88,13 @@ class LiveServer:
 
 
 def start_server(
-    env: dict[str, str], log: Path, workers: int | None = 1, *options: str
+    env: dict[str, str], log: Path, workers: int | None = 1, *options: str, port: int | None = None
 ) -> LiveServer:
-    """Start `tracker serve OPTIONS...` on a free port and wait until it answers.
+    """Start `tracker serve OPTIONS...` on `port` (default: a free one); wait until it answers.
 
     `workers` None leaves the worker count at the command's default.
     """
-    port = free_port()
+    port = port or free_port()
     args = [TRACKER, "serve", "--port", str(port), *options]
     if workers is not None:
         args += ["--workers", str(workers)]
