@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 
 TRANSLATIONS := tracker/translations
 
-.PHONY: install run test lint format clean bench load messages translations
+.PHONY: install run test test-tools lint format clean bench load messages translations
 
 install: $(STAMP) translations
 
@@ -39,6 +39,12 @@ run: install
 # Both cores: xdist workers, the browser tests together on one of them.
 test: install
 	$(BIN)/python -m pytest -n auto --dist loadgroup $(PYTEST_ARGS)
+
+# The tests' outside tools from npm: the Nu HTML checker's jar, and oidc-provider, the
+# OpenID provider the single sign-on tests run on Node. One command: a second
+# `npm install --no-save` would remove what the first one installed.
+test-tools:
+	npm install --no-save --ignore-scripts vnu-jar@26.9 oidc-provider@9
 
 lint: install
 	$(BIN)/ruff check tracker tests migrations bench
