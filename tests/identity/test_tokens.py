@@ -24,6 +24,7 @@ from tracker.identity.services.settings import OidcSettings
 from tracker.identity.services.tokens import verify_id_token
 
 NONCE = "nonce-of-this-sign-in"
+TIMES = ("exp", "iat", "nbf")
 
 
 class CountingKeys:
@@ -98,10 +99,10 @@ def test_a_token_the_provider_signed_for_this_client_passes(provider, keys):
         ({"aud": [CLIENT_ID, "another-client"]}, "wrong_azp"),
         ({"aud": [CLIENT_ID, "another-client"], "azp": "another-client"}, "wrong_azp"),
         ({"azp": "another-client"}, "wrong_azp"),
-        # Expired beyond the minute of leeway; issued in the future beyond it.
-        ({"exp": int(time.time()) - 120}, "expired"),
-        ({"iat": int(time.time()) + 600}, "issued_in_future"),
-        ({"nbf": int(time.time()) + 600}, "not_yet_valid"),
+        # Seconds from now: expired beyond the minute of leeway; issued in the future beyond it.
+        ({"exp": -120}, "expired"),
+        ({"iat": 600}, "issued_in_future"),
+        ({"nbf": 600}, "not_yet_valid"),
         ({"nonce": "a-replayed-token's-nonce"}, "nonce_mismatch"),
         ({"nonce": None}, "missing_claim"),
         ({"exp": None}, "missing_claim"),
@@ -109,6 +110,9 @@ def test_a_token_the_provider_signed_for_this_client_passes(provider, keys):
     ],
 )
 def test_a_token_breaking_a_claim_rule_is_refused(provider, keys, changes, reason):
+    # Times are given from now, which is when the test runs (not when it was collected).
+    now = int(time.time())
+    changes = {k: now + v if k in TIMES and v is not None else v for k, v in changes.items()}
     token = provider.sign(claims(provider, **changes))
     assert refusal(token, keys, provider) == reason
 
