@@ -18,7 +18,14 @@ from tracker.catalog.models import (
     TrainingStrategy,
 )
 from tracker.db import Base
-from tracker.people.models import ApiToken, Engineer, JobRoleAssignment, LevelChange, Team
+from tracker.people.models import (
+    ApiToken,
+    Engineer,
+    JobRoleAssignment,
+    LevelChange,
+    RecoveryCode,
+    Team,
+)
 from tracker.progress.models import Certification, ExamAttempt, ExamPlan, HourLog
 from tracker.readiness.models import LapseImpact
 from tracker.reminders.models import Notification, ReminderRun
@@ -49,6 +56,7 @@ __all__ = [
     "LevelChange",
     "Notification",
     "PathCourse",
+    "RecoveryCode",
     "ReminderRun",
     "RoiLine",
     "SkillAssessment",
