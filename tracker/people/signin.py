@@ -90,6 +90,14 @@ def start_second_step(engineer: Engineer) -> str:
     return second_step_url()
 
 
+def keep_next() -> None:
+    """Remember the page a half-signed-in person asked for: the sign-in ends there."""
+    pending = session.get(PENDING_KEY)
+    wanted = safe_next(request.args.get("next"))
+    if isinstance(pending, dict) and wanted:
+        session[PENDING_KEY] = {**pending, "next": wanted}
+
+
 def pending_engineer() -> Engineer | None:
     """Return who gave the right password and owes the second step, if still in time."""
     pending = session.get(PENDING_KEY)

@@ -1,4 +1,4 @@
-"""Sign-in, sign-out and the profile."""
+"""Sign-in (a password, then a code for admins and the enrolled), sign-out and the profile."""
 
 from __future__ import annotations
 
@@ -59,6 +59,7 @@ from tracker.people.signin import (
     address,
     cancel,
     finish_sign_in,
+    keep_next,
     landing,
     pending_engineer,
     refused,
@@ -117,6 +118,7 @@ def login():
     if current_user.is_authenticated:
         return redirect(url_for("progress.dashboard"))
     if request.method == "GET" and pending_engineer() is not None:
+        keep_next()
         return redirect(second_step_url())
     form = LoginForm()
     if form.validate_on_submit():
