@@ -493,6 +493,37 @@ def sign_in(port: int, email: str, password: str) -> str:
     response.read()
     if response.status not in (302, 303):
         raise RuntimeError(f"sign-in as {email} answered {response.status}")
+    cookie = response.getheader("Set-Cookie", "").split(";")[0] or cookie
+    if urllib.parse.urlsplit(response.getheader("Location", "")).path == "/login/totp":
+        cookie = _second_step(port, cookie)
+    return cookie
+
+
+def _second_step(port: int, cookie: str) -> str:
+    """Give the generated admin's code (the demo's known app secret); return the cookie."""
+    import re
+
+    import pyotp
+
+    from tracker.demo.services.common import DEMO_ADMIN_TOTP_SECRET
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    conn.request("GET", "/login/totp", headers={"Cookie": cookie})
+    page = conn.getresponse().read().decode()
+    fields = {"code": pyotp.TOTP(DEMO_ADMIN_TOTP_SECRET).now()}
+    if match := re.search(r'name="csrf_token"[^>]*value="([^"]+)"', page):
+        fields["csrf_token"] = match.group(1)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    conn.request(
+        "POST",
+        "/login/totp",
+        body=urllib.parse.urlencode(fields).encode(),
+        headers={"Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie},
+    )
+    response = conn.getresponse()
+    response.read()
+    if response.status not in (302, 303):
+        raise RuntimeError(f"the second step answered {response.status}")
     return response.getheader("Set-Cookie", "").split(";")[0] or cookie
 
 

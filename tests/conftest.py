@@ -221,6 +221,21 @@ def limiter(app: Flask) -> Iterator[SignInLimiter]:
 
 
 @pytest.fixture
+def totp_limiter(app: Flask) -> Iterator[SignInLimiter]:
+    """Give the app a limiter of second-step codes of this test's own, with the app's limits."""
+    saved = app.extensions["tracker.totp_limiter"]
+    fresh = SignInLimiter(
+        "memory://",
+        app.config["SIGNIN_LIMIT_PER_ACCOUNT"],
+        app.config["SIGNIN_LIMIT_PER_ADDRESS"],
+        "totp",
+    )
+    app.extensions["tracker.totp_limiter"] = fresh
+    yield fresh
+    app.extensions["tracker.totp_limiter"] = saved
+
+
+@pytest.fixture
 def fresh_url(tmp_path: Path) -> str:
     """Return the URL of an empty SQLite file of this test's own."""
     return f"sqlite:///{tmp_path / 'fresh.db'}"

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from html import unescape
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 from flask.testing import FlaskClient
 from sqlalchemy import event, func, select
@@ -13,8 +15,10 @@ from sqlalchemy.orm import Session
 from werkzeug.test import TestResponse
 
 from tests.factories import PASSWORD
+from tracker.clock import utcnow
 from tracker.people.models import Engineer
 from tracker.people.services.accounts import create_token
+from tracker.people.services.totp import code_at, time_step
 
 T = TypeVar("T")
 
@@ -54,9 +58,72 @@ def post_login(
 
 
 def sign_in(client: FlaskClient, who: Engineer | str, password: str = PASSWORD) -> TestResponse:
-    """Sign in through the real form and check that it let the person in."""
+    """Sign in through the real forms and check that they let the person in.
+
+    An admin (or anyone with an authenticator app) then gives the code their
+    app would show; an admin without one sets one up first, as at a first sign-in.
+    """
     email = who if isinstance(who, str) else who.email
     response = post_login(client, email, password)
+    assert response.status_code == 302, response.get_data(as_text=True)
+    if urlsplit(response.headers["Location"]).path in (TOTP_STEP, TOTP_SETUP):
+        response = pass_second_step(client, email)
+    return response
+
+
+TOTP_STEP = "/login/totp"
+TOTP_SETUP = "/login/totp/setup"
+SECRET_ON_PAGE = re.compile(r'id="totp-secret"[^>]*>([A-Z2-7 ]+)<')
+
+
+def unspent_code(secret: str, last_step: int | None) -> tuple[str, int]:
+    """Return a code the app shows now (or next) that no sign-in has spent, and its step.
+
+    A step signs in once: when this one and the next are spent, wait for a new one.
+    """
+    while True:
+        now = time_step(utcnow())
+        for step in (now, now + 1):
+            if last_step is None or step > last_step:
+                return code_at(secret, step), step
+        time.sleep(0.5)
+
+
+def totp_state(client: FlaskClient, email: str) -> tuple[str | None, int | None]:
+    """Return a person's app secret and last spent step, as the database holds them now."""
+    with client.application.extensions["tracker.sessions"]() as session:
+        return session.execute(
+            select(Engineer.totp_secret, Engineer.totp_last_step).where(
+                Engineer.email == email.strip().lower()
+            )
+        ).one()
+
+
+def secret_on_page(html: str) -> str:
+    """Return the secret a set-up page shows for typing into an app."""
+    match = SECRET_ON_PAGE.search(html)
+    assert match, "no secret on the set-up page"
+    return match.group(1).replace(" ", "")
+
+
+def pass_second_step(client: FlaskClient, email: str) -> TestResponse:
+    """Give the half-signed-in person's code; set up their app first if they have none.
+
+    The form goes with the page's CSRF token when the page has one.
+    """
+    secret, last_step = totp_state(client, email)
+    url = TOTP_SETUP if secret is None else TOTP_STEP
+    page = client.get(url).get_data(as_text=True)
+    data: dict[str, str] = {}
+    if 'name="csrf_token"' in page:
+        data["csrf_token"] = csrf_token(page)
+    if secret is None:
+        data["code"] = unspent_code(secret_on_page(page), None)[0]
+        response = client.post(url, data=data)
+        assert response.status_code == 200, response.get_data(as_text=True)
+        return response
+    data["code"] = unspent_code(secret, last_step)[0]
+    response = client.post(url, data=data)
     assert response.status_code == 302, response.get_data(as_text=True)
     return response
 

@@ -72,6 +72,7 @@ def test_init_reaches_head_with_every_table_and_a_second_init_changes_nothing(fr
 
 def test_init_demo_builds_an_organisation_and_prints_its_logins(fresh_app, fresh_url):
     from tracker.db import make_session_factory
+    from tracker.demo.services.common import DEMO_ADMIN_TOTP_SECRET
     from tracker.people.models import Engineer, Team
     from tracker.progress.models import Certification, ExamAttempt, HourLog
     from tracker.progress.services.validity import Status, status_on
@@ -81,6 +82,8 @@ def test_init_demo_builds_an_organisation_and_prints_its_logins(fresh_app, fresh
     assert result.exit_code == 0, result.output
     assert "admin@example.com" in result.output
     assert "tracker-demo" in result.output
+    # The admin's second step: the app secret is printed, and it is the admin's.
+    assert DEMO_ADMIN_TOTP_SECRET in result.output
 
     engine = make_engine(fresh_url)
     with make_session_factory(engine)() as session:
@@ -93,6 +96,9 @@ def test_init_demo_builds_an_organisation_and_prints_its_logins(fresh_app, fresh
         assert len(engineers) >= 12
         assert {e.level for e in engineers} == {1, 2, 3, 4, 5}
         assert {e.access_role for e in engineers} == {"engineer", "manager", "admin"}
+        assert {e.email: e.totp_secret for e in engineers if e.totp_secret} == {
+            "admin@example.com": DEMO_ADMIN_TOTP_SECRET
+        }
         assert len({code for e in engineers for code in e.job_role_codes}) >= 6
         attempts = session.scalars(select(ExamAttempt)).all()
         assert {a.passed for a in attempts} == {True, False}

@@ -61,10 +61,14 @@ class SignInLimiter:
     so the limit holds across workers and hosts; memory otherwise.
     """
 
-    def __init__(self, uri: str, per_account: str, per_address: str) -> None:
+    def __init__(
+        self, uri: str, per_account: str, per_address: str, namespace: str = "signin"
+    ) -> None:
         self.limiter = strategies.MovingWindowRateLimiter(storage.storage_from_string(uri))
         self.per_account = parse(per_account)
         self.per_address = parse(per_address)
+        # What is counted: passwords ("signin") and second-step codes ("totp") apart.
+        self.namespace = namespace
 
     def _keys(self, email: str, address: str):
         return (
@@ -75,23 +79,32 @@ class SignInLimiter:
     def blocked(self, email: str, address: str) -> bool:
         """Return whether further attempts for this account or from this address are refused."""
         return any(
-            not self.limiter.test(limit, "signin", kind, key)
+            not self.limiter.test(limit, self.namespace, kind, key)
             for limit, kind, key in self._keys(email, address)
         )
 
     def failed(self, email: str, address: str) -> None:
         """Count one failed attempt against the account and the address."""
         for limit, kind, key in self._keys(email, address):
-            self.limiter.hit(limit, "signin", kind, key)
+            self.limiter.hit(limit, self.namespace, kind, key)
 
 
 def init_limiter(app: Flask) -> None:
-    app.extensions["tracker.signin_limiter"] = SignInLimiter(
-        app.config["RATELIMIT_STORAGE_URL"],
-        app.config["SIGNIN_LIMIT_PER_ACCOUNT"],
-        app.config["SIGNIN_LIMIT_PER_ADDRESS"],
-    )
+    # Second-step codes are limited as passwords are, and counted apart: a wrong
+    # code does not use up the password's attempts, nor the other way round.
+    for name, namespace in (("signin", "signin"), ("totp", "totp")):
+        app.extensions[f"tracker.{name}_limiter"] = SignInLimiter(
+            app.config["RATELIMIT_STORAGE_URL"],
+            app.config["SIGNIN_LIMIT_PER_ACCOUNT"],
+            app.config["SIGNIN_LIMIT_PER_ADDRESS"],
+            namespace,
+        )
 
 
 def signin_limiter() -> SignInLimiter:
     return current_app.extensions["tracker.signin_limiter"]
+
+
+def totp_limiter() -> SignInLimiter:
+    """Return the limiter of second-step codes (authenticator and recovery codes)."""
+    return current_app.extensions["tracker.totp_limiter"]

@@ -19,7 +19,14 @@ from tracker.catalog.models import (
 )
 from tracker.db import Base
 from tracker.identity.models import Identity, SignInRequest
-from tracker.people.models import ApiToken, Engineer, JobRoleAssignment, LevelChange, Team
+from tracker.people.models import (
+    ApiToken,
+    Engineer,
+    JobRoleAssignment,
+    LevelChange,
+    RecoveryCode,
+    Team,
+)
 from tracker.progress.models import Certification, ExamAttempt, ExamPlan, HourLog
 from tracker.readiness.models import LapseImpact
 from tracker.reminders.models import Notification, ReminderRun
@@ -51,6 +58,7 @@ __all__ = [
     "LevelChange",
     "Notification",
     "PathCourse",
+    "RecoveryCode",
     "ReminderRun",
     "RoiLine",
     "SignInRequest",

@@ -75,6 +75,7 @@ NAV_GROUPS = [
             ("admin.catalog", _l("Catalog"), ("admin",)),
             ("admin.outbox", _l("Outbox"), ("admin",)),
             ("admin.webhooks.page", _l("Webhooks"), ("admin",)),
+            ("admin.audit.page", _l("Account trail"), ("admin",)),
             ("careers.bonus_amounts", _l("Bonus amounts"), ("admin",)),
         ],
     ),

@@ -1,7 +1,8 @@
 """Real-browser tests: Playwright's sync API driving Debian's Chromium against `tracker serve`.
 
 One server for the whole session, on a temporary SQLite file prepared with
-`tracker init --demo` (password "tracker-demo" for every login). Each test gets
+`tracker init --demo` (password "tracker-demo" for every login; the admin's
+app secret is the demo's known one). Each test gets
 a fresh browser context (no cookies) and leaves a screenshot under
 test-artifacts/. Without /usr/bin/chromium every browser test is skipped, and
 pytest's -ra summary says why.
@@ -10,13 +11,15 @@ pytest's -ra summary says why.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.helpers import unspent_code
 from tests.live import LiveServer, run_tracker, start_server, tracker_env
 from tracker.config import PROJECT_ROOT
+from tracker.demo.services.common import DEMO_ADMIN_TOTP_SECRET
 
 CHROMIUM = Path("/usr/bin/chromium")
 SKIP_REASON = f"Chromium not found at {CHROMIUM}: browser tests skipped"
@@ -130,11 +133,36 @@ def snap(page, label: str) -> Path:
     return page.shots.take(page, label)
 
 
-def sign_in(page, email: str, password: str = DEMO_PASSWORD) -> None:
-    """Sign in through the form and land on the dashboard, whatever the page's language."""
+# The steps each app secret has spent on the session's server: a step signs in once.
+_SPENT: dict[str, int] = {}
+# The secrets of the admins the browser tests set apps up for, by email.
+SECRETS = {"admin@example.com": DEMO_ADMIN_TOTP_SECRET}
+
+
+def app_code(email: str) -> str:
+    """Return the code `email`'s app shows now (or next) that no sign-in here has spent."""
+    secret = SECRETS[email]
+    code, step = unspent_code(secret, _SPENT.get(secret))
+    _SPENT[secret] = step
+    return code
+
+
+def sign_in(
+    page, email: str, password: str = DEMO_PASSWORD, at_code: Callable[[], None] | None = None
+) -> None:
+    """Sign in through the form and land on the dashboard, whatever the page's language.
+
+    An admin then gives the code of their app; `at_code` runs on that page first.
+    """
     page.goto("/login")
     form = page.locator("form:has(input[name=password])")
     form.locator("input[name=email]").fill(email)
     form.locator("input[name=password]").fill(password)
     form.locator("[type=submit]").click()
-    page.wait_for_url("**/dashboard")
+    page.wait_for_url(re.compile(r".*/(dashboard|login/totp)$"))
+    if page.url.endswith("/login/totp"):
+        if at_code is not None:
+            at_code()
+        page.locator("input[name=code]").fill(app_code(email))
+        page.locator("main form:has(input[name=code]) [type=submit]").click()
+        page.wait_for_url("**/dashboard")

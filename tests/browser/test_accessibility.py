@@ -155,6 +155,7 @@ class Crawl:
     page: object
     visits: dict[str, Visit] = field(default_factory=dict)
     csp: list[str] = field(default_factory=list)
+    crawled: bool = False
 
     def url_of(self, endpoint: str) -> str:
         """Return the first URL the crawl opened for `endpoint`."""
@@ -227,15 +228,22 @@ class Crawler:
             lambda m: crawl.csp.append(m.text) if "Content Security Policy" in m.text else None,
         )
         if self.roles[role] is not None:
-            sign_in(crawl.page, self.roles[role])
+            # The second step's page is met only while signing in: checked there.
+            def at_code(page=crawl.page) -> None:
+                key = self.key(page.url)
+                assert key is not None
+                crawl.visits[key] = self.check(page, page.url, 200)
+
+            sign_in(crawl.page, self.roles[role], at_code=at_code)
         self.crawls[role] = crawl
         return crawl
 
     def crawl(self, role: str) -> Crawl:
         """Open every page the role reaches by links from its start pages."""
         crawl = self.signed_in(role)
-        if crawl.visits:
+        if crawl.crawled:
             return crawl
+        crawl.crawled = True
         page = crawl.page
         queue = list(START[role])
         while queue:
@@ -294,9 +302,16 @@ def test_every_page_a_role_reaches_passes_axe(crawler, role):
     assert len(crawl.visits) >= 3
 
 
+# Pages no crawl meets, checked with the same checks by the test named.
+CHECKED_ELSEWHERE = {
+    # The demo's admin has an app already: a new admin's first sign-in shows it.
+    "people.totp_setup": "tests/browser/test_totp.py",
+}
+
+
 def test_the_crawls_open_every_page_of_the_app(crawler):
     opened = {key.split("?")[0] for role in ROLES for key in crawler.crawl(role).visits}
-    missing = _page_endpoints(crawler.app) - opened
+    missing = _page_endpoints(crawler.app) - opened - set(CHECKED_ELSEWHERE)
     assert not missing, f"no role's crawl opened {sorted(missing)}: link them or add a start"
 
 
@@ -329,6 +344,7 @@ BLANK_FORMS = [
 BAD_QUERIES = [
     ("manager", "readiness.team", "?gpus=-1&on=someday"),
     ("manager", "readiness.plan", "?gpus=-1&target=someday"),
+    ("admin", "admin.audit.page", "?since=2026-11-03&until=2026-11-01"),
 ]
 BLANK = """(form) => {
   for (const el of form.querySelectorAll("input, textarea")) {

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from tests.factories import TODAY
 from tests.helpers import count, sign_in
 from tracker.catalog.models import Credential, Exam
-from tracker.demo.services.common import DEMO_PASSWORD
+from tracker.demo.services.common import DEMO_ADMIN_TOTP_SECRET, DEMO_PASSWORD
 from tracker.demo.services.generator import generate_organisation
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer, JobRoleAssignment, Team
@@ -291,6 +291,7 @@ def test_the_demo_command_generates_an_organisation(runner, db):
     result = runner.invoke(args=["demo", "--engineers", "25", "--seed", "9", "--years", "2"])
     assert result.exit_code == 0, result.output
     assert "generated" in result.output and "admin@org9.example.com" in result.output
+    assert DEMO_ADMIN_TOTP_SECRET in result.output  # the admin's app secret
     assert (
         db.scalar(
             select(func.count()).where(

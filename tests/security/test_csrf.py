@@ -13,7 +13,7 @@ from flask.testing import FlaskClient
 from sqlalchemy.orm import Session
 
 from tests.factories import PASSWORD
-from tests.helpers import csrf_token
+from tests.helpers import csrf_token, pass_second_step
 from tests.security.conftest import World, snapshot
 from tests.security.test_matrix import ROUTES, objects, url_for_rule
 
@@ -35,6 +35,7 @@ def admin_client(app: Flask, client: FlaskClient, world: World, monkeypatch) -> 
         "/login", data={"email": world.admin.email, "password": PASSWORD, "csrf_token": token}
     )
     assert response.status_code == 302
+    pass_second_step(client, world.admin.email)
     return client
 
 

@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.factories import PASSWORD, TODAY
-from tests.helpers import count, csrf_token, sign_in
+from tests.helpers import count, csrf_token, pass_second_step, sign_in
 from tests.security.conftest import World
 from tests.security.test_matrix import WEB, objects, url_for_rule
 from tracker.progress.models import HourLog
@@ -56,6 +56,7 @@ def _end_by_admin_deactivation(app, client, db, world):
     admin.post(
         "/login", data={"email": world.admin.email, "password": PASSWORD, "csrf_token": token}
     )
+    pass_second_step(admin, world.admin.email)
     page = f"/admin/people/{world.engineer.id}"
     response = admin.post(f"{page}/deactivate", data={"csrf_token": _page_token(admin, page)})
     assert response.status_code == 302, response.get_data(as_text=True)

@@ -20,8 +20,17 @@ from wtforms import (
     TextAreaField,
 )
 from wtforms.fields.choices import SelectChoice
-from wtforms.validators import DataRequired, Email, InputRequired, Length, NumberRange, Optional
+from wtforms.validators import (
+    DataRequired,
+    Email,
+    InputRequired,
+    Length,
+    NumberRange,
+    Optional,
+    ValidationError,
+)
 
+from tracker.audit.rules import ACCOUNT_EVENT_KINDS, ACCOUNT_EVENT_METHODS, MAX_EVENT_EMAIL_LENGTH
 from tracker.catalog.rules import (
     DEFAULT_RETAKE_WAIT_DAYS,
     DEFAULT_TARGET_MONTHS,
@@ -411,3 +420,41 @@ class OutboxFilterForm(FlaskForm):
         ],
         render_kw={"type": "search"},
     )
+
+
+class AccountTrailFilterForm(FlaskForm):
+    """A GET form: which events of the account trail to list (and download)."""
+
+    class Meta:
+        csrf = False
+
+    q = StringField(
+        _l("Person or email contains"),
+        validators=[
+            Optional(),
+            Length(max=MAX_EVENT_EMAIL_LENGTH, message=_l("search at most %(max)d characters")),
+        ],
+        render_kw={"type": "search"},
+    )
+    kind = ListedChoice(
+        _l("What happened"),
+        choices=choices(
+            [("", _l("anything")), *((k, rule(v)) for k, v in ACCOUNT_EVENT_KINDS.items())]
+        ),
+        default="",
+        not_listed=_l("choose one of the listed events"),
+    )
+    method = ListedChoice(
+        _l("How"),
+        choices=choices(
+            [("", _l("any way")), *((k, rule(v)) for k, v in ACCOUNT_EVENT_METHODS.items())]
+        ),
+        default="",
+        not_listed=_l("choose one of the listed ways"),
+    )
+    since = DateField(_l("From (UTC day)"), validators=[Optional()])
+    until = DateField(_l("To (UTC day)"), validators=[Optional()])
+
+    def validate_until(self, field: DateField) -> None:
+        if field.data and self.since.data and field.data < self.since.data:
+            raise ValidationError(gettext("the last day must not be before the first"))

@@ -1,5 +1,7 @@
 """Admin pages: people, teams, the catalog with the internal track, CSV imports, the outbox.
 
+The account trail's page is tracker/admin/audit.py; the webhooks' is the webhooks package's.
+
 Thin views: forms check the shape of the input, the services of people,
 catalog, imports and reminders the rules; a refusal answers 400 with the
 message next to its field.
@@ -26,6 +28,7 @@ from flask_wtf import FlaskForm
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from tracker.admin.audit import bp as audit_bp
 from tracker.admin.forms import (
     NOTIFICATION_KIND_NAMES,
     NOTIFICATION_STATUS_NAMES,
@@ -75,6 +78,8 @@ from tracker.webhooks.views import bp as webhooks_bp
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 # The webhooks page is the admin section's: /admin/webhooks, endpoints admin.webhooks.*.
 bp.register_blueprint(webhooks_bp)
+# The account trail: /admin/audit, endpoints admin.audit.*.
+bp.register_blueprint(audit_bp)
 
 
 def _actor() -> Engineer:
@@ -174,6 +179,7 @@ def add_person():
                 experience_months=form.experience_months.data,
                 password=form.password.data,
                 locale=form.locale.data,
+                via="web",
             )
         except ValidationError as exc:
             show_errors(form, exc)
@@ -201,6 +207,7 @@ def edit_person(person_id: int):
                 _actor(),
                 today(),
                 first_record=_first_record(session, person),
+                via="web",
                 access_role=form.access_role.data,
                 job_roles=form.job_roles.data,
                 level=form.level.data,
@@ -247,7 +254,7 @@ def _set_active(person_id: int, active: bool):
     form = ConfirmForm()
     if form.validate_on_submit():
         try:
-            set_active(db_session(), person, active, _actor())
+            set_active(db_session(), person, active, _actor(), via="web")
         except ValidationError as exc:
             form.form_errors.extend(localized_errors(exc.errors).values())
         else:

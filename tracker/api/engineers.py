@@ -86,6 +86,7 @@ def post_engineer() -> tuple[Response, int]:
             experience_months=body.experience_months,
             password=body.password,
             locale=body.locale,
+            via="api",
         )
     except ValidationError as exc:
         raise ApiError(400, rename(exc.errors, ENGINEER_NAMES)) from None
@@ -135,7 +136,7 @@ def put_level(engineer_id: int) -> tuple[Response, int]:
     if not can_manage(caller(), engineer):
         raise ApiError(403, {"engineer": "only this engineer's manager or an admin sets the level"})
     level = SET_LEVEL.body().level
-    change_level(db_session(), engineer, level, caller(), today())
+    change_level(db_session(), engineer, level, caller(), today(), via="api")
     return SET_LEVEL.answer(CareerOut.of(career(db_session(), engineer, today())))
 
 

@@ -36,3 +36,12 @@ ACCOUNT_EVENT_METHODS: Final[dict[str, str]] = {
 
 MAX_EVENT_EMAIL_LENGTH: Final = 254
 MAX_EVENT_ADDRESS_LENGTH: Final = 64
+
+# Why a sign-in was refused, as a refused event's detail "reason" stores it.
+SIGN_IN_REFUSALS: Final[dict[str, str]] = {
+    "wrong_password": N_("wrong email or password"),
+    "rate_limited": N_("too many failed attempts"),
+    "wrong_code": N_("wrong authenticator code"),
+    "replayed_code": N_("authenticator code used before"),
+    "wrong_recovery_code": N_("unknown or used recovery code"),
+}

@@ -206,7 +206,7 @@ def set_level(engineer_id: int):
     if form.validate_on_submit():
         before = person.level
         try:
-            change = change_level(session, person, form.level.data, _actor(), today())
+            change = change_level(session, person, form.level.data, _actor(), today(), via="web")
         except ValidationError as exc:
             show_errors(form, exc)
         else:

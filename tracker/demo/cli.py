@@ -7,11 +7,18 @@ from flask.cli import with_appcontext
 
 from tracker.clock import today
 from tracker.db import session_scope
-from tracker.demo.services.common import DEMO_PASSWORD
+from tracker.demo.services.common import DEMO_ADMIN_TOTP_SECRET, DEMO_PASSWORD
 from tracker.demo.services.curated import build_demo, language_of
 from tracker.demo.services.generator import generate_organisation
 from tracker.errors import ValidationError
 from tracker.extensions import session_factory
+
+# Admins sign in with a password and a code: the demo admin's app secret.
+_TOTP_LINE = (
+    f"the admin also gives a code from an authenticator app set up with the key "
+    f'{DEMO_ADMIN_TOTP_SECRET} (or: python -c "import pyotp; '
+    f"print(pyotp.TOTP('{DEMO_ADMIN_TOTP_SECRET}').now())\")"
+)
 
 
 @click.command("demo")
@@ -47,6 +54,7 @@ def demo_command(engineers: int | None, seed: int, years: int) -> None:
             f"admin login: {result.admin_email}; engineers and managers sign in as "
             f"<first>.<last>.<id>@{result.domain}; every password is {result.password!r}"
         )
+        click.echo(_TOTP_LINE)
         return
     with session_scope(session_factory()) as session:
         logins = build_demo(session, today())
@@ -54,3 +62,4 @@ def demo_command(engineers: int | None, seed: int, years: int) -> None:
     for role, email, name in logins:
         language = {"es": "Spanish", "en": "English"}.get(language_of(name), "browser's language")
         click.echo(f"  {role:9} {email:32} {name:16} reads {language}")
+    click.echo(_TOTP_LINE)

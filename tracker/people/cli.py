@@ -17,8 +17,9 @@ from tracker.people.rules import ACCESS_ROLES, BROWSER_LOCALE, LOCALES, TOKEN_SC
 from tracker.people.services.accounts import create_token, expired, revoke_token, set_password
 from tracker.people.services.persons import create_person, find_engineer
 from tracker.people.services.teams import create_team, find_team
+from tracker.people.services.totp import reset
 
-user_cli = AppGroup("user", help="Add people and set their passwords.")
+user_cli = AppGroup("user", help="Add people, set their passwords, reset their two-step sign-in.")
 token_cli = AppGroup("token", help="Create, list and revoke API tokens.")
 team_cli = AppGroup("team", help="Add teams.")
 
@@ -104,6 +105,7 @@ def user_add(
             experience_months=experience_months,
             password=password,
             locale=locale,
+            via="cli",
         )
     except ValidationError as exc:
         raise _fail(exc) from None
@@ -124,6 +126,23 @@ def user_set_password(email: str, password: str) -> None:
         raise _fail(exc) from None
     session.commit()
     click.echo(f"password of {engineer.email} changed")
+
+
+@user_cli.command("reset-totp")
+@click.argument("email")
+def user_reset_totp(email: str) -> None:
+    """Clear a person's authenticator app and recovery codes (a lost phone).
+
+    An admin sets up a new app at their next sign-in; anyone else signs in
+    with their password alone until they set one up again.
+    """
+    session = db_session()
+    engineer = _person(session, email)
+    if not reset(session, engineer, via="cli"):
+        click.echo(f"{engineer.email} has no two-step sign-in set up; nothing to clear")
+        return
+    session.commit()
+    click.echo(f"two-step sign-in of {engineer.email} cleared")
 
 
 # The options' names, for the services' fields.

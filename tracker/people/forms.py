@@ -16,6 +16,7 @@ from tracker.people.rules import (
     MAX_EXPERIENCE_MONTHS,
     MAX_EXPERIENCE_TEXT_LENGTH,
     MAX_PASSWORD_LENGTH,
+    MAX_SIGN_IN_CODE_LENGTH,
     MIN_PASSWORD_LENGTH,
 )
 
@@ -100,3 +101,43 @@ class PasswordForm(FlaskForm):
         ],
         render_kw={"autocomplete": "new-password"},
     )
+
+
+# A one-time code: no browser should offer to remember it, nor correct its letters.
+_CODE_FIELD = {
+    "autocomplete": "one-time-code",
+    "autocapitalize": "none",
+    "spellcheck": "false",
+}
+
+
+class CodeForm(FlaskForm):
+    """The second step of signing in: an authenticator code or a recovery code."""
+
+    code = StringField(
+        _l("Code"),
+        validators=[
+            DataRequired(message=_l("enter the code your app shows, or a recovery code")),
+            Length(max=MAX_SIGN_IN_CODE_LENGTH),
+        ],
+        description=_l("Six digits from your authenticator app, or one of your recovery codes."),
+        render_kw={**_CODE_FIELD, "autofocus": True},
+    )
+
+
+class TotpSetupForm(FlaskForm):
+    """The first code of an authenticator app being set up."""
+
+    code = StringField(
+        _l("Code the app shows"),
+        validators=[
+            DataRequired(message=_l("enter the six digits the app shows")),
+            Length(max=MAX_SIGN_IN_CODE_LENGTH),
+        ],
+        # Not focused at once: the page's instructions and the QR code come first.
+        render_kw={**_CODE_FIELD, "inputmode": "numeric"},
+    )
+
+
+class ConfirmCodesForm(FlaskForm):
+    """A button that replaces the recovery codes (its CSRF token alone)."""

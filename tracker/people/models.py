@@ -14,6 +14,7 @@ from sqlalchemy import (
     Integer,
     String,
     Text,
+    UniqueConstraint,
     text,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
@@ -33,6 +34,7 @@ from tracker.people.rules import (
     MAX_TOKEN_NAME_LENGTH,
     MAX_TOKEN_SCOPE_LENGTH,
     TOKEN_SCOPES,
+    TOTP_SECRET_LENGTH,
     WRITE_SCOPE,
 )
 
@@ -110,6 +112,10 @@ class Engineer(Base):
     locale: Mapped[str] = mapped_column(
         String(8), default=BROWSER_LOCALE, server_default=BROWSER_LOCALE
     )
+    # Two-step sign-in: the TOTP secret (base32) once set up, and the last time step
+    # that signed in, which never signs in again (a code seen over a shoulder is spent).
+    totp_secret: Mapped[str | None] = mapped_column(String(TOTP_SECRET_LENGTH))
+    totp_last_step: Mapped[int | None] = mapped_column(Integer)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
     updated_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow, onupdate=utcnow)
 
@@ -203,6 +209,21 @@ class ApiToken(Base):
     expires_on: Mapped[dt.date | None] = mapped_column(Date)
 
     engineer: Mapped[Engineer] = relationship()
+
+
+class RecoveryCode(Base):
+    """A one-time code that stands in for the authenticator app, stored as a hash."""
+
+    __tablename__ = "recovery_codes"
+    # Also the index of a person's codes.
+    __table_args__ = (UniqueConstraint("engineer_id", "code_hash"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    engineer_id: Mapped[int] = mapped_column(ForeignKey("engineers.id", ondelete="CASCADE"))
+    code_hash: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    # Set when it signed someone in: it never works again.
+    used_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
 
 
 class LevelChange(Base):

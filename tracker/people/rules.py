@@ -48,3 +48,28 @@ GPUS_RULE = N_("fleet size must be a whole number of GPUs from 0 to 10,000,000")
 # no preference, the browser's Accept-Language decides.
 BROWSER_LOCALE = ""
 LOCALE_RULE = N_("language must be one of en, es (or empty for the browser's choice)")
+
+# Two-step sign-in with a time-based one-time password (TOTP, RFC 6238): six digits
+# every 30 seconds from an HMAC-SHA1 of a shared secret, as authenticator apps expect.
+TOTP_DIGITS = 6
+TOTP_INTERVAL_SECONDS = 30
+# The code of the step before or after the server's is accepted too (a phone's clock
+# drifts); a step that signed in once never signs in again.
+TOTP_VALID_WINDOW = 1
+# Base32 characters: 160 bits, the key size RFC 4226 recommends.
+TOTP_SECRET_LENGTH = 32
+# The name an authenticator app shows beside the account.
+TOTP_ISSUER = "Tracker"
+# Who must pass the second step after a password; anyone else may choose to.
+TOTP_REQUIRED_ROLES = ("admin",)
+# Between a right password and the second step: long enough to install an app.
+PENDING_SIGN_IN_SECONDS = 15 * 60
+# Shown once at set-up, stored hashed, each good for one sign-in without the app:
+# two groups of five characters of lower-case base32 (50 bits), e.g. "k3v7q-m2zpa".
+RECOVERY_CODE_COUNT = 10
+RECOVERY_CODE_GROUP = 5
+RECOVERY_CODE_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567"
+# What the code field takes: six digits or a recovery code, spaces and dashes allowed.
+MAX_SIGN_IN_CODE_LENGTH = 32
+TOTP_CODE_RULE = N_("the code is wrong or was already used: enter the one the app shows now")
+RECOVERY_CODE_RULE = N_("this recovery code is unknown or was already used")

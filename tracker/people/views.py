@@ -1,9 +1,6 @@
-"""Sign-in, sign-out and the profile."""
+"""Sign-in (a password, then a code for admins and the enrolled), sign-out and the profile."""
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
 
 from flask import (
     Blueprint,
@@ -19,38 +16,71 @@ from flask import (
 )
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from flask_babel import refresh
+from flask_babel import ngettext, refresh
 from flask_login import current_user, login_required, login_user, logout_user
 
+from tracker.audit.accounts import record_account_event
+from tracker.clock import utcnow
 from tracker.errors import ValidationError
-from tracker.extensions import db_session, signin_limiter
+from tracker.extensions import db_session, signin_limiter, totp_limiter
+from tracker.forms import show_errors
 from tracker.people.forms import (
     LANGUAGE_NAMES,
+    CodeForm,
+    ConfirmCodesForm,
     LanguageForm,
     LocaleForm,
     LoginForm,
     PasswordForm,
     ProfileForm,
+    TotpSetupForm,
 )
-from tracker.people.rules import LOCALES
+from tracker.people.models import Engineer
+from tracker.people.rules import LOCALES, TOTP_SECRET_LENGTH
 from tracker.people.services.accounts import (
     authenticate,
     password_allowed,
     set_password,
     verify_password,
 )
-from tracker.people.services.persons import set_locale
+from tracker.people.services.persons import find_engineer, set_locale
+from tracker.people.services.totp import (
+    CodeRefused,
+    check_code,
+    enrol,
+    grouped,
+    is_enrolled,
+    looks_like_totp,
+    new_secret,
+    provisioning_uri,
+    qr_code,
+    recovery_codes_left,
+    replace_recovery_codes,
+    second_step_required,
+    use_recovery_code,
+)
+from tracker.people.signin import (
+    SETUP_KEY,
+    address,
+    cancel,
+    finish_sign_in,
+    keep_next,
+    landing,
+    pending_engineer,
+    refused,
+    safe_next,
+    second_step_url,
+    start_second_step,
+)
 from tracker.signals import first_answer, showing_profile, signing_out, template_context
 from tracker.web import localized
-
-if TYPE_CHECKING:
-    from tracker.people.models import Engineer
 
 bp = Blueprint("people", __name__)
 
 BAD_SIGN_IN = _l("Email or password is wrong.")
 TOO_MANY_SIGN_INS = _l("Too many failed sign-ins. Wait 15 minutes and try again.")
 PASSWORDS_OFF = _l("Password sign-in is turned off: use the single sign-on button above.")
+TOO_MANY_CODES = _l("Too many wrong codes. Wait 15 minutes and try again.")
 
 
 # Where an anonymous visitor's choice of language is kept (the session cookie).
@@ -88,39 +118,39 @@ def select_locale() -> str | None:
     return request.accept_languages.best_match(LOCALES) or current_app.config["DEFAULT_LOCALE"]
 
 
-def safe_next(target: str | None) -> str | None:
-    """Return `target` when it is a path on this site, else None (no open redirects)."""
-    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
-        return None
-    parts = urlsplit(target)
-    return target if not parts.scheme and not parts.netloc else None
-
-
 @bp.route("/login", methods=["GET", "POST"])
 def login():
-    """Sign in with email and password."""
+    """Sign in with email and password; admins and the enrolled then give a code."""
     if current_user.is_authenticated:
         return redirect(url_for("progress.dashboard"))
+    if request.method == "GET" and pending_engineer() is not None:
+        keep_next()
+        return redirect(second_step_url())
     form = LoginForm()
     if form.validate_on_submit():
-        address = request.remote_addr or "unknown"
-        limiter = signin_limiter()
-        if limiter.blocked(form.email.data, address):
+        limiter, email = signin_limiter(), form.email.data
+        if limiter.blocked(email, address()):
+            refused(find_engineer(db_session(), email), email, "password", "rate_limited")
             form.form_errors.append(TOO_MANY_SIGN_INS)
             return _login_page(form, 429)
-        if not _password_allowed(form.email.data):
+        if not _password_allowed(email):
+            refused(find_engineer(db_session(), email), email, "password", "local_login_off")
             form.form_errors.append(PASSWORDS_OFF)
             return _login_page(form, 403)
-        engineer = authenticate(db_session(), form.email.data, form.password.data)
+        engineer = authenticate(db_session(), email, form.password.data)
         if engineer is None:
-            limiter.failed(form.email.data, address)
+            limiter.failed(email, address())
+            refused(find_engineer(db_session(), email), email, "password", "wrong_password")
             form.form_errors.append(BAD_SIGN_IN)
             return _login_page(form, 401)
         if not _password_allowed(engineer.email, engineer):
+            refused(engineer, email, "password", "local_login_off")
             form.form_errors.append(PASSWORDS_OFF)
             return _login_page(form, 403)
-        login_user(engineer)
-        return redirect(safe_next(request.args.get("next")) or url_for("progress.dashboard"))
+        if second_step_required(engineer):
+            return redirect(start_second_step(engineer))
+        finish_sign_in(engineer, "password")
+        return redirect(landing())
     return _login_page(form, 400 if form.is_submitted() else 200)
 
 
@@ -131,6 +161,139 @@ def _password_allowed(email: str, engineer: Engineer | None = None) -> bool:
         local_login=config["LOCAL_LOGIN"],
         break_glass=config["BREAK_GLASS_ADMINS"],
         engineer=engineer,
+    )
+
+
+@bp.route("/login/totp", methods=["GET", "POST"])
+def totp():
+    """The second step: a code from the authenticator app, or a recovery code."""
+    if current_user.is_authenticated:
+        return redirect(url_for("progress.dashboard"))
+    engineer = pending_engineer()
+    if engineer is None or not is_enrolled(engineer):
+        return redirect(second_step_url())
+    form = CodeForm()
+    if form.validate_on_submit():
+        limiter, code = totp_limiter(), form.code.data
+        method = "totp" if looks_like_totp(code) else "recovery"
+        if limiter.blocked(engineer.email, address()):
+            refused(engineer, engineer.email, method, "rate_limited")
+            form.form_errors.append(TOO_MANY_CODES)
+            return _code_page(form, 429)
+        try:
+            if method == "totp":
+                check_code(db_session(), engineer, code, utcnow())
+            else:
+                use_recovery_code(db_session(), engineer, code, utcnow())
+        except CodeRefused as exc:
+            limiter.failed(engineer.email, address())
+            refused(engineer, engineer.email, method, exc.reason)
+            show_errors(form, exc)
+            return _code_page(form, 401)
+        destination = landing()
+        finish_sign_in(engineer, method)
+        if method == "recovery":
+            left = recovery_codes_left(db_session(), engineer)
+            flash(
+                ngettext(
+                    "Signed in with a recovery code: %(num)d is left."
+                    " Make new ones on your profile.",
+                    "Signed in with a recovery code: %(num)d are left."
+                    " Make new ones on your profile.",
+                    left,
+                ),
+                "info",
+            )
+        return redirect(destination)
+    return _code_page(form, 400 if form.is_submitted() else 200)
+
+
+def _code_page(form: CodeForm, status: int):
+    return render_template("people/totp.html", form=form), status
+
+
+@bp.post("/login/cancel")
+def cancel_sign_in():
+    """Leave a half-finished sign-in (to sign in as someone else)."""
+    cancel()
+    return redirect(url_for("people.login"))
+
+
+@bp.route("/login/totp/setup", methods=["GET", "POST"])
+def totp_setup():
+    """The first sign-in of someone who must give a code: set up the authenticator app."""
+    if current_user.is_authenticated:
+        return redirect(url_for("progress.dashboard"))
+    engineer = pending_engineer()
+    if engineer is None or is_enrolled(engineer):
+        return redirect(second_step_url())
+    return _setup(engineer, signing_in=True)
+
+
+@bp.route("/profile/totp", methods=["GET", "POST"])
+@login_required
+def profile_totp():
+    """Set up two-step sign-in from the profile (anyone may; admins must)."""
+    if is_enrolled(current_user):
+        flash(_("Two-step sign-in is set up already."), "info")
+        return redirect(url_for("people.profile"))
+    return _setup(current_user._get_current_object(), signing_in=False)
+
+
+def _setup(engineer: Engineer, signing_in: bool):
+    """Show the QR code and the key; the app's first code confirms it (once per step)."""
+    secret = session.get(SETUP_KEY)
+    if not isinstance(secret, str) or len(secret) != TOTP_SECRET_LENGTH:
+        secret = session[SETUP_KEY] = new_secret()
+    form = TotpSetupForm()
+    status = 400 if form.is_submitted() else 200
+    if form.validate_on_submit():
+        limiter = totp_limiter()
+        if limiter.blocked(engineer.email, address()):
+            if signing_in:
+                refused(engineer, engineer.email, "totp", "rate_limited")
+            form.form_errors.append(TOO_MANY_CODES)
+            return _setup_page(form, engineer, secret, signing_in, 429)
+        try:
+            codes = enrol(
+                db_session(), engineer, secret, form.code.data, utcnow(), address=address()
+            )
+        except CodeRefused as exc:
+            limiter.failed(engineer.email, address())
+            if signing_in:
+                refused(engineer, engineer.email, "totp", exc.reason)
+            show_errors(form, exc)
+            return _setup_page(form, engineer, secret, signing_in, 401 if signing_in else 400)
+        session.pop(SETUP_KEY, None)
+        destination = url_for("people.profile")
+        if signing_in:
+            destination = landing()
+            finish_sign_in(engineer, "totp", {"enrolled": True})
+        return render_template("people/recovery_codes.html", codes=codes, landing=destination)
+    return _setup_page(form, engineer, secret, signing_in, status)
+
+
+def _setup_page(form: TotpSetupForm, engineer: Engineer, secret: str, signing_in: bool, status):
+    return render_template(
+        "people/totp_setup.html",
+        form=form,
+        qr=qr_code(provisioning_uri(secret, engineer.email)),
+        secret=grouped(secret),
+        signing_in=signing_in,
+        required=second_step_required(engineer),
+    ), status
+
+
+@bp.post("/profile/totp/recovery-codes")
+@login_required
+def new_recovery_codes():
+    """Replace the recovery codes (the old ones stop working); the new ones are shown once."""
+    form = ConfirmCodesForm()
+    if not is_enrolled(current_user) or not form.validate_on_submit():
+        abort(400, _("Set up two-step sign-in first: recovery codes come with it."))
+    codes = replace_recovery_codes(db_session(), current_user, utcnow())
+    return render_template(
+        "people/recovery_codes.html", codes=codes, landing=url_for("people.profile")
     )
 
 
@@ -160,6 +323,14 @@ def logout():
     current_user.session_epoch += 1
     # Signed in through a provider: signed out there too (its sign-out page comes back here).
     onward = first_answer(signing_out, current_user._get_current_object())
+    record_account_event(
+        db_session(),
+        "sign_out",
+        engineer_id=current_user.id,
+        email=current_user.email,
+        method="web",
+        address=address(),
+    )
     # Signed out, the person's language stays theirs: the sign-in page keeps speaking it.
     if current_user.locale in LOCALES:
         session[LOCALE_KEY] = current_user.locale
@@ -188,11 +359,15 @@ def _profile_page(
     status: int,
     locale_form: LocaleForm | None = None,
 ):
+    enrolled = is_enrolled(current_user)
     return render_template(
         "people/profile.html",
         form=form,
         password_form=password_form,
         locale_form=locale_form or LocaleForm(obj=current_user),
+        totp_enrolled=enrolled,
+        recovery_left=recovery_codes_left(db_session(), current_user) if enrolled else 0,
+        codes_form=ConfirmCodesForm(),
         **template_context(showing_profile, current_user._get_current_object()),
     ), status
 

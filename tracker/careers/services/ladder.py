@@ -217,7 +217,13 @@ def promotions(session: Session, actor: Engineer, on: dt.date) -> list[Career]:
 
 
 def change_level(
-    session: Session, engineer: Engineer, level: int, actor: Engineer, today: dt.date
+    session: Session,
+    engineer: Engineer,
+    level: int,
+    actor: Engineer,
+    today: dt.date,
+    *,
+    via: str | None = None,
 ) -> LevelChange | None:
     """Set `engineer`'s level as `actor`, keeping the history (who, when, from, to).
 
@@ -225,4 +231,4 @@ def change_level(
     """
     if actor.id == engineer.id:
         raise ValidationError({"level": N_("you cannot set your own level; your manager does")})
-    return set_level(session, engineer, level, actor, today)
+    return set_level(session, engineer, level, actor, today, via=via)

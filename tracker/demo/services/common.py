@@ -5,6 +5,10 @@ from __future__ import annotations
 DEMO_PASSWORD = "tracker-demo"
 DOMAIN = "example.com"
 PROCTORING = "online, remotely proctored"
+# The demo admin's authenticator secret (base32): admins sign in with a second step,
+# and a demonstration needs a known one. Printed by `tracker demo`; any TOTP app or
+# `python -c "import pyotp; print(pyotp.TOTP('...').now())"` gives the code.
+DEMO_ADMIN_TOTP_SECRET = "TRACKERDEMOADMINTOTPSECRETKEY234"
 
 
 def experience_text(months: int) -> str:

@@ -14,10 +14,17 @@ from tracker.careers.services.bonuses import set_bonus
 from tracker.careers.services.evidence import record_evidence
 from tracker.careers.services.skills import assess
 from tracker.catalog.models import Course, Credential, Exam, Speciality
-from tracker.demo.services.common import DEMO_PASSWORD, DOMAIN, PROCTORING, experience_text
+from tracker.demo.services.common import (
+    DEMO_ADMIN_TOTP_SECRET,
+    DEMO_PASSWORD,
+    DOMAIN,
+    PROCTORING,
+    experience_text,
+)
 from tracker.people.models import Engineer, Team
 from tracker.people.services.persons import create_person, find_engineer
 from tracker.people.services.teams import create_team
+from tracker.people.services.totp import set_secret
 from tracker.progress.services.certifications import record_attempt, record_credential
 from tracker.progress.services.hours import log_hours
 from tracker.progress.services.validity import add_months
@@ -244,7 +251,7 @@ def build_demo(session: Session, today: dt.date) -> list[tuple[str, str, str]]:
     if find_engineer(session, f"admin@{DOMAIN}") is not None:
         return logins
 
-    create_person(
+    admin = create_person(
         session,
         email=f"admin@{DOMAIN}",
         name="Ada Admin",
@@ -254,6 +261,8 @@ def build_demo(session: Session, today: dt.date) -> list[tuple[str, str, str]]:
         password=DEMO_PASSWORD,
         hired_on=add_months(today, -70),
     )
+    # Admins sign in with a second step: a known secret, printed by `tracker demo`.
+    set_secret(session, admin, DEMO_ADMIN_TOTP_SECRET)
     managers = {
         key: create_person(
             session,

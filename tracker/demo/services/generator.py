@@ -17,13 +17,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from sqlalchemy import select, text
+from sqlalchemy import select, text, update
 from sqlalchemy.orm import Session
 
 from tracker.catalog.models import Course, Credential, Exam, JobRole, Level
 from tracker.catalog.services.reads import paths_with_courses
 from tracker.demo.services.bulk import BulkWriter
-from tracker.demo.services.common import DEMO_PASSWORD, DOMAIN
+from tracker.demo.services.common import DEMO_ADMIN_TOTP_SECRET, DEMO_PASSWORD, DOMAIN
 from tracker.demo.services.history import plan_history
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer, JobRoleAssignment, Team
@@ -411,6 +411,13 @@ def generate_organisation(
                 mean_tenure_days=(20 + 365 * years) / 2,
             )
     w.finish()
+    # Admins sign in with a second step: the admin's app secret is the demo's known one.
+    session.execute(
+        update(Engineer)
+        .where(Engineer.email == admin_email)
+        .values(totp_secret=DEMO_ADMIN_TOTP_SECRET)
+        .execution_options(synchronize_session=False)
+    )
     if analyze:
         session.execute(text("ANALYZE"))
     return GeneratedOrganisation(

@@ -140,20 +140,12 @@ def _link_or_create(
                 name=display_name(claims, email),
                 today=today,
                 access_role=mapped_role(claims, settings) or "engineer",
+                via=METHOD,
             )
         except ValidationError as exc:
             raise SignInRefused(
                 "account", "invalid_account", email=email, rule=join(exc.errors.values())
             ) from None
-        record_account_event(
-            session,
-            "provisioned",
-            engineer_id=person.id,
-            email=email,
-            method=METHOD,
-            address=address,
-            detail={"issuer": settings.issuer, "subject": claims["sub"]},
-        )
         return person, True
     if not verified:
         raise SignInRefused("unverified_email", email=email, engineer_id=person.id)
@@ -191,9 +183,8 @@ def sign_in_person(
 
     role = mapped_role(claims, settings)
     if not created and role is not None and role != person.access_role:
-        before = person.access_role
         try:
-            update_engineer(session, person, None, today, access_role=role)
+            update_engineer(session, person, None, today, access_role=role, via=METHOD)
         except ValidationError as exc:
             raise SignInRefused(
                 "role",
@@ -202,15 +193,6 @@ def sign_in_person(
                 engineer_id=person.id,
                 rule=exc.errors.get("access_role", join(exc.errors.values())),
             ) from None
-        record_account_event(
-            session,
-            "role_changed",
-            engineer_id=person.id,
-            email=person.email,
-            method=METHOD,
-            address=address,
-            detail={"from": before, "to": role},
-        )
 
     email = claims.get("email")
     identity.email = email[:MAX_EMAIL_LENGTH] if isinstance(email, str) else ""

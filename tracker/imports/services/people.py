@@ -80,4 +80,5 @@ def import_person(session: Session, row: Row, today: dt.date, actor: Engineer | 
         experience_months=cells.experience_months,
         password=cells.password,
         locale=cells.locale,
+        via="import",
     )

@@ -29,10 +29,12 @@ from tracker.people.rules import (
     MANAGER_ROLES,
     MAX_EXPERIENCE_MONTHS,
     MAX_NAME_LENGTH,
+    TOTP_REQUIRED_ROLES,
 )
 from tracker.people.services.access import is_whole, resolve_manager
 from tracker.people.services.accounts import hash_password
 from tracker.people.services.teams import resolve_team
+from tracker.people.services.trail import trail, trail_fields
 
 HIRED_IN_FUTURE = N_("hire date must not be in the future")
 
@@ -165,12 +167,14 @@ def create_person(
     experience_text: str = "",
     password: str | None = None,
     locale: str = BROWSER_LOCALE,
+    via: str | None = None,
 ) -> Engineer:
     """Add a person (and their account); their first level is recorded in the level history.
 
     Job roles start on the hire date (or today); the first level-history row is
-    dated `today` and names `actor`. Every broken rule is reported at once and
-    nothing is written.
+    dated `today` and names `actor`; the account trail records the provisioning
+    through `via` (web, api, cli, import, scim). Every broken rule is reported
+    at once and nothing is written.
     """
     job_roles = list(job_roles)
     errors: dict[str, str] = {}
@@ -238,6 +242,14 @@ def create_person(
             changed_by_id=actor.id if actor else None,
         )
     )
+    trail(
+        session,
+        "provisioned",
+        engineer,
+        actor,
+        via,
+        {"access_role": engineer.access_role, "level": engineer.level},
+    )
     session.flush()
     return engineer
 
@@ -251,13 +263,20 @@ def set_locale(session: Session, engineer: Engineer, locale: str) -> None:
 
 
 def set_level(
-    session: Session, engineer: Engineer, level: int, actor: Engineer | None, today: dt.date
+    session: Session,
+    engineer: Engineer,
+    level: int,
+    actor: Engineer | None,
+    today: dt.date,
+    *,
+    via: str | None = None,
 ) -> LevelChange | None:
     """Set a person's level, writing who changed it from what to what on `today`."""
     if problem := level_error(session, level):
         raise ValidationError({"level": problem})
     if engineer.level == level:
         return None
+    trail(session, "level_changed", engineer, actor, via, {"from": engineer.level, "to": level})
     change = LevelChange(
         engineer=engineer,
         from_level=engineer.level,
@@ -360,6 +379,7 @@ def update_engineer(
     today: dt.date,
     *,
     first_record: dt.date | None = None,
+    via: str | None = None,
     **changes: object,
 ) -> Engineer:
     """Change a person's role, job roles, level, team, manager, hire date, experience, language.
@@ -367,7 +387,9 @@ def update_engineer(
     `first_record` is the day of the person's first recorded hours or exam
     attempt, which a new hire date must not be after. A level change writes a
     LevelChange (from, to, today, actor); job-role changes end and open
-    assignments on `today`. All rules are checked before anything is written.
+    assignments on `today`. The account trail records a role change, a level
+    change and the other fields changed, through `via`. All rules are checked
+    before anything is written.
     """
     unknown = set(changes) - EDITABLE
     if unknown:
@@ -411,10 +433,23 @@ def update_engineer(
     if errors:
         raise ValidationError(errors)
 
-    if "access_role" in changes:
+    before = trail_fields(engineer)
+    if "access_role" in changes and changes["access_role"] != engineer.access_role:
+        trail(
+            session,
+            "role_changed",
+            engineer,
+            actor,
+            via,
+            {"from": engineer.access_role, "to": changes["access_role"]},
+        )
+        if changes["access_role"] in TOTP_REQUIRED_ROLES:
+            # The new role signs in with a second step: a session opened by a
+            # password alone ends.
+            engineer.session_epoch += 1
         engineer.access_role = changes["access_role"]  # type: ignore[assignment]  # checked above
     if "level" in changes:
-        set_level(session, engineer, changes["level"], actor, today)  # type: ignore[arg-type]  # checked above
+        set_level(session, engineer, changes["level"], actor, today, via=via)  # type: ignore[arg-type]  # checked above
     if "job_roles" in changes:
         set_job_roles(session, engineer, codes, today)
     if "team_id" in changes:
@@ -427,12 +462,21 @@ def update_engineer(
         engineer.experience_months = changes["experience_months"]  # type: ignore[assignment]  # checked above
     if "locale" in changes:
         set_locale(session, engineer, changes["locale"])  # type: ignore[arg-type]  # checked above
+    after = trail_fields(engineer)
+    changed = {k: {"from": before[k], "to": after[k]} for k in before if before[k] != after[k]}
+    if changed:
+        trail(session, "updated", engineer, actor, via, changed)
     session.flush()
     return engineer
 
 
 def set_active(
-    session: Session, engineer: Engineer, active: bool, actor: Engineer | None = None
+    session: Session,
+    engineer: Engineer,
+    active: bool,
+    actor: Engineer | None = None,
+    *,
+    via: str | None = None,
 ) -> None:
     """Activate or deactivate an account; deactivation ends its sessions and tokens' use.
 
@@ -443,4 +487,5 @@ def set_active(
     if engineer.active != active:
         engineer.active = active
         engineer.session_epoch += 1
+        trail(session, "reactivated" if active else "deactivated", engineer, actor, via)
         session.flush()

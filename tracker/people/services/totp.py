@@ -1,0 +1,271 @@
+"""Two-step sign-in: TOTP secrets (RFC 6238), each time step used once, recovery codes.
+
+The functions take the instant they judge (`now`, naive UTC as the clock gives
+it) and flush; the request or command commits. A refused code raises
+CodeRefused, whose `reason` the account trail keeps.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import secrets
+
+import pyotp
+import segno
+from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy.orm import Session
+
+from tracker.audit.accounts import record_account_event
+from tracker.errors import ValidationError
+from tracker.people.models import Engineer, RecoveryCode
+from tracker.people.rules import (
+    RECOVERY_CODE_ALPHABET,
+    RECOVERY_CODE_COUNT,
+    RECOVERY_CODE_GROUP,
+    RECOVERY_CODE_RULE,
+    TOTP_CODE_RULE,
+    TOTP_DIGITS,
+    TOTP_INTERVAL_SECONDS,
+    TOTP_ISSUER,
+    TOTP_REQUIRED_ROLES,
+    TOTP_SECRET_LENGTH,
+    TOTP_VALID_WINDOW,
+)
+
+
+class CodeRefused(ValidationError):
+    """A second-step code that does not sign in; `reason` is a key of SIGN_IN_REFUSALS."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__({"code": message})
+        self.reason = reason
+
+
+# --- reading ----------------------------------------------------------------
+
+
+def is_enrolled(engineer: Engineer) -> bool:
+    """Return whether the person has set up an authenticator app."""
+    return engineer.totp_secret is not None
+
+
+def second_step_required(engineer: Engineer) -> bool:
+    """Return whether a password alone does not sign this person in (admins, the enrolled)."""
+    return engineer.access_role in TOTP_REQUIRED_ROLES or is_enrolled(engineer)
+
+
+def new_secret() -> str:
+    """Return a fresh random TOTP secret (base32)."""
+    return pyotp.random_base32(TOTP_SECRET_LENGTH)
+
+
+def _totp(secret: str) -> pyotp.TOTP:
+    return pyotp.TOTP(secret, digits=TOTP_DIGITS, interval=TOTP_INTERVAL_SECONDS)
+
+
+def provisioning_uri(secret: str, email: str) -> str:
+    """Return the otpauth:// URI an authenticator app reads from the QR code."""
+    return _totp(secret).provisioning_uri(name=email, issuer_name=TOTP_ISSUER)
+
+
+def qr_code(uri: str) -> str:
+    """Return the QR code of `uri` as an SVG data: URI (drawn here, no outside service)."""
+    return segno.make(uri, error="m").svg_data_uri(scale=5, border=4)
+
+
+def grouped(secret: str) -> str:
+    """Return a secret in groups of four, as people type it into an app by hand."""
+    return " ".join(secret[i : i + 4] for i in range(0, len(secret), 4))
+
+
+def time_step(now: dt.datetime) -> int:
+    """Return the TOTP time step `now` (naive UTC) falls in."""
+    return int(now.replace(tzinfo=dt.UTC).timestamp()) // TOTP_INTERVAL_SECONDS
+
+
+def code_at(secret: str, step: int) -> str:
+    """Return the code of a time step (what the app shows during it)."""
+    return _totp(secret).generate_otp(step)
+
+
+def _digits(code: str) -> str:
+    return "".join(code.split())
+
+
+def looks_like_totp(code: str) -> bool:
+    """Return whether a typed code is an authenticator code (digits) and not a recovery code."""
+    return _digits(code).isdigit()
+
+
+def _matching_step(secret: str, code: str, now: dt.datetime) -> int | None:
+    """Return the step within the window whose code this is, or None."""
+    code = _digits(code)
+    if len(code) != TOTP_DIGITS or not code.isdigit():
+        return None
+    step = time_step(now)
+    for candidate in range(step - TOTP_VALID_WINDOW, step + TOTP_VALID_WINDOW + 1):
+        if pyotp.utils.strings_equal(code, code_at(secret, candidate)):
+            return candidate
+    return None
+
+
+# --- writing ----------------------------------------------------------------
+
+
+def check_code(session: Session, engineer: Engineer, code: str, now: dt.datetime) -> None:
+    """Accept an authenticator code once: its time step is spent, and no earlier one works.
+
+    The step is claimed by one conditional UPDATE, so two requests racing with
+    one code cannot both sign in.
+    """
+    if engineer.totp_secret is None:
+        raise CodeRefused("wrong_code", TOTP_CODE_RULE)
+    step = _matching_step(engineer.totp_secret, code, now)
+    if step is None:
+        raise CodeRefused("wrong_code", TOTP_CODE_RULE)
+    claimed = session.execute(
+        update(Engineer)
+        .where(
+            Engineer.id == engineer.id,
+            or_(Engineer.totp_last_step.is_(None), Engineer.totp_last_step < step),
+        )
+        # A sign-in is not a change of the record: updated_at stays.
+        .values(totp_last_step=step, updated_at=Engineer.updated_at)
+        .execution_options(synchronize_session=False)
+    )
+    if claimed.rowcount != 1:  # type: ignore[attr-defined]  # a CursorResult
+        raise CodeRefused("replayed_code", TOTP_CODE_RULE)
+    session.expire(engineer, ["totp_last_step"])
+
+
+def _normalised_recovery(code: str) -> str:
+    return "".join(ch for ch in code.lower() if ch in RECOVERY_CODE_ALPHABET)
+
+
+def recovery_hash(code: str) -> str:
+    """Return the stored form of a recovery code (spaces, dashes and case ignored)."""
+    return hashlib.sha256(_normalised_recovery(code).encode()).hexdigest()
+
+
+def _new_recovery_code() -> str:
+    chars = [secrets.choice(RECOVERY_CODE_ALPHABET) for _ in range(2 * RECOVERY_CODE_GROUP)]
+    return "".join(chars[:RECOVERY_CODE_GROUP]) + "-" + "".join(chars[RECOVERY_CODE_GROUP:])
+
+
+def replace_recovery_codes(session: Session, engineer: Engineer, now: dt.datetime) -> list[str]:
+    """Give the person RECOVERY_CODE_COUNT new recovery codes; return them (shown once)."""
+    session.execute(delete(RecoveryCode).where(RecoveryCode.engineer_id == engineer.id))
+    codes: list[str] = []
+    while len(codes) < RECOVERY_CODE_COUNT:
+        code = _new_recovery_code()
+        if code not in codes:
+            codes.append(code)
+    session.add_all(
+        RecoveryCode(engineer_id=engineer.id, code_hash=recovery_hash(c), created_at=now)
+        for c in codes
+    )
+    session.flush()
+    return codes
+
+
+def use_recovery_code(session: Session, engineer: Engineer, code: str, now: dt.datetime) -> None:
+    """Accept an unused recovery code of this person, once."""
+    normalised = _normalised_recovery(code)
+    if len(normalised) != 2 * RECOVERY_CODE_GROUP:
+        raise CodeRefused("wrong_recovery_code", RECOVERY_CODE_RULE)
+    used = session.execute(
+        update(RecoveryCode)
+        .where(
+            RecoveryCode.engineer_id == engineer.id,
+            RecoveryCode.code_hash == recovery_hash(normalised),
+            RecoveryCode.used_at.is_(None),
+        )
+        .values(used_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    if used.rowcount != 1:  # type: ignore[attr-defined]  # a CursorResult
+        raise CodeRefused("wrong_recovery_code", RECOVERY_CODE_RULE)
+
+
+def recovery_codes_left(session: Session, engineer: Engineer) -> int:
+    """Return how many of the person's recovery codes are still unused."""
+    return (
+        session.scalar(
+            select(func.count()).where(
+                RecoveryCode.engineer_id == engineer.id, RecoveryCode.used_at.is_(None)
+            )
+        )
+        or 0
+    )
+
+
+def enrol(
+    session: Session,
+    engineer: Engineer,
+    secret: str,
+    code: str,
+    now: dt.datetime,
+    *,
+    address: str = "",
+) -> list[str]:
+    """Set up the app whose first code is `code`; return the new recovery codes.
+
+    The code's step is spent at once: the code that confirmed the set-up does
+    not also pass a sign-in.
+    """
+    step = _matching_step(secret, code, now)
+    if step is None:
+        raise CodeRefused("wrong_code", TOTP_CODE_RULE)
+    engineer.totp_secret = secret
+    engineer.totp_last_step = step
+    session.flush()
+    codes = replace_recovery_codes(session, engineer, now)
+    record_account_event(
+        session,
+        "totp_enrolled",
+        engineer_id=engineer.id,
+        email=engineer.email,
+        method="web",
+        address=address,
+        at=now,
+    )
+    return codes
+
+
+def set_secret(session: Session, engineer: Engineer, secret: str) -> None:
+    """Give the person a known secret without a code (the demo organisation's admin)."""
+    engineer.totp_secret = secret
+    engineer.totp_last_step = None
+    session.flush()
+
+
+def reset(
+    session: Session,
+    engineer: Engineer,
+    *,
+    actor: Engineer | None = None,
+    via: str | None = None,
+) -> bool:
+    """Clear the person's app and recovery codes; False when there was nothing to clear.
+
+    An admin is asked to set up an app again at their next password sign-in.
+    """
+    had_codes = session.scalar(
+        select(RecoveryCode.id).where(RecoveryCode.engineer_id == engineer.id).limit(1)
+    )
+    if engineer.totp_secret is None and had_codes is None:
+        return False
+    engineer.totp_secret = None
+    engineer.totp_last_step = None
+    session.execute(delete(RecoveryCode).where(RecoveryCode.engineer_id == engineer.id))
+    record_account_event(
+        session,
+        "totp_reset",
+        engineer_id=engineer.id,
+        email=engineer.email,
+        method=via,
+        actor_id=actor.id if actor else None,
+    )
+    session.flush()
+    return True
