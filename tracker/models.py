@@ -22,6 +22,7 @@ from tracker.people.models import ApiToken, Engineer, JobRoleAssignment, LevelCh
 from tracker.progress.models import Certification, ExamAttempt, ExamPlan, HourLog
 from tracker.readiness.models import LapseImpact
 from tracker.reminders.models import Notification, ReminderRun
+from tracker.scim.models import ScimGroup, ScimToken, ScimUser
 from tracker.webhooks.models import WebhookDelivery, WebhookEndpoint
 
 __all__ = [
@@ -51,6 +52,9 @@ __all__ = [
     "PathCourse",
     "ReminderRun",
     "RoiLine",
+    "ScimGroup",
+    "ScimToken",
+    "ScimUser",
     "SkillAssessment",
     "Speciality",
     "Team",
