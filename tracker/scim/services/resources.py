@@ -55,8 +55,10 @@ def stamp(
     return resource
 
 
-def field(payload: Mapping[str, Any], name: str) -> Any:
+def field(payload: Any, name: str) -> Any:
     """Return an attribute of a payload, its name matched regardless of case (RFC 7643 §2.1)."""
+    if not isinstance(payload, Mapping):
+        return None
     for key, value in payload.items():
         if key.lower() == name.lower():
             return value

@@ -94,7 +94,7 @@ def read_user(payload: Any, *, active: bool) -> User:
         given = " ".join(
             str(part)
             for part in (field(name, "givenName"), field(name, "familyName"))
-            if isinstance(name, dict) and part
+            if isinstance(part, str) and part.strip()
         )
         formatted = field(payload, "displayName") or given
         if formatted:
