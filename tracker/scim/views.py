@@ -102,6 +102,13 @@ def too_large(exc: RequestEntityTooLarge) -> Response:
     return _answer(error.model_dump(scim_ctx=Context.RESOURCE_QUERY_RESPONSE), 413)
 
 
+@bp.after_request
+def not_cached(response: Response) -> Response:
+    """Keep SCIM answers (people's accounts) out of every cache."""
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
 @bp.before_request
 def authenticate() -> None:
     """Refuse a request without a live provisioning token with 401."""
