@@ -84,6 +84,11 @@ def scene(db, pinned_today):
         "delivery_id": delivery.id,
         "token": victim.calendar_token,
         "speciality": "infiniband-rdma",
+        "user_id": victim.id,
+        "group_id": team.id,
+        "name": "User",
+        "uri": "urn:ietf:params:scim:schemas:core:2.0:User",
+        "anything": "matrix",
     }
     return people, ids
 
@@ -113,13 +118,13 @@ def test_route_answers_as_the_role_allows(client, auth, scene, role, endpoint, r
     caching = response.headers.get("Cache-Control")
     if endpoint == "people.logout":
         pass  # signed out by then: a redirect to the public home page
-    elif role != "anonymous" or endpoint.startswith("api."):
+    elif role != "anonymous" or endpoint.startswith(("api.", "scim.")):
         assert caching == "no-store", f"{method} {rule} as {role}: Cache-Control {caching}"
     elif endpoint.startswith("calendars.") and status == 200:
         assert caching == "private, no-cache", f"{method} {rule}: Cache-Control {caching}"
 
-    if endpoint.startswith("api."):
-        # The API opens with a bearer token only, never with a browser session.
+    if endpoint.startswith(("api.", "scim.")):
+        # The API and SCIM open with a bearer token only, never with a browser session.
         assert status == 401
     elif endpoint in PUBLIC:
         assert status in (200, 302, 400, 401)
@@ -161,7 +166,7 @@ def test_every_page_names_each_id_once(app: Flask, client, auth, scene, role, re
     app.config["WTF_CSRF_ENABLED"] = True  # the forms draw their tokens
     request.addfinalizer(lambda: app.config.update(WTF_CSRF_ENABLED=False))
     for endpoint, rule in PAGES:
-        if endpoint.startswith(("api.", "calendars.")):
+        if endpoint.startswith(("api.", "scim.", "calendars.")):
             continue
         response = client.get(_url(rule, ids))
         if response.status_code != 200 or response.mimetype != "text/html":

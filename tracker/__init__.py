@@ -30,6 +30,7 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     from tracker.progress.views import bp as progress_bp
     from tracker.readiness.views import bp as readiness_bp
     from tracker.reminders.views import bp as calendars_bp
+    from tracker.scim.views import bp as scim_bp
 
     app = Flask(
         __name__,
@@ -77,5 +78,6 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(careers_bp)
     app.register_blueprint(api_bp)
     app.register_blueprint(api_docs_bp)
+    app.register_blueprint(scim_bp)
     cli.install(app)
     return app

@@ -27,6 +27,7 @@ FEATURE_COMMANDS: dict[str, tuple[str, str]] = {
     "scheduler": ("tracker.reminders.cli", "scheduler_command"),
     "bonus": ("tracker.careers.cli", "bonus_cli"),
     "webhook": ("tracker.webhooks.cli", "webhook_cli"),
+    "scim-token": ("tracker.scim.cli", "scim_token_cli"),
 }
 
 

@@ -30,6 +30,7 @@ from tracker.people.models import (
 from tracker.progress.models import Certification, ExamAttempt, ExamPlan, HourLog
 from tracker.readiness.models import LapseImpact
 from tracker.reminders.models import Notification, ReminderRun
+from tracker.scim.models import ScimGroup, ScimToken, ScimUser
 from tracker.webhooks.models import WebhookDelivery, WebhookEndpoint
 
 __all__ = [
@@ -61,6 +62,9 @@ __all__ = [
     "RecoveryCode",
     "ReminderRun",
     "RoiLine",
+    "ScimGroup",
+    "ScimToken",
+    "ScimUser",
     "SignInRequest",
     "SkillAssessment",
     "Speciality",

@@ -39,7 +39,8 @@ CERTIFICATIONS_PER_BATCH = 200
 # copy: a reminder, expiry notice or escalation written again in another language,
 # for its recipients who read that one (their managers, mostly).
 NOTIFICATION_KINDS = ("reminder", "expired", "escalation", "digest", "copy")
-# skipped: not sent because it no longer applies (its certification was renewed).
+# skipped: not sent because it no longer applies (its certification was renewed,
+# or its person was deactivated).
 NOTIFICATION_STATUSES = ("pending", "sending", "sent", "failed", "skipped")
 # The longest text the outbox page searches recipients and subjects for.
 MAX_OUTBOX_SEARCH_LENGTH = 200

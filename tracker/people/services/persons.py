@@ -313,6 +313,25 @@ def set_job_roles(
     session.flush()
 
 
+def set_identity(session: Session, engineer: Engineer, *, email: str, name: str) -> None:
+    """Change a person's e-mail address (their sign-in) and name, by create_person's rules."""
+    errors: dict[str, str] = {}
+    try:
+        email = normalise_email(email)
+        other = find_engineer(session, email)
+        if other is not None and other.id != engineer.id:
+            errors["email"] = msg("an engineer with email %(email)s already exists", email=email)
+    except ValidationError as exc:
+        errors.update(exc.errors)
+    if problem := _name_error(name):
+        errors["name"] = problem
+    if errors:
+        raise ValidationError(errors)
+    engineer.email = email
+    engineer.name = name.strip()
+    session.flush()
+
+
 EDITABLE = frozenset(
     {
         "access_role",

@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from tracker.db import writing
 from tracker.errors import ValidationError
 from tracker.outbox import CLAIM_LEASE, ERROR_TEXT_LIMIT, backoff
+from tracker.people.models import Engineer
 from tracker.progress.models import Certification
 from tracker.reminders import messages
 from tracker.reminders.models import Notification
@@ -74,6 +75,7 @@ _CLAIMED = (
     _OUTBOX.c.id,
     _OUTBOX.c.kind,
     _OUTBOX.c.certification_id,
+    _OUTBOX.c.engineer_id,
     _OUTBOX.c.to_addrs,
     _OUTBOX.c.cc_addrs,
     _OUTBOX.c.subject,
@@ -92,12 +94,13 @@ def _claim(
     batch: int,
     force: bool,
     skip: set[int],
-) -> tuple[list[Row[Any]], set[int]]:
+) -> tuple[list[Row[Any]], set[int], set[int]]:
     """Take up to `batch` due rows for this worker, atomically; commit the claim.
 
     Return the rows (in id order) and which of their certifications were renewed
     since they were queued, read in the claim's transaction: one round trip for
-    the claim and its rows (UPDATE ... RETURNING), one for the renewals.
+    the claim and its rows (UPDATE ... RETURNING), one for the renewals; and
+    which of their people were deactivated since (one more).
     """
     with writing(), factory() as session, session.begin():
         due = select(_OUTBOX.c.id).where(
@@ -133,7 +136,7 @@ def _claim(
             ).all()
         )
         rows.sort(key=lambda r: r.id)
-        return rows, _superseded(session, rows)
+        return rows, _superseded(session, rows), _deactivated(session, rows)
 
 
 def _retry(
@@ -172,7 +175,7 @@ def deliver(
     with contextlib.closing(Marks(factory)) as marks:
         while True:
             marks.wait()
-            rows, renewed = _claim(factory, worker, now, batch, force, seen)
+            rows, renewed, deactivated = _claim(factory, worker, now, batch, force, seen)
             if not rows:
                 return report
             seen.update(r.id for r in rows)
@@ -186,7 +189,9 @@ def deliver(
             try:
                 for index, row in enumerate(rows):
                     try:
-                        _send_one(marks, smtp, settings, row, worker, now, report, renewed)
+                        _send_one(
+                            marks, smtp, settings, row, worker, now, report, renewed, deactivated
+                        )
                     except _ConnectionLost as lost:
                         for rest in rows[index:]:
                             _retry(marks, rest, worker, now, str(lost), report)
@@ -250,6 +255,19 @@ def _superseded(session: Session, rows: Sequence[Row[Any]]) -> set[int]:
     )
 
 
+def _deactivated(session: Session, rows: Sequence[Row[Any]]) -> set[int]:
+    """Return which of the rows' people (reminded, or digested for) are deactivated now."""
+    ids = {r.engineer_id for r in rows if r.engineer_id is not None}
+    if not ids:
+        return set()
+    people = Engineer.__table__
+    return set(
+        session.execute(
+            select(people.c.id).where(people.c.id.in_(ids), people.c.active.is_(False))
+        ).scalars()
+    )
+
+
 def _send_one(
     marks: Marks,
     smtp: _Smtp,
@@ -259,7 +277,20 @@ def _send_one(
     now: dt.datetime,
     report: DeliveryReport,
     renewed: set[int],
+    deactivated: set[int],
 ) -> None:
+    if row.engineer_id in deactivated:
+        # A deactivated account gets no mail, also what was queued before.
+        finish(
+            marks,
+            row,
+            worker,
+            now,
+            status="skipped",
+            last_error="not sent: the person's account was deactivated before delivery",
+        )
+        report.skipped += 1
+        return
     if row.certification_id in renewed and row.kind != "digest":
         # "A renewed certification stops all further reminders for the older one",
         # also those queued before the renewal and still waiting for SMTP.

@@ -1,0 +1,1 @@
+"""The SCIM domain: tokens, users (people), groups (teams), filters and pages."""
