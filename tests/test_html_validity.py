@@ -49,7 +49,7 @@ JAVA = shutil.which("java")
 PER_SHAPE = 3
 # Links that sign out or download something other than a page (the API's JSON, not its
 # reference page /api/docs).
-NOT_PAGES = ("/logout", "/static/", "/api/v1/", "/calendar/")
+NOT_PAGES = ("/logout", "/static/", "/api/v1/", "/scim/v2/", "/calendar/")
 NOT_PAGE_SUFFIXES = (".csv", ".ics")
 OWN_PAGES = ["/dashboard", "/careers/", "/hours", "/exams", "/credentials", "/profile"]
 

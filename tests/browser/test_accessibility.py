@@ -126,8 +126,8 @@ ROLES = {
 # Where each role's crawl starts; /admin/ is a route that no page links.
 START = {"anonymous": ["/"], "engineer": ["/dashboard"], "manager": ["/dashboard"]}
 START["admin"] = ["/dashboard", "/admin/"]
-# Downloads, feeds and the API are not pages (its reference, /api/docs, is).
-NOT_PAGES = re.compile(r"\.(csv|ics)$|^/(api/v1|static|calendar)/")
+# Downloads, feeds, the API and SCIM are not pages (the API's reference, /api/docs, is).
+NOT_PAGES = re.compile(r"\.(csv|ics)$|^/(api/v1|scim/v2|static|calendar)/")
 
 
 def _page_endpoints(app) -> set[str]:

@@ -31,9 +31,13 @@ class FreshEmails(list[str]):
         return f"conformance-{next(_serial)}-{uuid.uuid4().hex[:8]}@example.com"
 
 
-def client(url: str, token: str) -> SyncSCIMClient:
-    """Return a client of the tracker at `url`, described by what the tracker serves."""
-    http = httpx2.Client(base_url=f"{url}/scim/v2", headers={"Authorization": f"Bearer {token}"})
+def http_client(url: str, token: str) -> httpx2.Client:
+    """Return an HTTP client of the tracker's SCIM at `url` (close it: a context manager)."""
+    return httpx2.Client(base_url=f"{url}/scim/v2", headers={"Authorization": f"Bearer {token}"})
+
+
+def client(http: httpx2.Client) -> SyncSCIMClient:
+    """Return a SCIM client over `http`, described by what the tracker serves."""
     discovering = SyncSCIMClient(http)
     discovering.discover()
     served = discovering.provider

@@ -16,7 +16,7 @@ import pytest
 from scim2_tester import Status, check_server
 
 from tests.live import LiveServer, run_tracker, start_server, tracker_env
-from tests.scim.conformance import client
+from tests.scim.conformance import client, http_client
 
 pytestmark = pytest.mark.once
 
@@ -36,7 +36,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServe
 
 def test_scim2_tester_finds_no_failure(served):
     server, token = served
-    results = check_server(client(server.url, token))
+    with http_client(server.url, token) as http:
+        results = check_server(client(http))
     failed = [
         f"{r.resource_type} {r.title}: {r.reason}"
         for r in results
@@ -52,7 +53,8 @@ def test_scim2_tester_finds_no_failure(served):
 
 def test_the_served_tracker_refuses_a_wrong_token(served):
     server, _ = served
-    response = httpx2.get(f"{server.url}/scim/v2/Users", headers={"Authorization": "Bearer x"})
+    with httpx2.Client() as http:
+        response = http.get(f"{server.url}/scim/v2/Users", headers={"Authorization": "Bearer x"})
     assert response.status_code == 401
     assert response.headers["content-type"].startswith("application/scim+json")
     assert response.json()["status"] == "401"

@@ -22,7 +22,6 @@ from scim2_models import (
     ChangePassword,
     ComplexAttribute,
     ETag,
-    External,
     Filter,
     Mutability,
     Pagination,
@@ -141,10 +140,9 @@ def schemas() -> list[Schema]:
     ]
 
 
-def service_provider_config(documentation: str) -> ServiceProviderConfig:
+def service_provider_config() -> ServiceProviderConfig:
     """Return what the service supports, as /ServiceProviderConfig publishes it."""
     return ServiceProviderConfig(
-        documentation_uri=Reference[External](documentation),
         patch=Patch(supported=True),
         bulk=Bulk(supported=False, max_operations=0, max_payload_size=0),
         filter=Filter(supported=True, max_results=MAX_COUNT),

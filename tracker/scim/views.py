@@ -198,8 +198,7 @@ def _listed(items: list[Resource[Any]], model: type[Resource[Any]]) -> Response:
 @bp.route("/ServiceProviderConfig", methods=EVERY_METHOD)
 def service_provider_config() -> Response:
     _only_get()
-    config = schemas.service_provider_config(f"{request.url_root.rstrip('/')}/api/docs")
-    config.meta = None
+    config = schemas.service_provider_config()
     return _answer(config.model_dump(scim_ctx=Context.RESOURCE_QUERY_RESPONSE))
 
 
