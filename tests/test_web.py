@@ -39,6 +39,7 @@ def _menu(html: str) -> tuple[list[str], dict[str, list[str]]]:
                     "Catalog",
                     "Outbox",
                     "Webhooks",
+                    "Account trail",
                     "Bonus amounts",
                 ],
             },
