@@ -33,8 +33,6 @@ def upgrade() -> None:
         batch_op.add_column(sa.Column('totp_last_step', sa.Integer(), nullable=True))
 
     # ### end Alembic commands ###
-    # Admins now sign in with a second step: sessions opened by a password alone end.
-    op.execute("UPDATE engineers SET session_epoch = session_epoch + 1 WHERE access_role = 'admin'")
 
 
 def downgrade() -> None:

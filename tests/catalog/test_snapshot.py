@@ -20,6 +20,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from tests import factories
+from tests.helpers import sign_in
 from tracker import create_app
 from tracker.catalog.models import Course, Credential, TemplateSlot
 from tracker.catalog.services.reads import paths_with_courses
@@ -210,10 +211,7 @@ def _worker(url: str):
     config = {"DATABASE_URL": url, "SECRET_KEY": "x", "WTF_CSRF_ENABLED": False}
     app = create_app({**config, "TODAY": factories.TODAY})
     client = app.test_client()
-    response = client.post(
-        "/login", data={"email": "ada@example.com", "password": factories.PASSWORD}
-    )
-    assert response.status_code in (302, 303)
+    sign_in(client, "ada@example.com")  # an admin: the password, then the app's code
     return app, client
 
 
@@ -221,11 +219,12 @@ def _worker(url: str):
 OTHER_WORKER = textwrap.dedent(
     """
     import sys
+    from tests.helpers import sign_in
     from tracker import create_app
 
     app = create_app({"DATABASE_URL": sys.argv[1], "SECRET_KEY": "x", "WTF_CSRF_ENABLED": False})
     client = app.test_client()
-    client.post("/login", data={"email": "ada@example.com", "password": sys.argv[2]})
+    sign_in(client, "ada@example.com", sys.argv[2])
     response = client.post("/admin/catalog", data={
         "exam_code": "ACME-OPS", "exam_name": "ACME GPU Operations", "validity_months": "12",
         "experience_months": "0", "retake_wait_days": "30",

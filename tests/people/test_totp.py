@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
+import threading
 from urllib.parse import parse_qs, urlsplit
 
 import pyotp
 import pytest
 from flask.testing import FlaskClient
 from sqlalchemy import select
+from sqlalchemy.orm import sessionmaker
 
 from tests import factories
 from tests.helpers import (
@@ -20,7 +22,9 @@ from tests.helpers import (
     totp_state,
     unspent_code,
 )
+from tracker import create_app
 from tracker.clock import utcnow
+from tracker.db import session_scope
 from tracker.extensions import SignInLimiter
 from tracker.people.models import Engineer, RecoveryCode
 from tracker.people.rules import PENDING_SIGN_IN_SECONDS, RECOVERY_CODE_COUNT
@@ -392,3 +396,35 @@ def test_reset_totp_of_an_unknown_email_fails(runner):
     result = runner.invoke(args=["user", "reset-totp", "nobody@example.com"])
     assert result.exit_code != 0
     assert "no engineer with email nobody@example.com" in result.output
+
+
+def test_two_requests_racing_with_one_code_open_one_session(racing_url):
+    config = {"DATABASE_URL": racing_url, "SECRET_KEY": "race", "WTF_CSRF_ENABLED": False}
+    app = create_app({**config, "TESTING": True})
+    engine = app.extensions["tracker.engine"]
+    try:
+        factory = sessionmaker(bind=engine, expire_on_commit=False)
+        with session_scope(factory) as session:
+            person = factories.engineer(session, access_role="admin")
+            secret = new_secret()
+            set_secret(session, person, secret)
+        code = unspent_code(secret, None)[0]
+        racers = 4
+        clients = [app.test_client() for _ in range(racers)]
+        for client in clients:
+            post_login(client, person.email)
+        start = threading.Barrier(racers)
+        statuses: list[int] = []
+
+        def give(client: FlaskClient) -> None:
+            start.wait()
+            statuses.append(give_code(client, code).status_code)
+
+        threads = [threading.Thread(target=give, args=(c,)) for c in clients]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert sorted(statuses) == [302] + [401] * (racers - 1)
+    finally:
+        engine.dispose()
