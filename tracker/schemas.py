@@ -177,6 +177,11 @@ WholeNumber = Annotated[int, Field(strict=True)]
 TrueFalse = Annotated[bool, Field(strict=True)]
 
 
+# A JSON Schema pattern of text without NUL, which no text column stores (the API refuses
+# it in any string of a body, tracker.api.inputs).
+WITHOUT_NUL = "^[^\\u0000]*$"
+
+
 def text(max_length: int, required: bool = False) -> StringConstraints:
     """Return the constraints of a text field: trimmed, at most `max_length` characters."""
     return StringConstraints(
@@ -216,6 +221,36 @@ class Body(BaseModel):
     def cross_errors(cls, data: dict[str, Any]) -> dict[str, str]:
         """Return the refusals of rules over several fields, by field (`data` holds no nulls)."""
         return {}
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        """Describe the body as read: a field that may be left out may be null too."""
+        schema = handler(core_schema)
+        target = handler.resolve_ref_schema(schema)
+        required = set(target.get("required", ()))
+        properties = target.get("properties", {})
+        for name, prop in properties.items():
+            if name not in required:
+                properties[name] = _or_null(prop)
+        return schema
+
+
+# What a JSON Schema says about its field rather than about its values.
+ANNOTATIONS = ("title", "description", "default", "examples")
+
+
+def _or_null(schema: dict[str, Any]) -> dict[str, Any]:
+    """Return a field's JSON Schema with null admitted (unless it is already)."""
+    branches = schema.get("anyOf", [schema])
+    if {"type": "null"} in branches or schema.get("type") == "null":
+        return schema
+    notes = {k: v for k, v in schema.items() if k in ANNOTATIONS}
+    value = {k: v for k, v in schema.items() if k not in ANNOTATIONS}
+    if "anyOf" in value and len(value) == 1:
+        return {"anyOf": [*value["anyOf"], {"type": "null"}], **notes}
+    return {"anyOf": [value, {"type": "null"}], **notes}
 
 
 class Query(BaseModel):

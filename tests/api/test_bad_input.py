@@ -321,6 +321,8 @@ def test_a_record_for_another_engineer_without_the_right(
         ("expiring_within=ten", "expiring_within"),
         ("expiring_within=99999999", "expiring_within"),
         ("engineer=me", "engineer"),
+        ("engineer=0", "engineer"),
+        ("engineer=2147483648", "engineer"),
         ("owner=1", "owner"),
     ],
 )
@@ -358,3 +360,40 @@ def test_a_chunked_body_over_the_size_limit_is_413(
         environ_overrides={"wsgi.input_terminated": True},
     )
     assert response.status_code == 201
+
+
+# --- what JSON and the document say alike ---------------------------------------------
+
+
+def test_a_whole_number_may_be_written_with_a_zero_fraction(api: Api, scene: Scene) -> None:
+    """JSON Schema's integers include 80.0: the document's `integer` reads it as 80."""
+    body = with_(ATTEMPT, score=80.0, engineer=float(scene.target.id))
+    response = api.post("/api/v1/exam-attempts", scene.tokens["self"], body)
+    assert response.status_code == 201, response.get_json()
+    assert response.get_json()["score"] == 80
+
+
+@pytest.mark.parametrize(
+    ("score", "message"),
+    [("80.5", "whole number"), ("1e400", ""), ("8e1", None), ("80.000", None)],
+)
+def test_only_a_fraction_is_refused_where_a_whole_number_goes(
+    api: Api, scene: Scene, score: str, message: str | None
+) -> None:
+    # As sent, digit for digit; 1e400 stays a Decimal (not expanded into 401 digits).
+    raw = json.dumps(with_(ATTEMPT, score="SCORE")).replace('"SCORE"', score)
+    response = api.call(
+        "POST", "/api/v1/exam-attempts", scene.tokens["self"], data=raw,
+        content_type="application/json",
+    )  # fmt: skip
+    if message is None:
+        assert response.status_code == 201, response.get_json()
+        assert response.get_json()["score"] == 80
+    else:
+        assert response.status_code == 400
+        assert message in response.get_json()["errors"]["score"]
+
+
+def test_roi_line_names_without_nul(api: Api, db: Session, scene: Scene) -> None:
+    lines = {"investment": {"a\u0000b": 10}, "returns": {"x": 20}}
+    refused(api, db, "POST", "/api/v1/roi", scene.tokens["admin"], lines, "investment")
