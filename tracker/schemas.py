@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterator
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Annotated, Any, Generic, TypeVar
 
+from annotated_types import GroupedMetadata
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -182,14 +186,42 @@ TrueFalse = Annotated[bool, Field(strict=True)]
 WITHOUT_NUL = "^[^\\u0000]*$"
 
 
-def text(max_length: int, required: bool = False) -> StringConstraints:
-    """Return the constraints of a text field: trimmed, at most `max_length` characters."""
-    return StringConstraints(
-        strict=True,
-        strip_whitespace=True,
-        min_length=1 if required else None,
-        max_length=max_length,
-    )
+EMPTY_RULE = N_("must not be empty")
+
+
+def _stripped(value: str) -> str:
+    return value.strip()
+
+
+def _not_blank(value: str) -> str:
+    if not value:
+        raise refusal(EMPTY_RULE)
+    return value
+
+
+@dataclass(frozen=True)
+class TextRule(GroupedMetadata):
+    """A text field's constraints: at most `max_length` characters as sent, then trimmed.
+
+    The length is the sent text's, spaces included, as the JSON Schema's maxLength
+    says; a required text must hold more than spaces.
+    """
+
+    max_length: int
+    required: bool = False
+
+    def __iter__(self) -> Iterator[object]:
+        yield StringConstraints(
+            strict=True, min_length=1 if self.required else None, max_length=self.max_length
+        )
+        yield AfterValidator(_stripped)
+        if self.required:
+            yield AfterValidator(_not_blank)
+
+
+def text(max_length: int, required: bool = False) -> TextRule:
+    """Return the constraints of a text field: at most `max_length` characters, trimmed."""
+    return TextRule(max_length, required)
 
 
 class Body(BaseModel):

@@ -70,6 +70,9 @@ BAD_HOURS = [
     ("course and course id", with_(HOURS, course_id=1), "course", "not both"),
     ("no course", with_(HOURS, course=...), "course", "required"),
     ("note too long", with_(HOURS, note="x" * 501), "note", "500"),
+    # The length is the text's as sent, as the document's maxLength: spaces count.
+    ("note of 501 spaces", with_(HOURS, note=" " * 501), "note", "500"),
+    ("note too long before trimming", with_(HOURS, note=" " + "x" * 500), "note", "500"),
     ("note not text", with_(HOURS, note=5), "note", "string"),
     ("unknown field", with_(HOURS, minutes=30), "minutes", "unknown field"),
     ("engineer as text", with_(HOURS, engineer="me"), "engineer", "whole number"),

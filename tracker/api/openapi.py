@@ -48,7 +48,7 @@ REFUSALS = {
     400: N_("Bad input: each field named with the rule it breaks; nothing is stored."),
     401: N_("No live token: missing, unknown, revoked, or its account deactivated."),
     403: N_("The caller may not do this (another person's records, or a manager's view)."),
-    404: N_("No record with the id the URL (or ?engineer=) names."),
+    404: N_("No record with the id or code the URL (or ?engineer=) names."),
     413: N_("The body is larger than the server accepts."),
     414: N_("The URL is longer than the server reads."),
     415: N_("The body is not sent as JSON (Content-Type: application/json)."),
