@@ -286,22 +286,19 @@ def _or_null(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 class Query(BaseModel):
-    """A query string: unknown parameters are refused, and a blank value is absent.
+    """A query string: unknown parameters are refused, and an empty value is absent.
 
-    A model with no fields is a request that takes no parameters.
+    Empty, not blank: `?on=` is no date (OpenAPI's allowEmptyValue), `?on=%20` a
+    wrong one. A model with no fields is a request that takes no parameters.
     """
 
     model_config = ConfigDict(extra="forbid")
 
     @model_validator(mode="before")
     @classmethod
-    def _blank_is_absent(cls, data: Any) -> Any:
+    def _empty_is_absent(cls, data: Any) -> Any:
         if isinstance(data, dict):
-            return {
-                key: value
-                for key, value in data.items()
-                if not (isinstance(value, str) and not value.strip())
-            }
+            return {key: value for key, value in data.items() if value != ""}
         return data
 
 

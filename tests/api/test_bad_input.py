@@ -325,6 +325,9 @@ def test_a_record_for_another_engineer_without_the_right(
         ("expiring_within=99999999", "expiring_within"),
         ("engineer=me", "engineer"),
         ("engineer=0", "engineer"),
+        # Empty is absent; spaces are a value, and a wrong one.
+        ("expiring_within=%20", "expiring_within"),
+        ("status=%20", "status"),
         ("engineer=2147483648", "engineer"),
         ("owner=1", "owner"),
     ],
@@ -333,6 +336,12 @@ def test_bad_certification_queries(api: Api, scene: Scene, query: str, field: st
     response = api.get(f"/api/v1/certifications?{query}", scene.tokens["admin"])
     assert response.status_code == 400
     assert field in response.get_json()["errors"]
+
+
+def test_an_empty_query_value_is_absent(api: Api, scene: Scene) -> None:
+    query = "status=&expiring_within=&engineer=&limit=&cursor="
+    response = api.get(f"/api/v1/certifications?{query}", scene.tokens["admin"])
+    assert response.status_code == 200, response.get_json()
 
 
 def test_a_chunked_body_over_the_size_limit_is_413(
