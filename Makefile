@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 
 TRANSLATIONS := tracker/translations
 
-.PHONY: install run test lint format clean bench load messages translations
+.PHONY: install run test fuzz lint format clean bench load messages translations
 
 install: $(STAMP) translations
 
@@ -39,6 +39,14 @@ run: install
 # Both cores: xdist workers, the browser tests together on one of them.
 test: install
 	$(BIN)/python -m pytest -n auto --dist loadgroup $(PYTEST_ARGS)
+
+# schemathesis over the API as each role (tests/api/test_fuzz.py), longer than the run
+# `make test` includes: FUZZ_EXAMPLES cases per operation; FUZZ_SEED=N runs a seed again.
+FUZZ_EXAMPLES ?= 200
+FUZZ_SEED ?=
+fuzz: install
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_SEED=$(FUZZ_SEED) \
+		$(BIN)/python -m pytest tests/api/test_fuzz.py $(PYTEST_ARGS)
 
 lint: install
 	$(BIN)/ruff check tracker tests migrations bench
