@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 
 TRANSLATIONS := tracker/translations
 
-.PHONY: install run test test-tools lint format clean bench load messages translations
+.PHONY: install run test test-tools fuzz lint format clean bench load messages translations
 
 install: $(STAMP) translations
 
@@ -45,6 +45,14 @@ test: install
 # `npm install --no-save` would remove what the first one installed.
 test-tools:
 	npm install --no-save --ignore-scripts vnu-jar@26.9 oidc-provider@9
+
+# schemathesis over the API as each role (tests/api/test_fuzz.py), longer than the run
+# `make test` includes: FUZZ_EXAMPLES cases per operation; FUZZ_SEED=N runs a seed again.
+FUZZ_EXAMPLES ?= 200
+FUZZ_SEED ?=
+fuzz: install
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_SEED=$(FUZZ_SEED) \
+		$(BIN)/python -m pytest tests/api/test_fuzz.py $(PYTEST_ARGS)
 
 lint: install
 	$(BIN)/ruff check tracker tests migrations bench

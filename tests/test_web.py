@@ -62,3 +62,45 @@ def test_the_group_of_the_current_page_is_marked_in_the_menu(client, auth, db):
     html = client.get("/admin/outbox").get_data(as_text=True)
     assert '<summary aria-current="page">Admin</summary>' in html
     assert '<summary aria-current="page">Manage</summary>' not in html
+
+
+# --- the request boundary's refusals ------------------------------------------------------
+
+
+@pytest.mark.parametrize("limit", [1, 9, 10, 99, 100, 1999, 2024, 2**31 - 1])
+def test_the_id_pattern_matches_1_to_its_limit(limit: int) -> None:
+    from tracker.web import at_most
+
+    pattern = re.compile(at_most(limit))
+    around = {*range(0, 120), *range(limit - 120, limit + 120), 10 ** len(str(limit))}
+    for number in sorted(around):
+        assert bool(pattern.fullmatch(str(number))) == (1 <= number <= limit), number
+    assert not pattern.fullmatch("01")  # no leading zeros: one URL per record
+
+
+@pytest.mark.parametrize("method", ["GET", "PUT", "DELETE", "PATCH"])
+def test_an_id_beyond_an_integer_column_is_404_for_every_method(client, method: str) -> None:
+    # The entry's URL takes GET, PUT and DELETE: a number past the column names no entry,
+    # whichever the method (not 405, as Werkzeug said when only the value was checked).
+    response = client.open("/api/v1/hours/2147483648", method=method)
+    assert response.status_code == 404
+    assert "Allow" not in response.headers
+
+
+def test_a_method_a_url_does_not_take_is_405_with_allow(client) -> None:
+    api = client.open("/api/v1/hours", method="TRACE")
+    assert api.status_code == 405
+    assert set(api.headers["Allow"].split(", ")) == {"GET", "HEAD", "OPTIONS", "POST"}
+    assert api.get_json() == {"errors": {"request": api.get_json()["errors"]["request"]}}
+    page = client.open("/login", method="DELETE")
+    assert page.status_code == 405
+    assert "GET" in page.headers["Allow"]
+    assert page.mimetype == "text/html"
+
+
+def test_a_nul_in_a_path_is_400_where_a_route_takes_text(client) -> None:
+    response = client.put("/api/v1/engineers/1/skills/nc%00cl", json={"level": 1})
+    assert response.status_code == 400
+    assert "NUL" in response.get_json()["errors"]["request"]
+    # No route takes text there: the path names nothing.
+    assert client.get("/api/v1/hours/1%00").status_code == 404

@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterator
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Annotated, Any, Generic, TypeVar
 
+from annotated_types import GroupedMetadata
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -177,14 +181,47 @@ WholeNumber = Annotated[int, Field(strict=True)]
 TrueFalse = Annotated[bool, Field(strict=True)]
 
 
-def text(max_length: int, required: bool = False) -> StringConstraints:
-    """Return the constraints of a text field: trimmed, at most `max_length` characters."""
-    return StringConstraints(
-        strict=True,
-        strip_whitespace=True,
-        min_length=1 if required else None,
-        max_length=max_length,
-    )
+# A JSON Schema pattern of text without NUL, which no text column stores (the API refuses
+# it in any string of a body, tracker.api.inputs).
+WITHOUT_NUL = "^[^\\u0000]*$"
+
+
+EMPTY_RULE = N_("must not be empty")
+
+
+def _stripped(value: str) -> str:
+    return value.strip()
+
+
+def _not_blank(value: str) -> str:
+    if not value:
+        raise refusal(EMPTY_RULE)
+    return value
+
+
+@dataclass(frozen=True)
+class TextRule(GroupedMetadata):
+    """A text field's constraints: at most `max_length` characters as sent, then trimmed.
+
+    The length is the sent text's, spaces included, as the JSON Schema's maxLength
+    says; a required text must hold more than spaces.
+    """
+
+    max_length: int
+    required: bool = False
+
+    def __iter__(self) -> Iterator[object]:
+        yield StringConstraints(
+            strict=True, min_length=1 if self.required else None, max_length=self.max_length
+        )
+        yield AfterValidator(_stripped)
+        if self.required:
+            yield AfterValidator(_not_blank)
+
+
+def text(max_length: int, required: bool = False) -> TextRule:
+    """Return the constraints of a text field: at most `max_length` characters, trimmed."""
+    return TextRule(max_length, required)
 
 
 class Body(BaseModel):
@@ -217,24 +254,51 @@ class Body(BaseModel):
         """Return the refusals of rules over several fields, by field (`data` holds no nulls)."""
         return {}
 
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        """Describe the body as read: a field that may be left out may be null too."""
+        schema = handler(core_schema)
+        target = handler.resolve_ref_schema(schema)
+        required = set(target.get("required", ()))
+        properties = target.get("properties", {})
+        for name, prop in properties.items():
+            if name not in required:
+                properties[name] = _or_null(prop)
+        return schema
+
+
+# What a JSON Schema says about its field rather than about its values.
+ANNOTATIONS = ("title", "description", "default", "examples")
+
+
+def _or_null(schema: dict[str, Any]) -> dict[str, Any]:
+    """Return a field's JSON Schema with null admitted (unless it is already)."""
+    branches = schema.get("anyOf", [schema])
+    if {"type": "null"} in branches or schema.get("type") == "null":
+        return schema
+    notes = {k: v for k, v in schema.items() if k in ANNOTATIONS}
+    value = {k: v for k, v in schema.items() if k not in ANNOTATIONS}
+    if "anyOf" in value and len(value) == 1:
+        return {"anyOf": [*value["anyOf"], {"type": "null"}], **notes}
+    return {"anyOf": [value, {"type": "null"}], **notes}
+
 
 class Query(BaseModel):
-    """A query string: unknown parameters are refused, and a blank value is absent.
+    """A query string: unknown parameters are refused, and an empty value is absent.
 
-    A model with no fields is a request that takes no parameters.
+    Empty, not blank: `?on=` is no date (OpenAPI's allowEmptyValue), `?on=%20` a
+    wrong one. A model with no fields is a request that takes no parameters.
     """
 
     model_config = ConfigDict(extra="forbid")
 
     @model_validator(mode="before")
     @classmethod
-    def _blank_is_absent(cls, data: Any) -> Any:
+    def _empty_is_absent(cls, data: Any) -> Any:
         if isinstance(data, dict):
-            return {
-                key: value
-                for key, value in data.items()
-                if not (isinstance(value, str) and not value.strip())
-            }
+            return {key: value for key, value in data.items() if value != ""}
         return data
 
 

@@ -8,18 +8,36 @@ and body (up to `body_limit`) are in memory, and only then hands it to a
 thread, which parses it from memory. Idle and slow clients cost a socket and a
 buffer, never a thread; a client that has not sent its whole request within
 `REQUEST_TIMEOUT` is disconnected.
+
+A request the parser refuses (a request line or headers over gunicorn's limits,
+a malformed line or header) is answered as the API answers every refusal,
+`{"errors": {"request": ...}}` in JSON, instead of gunicorn's HTML page: the path
+is not read yet, so it cannot tell an API call from a page.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import re
 import socket
 import time
 from functools import partial
 from selectors import EVENT_READ
 
+from gunicorn import util
+from gunicorn.http.errors import (
+    InvalidHeader,
+    InvalidHeaderName,
+    InvalidHTTPVersion,
+    InvalidRequestLine,
+    InvalidRequestMethod,
+    InvalidSchemeHeaders,
+    LimitRequestHeaders,
+    LimitRequestLine,
+    ObsoleteFolding,
+)
 from gunicorn.workers.gthread import TConn, ThreadWorker
 
 # Seconds a client has to send a whole request, counted from its first byte or,
@@ -35,6 +53,39 @@ _CONTENT_LENGTH = re.compile(rb"\r\ncontent-length[ \t]*:[ \t]*(\d+)[ \t]*(?=\r\
 _CHUNKED = re.compile(rb"\r\ntransfer-encoding[ \t]*:[^\r\n]*chunked", re.IGNORECASE)
 _EXPECT_CONTINUE = re.compile(rb"\r\nexpect[ \t]*:[ \t]*100-continue[ \t]*(?=\r\n)", re.IGNORECASE)
 CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
+
+# What the parser refuses: the status, its reason, and what the answer says. The rest
+# (an unsupported transfer coding, a forbidden proxy line...) keeps gunicorn's answer.
+MALFORMED = (400, "Bad Request", "the request is not well-formed HTTP: {error}")
+REFUSED = {
+    LimitRequestLine: (414, "URI Too Long", "the URL is longer than the server reads: {error}"),
+    LimitRequestHeaders: (
+        431,
+        "Request Header Fields Too Large",
+        "the headers are more or larger than the server reads: {error}",
+    ),
+    InvalidRequestLine: MALFORMED,
+    InvalidRequestMethod: MALFORMED,
+    InvalidHTTPVersion: MALFORMED,
+    InvalidHeader: MALFORMED,
+    InvalidHeaderName: MALFORMED,
+    ObsoleteFolding: MALFORMED,
+    InvalidSchemeHeaders: MALFORMED,
+}
+
+
+def refusal(exc: Exception) -> bytes | None:
+    """Return the whole HTTP answer to a request the parser refused, or None for gunicorn's."""
+    found = next((answer for kind, answer in REFUSED.items() if isinstance(exc, kind)), None)
+    if found is None:
+        return None
+    status, reason, text = found
+    body = json.dumps({"errors": {"request": text.format(error=exc)}}).encode()
+    head = (
+        f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+    )
+    return head.encode("latin-1") + body
 
 
 def request_complete(data: bytes, body_limit: int) -> bool:
@@ -163,6 +214,17 @@ class BufferingWorker(ThreadWorker):
             conn.parser.unreader.unread(bytes(pending))
             conn.pending = bytearray()
         self._wrap_future(self.tpool.submit(self.handle, conn), conn)
+
+    def handle_error(self, req, client, addr, exc) -> None:
+        answer = refusal(exc)
+        if answer is None:
+            super().handle_error(req, client, addr, exc)
+            return
+        self.log.warning("Invalid request from ip=%s: %s", (addr or ("", -1))[0], exc)
+        try:
+            util.write_nonblock(client, answer)
+        except Exception:
+            self.log.debug("Failed to send error message.")
 
     def murder_keepalived(self) -> None:
         super().murder_keepalived()

@@ -259,7 +259,10 @@ def _signed_in() -> bool:
 
 
 def refuse_nul_characters() -> None:
-    """Answer 400 to a query or form holding NUL: no text column can store it."""
+    """Answer 400 to a path, query or form holding NUL: no text column can store it."""
+    # A path that matches no route names nothing (404), NUL or not.
+    if request.url_rule is not None and "\x00" in request.path:
+        abort(400, "The request holds a NUL character; text must not contain one.")
     # Only a form body fills request.form: a JSON body is not parsed for it.
     form = request.mimetype in FORM_MIMETYPES
     if not form and not request.query_string:
@@ -419,14 +422,36 @@ def named(entry: object, field: str | None = None) -> str:
     return in_locale(entry, current_locale(), field)
 
 
+def at_most(limit: int) -> str:
+    """Return a regular expression of the decimal numbers 1 to `limit`, without leading zeros."""
+    digits = str(limit)
+    width = len(digits)
+    # Every number with fewer digits, then those of as many digits, one branch per digit
+    # of the limit that a smaller digit may replace (the digits after it free).
+    branches = [rf"[1-9]\d{{0,{width - 2}}}"] if width > 1 else []
+    for i, digit in enumerate(digits):
+        low, high = (1 if i == 0 else 0), int(digit) - 1
+        if high < low:
+            continue
+        free = width - i - 1
+        choice = f"[{low}-{high}]" if high > low else str(low)
+        branches.append(digits[:i] + choice + (rf"\d{{{free}}}" if free else ""))
+    branches.append(digits)
+    return "(?:" + "|".join(branches) + ")"
+
+
 class IdConverter(IntegerConverter):
-    """`<int:...>` in a URL: a record id, at most what an INTEGER column holds.
+    """`<int:...>` in a URL: a record id, 1 to what an INTEGER column holds.
 
     A larger number names nothing: the route does not match (404) instead of
-    the database refusing the query (500).
+    the database refusing the query (500). The bound is in the pattern, not
+    only in to_python: a path whose pattern matches but whose value fails makes
+    Werkzeug answer 405 when another method's rule shares that pattern.
     """
 
-    def __init__(self, map, fixed_digits=0, min=None, max=MAX_ID, signed=False) -> None:
+    regex = at_most(MAX_ID)
+
+    def __init__(self, map, fixed_digits=0, min=1, max=MAX_ID, signed=False) -> None:
         super().__init__(map, fixed_digits=fixed_digits, min=min, max=max, signed=signed)
 
 
@@ -521,8 +546,15 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):
         if _wants_json():
-            return jsonify({"errors": {"request": exc.description}}), exc.code
-        return render_template("error.html", error=exc), exc.code
+            response = jsonify({"errors": {"request": exc.description}})
+        else:
+            response = app.make_response(render_template("error.html", error=exc))
+        # What the exception says besides its page: a 405's Allow, a 401's challenge.
+        response.headers.extend(
+            (name, value) for name, value in exc.get_headers() if name.lower() != "content-type"
+        )
+        response.status_code = exc.code or 500
+        return response
 
 
 def role_required(*roles: str):

@@ -70,6 +70,9 @@ BAD_HOURS = [
     ("course and course id", with_(HOURS, course_id=1), "course", "not both"),
     ("no course", with_(HOURS, course=...), "course", "required"),
     ("note too long", with_(HOURS, note="x" * 501), "note", "500"),
+    # The length is the text's as sent, as the document's maxLength: spaces count.
+    ("note of 501 spaces", with_(HOURS, note=" " * 501), "note", "500"),
+    ("note too long before trimming", with_(HOURS, note=" " + "x" * 500), "note", "500"),
     ("note not text", with_(HOURS, note=5), "note", "string"),
     ("unknown field", with_(HOURS, minutes=30), "minutes", "unknown field"),
     ("engineer as text", with_(HOURS, engineer="me"), "engineer", "whole number"),
@@ -321,6 +324,11 @@ def test_a_record_for_another_engineer_without_the_right(
         ("expiring_within=ten", "expiring_within"),
         ("expiring_within=99999999", "expiring_within"),
         ("engineer=me", "engineer"),
+        ("engineer=0", "engineer"),
+        # Empty is absent; spaces are a value, and a wrong one.
+        ("expiring_within=%20", "expiring_within"),
+        ("status=%20", "status"),
+        ("engineer=2147483648", "engineer"),
         ("owner=1", "owner"),
     ],
 )
@@ -328,6 +336,12 @@ def test_bad_certification_queries(api: Api, scene: Scene, query: str, field: st
     response = api.get(f"/api/v1/certifications?{query}", scene.tokens["admin"])
     assert response.status_code == 400
     assert field in response.get_json()["errors"]
+
+
+def test_an_empty_query_value_is_absent(api: Api, scene: Scene) -> None:
+    query = "status=&expiring_within=&engineer=&limit=&cursor="
+    response = api.get(f"/api/v1/certifications?{query}", scene.tokens["admin"])
+    assert response.status_code == 200, response.get_json()
 
 
 def test_a_chunked_body_over_the_size_limit_is_413(
@@ -358,3 +372,40 @@ def test_a_chunked_body_over_the_size_limit_is_413(
         environ_overrides={"wsgi.input_terminated": True},
     )
     assert response.status_code == 201
+
+
+# --- what JSON and the document say alike ---------------------------------------------
+
+
+def test_a_whole_number_may_be_written_with_a_zero_fraction(api: Api, scene: Scene) -> None:
+    """JSON Schema's integers include 80.0: the document's `integer` reads it as 80."""
+    body = with_(ATTEMPT, score=80.0, engineer=float(scene.target.id))
+    response = api.post("/api/v1/exam-attempts", scene.tokens["self"], body)
+    assert response.status_code == 201, response.get_json()
+    assert response.get_json()["score"] == 80
+
+
+@pytest.mark.parametrize(
+    ("score", "message"),
+    [("80.5", "whole number"), ("1e400", ""), ("8e1", None), ("80.000", None)],
+)
+def test_only_a_fraction_is_refused_where_a_whole_number_goes(
+    api: Api, scene: Scene, score: str, message: str | None
+) -> None:
+    # As sent, digit for digit; 1e400 stays a Decimal (not expanded into 401 digits).
+    raw = json.dumps(with_(ATTEMPT, score="SCORE")).replace('"SCORE"', score)
+    response = api.call(
+        "POST", "/api/v1/exam-attempts", scene.tokens["self"], data=raw,
+        content_type="application/json",
+    )  # fmt: skip
+    if message is None:
+        assert response.status_code == 201, response.get_json()
+        assert response.get_json()["score"] == 80
+    else:
+        assert response.status_code == 400
+        assert message in response.get_json()["errors"]["score"]
+
+
+def test_roi_line_names_without_nul(api: Api, db: Session, scene: Scene) -> None:
+    lines = {"investment": {"a\u0000b": 10}, "returns": {"x": 20}}
+    refused(api, db, "POST", "/api/v1/roi", scene.tokens["admin"], lines, "investment")

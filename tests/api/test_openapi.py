@@ -6,6 +6,8 @@ answers_as_documented); the calls here make sure each kind of answer is seen.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from flask import Flask, Response
 from openapi_spec_validator import validate
@@ -70,13 +72,15 @@ def test_each_operation_lists_its_parameters_body_and_refusals(doc: dict) -> Non
         "required": True,
         "schema": {"type": "integer", "minimum": 1, "maximum": 2**31 - 1},
     }
-    assert set(entry["delete"]["responses"]) == {"204", "401", "403", "404", "503"}
+    # Any operation: no live token, a URL or headers past the server's limits, no database.
+    always = {"401", "414", "431", "503"}
+    assert set(entry["delete"]["responses"]) == {"204", "403", "404", *always}
 
     log = paths["/api/v1/hours"]["post"]
     assert log["requestBody"]["content"]["application/json"]["schema"] == {
         "$ref": "#/components/schemas/LogHoursBody"
     }
-    assert set(log["responses"]) == {"201", "400", "401", "403", "413", "415", "503"}
+    assert set(log["responses"]) == {"201", "400", "403", "413", "415", *always}
     assert "Location" in log["responses"]["201"]["headers"]
     body = doc["components"]["schemas"]["LogHoursBody"]
     assert body["additionalProperties"] is False
@@ -90,9 +94,12 @@ def test_each_operation_lists_its_parameters_body_and_refusals(doc: dict) -> Non
     assert filters["expiring_within"]["schema"]["default"] == 90
     assert all(p["in"] == "query" and not p["required"] for p in filters.values())
 
-    # The body of /roi may be left out, and is read whatever its content type.
+    # The body of /roi may be left out (or be `{}`), and is read whatever its content type.
     roi = paths["/api/v1/roi"]["post"]
     assert roi["requestBody"]["required"] is False
+    assert roi["requestBody"]["content"]["application/json"]["schema"] == {
+        "anyOf": [{"$ref": "#/components/schemas/RoiBody"}, {"type": "object", "maxProperties": 0}]
+    }
     assert "415" not in roi["responses"]
 
     errors = doc["components"]["responses"]["Unauthorized"]
@@ -100,6 +107,98 @@ def test_each_operation_lists_its_parameters_body_and_refusals(doc: dict) -> Non
         "$ref": "#/components/schemas/ErrorsOut"
     }
     assert "WWW-Authenticate" in errors["headers"]
+
+
+def test_a_body_field_that_may_be_left_out_may_be_null(doc: dict) -> None:
+    """A body reads null as absent (tracker.schemas.Body): the document says so."""
+    bodies = {
+        spec["requestBody"]["content"]["application/json"]["schema"].get("$ref", "")
+        for methods in doc["paths"].values()
+        for spec in methods.values()
+        if "requestBody" in spec
+    }
+    schemas = doc["components"]["schemas"]
+    checked = 0
+    for ref in filter(None, bodies):
+        body = schemas[ref.rsplit("/", 1)[-1]]
+        for name, prop in body["properties"].items():
+            admits_null = {"type": "null"} in prop.get("anyOf", ())
+            assert admits_null == (name not in body.get("required", ())), (ref, name)
+            checked += 1
+    assert checked > 30
+    note = schemas["EvidenceBody"]["properties"]["note"]
+    assert note == {
+        "anyOf": [{"type": "string", "maxLength": 2000}, {"type": "null"}],
+        "default": "",
+        "title": "Note",
+    }
+
+
+def test_a_query_parameter_left_empty_is_absent(doc: dict) -> None:
+    """`?on=` is no date at all (tracker.schemas.Query): OpenAPI's allowEmptyValue."""
+    parameters = [
+        p
+        for methods in doc["paths"].values()
+        for spec in methods.values()
+        for p in spec.get("parameters", ())
+        if p["in"] == "query"
+    ]
+    assert len(parameters) > 10
+    assert all(p.get("allowEmptyValue") is (not p["required"]) for p in parameters)
+
+
+def _links(doc: dict, path: str, method: str, status: str) -> dict:
+    return doc["paths"][path][method]["responses"][status]["links"]
+
+
+def test_answers_link_their_ids_to_the_operations_that_take_them(doc: dict) -> None:
+    entry = "$response.body#/id"
+    assert _links(doc, "/api/v1/hours", "post", "201") == {
+        name: {"operationId": name, "parameters": {"path.entry_id": entry}}
+        for name in ("delete_hours", "hours_entry", "update_hours")
+    }
+    first = "$response.body#/items/0/id"
+    assert set(_links(doc, "/api/v1/teams", "get", "200")) == {
+        "team_forecast", "team_readiness", "team_skills",
+    }  # fmt: skip
+    assert _links(doc, "/api/v1/webhooks", "get", "200")["delete_webhook"]["parameters"] == {
+        "path.endpoint_id": first
+    }
+    me = _links(doc, "/api/v1/me", "get", "200")
+    assert me["career"]["parameters"] == {"path.engineer_id": entry}
+    assert me["list_hours"]["parameters"] == {"query.engineer": entry}
+    assert me == _links(doc, "/api/v1/engineers", "post", "201")
+
+
+def test_every_link_names_an_operation_and_its_parameters(doc: dict) -> None:
+    operations = {
+        spec["operationId"]: spec for methods in doc["paths"].values() for spec in methods.values()
+    }
+    found = 0
+    for spec in operations.values():
+        for answer in spec["responses"].values():
+            for link in answer.get("links", {}).values():
+                target = operations[link["operationId"]]
+                taken = {f"{p['in']}.{p['name']}" for p in target.get("parameters", ())}
+                assert set(link["parameters"]) <= taken, link
+                found += 1
+    assert found > 30
+
+
+def test_a_declared_id_the_answer_cannot_hold_is_refused(
+    app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tracker.api import openapi
+    from tracker.api.hours import LOG_HOURS, log_hours
+
+    for gives, reason in (
+        ({"entry_id": "/note"}, "not an id"),
+        ({"entry_id": "/items/0/id"}, "not an id"),
+        ({"colour_id": "/id"}, "no operation takes"),
+    ):
+        monkeypatch.setitem(openapi._DECLARED, log_hours, replace(LOG_HOURS, gives=gives))
+        with pytest.raises(LookupError, match=reason):
+            openapi.document(app)
 
 
 def test_every_api_view_declares_an_operation(app: Flask) -> None:

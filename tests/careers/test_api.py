@@ -134,7 +134,9 @@ def test_a_manager_sets_a_reports_level_with_history(api: Api, db: Session, peop
         ("other_manager", {"level": 2}, 403),
         ("senior", {"level": 2}, 403),
         ("manager", {"level": 6}, 400),
+        ("manager", {"level": 0}, 400),
         ("manager", {"level": "2"}, 400),
+        ("manager", {"level": 2.5}, 400),
         ("manager", {}, 400),
         ("manager", {"level": 2, "why": "x"}, 400),
     ],
@@ -145,6 +147,27 @@ def test_setting_a_level_refusals_store_nothing(api, db, people: People, caller,
     assert api.put(url, people.tokens[caller], body).status_code == status
     assert count(db, LevelChange) == before
     assert people.junior.level == 1
+
+
+def test_a_level_written_2_0_is_level_2_and_its_range_is_documented(
+    api: Api, people: People
+) -> None:
+    url = f"/api/v1/engineers/{people.junior.id}/level"
+    response = api.put(url, people.tokens["manager"], {"level": 2.0})
+    assert response.status_code == 200
+    assert response.get_json()["level"] == 2
+    schema = api.get("/api/v1/openapi.json").get_json()["components"]["schemas"]["LevelBody"]
+    assert schema["properties"]["level"] | {"title": "Level"} == {
+        "type": "integer", "minimum": 1, "maximum": 5, "title": "Level",
+    }  # fmt: skip
+
+
+def test_ones_own_level_is_403_even_for_an_admin(api: Api, db: Session, people: People):
+    before = count(db, LevelChange)
+    for who in ("manager", "admin"):
+        url = f"/api/v1/engineers/{getattr(people, who).id}/level"
+        assert api.put(url, people.tokens[who], {"level": 4}).status_code == 403
+    assert count(db, LevelChange) == before
 
 
 # --- evidence ----------------------------------------------------------------------------
@@ -244,11 +267,9 @@ def test_skill_write_without_a_token_or_for_nobody(api: Api, db: Session, people
 @pytest.mark.parametrize(
     ("code", "body", "field"),
     [
-        ("cobol", {"level": 3}, "speciality"),
         ("nccl", {"level": 5}, "level"),
         ("nccl", {"level": -1}, "level"),
         ("nccl", {"level": 2.5}, "level"),
-        ("nccl", {"level": 3.0}, "level"),
         ("nccl", {"level": "3"}, "level"),
         ("nccl", {"level": True}, "level"),
         ("nccl", {"level": None}, "level"),
@@ -263,6 +284,15 @@ def test_bad_skill_input_answers_400_and_stores_nothing(api, db, people: People,
         response = api.put(url, people.tokens[caller], body)
         assert response.status_code == 400, (caller, body)
         assert field in response.get_json()["errors"]
+    assert count(db, SkillAssessment) == 0
+
+
+@pytest.mark.parametrize("code", ["cobol", "nccl" + "x" * 40, "n" * 41])
+def test_an_unknown_speciality_is_404_and_stores_nothing(api, db, people: People, code):
+    url = f"/api/v1/engineers/{people.junior.id}/skills/{code}"
+    response = api.put(url, people.tokens["manager"], {"level": 3})
+    assert response.status_code == 404
+    assert "nccl" in response.get_json()["errors"]["speciality"]  # the known ones
     assert count(db, SkillAssessment) == 0
 
 

@@ -3,8 +3,10 @@
 Authenticated only by `Authorization: Bearer TOKEN` (no cookies, so no CSRF).
 Every refusal is `{"errors": {field: message}}`: 400 for bad input (nothing is
 stored), 401 without a live token, 403 for another person's records without
-the right, 404 for an unknown id in the URL, 413 for a body over
-MAX_CONTENT_LENGTH and 415 for a body that is not JSON.
+the right, 404 for an unknown id or code in the URL, 413 for a body over
+MAX_CONTENT_LENGTH, 415 for a body that is not JSON, 414 and 431 for a URL or
+headers beyond what the server reads, and 503 while the database is unavailable.
+A method a URL does not take is 405, with the methods it takes in `Allow`.
 
 Every list answers a page, `{"items": [...], "next": CURSOR or null}`: ?limit=
 rows (default 50, at most 500), and ?cursor= the `next` of the page before

@@ -20,7 +20,10 @@ from tracker.progress.schemas import CertificationOut, CertificationsOut, Certif
 from tracker.progress.services.validity import newest_of_its_credential, status_is
 
 CERTIFICATIONS = Operation(
-    answers={200: CertificationsOut}, query_model=CertificationsQuery, refusals=(403, 404)
+    answers={200: CertificationsOut},
+    query_model=CertificationsQuery,
+    refusals=(403, 404),
+    gives={"engineer_id": "/items/0/engineer/id", "engineer": "/items/0/engineer/id"},
 )
 # The soonest expiry first, those that never expire last; then the oldest record.
 NEVER = dt.date.max

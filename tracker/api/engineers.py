@@ -23,13 +23,17 @@ from tracker.progress.schemas import OverviewOut
 from tracker.progress.services.overview import overview
 from tracker.progress.services.validity import experience_months
 
-ME = Operation(answers={200: MeOut}, query_model=NoQuery)
+# The caller's id, for the calls about a person.
+ME = Operation(
+    answers={200: MeOut}, query_model=NoQuery, gives={"engineer_id": "/id", "engineer": "/id"}
+)
 ENGINEER = Operation(answers={200: EngineerOut}, query_model=NoQuery, refusals=(403, 404))
 ADD_ENGINEER = Operation(
     answers={201: EngineerOut},
     body_model=EngineerBody,
     refusals=(403,),
     headers={"Location": "the new engineer's URL"},
+    gives={"engineer_id": "/id", "engineer": "/id"},
 )
 CHANGE_ENGINEER = Operation(
     answers={200: EngineerOut}, body_model=EngineerChangeBody, refusals=(403, 404)
@@ -133,7 +137,7 @@ def get_career(engineer_id: int) -> tuple[Response, int]:
 def put_level(engineer_id: int) -> tuple[Response, int]:
     """Set a report's level (their manager or an admin); the history keeps who, when, from, to."""
     engineer = engineer_in_url(engineer_id)
-    if not can_manage(caller(), engineer):
+    if caller().id == engineer.id or not can_manage(caller(), engineer):
         raise ApiError(403, {"engineer": "only this engineer's manager or an admin sets the level"})
     level = SET_LEVEL.body().level
     change_level(db_session(), engineer, level, caller(), today(), via="api")

@@ -77,7 +77,12 @@ def _entry(entry_id: int, write: bool) -> HourLog:
     return entry
 
 
-LIST_HOURS = Operation(answers={200: HourLogsOut}, query_model=HoursQuery, refusals=(403, 404))
+LIST_HOURS = Operation(
+    answers={200: HourLogsOut},
+    query_model=HoursQuery,
+    refusals=(403, 404),
+    gives={"entry_id": "/items/0/id"},
+)
 # Newest first: by date, then the entry logged last.
 HOURS_ORDER = (
     Key(HourLog.logged_on, lambda e: e.logged_on, dt.date, descending=True),
@@ -88,6 +93,7 @@ LOG_HOURS = Operation(
     body_model=LogHoursBody,
     refusals=(403,),
     headers={"Location": "the new entry's URL"},
+    gives={"entry_id": "/id"},
 )
 HOURS_ENTRY = Operation(answers={200: HourLogOut}, query_model=NoQuery, refusals=(403, 404))
 UPDATE_HOURS = Operation(answers={200: HourLogOut}, body_model=HoursBody, refusals=(403, 404))

@@ -1,9 +1,9 @@
 """What a request sends: its JSON body and query string, read through pydantic models.
 
-Bodies are parsed here (fractions as Decimals, so 1.1 stays exactly 1.1; NaN
-and Infinity refused), unknown fields and text that cannot be stored are
-refused before anything else, and the model then reads every field, so one
-400 names each problem.
+Bodies are parsed here (fractions as Decimals, so 1.1 stays exactly 1.1, and
+2.0 as the whole number 2; NaN and Infinity refused), unknown fields and text
+that cannot be stored are refused before anything else, and the model then
+reads every field, so one 400 names each problem.
 """
 
 from __future__ import annotations
@@ -32,10 +32,27 @@ def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not a JSON number")
 
 
+# Beyond any whole number a field takes; a larger one stays a Decimal (and is refused
+# by its field's range) rather than being expanded digit by digit.
+WHOLE_LIMIT = Decimal(2**63)
+
+
+def _number(text: str) -> Decimal | int:
+    """Return a JSON fraction as a Decimal, or as an int when it is whole (2.0, 1e2).
+
+    JSON has one kind of number, and JSON Schema's "integer" is any number without a
+    fraction: 2.0 is the whole number 2, as the OpenAPI document describes it.
+    """
+    number = Decimal(text)
+    if abs(number) <= WHOLE_LIMIT and number == number.to_integral_value():
+        return int(number)
+    return number
+
+
 def parse_json_object(raw: bytes, allowed: Iterable[str]) -> dict[str, Any]:
     """Return the JSON object in `raw`; 400 when it is not JSON, not an object or has extras."""
     try:
-        data = json.loads(raw, parse_float=Decimal, parse_constant=_reject_constant)
+        data = json.loads(raw, parse_float=_number, parse_constant=_reject_constant)
     except (ValueError, RecursionError) as exc:
         raise ApiError(400, {"request": f"the body is not valid JSON: {exc}"}) from None
     if not isinstance(data, dict):

@@ -48,9 +48,11 @@ REFUSALS = {
     400: N_("Bad input: each field named with the rule it breaks; nothing is stored."),
     401: N_("No live token: missing, unknown, revoked, or its account deactivated."),
     403: N_("The caller may not do this (another person's records, or a manager's view)."),
-    404: N_("No record with the id the URL (or ?engineer=) names."),
+    404: N_("No record with the id or code the URL (or ?engineer=) names."),
     413: N_("The body is larger than the server accepts."),
+    414: N_("The URL is longer than the server reads."),
     415: N_("The body is not sent as JSON (Content-Type: application/json)."),
+    431: N_("The headers are more or larger than the server reads."),
     503: N_("The database is unavailable or busy: nothing was changed; retry later."),
 }
 REFUSAL_NAMES = {
@@ -59,11 +61,14 @@ REFUSAL_NAMES = {
     403: "Forbidden",
     404: "NotFound",
     413: "ContentTooLarge",
+    414: "UriTooLong",
     415: "UnsupportedMediaType",
+    431: "HeadersTooLarge",
     503: "Unavailable",
 }
-# Every operation: the blueprint authenticates each request, and any may meet the database down.
-ALWAYS = (401, 503)
+# Every operation: the blueprint authenticates each request, any may meet the database
+# down, and the server refuses a URL or headers beyond its limits (tracker.server).
+ALWAYS = (401, 414, 431, 503)
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,10 +79,15 @@ class Operation(Generic[Q, B]):
     query_model: type[Q] | None = None
     body_model: type[B] | None = None
     refusals: tuple[int, ...] = ()
-    # False for a body that may be left out (and is read whatever its content type).
+    # False for a body that may be left out, or sent as `{}` (and is read whatever its
+    # content type).
     body_required: bool = True
     # Headers of the success answers, by name: what each says.
     headers: Mapping[str, str] = field(default_factory=dict)
+    # The ids its success answer gives other operations: a parameter's name (a path's
+    # `engineer_id`, a query's `engineer`) and the JSON pointer of its value in the answer.
+    # The document links each to every operation that takes that parameter (OpenAPI links).
+    gives: Mapping[str, str] = field(default_factory=dict)
 
     def __call__(self, view: V) -> V:
         """Declare `view` as this operation; the view itself is unchanged."""
@@ -218,6 +228,9 @@ def _query_parameters(model: type[Query], components: dict[str, Any]) -> list[di
             "required": name in required,
             "schema": _without_null(prop),
         }
+        # A query reads an empty value as absent (tracker.schemas.Query).
+        if name not in required:
+            parameter["allowEmptyValue"] = True
         # Said once, by the parameter.
         if "description" in parameter["schema"]:
             parameter["description"] = parameter["schema"].pop("description")
@@ -255,6 +268,7 @@ def document(app: Flask, title: str = "Tracker API", version: str = "1") -> dict
         paths.setdefault(route.path, {})[route.method.lower()] = _operation(
             route, routes, refs, components
         )
+    _link(paths, routes, components)
     error_ref = refs[(ErrorsOut, "serialization")]
     responses = {
         REFUSAL_NAMES[status]: {
@@ -301,6 +315,79 @@ def document(app: Flask, title: str = "Tracker API", version: str = "1") -> dict
     }
 
 
+# --- links: where an answer's ids lead ----------------------------------------------------
+
+
+def _parameters(spec: Mapping[str, Any]) -> dict[str, str]:
+    """Return an operation's parameters: name -> where (path, query)."""
+    return {p["name"]: p["in"] for p in spec.get("parameters", ())}
+
+
+def _resolve(schema: Mapping[str, Any], components: Mapping[str, Any]) -> Mapping[str, Any]:
+    while "$ref" in schema:
+        schema = components[schema["$ref"].rsplit("/", 1)[-1]]
+    return schema
+
+
+def _points_to_integer(
+    schema: Mapping[str, Any], pointer: str, components: Mapping[str, Any]
+) -> bool:
+    """Return whether a JSON pointer into an answer of `schema` can name an integer."""
+    for part in pointer.removeprefix("/").split("/"):
+        schema = _resolve(schema, components)
+        branches = [_resolve(b, components) for b in schema.get("anyOf", ())] or [schema]
+        objects = [b for b in branches if b.get("type") in ("object", "array")]
+        if not objects:
+            return False
+        found = objects[0]
+        schema = found["items"] if found["type"] == "array" else found["properties"].get(part, {})
+    schema = _resolve(schema, components)
+    kinds = {b.get("type") for b in schema.get("anyOf", ())} | {schema.get("type")}
+    return "integer" in kinds
+
+
+def _link(
+    paths: dict[str, dict[str, Any]], routes: list[Route], components: Mapping[str, Any]
+) -> None:
+    """Add to each success answer that gives ids a link to every operation that takes one.
+
+    A declared id that its answer cannot hold, or that no operation takes, is refused:
+    the links stay true to the operations.
+    """
+    operations = {
+        spec["operationId"]: spec for methods in paths.values() for spec in methods.values()
+    }
+    for route in routes:
+        if not route.operation.gives:
+            continue
+        source = paths[route.path][route.method.lower()]
+        successes = [
+            response
+            for status, response in source["responses"].items()
+            if status.startswith("2") and "content" in response
+        ]
+        if not successes:
+            raise LookupError(f"{route.endpoint} gives ids but answers no body")
+        links: dict[str, Any] = {}
+        for name, pointer in sorted(route.operation.gives.items()):
+            for response in successes:
+                schema = response["content"][JSON]["schema"]
+                if not _points_to_integer(schema, pointer, components):
+                    raise LookupError(f"{route.endpoint}: {pointer} of its answer is not an id")
+            targets = [
+                (target, where)
+                for target, spec in operations.items()
+                if spec is not source and (where := _parameters(spec).get(name))
+            ]
+            if not targets:
+                raise LookupError(f"{route.endpoint} gives {name}, which no operation takes")
+            for target, where in targets:
+                link = links.setdefault(target, {"operationId": target, "parameters": {}})
+                link["parameters"][f"{where}.{name}"] = f"$response.body#{pointer}"
+        for response in successes:
+            response["links"] = dict(sorted(links.items()))
+
+
 def _header(description: str) -> dict[str, Any]:
     return {"description": description, "schema": {"type": "string"}}
 
@@ -331,9 +418,12 @@ def _operation(
     if parameters:
         spec["parameters"] = parameters
     if operation.body_model is not None:
+        body = refs[(operation.body_model, "validation")]
+        if not operation.body_required:
+            body = {"anyOf": [body, {"type": "object", "maxProperties": 0}]}
         spec["requestBody"] = {
             "required": operation.body_required,
-            "content": {JSON: {"schema": refs[(operation.body_model, "validation")]}},
+            "content": {JSON: {"schema": body}},
         }
     responses: dict[str, Any] = {}
     for status, model in sorted(operation.answers.items()):

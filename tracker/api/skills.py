@@ -63,23 +63,17 @@ def skills(engineer_id: int) -> tuple[Response, int]:
 @PUT_SKILL
 def put_skill(engineer_id: int, speciality: str) -> tuple[Response, int]:
     """Set a proficiency 0-4: self-assessed by the engineer, confirmed by their manager."""
-    code = speciality[:MAX_CODE_LENGTH]
     engineer = engineer_in_url(engineer_id)
     if not can_assess(caller(), engineer):
         raise ApiError(403, {"engineer": "you may not assess this engineer's skills"})
     session = db_session()
-    data = PUT_SKILL.json_body()
-    errors: dict[str, str] = {}
-    found = find_speciality(session, code)
+    # The URL names the speciality as it names the engineer: no such code, no such record.
+    found = find_speciality(session, speciality) if len(speciality) <= MAX_CODE_LENGTH else None
     if found is None:
         known = ", ".join(s.code for s in specialities(session))
-        errors["speciality"] = f"unknown speciality {code!r} (known: {known})"
-    try:
-        level = PUT_SKILL.validated(data).level
-    except ApiError as exc:
-        errors.update(exc.errors)
-    if errors or found is None:
-        raise ApiError(400, errors)
+        shown = speciality[:MAX_CODE_LENGTH]
+        raise ApiError(404, {"speciality": f"unknown speciality {shown!r} (known: {known})"})
+    level = PUT_SKILL.body().level
     row = assess(session, engineer, found, level, caller())
     return PUT_SKILL.answer(AssessedOut.of_engineer(row, caller(), engineer))
 

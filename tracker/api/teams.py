@@ -19,7 +19,12 @@ from tracker.readiness.services.members import load_members, load_templates
 from tracker.readiness.services.team import team_readiness, visible_teams_query
 from tracker.schemas import PageQuery
 
-TEAMS = Operation(answers={200: TeamsOut}, query_model=PageQuery, refusals=(403,))
+TEAMS = Operation(
+    answers={200: TeamsOut},
+    query_model=PageQuery,
+    refusals=(403,),
+    gives={"team_id": "/items/0/id"},
+)
 # By name (unique), then id, so that the order stays total should that ever change.
 TEAMS_ORDER = (Key(Team.name, lambda t: t.name, str), Key(Team.id, lambda t: t.id, int))
 READINESS = Operation(

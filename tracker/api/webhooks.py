@@ -19,13 +19,19 @@ from tracker.webhooks.schemas import WebhookBody, WebhookOut, WebhookSecretOut, 
 from tracker.webhooks.services.endpoints import add_endpoint, remove_endpoint
 from tracker.webhooks.services.endpoints import rotate_secret as rotate
 
-LIST_WEBHOOKS = Operation(answers={200: WebhooksOut}, query_model=PageQuery, refusals=(403,))
+LIST_WEBHOOKS = Operation(
+    answers={200: WebhooksOut},
+    query_model=PageQuery,
+    refusals=(403,),
+    gives={"endpoint_id": "/items/0/id"},
+)
 WEBHOOKS_ORDER = (Key(WebhookEndpoint.id, lambda e: e.id, int),)
 ADD_WEBHOOK = Operation(
     answers={201: WebhookSecretOut},
     body_model=WebhookBody,
     refusals=(403,),
     headers={"Location": "the endpoint list's URL"},
+    gives={"endpoint_id": "/id"},
 )
 DELETE_WEBHOOK = Operation(answers={204: None}, refusals=(403, 404))
 ROTATE_SECRET = Operation(answers={200: WebhookSecretOut}, refusals=(403, 404))

@@ -10,6 +10,7 @@ from pydantic import BeforeValidator, Field
 
 from tracker.catalog.rules import DECIMAL_PLACES
 from tracker.catalog.schemas import Code, CourseRef, CredentialRef, ExamRef
+from tracker.db import MAX_ID
 from tracker.i18n import N_, msg
 from tracker.people.schemas import Named, PersonRef, person_ref
 from tracker.progress.models import Certification, ExamAttempt, HourLog
@@ -161,7 +162,13 @@ class CredentialBody(Body):
 
 # --- query strings ---------------------------------------------------------------------
 
-EngineerId = Annotated[int, query_int(N_("must be a whole number (an engineer's id)"))]
+ENGINEER_ID_RULE = N_("must be a whole number (an engineer's id)")
+EngineerId = Annotated[
+    int,
+    Field(ge=1, le=MAX_ID),
+    query_int(ENGINEER_ID_RULE),
+    worded(ENGINEER_ID_RULE),
+]
 
 
 class EngineerQuery(Query):

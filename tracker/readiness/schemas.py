@@ -15,7 +15,16 @@ from tracker.readiness.services.forecast import ForecastPoint
 from tracker.readiness.services.matching import Seat
 from tracker.readiness.services.roi import Roi
 from tracker.readiness.services.team import TeamReadiness
-from tracker.schemas import Answer, Body, Query, WholeNumber, date_worded, query_int, worded
+from tracker.schemas import (
+    WITHOUT_NUL,
+    Answer,
+    Body,
+    Query,
+    WholeNumber,
+    date_worded,
+    query_int,
+    worded,
+)
 
 NAMED_AMOUNTS = 'must be an object of named amounts, e.g. {"training": 75000}'
 ON_RULE = "must be a date YYYY-MM-DD"
@@ -54,7 +63,7 @@ Lines = Annotated[
             worded("must be a whole amount of 0 or more", "int_type", "greater_than_equal"),
         ],
     ],
-    Field(min_length=1),
+    Field(min_length=1, json_schema_extra={"propertyNames": {"pattern": WITHOUT_NUL}}),
     worded(NAMED_AMOUNTS, "dict_type", "too_short"),
 ]
 
