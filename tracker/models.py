@@ -20,7 +20,12 @@ from tracker.catalog.models import (
 from tracker.db import Base
 from tracker.people.models import ApiToken, Engineer, JobRoleAssignment, LevelChange, Team
 from tracker.progress.models import Certification, ExamAttempt, ExamPlan, HourLog
-from tracker.readiness.models import LapseImpact
+from tracker.readiness.models import (
+    LapseImpact,
+    OrganisationSnapshot,
+    ReadinessSnapshot,
+    StoredReadiness,
+)
 from tracker.reminders.models import Notification, ReminderRun
 from tracker.webhooks.models import WebhookDelivery, WebhookEndpoint
 
@@ -48,11 +53,14 @@ __all__ = [
     "Level",
     "LevelChange",
     "Notification",
+    "OrganisationSnapshot",
     "PathCourse",
+    "ReadinessSnapshot",
     "ReminderRun",
     "RoiLine",
     "SkillAssessment",
     "Speciality",
+    "StoredReadiness",
     "Team",
     "TeamTemplate",
     "TemplateSlot",

@@ -12,26 +12,21 @@ from markupsafe import Markup
 from sqlalchemy import select
 
 from tracker.catalog.models import RoiLine
+from tracker.catalog.services.snapshot import catalog_snapshot
 from tracker.clock import today
 from tracker.errors import ValidationError
-from tracker.extensions import db_session
+from tracker.extensions import db_session, session_factory
 from tracker.people.models import Team
 from tracker.people.rules import MANAGER_ROLES
 from tracker.progress.rules import EXPIRING_WITHIN_DAYS
 from tracker.readiness.forms import PlanQueryForm, ReadinessQueryForm, RoiForm
 from tracker.readiness.rules import MAX_ROI_LINES, SANE_WEEKLY_HOURS
+from tracker.readiness.services.current import up_to_date
 from tracker.readiness.services.heatmap import HeatCell
-from tracker.readiness.services.organisation import organisation_summary
+from tracker.readiness.services.organisation import SummaryFilters, summary_rows
 from tracker.readiness.services.planning import plan_to_target
 from tracker.readiness.services.roi import roi as compute_roi
-from tracker.readiness.services.team import (
-    can_view_team,
-    team_readiness,
-    visible_teams,
-)
-from tracker.readiness.services.team import (
-    organisation as organisation_readiness,
-)
+from tracker.readiness.services.team import can_view_team, team_readiness
 from tracker.readiness.services.team_page import team_page
 from tracker.signals import showing_team, template_context
 from tracker.web import csv_download, current_locale, localized_errors, named, role_required
@@ -105,27 +100,38 @@ def _query(team: Team) -> tuple[ReadinessQueryForm, int, dt.date, int]:
     return form, gpus, on, status
 
 
+def current_day() -> dt.date:
+    """Bring the stored readiness up to date for today (what changed only); return today."""
+    on = today()
+    up_to_date(db_session(), session_factory(), on)
+    return on
+
+
+def templates_by_id() -> dict[int, object]:
+    """Return the catalog's templates by id (the bands the stored rows name)."""
+    return {t.id: t for t in catalog_snapshot(db_session()).templates}
+
+
 @bp.get("/teams")
 @role_required(*MANAGER_ROLES)
 def teams():
     """List the teams the manager runs (all of them for an admin) with today's readiness."""
-    session = db_session()
-    on = today()
-    visible = {t.id for t in visible_teams(session, current_user)}
-    results = [r for r in organisation_readiness(session, on) if r.team.id in visible]
-    return render_template("readiness/teams.html", results=results, on=on)
+    on = current_day()
+    own = None if current_user.access_role == "admin" else current_user.id
+    rows = summary_rows(db_session(), SummaryFilters(manager_id=own))
+    return render_template("readiness/teams.html", rows=rows, templates=templates_by_id(), on=on)
 
 
 @bp.get("/organisation")
 @role_required("admin")
 def organisation():
-    """Show every team's readiness and gaps: a summary table, then each team's open seats."""
-    on = today()
-    rows = organisation_summary(db_session(), on)
+    """Show every team's readiness: one row per team, each opening the team."""
+    on = current_day()
+    rows = summary_rows(db_session())
     return render_template(
         "readiness/organisation.html",
         rows=rows,
-        results=[row.readiness for row in rows],
+        templates=templates_by_id(),
         on=on,
         expiring_within=EXPIRING_WITHIN_DAYS,
     )
