@@ -162,6 +162,22 @@ def team_rows(db: Session, scene: Scene) -> None:
         factories.team(db, name=name)
 
 
+def organisation_rows(db: Session, scene: Scene) -> None:
+    """Teams of 0 to 2 ready operations engineers: ties of readiness, by name."""
+    for n, name in enumerate(("Zulu", "alpha", "Mike", "Bravo", "Échelon", "Kilo", "Bravo 2")):
+        crew = factories.team(db, name=name, gpus=50)
+        for k in range(n % 3):
+            who = factories.engineer(db, name=f"{name} {k}", team=crew, level=2)
+            factories.certification(db, who, "NCA-AIIO", D(2026, 1, 1), D(2029, 1, 1))
+
+
+def by_readiness(items: list[dict[str, Any]], db: Session) -> bool:
+    """Readiness descending; equal readiness by name as the database orders names."""
+    names = db.scalars(select(Team.name).order_by(Team.name)).all()
+    keys = [(-item["percent"], names.index(item["team"]["name"])) for item in items]
+    return keys == sorted(keys)
+
+
 def bonus_rows(db: Session, scene: Scene) -> None:
     set_bonus(
         db,
@@ -209,6 +225,12 @@ LISTS: dict[str, tuple[str, Callable[[Session, Scene], None], Callable, Callable
             [t["name"] for t in items] == db.scalars(select(Team.name).order_by(Team.name)).all()
         ),
     ),
+    "organisation": (
+        "/api/v1/organisation?sort=ready&order=desc",
+        organisation_rows,
+        lambda row: row["team"]["id"],
+        by_readiness,
+    ),
     "webhooks": (
         "/api/v1/webhooks",
         webhook_rows,
@@ -252,7 +274,7 @@ def test_each_list_answers_an_empty_page_when_there_is_nothing(
 ) -> None:
     url = LISTS[name][0]
     # A new manager sees nothing yet; webhooks are an admin's, and none is registered.
-    role = "admin" if name == "webhooks" else "manager"
+    role = "admin" if name in ("webhooks", "organisation") else "manager"
     manager = factories.engineer(db, name="New manager", access_role=role)
     assert api.get(url, token_for(db, manager)).get_json() == {"items": [], "next": None}
 
@@ -473,4 +495,4 @@ def test_every_list_the_api_answers_is_a_page(app: Flask) -> None:
             elif _has_list(model):
                 one_object.add(model.__name__)
     assert one_object == ONE_OBJECT, "an answer holds a list and is not a Page"
-    assert pages == {f"/api/v1/{name}" for name in LISTS}
+    assert pages == {LISTS[name][0].partition("?")[0] for name in LISTS}

@@ -49,15 +49,19 @@ def shown(client: FlaskClient, api: Api, org: Org) -> dict[str, tuple[int, int]]
     assert headline is not None
     organisation = client.get("/organisation").get_data(as_text=True)
     row = re.search(
-        rf'href="/teams/{org.alpha.id}">Alpha</a></th><td>[^<]*</td><td>(\d+) of (\d+)<',
+        rf'href="/teams/{org.alpha.id}">Alpha</a></th><td>[^<]*</td><td>[^<]*</td>'
+        r"<td>(\d+) of (\d+)<",
         organisation,
     )
     assert row is not None
-    readiness = api.get(f"/api/v1/teams/{org.alpha.id}/readiness", org.tokens["admin"]).get_json()
+    token = org.tokens["admin"]
+    readiness = api.get(f"/api/v1/teams/{org.alpha.id}/readiness", token).get_json()
+    (listed,) = api.get("/api/v1/organisation?name=alpha", token).get_json()["items"]
     return {
         "team page": (int(headline[1]), int(headline[2])),
         "organisation page": (int(row[1]), int(row[2])),
-        "API": (readiness["filled"], readiness["total"]),
+        "API: the team's readiness": (readiness["filled"], readiness["total"]),
+        "API: the organisation": (listed["filled"], listed["total"]),
     }
 
 

@@ -16,14 +16,27 @@ from tracker.catalog.services.snapshot import catalog_snapshot
 from tracker.clock import today
 from tracker.errors import ValidationError
 from tracker.extensions import db_session, session_factory
+from tracker.forms import choices
 from tracker.people.models import Team
 from tracker.people.rules import MANAGER_ROLES
 from tracker.progress.rules import EXPIRING_WITHIN_DAYS
-from tracker.readiness.forms import PlanQueryForm, ReadinessQueryForm, RoiForm
-from tracker.readiness.rules import MAX_ROI_LINES, SANE_WEEKLY_HOURS
+from tracker.readiness.forms import (
+    SORT_NAMES,
+    OrganisationQueryForm,
+    PlanQueryForm,
+    ReadinessQueryForm,
+    RoiForm,
+)
+from tracker.readiness.rules import MAX_ROI_LINES, SANE_WEEKLY_HOURS, TREND_DAYS
 from tracker.readiness.services.current import up_to_date
 from tracker.readiness.services.heatmap import HeatCell
-from tracker.readiness.services.organisation import SummaryFilters, summary_rows
+from tracker.readiness.services.organisation import (
+    DEFAULT_SORT,
+    SORTS,
+    SummaryFilters,
+    summary_page,
+    summary_rows,
+)
 from tracker.readiness.services.planning import plan_to_target
 from tracker.readiness.services.roi import roi as compute_roi
 from tracker.readiness.services.team import can_view_team, team_readiness
@@ -36,6 +49,9 @@ bp = Blueprint("readiness", __name__)
 DRAWN_KEPT = 4096
 
 BAD_QUERY = _l("gpus must be a whole number of 0 or more and on a date YYYY-MM-DD")
+BAD_ORGANISATION_QUERY = _l(
+    "the organisation table's filters or order are not valid; see the organisation page"
+)
 # The names of the ROI calculator's two lists, as its refusals call them.
 ROI_LIST_NAMES = {"investment": _l("investment"), "returns": _l("returns")}
 
@@ -122,19 +138,88 @@ def teams():
     return render_template("readiness/teams.html", rows=rows, templates=templates_by_id(), on=on)
 
 
+# The organisation table's query: its filters and order, kept on its links.
+ORGANISATION_ARGS = ("name", "manager", "band", "sort", "order")
+
+
+def _organisation_query() -> tuple[OrganisationQueryForm, SummaryFilters, str, bool, dict, int]:
+    """Read ?name=&manager=&band=&sort=&order= (a bad value: 400, the table unfiltered)."""
+    templates = catalog_snapshot(db_session()).templates
+    form = OrganisationQueryForm(request.args)
+    form.band.choices = choices([("", _("any band")), *((t.code, named(t)) for t in templates)])
+    status = 200 if not request.args or form.validate() else 400
+    if status != 200:
+        return form, SummaryFilters(), DEFAULT_SORT, False, {}, status
+    band = next((t.id for t in templates if t.code == form.band.data), None)
+    filters = SummaryFilters(band=band, manager=form.manager.data or "", name=form.name.data or "")
+    args = {k: v for k in ORGANISATION_ARGS if (v := request.args.get(k, "").strip())}
+    return form, filters, form.sort.data or DEFAULT_SORT, form.order.data == "desc", args, status
+
+
 @bp.get("/organisation")
 @role_required("admin")
 def organisation():
-    """Show every team's readiness: one row per team, each opening the team."""
+    """Show the organisation table: a row per team, sorted, filtered, paged; each opens its team."""
     on = current_day()
-    rows = summary_rows(db_session())
+    form, filters, sort, descending, args, status = _organisation_query()
+    page = summary_page(
+        db_session(), filters, sort, descending, page=request.args.get("page", 1, type=int)
+    )
     return render_template(
         "readiness/organisation.html",
-        rows=rows,
+        form=form,
+        page=page,
+        filters=filters,
+        sort=sort,
+        descending=descending,
+        args=args,
+        sorts=SORTS,
+        sort_names=SORT_NAMES,
         templates=templates_by_id(),
         on=on,
         expiring_within=EXPIRING_WITHIN_DAYS,
-    )
+        trend_days=TREND_DAYS,
+    ), status
+
+
+@bp.get("/organisation.csv")
+@role_required("admin")
+def organisation_csv():
+    """Download the organisation table, every row the filters keep, in the table's order."""
+    on = current_day()
+    _form, filters, sort, descending, _args, status = _organisation_query()
+    if status != 200:
+        abort(400, str(BAD_ORGANISATION_QUERY))
+    templates = catalog_snapshot(db_session()).templates
+    codes = {t.id: t.code for t in templates}
+    rows: list[list[object]] = [
+        [
+            _("team"),
+            _("manager"),
+            _("band"),
+            _("gpus"),
+            _("seats_filled"),
+            _("seats"),
+            _("percent_ready"),
+            _("lapsing_within_%(days)s_days", days=EXPIRING_WITHIN_DAYS),
+            _("trend_points"),
+        ]
+    ]
+    for row in summary_rows(db_session(), filters, sort, descending):
+        rows.append(
+            [
+                row.team_name,
+                row.manager_name or "",
+                codes.get(row.template_id, ""),
+                row.gpus,
+                row.filled,
+                row.total,
+                row.percent,
+                row.lapsing,
+                "" if row.trend is None else row.trend,
+            ]
+        )
+    return csv_download(rows, f"organisation-{on.isoformat()}.csv")
 
 
 @bp.get("/teams/<int:team_id>")

@@ -124,7 +124,8 @@ class SortKey:
 
     column: SQLColumnExpression[Any]
     field: str
-    kind: type[int] | type[str]
+    # "id" (the team's id), "whole" (a count, a share, a trend, any sign) or "text".
+    kind: str
     descending: bool = False
 
 
@@ -136,21 +137,21 @@ def order_keys(sort: str, descending: bool = False) -> list[SortKey]:
     """
     main = {
         "team": [],
-        "manager": [SortKey(_MANAGER, "manager_sort", str, descending)],
-        "band": [SortKey(_r.band_gpus, "band_gpus", int, descending)],
+        "manager": [SortKey(_MANAGER, "manager_sort", "text", descending)],
+        "band": [SortKey(_r.band_gpus, "band_gpus", "whole", descending)],
         "seats": [
-            SortKey(_r.filled, "filled", int, descending),
-            SortKey(_r.total, "total", int, descending),
+            SortKey(_r.filled, "filled", "whole", descending),
+            SortKey(_r.total, "total", "whole", descending),
         ],
-        "ready": [SortKey(_r.percent_tenths, "percent_tenths", int, descending)],
-        "lapsing": [SortKey(_r.lapsing, "lapsing", int, descending)],
-        "trend": [SortKey(_TREND, "trend_tenths", int, descending)],
+        "ready": [SortKey(_r.percent_tenths, "percent_tenths", "whole", descending)],
+        "lapsing": [SortKey(_r.lapsing, "lapsing", "whole", descending)],
+        "trend": [SortKey(_TREND, "trend_tenths", "whole", descending)],
     }[sort]
     names = descending if sort == "team" else False
     return [
         *main,
-        SortKey(Team.name, "team_name", str, names),
-        SortKey(Team.id, "team_id", int, names),
+        SortKey(Team.name, "team_name", "text", names),
+        SortKey(Team.id, "team_id", "id", names),
     ]
 
 
