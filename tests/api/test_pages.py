@@ -28,6 +28,7 @@ from tracker.careers.rules import EARLIEST_DATE
 from tracker.careers.services.bonuses import set_bonus
 from tracker.people.models import Engineer, Team
 from tracker.progress.models import HourLog
+from tracker.readiness.services.history import backfill
 from tracker.schemas import (
     CURSOR_RULE,
     DEFAULT_LIMIT,
@@ -178,6 +179,11 @@ def by_readiness(items: list[dict[str, Any]], db: Session) -> bool:
     return keys == sorted(keys)
 
 
+def organisation_days(db: Session, scene: Scene) -> None:
+    organisation_rows(db, scene)
+    backfill(db, factories.TODAY)
+
+
 def bonus_rows(db: Session, scene: Scene) -> None:
     set_bonus(
         db,
@@ -231,6 +237,12 @@ LISTS: dict[str, tuple[str, Callable[[Session, Scene], None], Callable, Callable
         lambda row: row["team"]["id"],
         by_readiness,
     ),
+    "organisation history": (
+        "/api/v1/organisation/history?months=1",
+        organisation_days,
+        lambda day: day["date"],
+        lambda items, db: [d["date"] for d in items] == sorted(d["date"] for d in items),
+    ),
     "webhooks": (
         "/api/v1/webhooks",
         webhook_rows,
@@ -274,7 +286,7 @@ def test_each_list_answers_an_empty_page_when_there_is_nothing(
 ) -> None:
     url = LISTS[name][0]
     # A new manager sees nothing yet; webhooks are an admin's, and none is registered.
-    role = "admin" if name in ("webhooks", "organisation") else "manager"
+    role = "admin" if name in ("webhooks", "organisation", "organisation history") else "manager"
     manager = factories.engineer(db, name="New manager", access_role=role)
     assert api.get(url, token_for(db, manager)).get_json() == {"items": [], "next": None}
 
@@ -495,4 +507,6 @@ def test_every_list_the_api_answers_is_a_page(app: Flask) -> None:
             elif _has_list(model):
                 one_object.add(model.__name__)
     assert one_object == ONE_OBJECT, "an answer holds a list and is not a Page"
-    assert pages == {LISTS[name][0].partition("?")[0] for name in LISTS}
+    # One team's history pages too (tests/readiness/test_history.py walks it).
+    one_team = {"/api/v1/teams/<int:team_id>/history"}
+    assert pages == {LISTS[name][0].partition("?")[0] for name in LISTS} | one_team

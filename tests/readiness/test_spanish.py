@@ -126,6 +126,7 @@ def test_the_organisation_page_speaks_spanish(client: FlaskClient, auth, org: Or
     assert "2 equipos · Descargar esta tabla (CSV)" in page
     assert "Tendencia en 30 días" in page and "sin instantánea anterior" in page
     assert "El nombre del equipo contiene" in page and "Ordenar por" in page
+    assert "La organización en los últimos 12 meses" in page and "Las cifras mes a mes" in page
     filtered = text(spanish(client, "/organisation?name=alp"))
     assert "1 equipo coincide · quitar los filtros" in filtered
     for english in ("Organisation readiness", "seats filled", "Small", "Fleet band", "Trend"):

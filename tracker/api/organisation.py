@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from operator import attrgetter
 
 from flask import Response
@@ -15,8 +16,21 @@ from tracker.catalog.services.snapshot import catalog_snapshot
 from tracker.clock import today
 from tracker.extensions import db_session, session_factory
 from tracker.i18n import N_, msg
-from tracker.readiness.schemas import OrganisationOut, OrganisationQuery, OrganisationRowOut
+from tracker.readiness.models import OrganisationSnapshot
+from tracker.readiness.schemas import (
+    HistoryQuery,
+    OrganisationHistoryOut,
+    OrganisationOut,
+    OrganisationPointOut,
+    OrganisationQuery,
+    OrganisationRowOut,
+)
 from tracker.readiness.services.current import up_to_date
+from tracker.readiness.services.history import (
+    history_since,
+    organisation_history_statement,
+    point,
+)
 from tracker.readiness.services.organisation import (
     SummaryFilters,
     SummaryRow,
@@ -27,8 +41,17 @@ from tracker.readiness.services.organisation import (
 ORGANISATION = Operation(
     answers={200: OrganisationOut}, query_model=OrganisationQuery, refusals=(403,)
 )
+ORGANISATION_HISTORY = Operation(
+    answers={200: OrganisationHistoryOut}, query_model=HistoryQuery, refusals=(403,)
+)
+HISTORY_ORDER = (Key(OrganisationSnapshot.day, lambda row: row.day, dt.date),)
 ADMINS_ONLY = N_("the organisation's readiness is for admins")
 KINDS: dict[str, type[int] | type[Whole] | type[str]] = {"id": int, "whole": Whole, "text": str}
+
+
+def admins_only() -> None:
+    if caller().access_role != "admin":
+        raise ApiError(403, {"engineer": ADMINS_ONLY})
 
 
 @bp.get("/organisation")
@@ -40,8 +63,7 @@ def organisation() -> tuple[Response, int]:
     (?sort= a column, then team name; ?order=asc or desc); read from the stored
     readiness, brought up to date first.
     """
-    if caller().access_role != "admin":
-        raise ApiError(403, {"engineer": ADMINS_ONLY})
+    admins_only()
     params = ORGANISATION.query()
     session = db_session()
     templates = catalog_snapshot(session).templates
@@ -64,3 +86,28 @@ def organisation() -> tuple[Response, int]:
         return OrganisationRowOut.of(found, codes.get(found.template_id, ""))
 
     return ORGANISATION.answer(page(OrganisationOut, summary_statement(filters), keys, params, out))
+
+
+@bp.get("/organisation/history")
+@ORGANISATION_HISTORY
+def organisation_history() -> tuple[Response, int]:
+    """The organisation's daily snapshots of the last ?months=12 months, oldest first, a page.
+
+    Each day's sum over its teams: teams, seats filled of total, percent,
+    certifications lapsing within 90 days; today's is brought up to date first.
+    """
+    admins_only()
+    params = ORGANISATION_HISTORY.query()
+    session = db_session()
+    day = today()
+    up_to_date(session, session_factory(), day)
+    statement = organisation_history_statement(history_since(day, params.months), day)
+    return ORGANISATION_HISTORY.answer(
+        page(
+            OrganisationHistoryOut,
+            statement,
+            HISTORY_ORDER,
+            params,
+            lambda r: OrganisationPointOut.of(point(r)),
+        )
+    )

@@ -13,8 +13,15 @@ from tracker.i18n import msg
 from tracker.people.rules import MAX_GPUS, MAX_NAME_LENGTH, MAX_TEAM_NAME_LENGTH
 from tracker.people.schemas import PersonRef, TeamOut, person_ref
 from tracker.progress.rules import EXPIRING_WITHIN_DAYS
-from tracker.readiness.rules import FORECAST_MONTHS, MAX_FORECAST_MONTHS, TREND_DAYS
+from tracker.readiness.rules import (
+    FORECAST_MONTHS,
+    HISTORY_MONTHS,
+    MAX_FORECAST_MONTHS,
+    MAX_HISTORY_MONTHS,
+    TREND_DAYS,
+)
 from tracker.readiness.services.forecast import ForecastPoint
+from tracker.readiness.services.history import HistoryPoint
 from tracker.readiness.services.matching import Seat
 from tracker.readiness.services.organisation import DEFAULT_SORT, SORTS, SummaryRow
 from tracker.readiness.services.roi import Roi
@@ -84,6 +91,24 @@ class OrganisationQuery(PageQuery):
     order: Annotated[Literal["asc", "desc"], worded(ORDER_RULE, "literal_error")] = Field(
         "asc", description="the sort column's direction"
     )
+
+
+HISTORY_MONTHS_RULE = f"must be a whole number from 1 to {MAX_HISTORY_MONTHS}"
+
+
+class HistoryQuery(PageQuery):
+    """?months=N of daily snapshots ending today (default 12), a page of them, oldest first."""
+
+    months: Annotated[
+        int,
+        Field(
+            ge=1,
+            le=MAX_HISTORY_MONTHS,
+            description=f"months of daily snapshots ending today, 1 to {MAX_HISTORY_MONTHS}",
+        ),
+        query_int(HISTORY_MONTHS_RULE),
+        worded(HISTORY_MONTHS_RULE),
+    ] = HISTORY_MONTHS
 
 
 Lines = Annotated[
@@ -303,3 +328,50 @@ class OrganisationRowOut(Answer):
 
 class OrganisationOut(Page[OrganisationRowOut]):
     """A page of the organisation table, in the order asked."""
+
+
+class HistoryPointOut(Answer):
+    """Readiness on a day, as its snapshot kept it (a team's last state that day)."""
+
+    date: dt.date
+    filled: int
+    total: int
+    percent: float
+    lapsing: int = Field(
+        description=f"valid certifications lapsing within {EXPIRING_WITHIN_DAYS} days"
+    )
+
+    @classmethod
+    def of(cls, found: HistoryPoint) -> HistoryPointOut:
+        return cls(
+            date=found.day,
+            filled=found.filled,
+            total=found.total,
+            percent=found.percent,
+            lapsing=found.lapsing,
+        )
+
+
+class OrganisationPointOut(HistoryPointOut):
+    """The organisation's readiness on a day: the sum of its teams' snapshots."""
+
+    teams: int
+
+    @classmethod
+    def of(cls, found: HistoryPoint) -> OrganisationPointOut:
+        return cls(
+            date=found.day,
+            filled=found.filled,
+            total=found.total,
+            percent=found.percent,
+            lapsing=found.lapsing,
+            teams=found.teams or 0,
+        )
+
+
+class TeamHistoryOut(Page[HistoryPointOut]):
+    """A page of a team's daily snapshots, oldest first."""
+
+
+class OrganisationHistoryOut(Page[OrganisationPointOut]):
+    """A page of the organisation's daily snapshots, oldest first."""

@@ -27,9 +27,10 @@ from tracker.readiness.forms import (
     ReadinessQueryForm,
     RoiForm,
 )
-from tracker.readiness.rules import MAX_ROI_LINES, SANE_WEEKLY_HOURS, TREND_DAYS
+from tracker.readiness.rules import HISTORY_MONTHS, MAX_ROI_LINES, SANE_WEEKLY_HOURS, TREND_DAYS
 from tracker.readiness.services.current import up_to_date
 from tracker.readiness.services.heatmap import HeatCell
+from tracker.readiness.services.history import by_month, organisation_history, team_history
 from tracker.readiness.services.organisation import (
     DEFAULT_SORT,
     SORTS,
@@ -165,8 +166,12 @@ def organisation():
     page = summary_page(
         db_session(), filters, sort, descending, page=request.args.get("page", 1, type=int)
     )
+    history = organisation_history(db_session(), on)
     return render_template(
         "readiness/organisation.html",
+        history=history,
+        history_months=by_month(history),
+        history_length=HISTORY_MONTHS,
         form=form,
         page=page,
         filters=filters,
@@ -232,11 +237,18 @@ def team(team_id: int):
     # A bad query shows the full page, where the form says what was wrong.
     if request.args.get("print") and status == 200:
         return render_template("readiness/print.html", team=team, page=page, form=form), status
+    # The history is of the team's own fleet up to today, whatever the query asks.
+    day = today()
+    up_to_date(db_session(), session_factory(), day, team_ids=[team.id])
+    history = team_history(db_session(), team.id, day)
     return render_template(
         "readiness/team.html",
         team=team,
         page=page,
         form=form,
+        history=history,
+        history_months=by_month(history),
+        history_length=HISTORY_MONTHS,
         **template_context(showing_team, team),
     ), status
 

@@ -76,8 +76,12 @@ def _stale(stamp: ColumnElement[Any] | str, today: dt.date) -> ColumnElement[boo
     )
 
 
-def _stale_teams(stamp: str, today: dt.date, every: bool) -> Select[tuple[int, int, int]]:
+def _stale_teams(
+    stamp: str, today: dt.date, every: bool, team_ids: Sequence[int] | None
+) -> Select[tuple[int, int, int]]:
     query = select(Team.id, Team.readiness_revision, Team.gpus).order_by(Team.id)
+    if team_ids is not None:
+        query = query.where(Team.id.in_(team_ids))
     if every:
         return query
     return query.outerjoin(StoredReadiness, StoredReadiness.team_id == Team.id).where(
@@ -85,29 +89,40 @@ def _stale_teams(stamp: str, today: dt.date, every: bool) -> Select[tuple[int, i
     )
 
 
-def any_stale(session: Session, today: dt.date) -> bool:
-    """Return whether some team's stored readiness is not current on `today` (one query)."""
+def any_stale(session: Session, today: dt.date, team_ids: Sequence[int] | None = None) -> bool:
+    """Return whether some team's (of `team_ids`) stored readiness is not current (one query)."""
     stale = (
         select(Team.id)
         .outerjoin(StoredReadiness, StoredReadiness.team_id == Team.id)
         .where(_stale(_current_stamp(), today))
     )
+    if team_ids is not None:
+        stale = stale.where(Team.id.in_(team_ids))
     return bool(session.execute(select(exists(stale))).scalar())
 
 
-def refresh(session: Session, today: dt.date, *, every: bool = False) -> int:
+def refresh(
+    session: Session,
+    today: dt.date,
+    *,
+    every: bool = False,
+    team_ids: Sequence[int] | None = None,
+) -> int:
     """Recompute and store the readiness of each team not current on `today`; return how many.
 
-    `every` recomputes every team. The revisions are read before the members:
-    a change committed in between leaves the row of an older revision, which
-    the next reader recomputes (never a newer revision over older members).
+    `every` recomputes every team; `team_ids` looks at those teams only (a
+    team's page), leaving the organisation's sum of the day to a refresh of
+    every team (which then finds the others stale, if the day is new). The
+    revisions are read before the members: a change committed in between
+    leaves the row of an older revision, which the next reader recomputes
+    (never a newer revision over older members).
     Flushes; the caller commits.
     """
     catalog = catalog_snapshot(session)
     if not catalog.templates:
         return 0
     stamp = catalog.stamp or ""
-    stale = session.execute(_stale_teams(stamp, today, every)).tuples().all()
+    stale = session.execute(_stale_teams(stamp, today, every, team_ids)).tuples().all()
     for start in range(0, len(stale), TEAMS_PER_BATCH):
         batch = stale[start : start + TEAMS_PER_BATCH]
         ids = [team_id for team_id, _, _ in batch]
@@ -139,7 +154,7 @@ def refresh(session: Session, today: dt.date, *, every: bool = False) -> int:
             for row in rows
         ]
         _upsert(session, ReadinessSnapshot, history, ("team_id", "day"))
-    if stale:
+    if stale and team_ids is None:
         store_organisation_day(session, today)
     return len(stale)
 
@@ -220,25 +235,31 @@ def _upsert(
     session.execute(statement)
 
 
-def up_to_date(session: Session, factory: sessionmaker[Session], today: dt.date) -> int:
+def up_to_date(
+    session: Session,
+    factory: sessionmaker[Session],
+    today: dt.date,
+    team_ids: Sequence[int] | None = None,
+) -> int:
     """Bring the stored readiness up to date before a request reads it; return how many changed.
 
-    When nothing moved, one query. Otherwise the stale teams are recomputed in
-    a unit of work of their own, committed at once (its row locks held
-    briefly, and no read-only request turned into a writer), then the
+    Every team's, or those of `team_ids` (a team's page). When nothing
+    moved, one query. Otherwise the stale teams are recomputed in a unit of
+    work of their own, committed at once (its row locks held briefly, and no
+    read-only request turned into a writer), then the
     request's read transaction ends so that its next read sees them (SQLite
     reads from the snapshot its transaction began with). A request that
     already writes (an API call: on SQLite it holds the write lock) refreshes
     in its own transaction, which its boundary commits.
     """
-    if not any_stale(session, today):
+    if not any_stale(session, today, team_ids):
         return 0
     if WRITE_INTENT.get():
-        changed = refresh(session, today)
+        changed = refresh(session, today, team_ids=team_ids)
         session.flush()
         return changed
     with writing(), factory() as writer, writer.begin():
-        changed = refresh(writer, today)
+        changed = refresh(writer, today, team_ids=team_ids)
     session.commit()
     return changed
 
