@@ -28,7 +28,12 @@ from tracker.people.models import (
     Team,
 )
 from tracker.progress.models import Certification, ExamAttempt, ExamPlan, HourLog
-from tracker.readiness.models import LapseImpact
+from tracker.readiness.models import (
+    LapseImpact,
+    OrganisationSnapshot,
+    ReadinessSnapshot,
+    StoredReadiness,
+)
 from tracker.reminders.models import Notification, ReminderRun
 from tracker.scim.models import ScimGroup, ScimToken, ScimUser
 from tracker.webhooks.models import WebhookDelivery, WebhookEndpoint
@@ -58,7 +63,9 @@ __all__ = [
     "Level",
     "LevelChange",
     "Notification",
+    "OrganisationSnapshot",
     "PathCourse",
+    "ReadinessSnapshot",
     "RecoveryCode",
     "ReminderRun",
     "RoiLine",
@@ -68,6 +75,7 @@ __all__ = [
     "SignInRequest",
     "SkillAssessment",
     "Speciality",
+    "StoredReadiness",
     "Team",
     "TeamTemplate",
     "TemplateSlot",

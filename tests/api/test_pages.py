@@ -28,6 +28,7 @@ from tracker.careers.rules import EARLIEST_DATE
 from tracker.careers.services.bonuses import set_bonus
 from tracker.people.models import Engineer, Team
 from tracker.progress.models import HourLog
+from tracker.readiness.services.history import backfill
 from tracker.schemas import (
     CURSOR_RULE,
     DEFAULT_LIMIT,
@@ -162,6 +163,27 @@ def team_rows(db: Session, scene: Scene) -> None:
         factories.team(db, name=name)
 
 
+def organisation_rows(db: Session, scene: Scene) -> None:
+    """Teams of 0 to 2 ready operations engineers: ties of readiness, by name."""
+    for n, name in enumerate(("Zulu", "alpha", "Mike", "Bravo", "Échelon", "Kilo", "Bravo 2")):
+        crew = factories.team(db, name=name, gpus=50)
+        for k in range(n % 3):
+            who = factories.engineer(db, name=f"{name} {k}", team=crew, level=2)
+            factories.certification(db, who, "NCA-AIIO", D(2026, 1, 1), D(2029, 1, 1))
+
+
+def by_readiness(items: list[dict[str, Any]], db: Session) -> bool:
+    """Readiness descending; equal readiness by name as the database orders names."""
+    names = db.scalars(select(Team.name).order_by(Team.name)).all()
+    keys = [(-item["percent"], names.index(item["team"]["name"])) for item in items]
+    return keys == sorted(keys)
+
+
+def organisation_days(db: Session, scene: Scene) -> None:
+    organisation_rows(db, scene)
+    backfill(db, factories.TODAY)
+
+
 def bonus_rows(db: Session, scene: Scene) -> None:
     set_bonus(
         db,
@@ -209,6 +231,18 @@ LISTS: dict[str, tuple[str, Callable[[Session, Scene], None], Callable, Callable
             [t["name"] for t in items] == db.scalars(select(Team.name).order_by(Team.name)).all()
         ),
     ),
+    "organisation": (
+        "/api/v1/organisation?sort=ready&order=desc",
+        organisation_rows,
+        lambda row: row["team"]["id"],
+        by_readiness,
+    ),
+    "organisation history": (
+        "/api/v1/organisation/history?months=1",
+        organisation_days,
+        lambda day: day["date"],
+        lambda items, db: [d["date"] for d in items] == sorted(d["date"] for d in items),
+    ),
     "webhooks": (
         "/api/v1/webhooks",
         webhook_rows,
@@ -252,7 +286,7 @@ def test_each_list_answers_an_empty_page_when_there_is_nothing(
 ) -> None:
     url = LISTS[name][0]
     # A new manager sees nothing yet; webhooks are an admin's, and none is registered.
-    role = "admin" if name == "webhooks" else "manager"
+    role = "admin" if name in ("webhooks", "organisation", "organisation history") else "manager"
     manager = factories.engineer(db, name="New manager", access_role=role)
     assert api.get(url, token_for(db, manager)).get_json() == {"items": [], "next": None}
 
@@ -473,4 +507,6 @@ def test_every_list_the_api_answers_is_a_page(app: Flask) -> None:
             elif _has_list(model):
                 one_object.add(model.__name__)
     assert one_object == ONE_OBJECT, "an answer holds a list and is not a Page"
-    assert pages == {f"/api/v1/{name}" for name in LISTS}
+    # One team's history pages too (tests/readiness/test_history.py walks it).
+    one_team = {"/api/v1/teams/<int:team_id>/history"}
+    assert pages == {LISTS[name][0].partition("?")[0] for name in LISTS} | one_team

@@ -1,4 +1,5 @@
-"""The organisation summary (tracker.readiness.services.organisation): one row per team.
+"""The organisation summary (tracker.readiness.services.organisation): one row per team,
+read from the stored readiness (brought to the day first by services.current.refresh).
 
 TODAY (2026-11-29) is the date the services are told it is.
 """
@@ -11,9 +12,18 @@ from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.readiness.helpers import FAR, LONG_AGO, TODAY, person
+from tracker.catalog.models import TeamTemplate
 from tracker.people.services.persons import set_active
 from tracker.progress.rules import EXPIRING_WITHIN_DAYS
-from tracker.readiness.services.organisation import organisation_summary
+from tracker.readiness.services.current import refresh
+from tracker.readiness.services.organisation import SummaryRow, summary_rows
+
+
+def organisation_summary(db: Session, on: dt.date) -> list[SummaryRow]:
+    """Bring the stored readiness to `on` and read every team's row."""
+    refresh(db, on)
+    return summary_rows(db)
+
 
 IN_90_DAYS = TODAY + dt.timedelta(days=EXPIRING_WITHIN_DAYS)  # 2027-02-27
 
@@ -37,12 +47,12 @@ def test_lapsing_counts_valid_certifications_expiring_within_90_days(db: Session
     person(db, "Elsewhere", other, certs={"NCA-AIIO": TODAY, "CKA": TODAY})
     db.flush()
 
-    rows = {row.team.name: row for row in organisation_summary(db, TODAY)}
+    rows = {row.team_name: row for row in organisation_summary(db, TODAY)}
 
     assert rows["Crew"].lapsing == 2
     assert rows["Other"].lapsing == 2
     # Ninety days on: Edge's on its last day, Later's a day from it, Future's.
-    assert {r.team.name: r.lapsing for r in organisation_summary(db, IN_90_DAYS)} == {
+    assert {r.team_name: r.lapsing for r in organisation_summary(db, IN_90_DAYS)} == {
         "Crew": 3,
         "Other": 0,
     }
@@ -53,11 +63,12 @@ def test_summary_rows_carry_the_team_band_seats_and_percent(db: Session) -> None
     person(db, "Op", crew, certs={"NCA-AIIO": FAR})
     person(db, "Idle", crew, certs={"NCA-AIIO": LONG_AGO})
     (row,) = organisation_summary(db, TODAY)
-    assert (row.team, row.band, row.filled, row.total, row.percent) == (
-        crew,
-        "Medium (100-1,000 GPUs)",
+    assert (row.team_id, row.gpus, row.filled, row.total, row.percent) == (
+        crew.id,
+        500,
         1,
         10,
         10.0,
     )
+    assert db.get(TeamTemplate, row.template_id).name == "Medium (100-1,000 GPUs)"
     assert row.lapsing == 0

@@ -122,10 +122,14 @@ def test_the_organisation_page_speaks_spanish(client: FlaskClient, auth, org: Or
     assert "Preparación de la organización" in page
     assert "Todos los equipos el 29 nov 2026: 3 de 8 puestos cubiertos." in page
     assert "Caducan en 90 días o menos" in page
-    assert "2 vacantes en Alpha" in page and "3 vacantes en Bravo" in page
-    assert "Alpha · 50 GPU · Equipo pequeño (10-100 GPUs) · 2/4 (50 %)" in page
-    assert "contratar (no queda nadie en el equipo)" in page
-    for english in ("Organisation readiness", "seats filled", "open in", "hire", "nobody"):
+    assert "Equipo pequeño (10-100 GPUs)" in page and "2 de 4" in page and "50 %" in page
+    assert "2 equipos · Descargar esta tabla (CSV)" in page
+    assert "Tendencia en 30 días" in page and "sin instantánea anterior" in page
+    assert "El nombre del equipo contiene" in page and "Ordenar por" in page
+    assert "La organización en los últimos 12 meses" in page and "Las cifras mes a mes" in page
+    filtered = text(spanish(client, "/organisation?name=alp"))
+    assert "1 equipo coincide · quitar los filtros" in filtered
+    for english in ("Organisation readiness", "seats filled", "Small", "Fleet band", "Trend"):
         assert english not in page, english
 
 

@@ -36,7 +36,12 @@ def test_jobs_run_daily_at_the_reminder_time_and_catch_up_at_start(fresh_url):
     try:
         built = scheduler.build(app, BackgroundScheduler(timezone="Europe/Madrid"))
         jobs = {job.id: job for job in built.get_jobs()}
-        assert set(jobs) == {"daily-reminders", "catch-up", "sender"}
+        assert set(jobs) == {"daily-reminders", "catch-up", "readiness", "sender"}
+        # The stored readiness follows the day's lapses at midnight, local time.
+        boundary = jobs["readiness"].trigger.get_next_fire_time(
+            None, dt.datetime(2026, 10, 24, 12, 0, tzinfo=zoneinfo.ZoneInfo("Europe/Madrid"))
+        )
+        assert (boundary.date().isoformat(), boundary.hour, boundary.minute) == ("2026-10-25", 0, 0)
         daily = jobs["daily-reminders"]
         assert isinstance(daily.trigger, CronTrigger)
         assert daily.coalesce and daily.max_instances == 1

@@ -27,7 +27,7 @@ from tests.reminders.helpers import (
 from tracker.errors import ValidationError
 from tracker.progress.services.certifications import record_attempt
 from tracker.progress.services.exam_plans import plan_exam
-from tracker.readiness.models import LapseImpact
+from tracker.readiness.models import LapseImpact, StoredReadiness
 from tracker.readiness.services.lapses import judge_lapses
 from tracker.reminders.rules import EXPIRED
 from tracker.reminders.services.windows import Windows, parse_windows
@@ -482,6 +482,28 @@ def test_one_digest_per_manager_per_iso_week(db):
     assert first.cc_addrs == ""
     theirs = next(d for d in digests if d.to_addrs == other.email)
     assert "CKA" in theirs.body_text and "RHCE" not in theirs.body_text
+
+
+def test_the_digest_shows_the_managers_teams_readiness_as_stored(db):
+    """Read from the stored readiness, brought to the pass's day first: the
+    certification still valid on the Monday fills its seat."""
+    boss = factories.engineer(db, name="Boss", access_role="manager")
+    crew = factories.team(db, gpus=64, manager=boss, name="Crew")
+    factories.team(db, gpus=64, name="Not hers")
+    _ops(db, crew)
+    monday = dt.date(2027, 1, 25)
+    (digest,) = [n for n in run(db, monday).queued if n.kind == "digest"]
+    assert "Your teams' readiness today:" in digest.body_text
+    assert f"- Crew <https://tracker.example.com/teams/{crew.id}>: 1 of 4 seats filled (25%)" in (
+        digest.body_text
+    )
+    assert "Not hers" not in digest.body_text
+    assert (
+        f'<a href="https://tracker.example.com/teams/{crew.id}">Crew</a>: 1 of 4'
+        in digest.body_html
+    )
+    stored = db.get(StoredReadiness, crew.id)
+    assert (stored.computed_on, stored.filled) == (monday, 1)
 
 
 def test_the_digest_week_is_the_iso_week_across_the_new_year(db):

@@ -31,13 +31,21 @@ KeyValue = int | str | dt.date
 SALT = "tracker.api.pages"
 
 
+# A key's kind beyond ids: any whole number in a 64-bit integer (a count, a share, a trend).
+class Whole(int):
+    """A key's kind: a whole number of any sign, not only an id."""
+
+
+MAX_WHOLE = 2**63 - 1
+
+
 @dataclass(frozen=True)
 class Key:
     """One column of a list's order: its SQL, its value in a row read, its kind, its direction."""
 
     column: SQLColumnExpression[Any]
     value: Callable[[Any], KeyValue]
-    kind: type[int] | type[str] | type[dt.date]
+    kind: type[int] | type[Whole] | type[str] | type[dt.date]
     descending: bool = False
 
     def order(self) -> ColumnElement[Any]:
@@ -51,6 +59,9 @@ class Key:
         """Return a cursor's JSON value as this key's kind, or None when it is not one."""
         if self.kind is dt.date:
             return read_date(value)
+        if self.kind is Whole:
+            whole = isinstance(value, int) and not isinstance(value, bool)
+            return value if whole and abs(value) <= MAX_WHOLE else None
         if self.kind is int:
             return read_id(value)
         return value if isinstance(value, str) else None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 from flask import Response
 
 from tracker.api.access import managers_only, team_in_url
@@ -10,11 +12,22 @@ from tracker.api.blueprint import bp
 from tracker.api.openapi import Operation
 from tracker.api.pages import Key, page
 from tracker.clock import today
-from tracker.extensions import db_session
+from tracker.extensions import db_session, session_factory
 from tracker.people.models import Team
 from tracker.people.schemas import TeamOut, TeamsOut
-from tracker.readiness.schemas import ForecastOut, ForecastQuery, ReadinessQuery, TeamReadinessOut
+from tracker.readiness.models import ReadinessSnapshot
+from tracker.readiness.schemas import (
+    ForecastOut,
+    ForecastQuery,
+    HistoryPointOut,
+    HistoryQuery,
+    ReadinessQuery,
+    TeamHistoryOut,
+    TeamReadinessOut,
+)
+from tracker.readiness.services.current import up_to_date
 from tracker.readiness.services.forecast import forecast
+from tracker.readiness.services.history import history_since, point, team_history_statement
 from tracker.readiness.services.members import load_members, load_templates
 from tracker.readiness.services.team import team_readiness, visible_teams_query
 from tracker.schemas import PageQuery
@@ -31,6 +44,8 @@ READINESS = Operation(
     answers={200: TeamReadinessOut}, query_model=ReadinessQuery, refusals=(403, 404)
 )
 FORECAST = Operation(answers={200: ForecastOut}, query_model=ForecastQuery, refusals=(403, 404))
+HISTORY = Operation(answers={200: TeamHistoryOut}, query_model=HistoryQuery, refusals=(403, 404))
+HISTORY_ORDER = (Key(ReadinessSnapshot.day, lambda row: row.day, dt.date),)
 
 
 @bp.get("/teams")
@@ -67,3 +82,25 @@ def team_forecast(team_id: int) -> tuple[Response, int]:
     members = load_members(session, [team.id]).get(team.id, [])
     points = forecast(team, members, load_templates(session), today(), gpus, params.months)
     return FORECAST.answer(ForecastOut.of(TeamOut.of(team), gpus, points))
+
+
+@bp.get("/teams/<int:team_id>/history")
+@HISTORY
+def team_history(team_id: int) -> tuple[Response, int]:
+    """The team's daily snapshots of the last ?months=12 months, oldest first, a page.
+
+    Each day's last state of its own fleet: seats filled of total, percent,
+    certifications lapsing within 90 days; today's is brought up to date first.
+    """
+    managers_only()
+    team = team_in_url(team_id)
+    params = HISTORY.query()
+    session = db_session()
+    day = today()
+    up_to_date(session, session_factory(), day, team_ids=[team.id])
+    statement = team_history_statement(team.id, history_since(day, params.months), day)
+    return HISTORY.answer(
+        page(
+            TeamHistoryOut, statement, HISTORY_ORDER, params, lambda r: HistoryPointOut.of(point(r))
+        )
+    )

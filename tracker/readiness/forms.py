@@ -7,7 +7,8 @@ from flask_wtf import FlaskForm
 from wtforms import DateField, FieldList, FormField, IntegerField, StringField
 from wtforms.validators import InputRequired, Length, NumberRange, Optional, ValidationError
 
-from tracker.people.rules import MAX_GPUS
+from tracker.forms import ListedChoice, choices
+from tracker.people.rules import MAX_GPUS, MAX_NAME_LENGTH, MAX_TEAM_NAME_LENGTH
 from tracker.readiness.rules import (
     CALENDAR_RULE,
     FIRST_DAY,
@@ -18,7 +19,20 @@ from tracker.readiness.rules import (
     MAX_ROI_LINES,
     ROI_AMOUNT_RULE,
 )
+from tracker.readiness.services.organisation import DEFAULT_SORT, SORTS
 from tracker.web import lazy_localized, localized
+
+# The organisation table's columns, as its sort choices name them.
+SORT_NAMES = {
+    "team": _l("Team"),
+    "manager": _l("Manager"),
+    "band": _l("Fleet band"),
+    "seats": _l("Seats filled"),
+    "ready": _l("Ready"),
+    "lapsing": _l("Lapsing soon"),
+    "trend": _l("Trend"),
+}
+ORDERS = ("asc", "desc")
 
 
 def within_calendar(form: FlaskForm, field: DateField) -> None:
@@ -82,4 +96,44 @@ class RoiForm(FlaskForm):
     )
     returns = FieldList(
         FormField(RoiLineForm), _l("Returns"), min_entries=1, max_entries=MAX_ROI_LINES
+    )
+
+
+class OrganisationQueryForm(FlaskForm):
+    """A GET form: which teams the organisation table shows, and in which order.
+
+    The band's choices are the catalog's templates, set by the view.
+    """
+
+    class Meta:
+        csrf = False
+
+    name = StringField(
+        _l("Team name contains"),
+        validators=[
+            Optional(),
+            Length(max=MAX_TEAM_NAME_LENGTH, message=_l("search at most %(max)d characters")),
+        ],
+        render_kw={"type": "search"},
+    )
+    manager = StringField(
+        _l("Manager's name contains"),
+        validators=[
+            Optional(),
+            Length(max=MAX_NAME_LENGTH, message=_l("search at most %(max)d characters")),
+        ],
+        render_kw={"type": "search"},
+    )
+    band = ListedChoice(_l("Fleet band"), choices=[], default="")
+    sort = ListedChoice(
+        _l("Sort by"),
+        choices=choices((key, SORT_NAMES[key]) for key in SORTS),
+        default=DEFAULT_SORT,
+        not_listed=_l("sort must be one of %(values)s", values=", ".join(SORTS)),
+    )
+    order = ListedChoice(
+        _l("Order"),
+        choices=choices([("asc", _l("ascending")), ("desc", _l("descending"))]),
+        default="asc",
+        not_listed=_l("order must be asc or desc"),
     )

@@ -1,4 +1,5 @@
-"""Readiness judgements kept between reminder passes, and the revisions that invalidate them."""
+"""Readiness kept between requests and passes (judged lapses, each team's current readiness and
+its daily history), and the revisions that invalidate them."""
 
 from __future__ import annotations
 
@@ -6,7 +7,21 @@ import datetime as dt
 from itertools import chain
 from typing import cast
 
-from sqlalchemy import Date, ForeignKey, Table, Text, event, inspect, or_, select, update
+from sqlalchemy import (
+    CheckConstraint,
+    Date,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Table,
+    Text,
+    event,
+    inspect,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.orm import Mapped, Session, mapped_column, relationship
 from sqlalchemy.orm import attributes as orm_attributes
 
@@ -35,6 +50,69 @@ class LapseImpact(Base):
     impact: Mapped[str] = mapped_column(Text)
 
     team: Mapped[Team] = relationship()
+
+
+class StoredReadiness(Base):
+    """A team's readiness for its own fleet, as computed on a day from its revision and catalog.
+
+    Current while `revision` is the team's readiness revision, `catalog_stamp`
+    the catalog's stamp and `computed_on` today: readers recompute the teams for
+    which one of the three moved (tracker.readiness.services.current) before
+    they read, so a stored row is never shown stale.
+    """
+
+    __tablename__ = "team_readiness"
+    __table_args__ = (
+        CheckConstraint("filled >= 0 AND filled <= total", name="filled_within_total"),
+        CheckConstraint("percent_tenths BETWEEN 0 AND 1000", name="percent_in_range"),
+    )
+
+    team_id: Mapped[int] = mapped_column(
+        ForeignKey("teams.id", ondelete="CASCADE"), primary_key=True
+    )
+    revision: Mapped[int] = mapped_column(Integer)
+    catalog_stamp: Mapped[str] = mapped_column(String(32))
+    computed_on: Mapped[dt.date] = mapped_column(Date)
+    # The template chosen for the fleet, and where its band starts (the band's order).
+    template_id: Mapped[int] = mapped_column(Integer)
+    band_gpus: Mapped[int] = mapped_column(Integer)
+    filled: Mapped[int] = mapped_column(Integer)
+    total: Mapped[int] = mapped_column(Integer)
+    # Tenths of a percent: whole numbers sort and page exactly.
+    percent_tenths: Mapped[int] = mapped_column(Integer)
+    lapsing: Mapped[int] = mapped_column(Integer)
+    # The percent of the snapshot the trend compares with (none: no history that far back).
+    previous_tenths: Mapped[int | None] = mapped_column(Integer)
+
+
+class ReadinessSnapshot(Base):
+    """A team's readiness on a day: its last state that day (the daily pass writes every team's)."""
+
+    __tablename__ = "team_readiness_history"
+    # The organisation's sum of a day reads that day's rows.
+    __table_args__ = (Index("ix_team_readiness_history_day", "day"),)
+
+    team_id: Mapped[int] = mapped_column(
+        ForeignKey("teams.id", ondelete="CASCADE"), primary_key=True
+    )
+    day: Mapped[dt.date] = mapped_column(Date, primary_key=True)
+    filled: Mapped[int] = mapped_column(Integer)
+    total: Mapped[int] = mapped_column(Integer)
+    percent_tenths: Mapped[int] = mapped_column(Integer)
+    lapsing: Mapped[int] = mapped_column(Integer)
+
+
+class OrganisationSnapshot(Base):
+    """The whole organisation's readiness on a day: the sum of its teams' that day."""
+
+    __tablename__ = "organisation_readiness_history"
+
+    day: Mapped[dt.date] = mapped_column(Date, primary_key=True)
+    teams: Mapped[int] = mapped_column(Integer)
+    filled: Mapped[int] = mapped_column(Integer)
+    total: Mapped[int] = mapped_column(Integer)
+    percent_tenths: Mapped[int] = mapped_column(Integer)
+    lapsing: Mapped[int] = mapped_column(Integer)
 
 
 # What a team's readiness reads of its members (the catalog has its own version).

@@ -57,3 +57,18 @@ ROI_AMOUNT_RULE = msg("amount must be from 0 to %(max)s", max=grouped(MAX_ROI_AM
 
 # Teams whose lapses are judged per round trip: members of 25 teams load in one query.
 TEAMS_PER_BATCH = 25
+
+# The trend compares a team's readiness today with its snapshot this many days
+# before (or the latest one before that, no older than twice as many days).
+TREND_DAYS = 30
+
+# The history the pages draw and the API answers by default (the API lets a
+# caller ask for up to MAX_HISTORY_MONTHS); `tracker demo` back-fills as many.
+HISTORY_MONTHS = 12
+MAX_HISTORY_MONTHS = 60
+
+# Stored percentages are whole tenths of a percent (87.5 % is 875).
+PERCENT_TENTHS = 10
+
+# The organisation table shows this many teams a page (the API's default page too).
+ORGANISATION_PAGE_ROWS = 50

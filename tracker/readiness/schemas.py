@@ -4,25 +4,39 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal, cast, get_args
 
 from pydantic import Field
 
-from tracker.people.rules import MAX_GPUS
+from tracker.catalog.rules import MAX_CODE_LENGTH
+from tracker.i18n import msg
+from tracker.people.rules import MAX_GPUS, MAX_NAME_LENGTH, MAX_TEAM_NAME_LENGTH
 from tracker.people.schemas import PersonRef, TeamOut, person_ref
-from tracker.readiness.rules import FORECAST_MONTHS, MAX_FORECAST_MONTHS
+from tracker.progress.rules import EXPIRING_WITHIN_DAYS
+from tracker.readiness.rules import (
+    FORECAST_MONTHS,
+    HISTORY_MONTHS,
+    MAX_FORECAST_MONTHS,
+    MAX_HISTORY_MONTHS,
+    TREND_DAYS,
+)
 from tracker.readiness.services.forecast import ForecastPoint
+from tracker.readiness.services.history import HistoryPoint
 from tracker.readiness.services.matching import Seat
+from tracker.readiness.services.organisation import DEFAULT_SORT, SORTS, SummaryRow
 from tracker.readiness.services.roi import Roi
 from tracker.readiness.services.team import TeamReadiness
 from tracker.schemas import (
     WITHOUT_NUL,
     Answer,
     Body,
+    Page,
+    PageQuery,
     Query,
     WholeNumber,
     date_worded,
     query_int,
+    text,
     worded,
 )
 
@@ -52,6 +66,50 @@ class ForecastQuery(Query):
     months: Annotated[
         int, Field(ge=1, le=MAX_FORECAST_MONTHS), query_int(MONTHS_RULE), worded(MONTHS_RULE)
     ] = FORECAST_MONTHS
+
+
+SortName = Literal["team", "manager", "band", "seats", "ready", "lapsing", "trend"]
+assert set(get_args(SortName)) == set(SORTS)  # the services' columns, each once
+SORT_RULE = msg("must be one of %(sorts)s", sorts=", ".join(SORTS))
+ORDER_RULE = "must be asc or desc"
+
+
+class OrganisationQuery(PageQuery):
+    """The organisation table's filters, order and page, as the organisation page reads them."""
+
+    band: Annotated[str, text(MAX_CODE_LENGTH)] | None = Field(
+        None, description="only teams of this fleet band: its template's code (e.g. small)"
+    )
+    manager: Annotated[str, text(MAX_NAME_LENGTH)] | None = Field(
+        None, description="only teams whose manager's name contains this (any case)"
+    )
+    name: Annotated[str, text(MAX_TEAM_NAME_LENGTH)] | None = Field(
+        None, description="only teams whose name contains this (any case)"
+    )
+    sort: Annotated[SortName, worded(SORT_RULE, "literal_error")] = Field(
+        cast(SortName, DEFAULT_SORT), description="the column to sort by; then by team name"
+    )
+    order: Annotated[Literal["asc", "desc"], worded(ORDER_RULE, "literal_error")] = Field(
+        "asc", description="the sort column's direction"
+    )
+
+
+HISTORY_MONTHS_RULE = f"must be a whole number from 1 to {MAX_HISTORY_MONTHS}"
+
+
+class HistoryQuery(PageQuery):
+    """?months=N of daily snapshots ending today (default 12), a page of them, oldest first."""
+
+    months: Annotated[
+        int,
+        Field(
+            ge=1,
+            le=MAX_HISTORY_MONTHS,
+            description=f"months of daily snapshots ending today, 1 to {MAX_HISTORY_MONTHS}",
+        ),
+        query_int(HISTORY_MONTHS_RULE),
+        worded(HISTORY_MONTHS_RULE),
+    ] = HISTORY_MONTHS
 
 
 Lines = Annotated[
@@ -235,3 +293,86 @@ class RoiOut(Answer):
             first_year_roi_percent=result.first_year_roi_percent,
             ongoing_roi_percent=result.ongoing_roi_percent,
         )
+
+
+class OrganisationRowOut(Answer):
+    """A team's row of the organisation table: its readiness today and its trend."""
+
+    team: TeamOut
+    band: str = Field(description="the template its fleet falls in (small, medium, large)")
+    filled: int
+    total: int
+    percent: float
+    lapsing: int = Field(
+        description=f"its members' valid certifications lapsing within {EXPIRING_WITHIN_DAYS} days"
+    )
+    trend: float | None = Field(
+        description=f"points of percent gained since its snapshot {TREND_DAYS} days before"
+        " (null: no snapshot that far back)"
+    )
+
+    @classmethod
+    def of(cls, row: SummaryRow, band: str) -> OrganisationRowOut:
+        manager = None
+        if row.manager_id is not None:
+            manager = PersonRef(id=row.manager_id, name=row.manager_name or "")
+        return cls(
+            team=TeamOut(id=row.team_id, name=row.team_name, gpus=row.gpus, manager=manager),
+            band=band,
+            filled=row.filled,
+            total=row.total,
+            percent=row.percent,
+            lapsing=row.lapsing,
+            trend=row.trend,
+        )
+
+
+class OrganisationOut(Page[OrganisationRowOut]):
+    """A page of the organisation table, in the order asked."""
+
+
+class HistoryPointOut(Answer):
+    """Readiness on a day, as its snapshot kept it (a team's last state that day)."""
+
+    date: dt.date
+    filled: int
+    total: int
+    percent: float
+    lapsing: int = Field(
+        description=f"valid certifications lapsing within {EXPIRING_WITHIN_DAYS} days"
+    )
+
+    @classmethod
+    def of(cls, found: HistoryPoint) -> HistoryPointOut:
+        return cls(
+            date=found.day,
+            filled=found.filled,
+            total=found.total,
+            percent=found.percent,
+            lapsing=found.lapsing,
+        )
+
+
+class OrganisationPointOut(HistoryPointOut):
+    """The organisation's readiness on a day: the sum of its teams' snapshots."""
+
+    teams: int
+
+    @classmethod
+    def of(cls, found: HistoryPoint) -> OrganisationPointOut:
+        return cls(
+            date=found.day,
+            filled=found.filled,
+            total=found.total,
+            percent=found.percent,
+            lapsing=found.lapsing,
+            teams=found.teams or 0,
+        )
+
+
+class TeamHistoryOut(Page[HistoryPointOut]):
+    """A page of a team's daily snapshots, oldest first."""
+
+
+class OrganisationHistoryOut(Page[OrganisationPointOut]):
+    """A page of the organisation's daily snapshots, oldest first."""

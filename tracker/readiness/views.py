@@ -12,26 +12,35 @@ from markupsafe import Markup
 from sqlalchemy import select
 
 from tracker.catalog.models import RoiLine
+from tracker.catalog.services.snapshot import catalog_snapshot
 from tracker.clock import today
 from tracker.errors import ValidationError
-from tracker.extensions import db_session
+from tracker.extensions import db_session, session_factory
+from tracker.forms import choices
 from tracker.people.models import Team
 from tracker.people.rules import MANAGER_ROLES
 from tracker.progress.rules import EXPIRING_WITHIN_DAYS
-from tracker.readiness.forms import PlanQueryForm, ReadinessQueryForm, RoiForm
-from tracker.readiness.rules import MAX_ROI_LINES, SANE_WEEKLY_HOURS
+from tracker.readiness.forms import (
+    SORT_NAMES,
+    OrganisationQueryForm,
+    PlanQueryForm,
+    ReadinessQueryForm,
+    RoiForm,
+)
+from tracker.readiness.rules import HISTORY_MONTHS, MAX_ROI_LINES, SANE_WEEKLY_HOURS, TREND_DAYS
+from tracker.readiness.services.current import up_to_date
 from tracker.readiness.services.heatmap import HeatCell
-from tracker.readiness.services.organisation import organisation_summary
+from tracker.readiness.services.history import by_month, organisation_history, team_history
+from tracker.readiness.services.organisation import (
+    DEFAULT_SORT,
+    SORTS,
+    SummaryFilters,
+    summary_page,
+    summary_rows,
+)
 from tracker.readiness.services.planning import plan_to_target
 from tracker.readiness.services.roi import roi as compute_roi
-from tracker.readiness.services.team import (
-    can_view_team,
-    team_readiness,
-    visible_teams,
-)
-from tracker.readiness.services.team import (
-    organisation as organisation_readiness,
-)
+from tracker.readiness.services.team import can_view_team, team_readiness
 from tracker.readiness.services.team_page import team_page
 from tracker.signals import showing_team, template_context
 from tracker.web import csv_download, current_locale, localized_errors, named, role_required
@@ -41,6 +50,9 @@ bp = Blueprint("readiness", __name__)
 DRAWN_KEPT = 4096
 
 BAD_QUERY = _l("gpus must be a whole number of 0 or more and on a date YYYY-MM-DD")
+BAD_ORGANISATION_QUERY = _l(
+    "the organisation table's filters or order are not valid; see the organisation page"
+)
 # The names of the ROI calculator's two lists, as its refusals call them.
 ROI_LIST_NAMES = {"investment": _l("investment"), "returns": _l("returns")}
 
@@ -105,30 +117,114 @@ def _query(team: Team) -> tuple[ReadinessQueryForm, int, dt.date, int]:
     return form, gpus, on, status
 
 
+def current_day() -> dt.date:
+    """Bring the stored readiness up to date for today (what changed only); return today."""
+    on = today()
+    up_to_date(db_session(), session_factory(), on)
+    return on
+
+
+def templates_by_id() -> dict[int, object]:
+    """Return the catalog's templates by id (the bands the stored rows name)."""
+    return {t.id: t for t in catalog_snapshot(db_session()).templates}
+
+
 @bp.get("/teams")
 @role_required(*MANAGER_ROLES)
 def teams():
     """List the teams the manager runs (all of them for an admin) with today's readiness."""
-    session = db_session()
-    on = today()
-    visible = {t.id for t in visible_teams(session, current_user)}
-    results = [r for r in organisation_readiness(session, on) if r.team.id in visible]
-    return render_template("readiness/teams.html", results=results, on=on)
+    on = current_day()
+    own = None if current_user.access_role == "admin" else current_user.id
+    rows = summary_rows(db_session(), SummaryFilters(manager_id=own))
+    return render_template("readiness/teams.html", rows=rows, templates=templates_by_id(), on=on)
+
+
+# The organisation table's query: its filters and order, kept on its links.
+ORGANISATION_ARGS = ("name", "manager", "band", "sort", "order")
+
+
+def _organisation_query() -> tuple[OrganisationQueryForm, SummaryFilters, str, bool, dict, int]:
+    """Read ?name=&manager=&band=&sort=&order= (a bad value: 400, the table unfiltered)."""
+    templates = catalog_snapshot(db_session()).templates
+    form = OrganisationQueryForm(request.args)
+    form.band.choices = choices([("", _("any band")), *((t.code, named(t)) for t in templates)])
+    status = 200 if not request.args or form.validate() else 400
+    if status != 200:
+        return form, SummaryFilters(), DEFAULT_SORT, False, {}, status
+    band = next((t.id for t in templates if t.code == form.band.data), None)
+    filters = SummaryFilters(band=band, manager=form.manager.data or "", name=form.name.data or "")
+    args = {k: v for k in ORGANISATION_ARGS if (v := request.args.get(k, "").strip())}
+    return form, filters, form.sort.data or DEFAULT_SORT, form.order.data == "desc", args, status
 
 
 @bp.get("/organisation")
 @role_required("admin")
 def organisation():
-    """Show every team's readiness and gaps: a summary table, then each team's open seats."""
-    on = today()
-    rows = organisation_summary(db_session(), on)
+    """Show the organisation table: a row per team, sorted, filtered, paged; each opens its team."""
+    on = current_day()
+    form, filters, sort, descending, args, status = _organisation_query()
+    page = summary_page(
+        db_session(), filters, sort, descending, page=request.args.get("page", 1, type=int)
+    )
+    history = organisation_history(db_session(), on)
     return render_template(
         "readiness/organisation.html",
-        rows=rows,
-        results=[row.readiness for row in rows],
+        history=history,
+        history_months=by_month(history),
+        history_length=HISTORY_MONTHS,
+        form=form,
+        page=page,
+        filters=filters,
+        sort=sort,
+        descending=descending,
+        args=args,
+        sorts=SORTS,
+        sort_names=SORT_NAMES,
+        templates=templates_by_id(),
         on=on,
         expiring_within=EXPIRING_WITHIN_DAYS,
-    )
+        trend_days=TREND_DAYS,
+    ), status
+
+
+@bp.get("/organisation.csv")
+@role_required("admin")
+def organisation_csv():
+    """Download the organisation table, every row the filters keep, in the table's order."""
+    on = current_day()
+    _form, filters, sort, descending, _args, status = _organisation_query()
+    if status != 200:
+        abort(400, str(BAD_ORGANISATION_QUERY))
+    templates = catalog_snapshot(db_session()).templates
+    codes = {t.id: t.code for t in templates}
+    rows: list[list[object]] = [
+        [
+            _("team"),
+            _("manager"),
+            _("band"),
+            _("gpus"),
+            _("seats_filled"),
+            _("seats"),
+            _("percent_ready"),
+            _("lapsing_within_%(days)s_days", days=EXPIRING_WITHIN_DAYS),
+            _("trend_points"),
+        ]
+    ]
+    for row in summary_rows(db_session(), filters, sort, descending):
+        rows.append(
+            [
+                row.team_name,
+                row.manager_name or "",
+                codes.get(row.template_id, ""),
+                row.gpus,
+                row.filled,
+                row.total,
+                row.percent,
+                row.lapsing,
+                "" if row.trend is None else row.trend,
+            ]
+        )
+    return csv_download(rows, f"organisation-{on.isoformat()}.csv")
 
 
 @bp.get("/teams/<int:team_id>")
@@ -141,11 +237,18 @@ def team(team_id: int):
     # A bad query shows the full page, where the form says what was wrong.
     if request.args.get("print") and status == 200:
         return render_template("readiness/print.html", team=team, page=page, form=form), status
+    # The history is of the team's own fleet up to today, whatever the query asks.
+    day = today()
+    up_to_date(db_session(), session_factory(), day, team_ids=[team.id])
+    history = team_history(db_session(), team.id, day)
     return render_template(
         "readiness/team.html",
         team=team,
         page=page,
         form=form,
+        history=history,
+        history_months=by_month(history),
+        history_length=HISTORY_MONTHS,
         **template_context(showing_team, team),
     ), status
 

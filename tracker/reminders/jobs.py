@@ -10,6 +10,7 @@ from flask import Flask
 
 from tracker.clock import utcnow
 from tracker.db import session_scope
+from tracker.readiness.services.current import day_boundary
 from tracker.reminders.services.composing import compose_pending
 from tracker.reminders.services.daily_pass import plan
 from tracker.reminders.services.delivery import DeliveryReport, SmtpSettings, deliver
@@ -56,8 +57,18 @@ def mail_settings(app: Flask) -> Mail:
     return Mail(base_url=base, domain=domain, locale=app.config["DEFAULT_LOCALE"])
 
 
+def refresh_readiness(app: Flask, today: dt.date) -> int:
+    """Bring every team's stored readiness to `today`, with the day's snapshots; commit."""
+    with session_scope(app.extensions["tracker.sessions"]) as session:
+        return day_boundary(session, today)
+
+
 def run_pass(app: Flask, today: dt.date) -> int:
-    """Queue what is due on `today` and commit, then compose it; return how many were queued."""
+    """Queue what is due on `today` and commit, then compose it; return how many were queued.
+
+    The teams' stored readiness is brought to `today` first, in a transaction of its own.
+    """
+    refresh_readiness(app, today)
     windows = parse_windows(app.config["REMINDER_WINDOWS"])
     mail = mail_settings(app)
     with session_scope(app.extensions["tracker.sessions"]) as session:

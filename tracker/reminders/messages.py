@@ -19,6 +19,7 @@ from tracker.i18n import (
     format_day,
     format_hours,
     format_number,
+    format_points,
     gettext,
     translate,
     translations_for,
@@ -59,6 +60,7 @@ def _env(locale: str) -> Environment:
     env.filters["day"] = lambda day: mail_day(day, locale)
     env.filters["number"] = lambda value: format_number(value, locale)
     env.filters["hours"] = lambda value: format_hours(value, locale)
+    env.filters["percent"] = lambda value: format_points(value, locale)
     env.filters["tr"] = lambda text: translate(text, locale)
     env.globals["locale"] = locale
     return env

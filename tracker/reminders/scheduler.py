@@ -107,6 +107,13 @@ def daily(app: Flask) -> None:
     )
 
 
+def readiness(app: Flask) -> None:
+    """At the day boundary: every team's stored readiness for the new day, and its snapshot."""
+    with app.app_context():
+        changed = jobs.refresh_readiness(app, today())
+    log.info("readiness: %s teams brought to the new day", changed)
+
+
 def sender(app: Flask) -> None:
     """Deliver what is due between daily runs: mail retries, webhooks queued since."""
     with app.app_context():
@@ -131,6 +138,16 @@ def build(app: Flask, scheduler: BaseScheduler | None = None) -> BaseScheduler:
     # Catch up at start: a pass is idempotent, so running it again costs nothing.
     scheduler.add_job(
         daily, args=[app], id="catch-up", next_run_time=dt.datetime.now(tz), **defaults
+    )
+    # Certifications lapse at midnight: the stored readiness follows at once
+    # (a page read before would bring it up to date itself, at its own cost).
+    scheduler.add_job(
+        readiness,
+        CronTrigger(hour=0, minute=0, second=5, timezone=tz),
+        args=[app],
+        id="readiness",
+        replace_existing=True,
+        **defaults,
     )
     scheduler.add_job(
         sender,

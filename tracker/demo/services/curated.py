@@ -28,6 +28,8 @@ from tracker.people.services.totp import set_secret
 from tracker.progress.services.certifications import record_attempt, record_credential
 from tracker.progress.services.hours import log_hours
 from tracker.progress.services.validity import add_months
+from tracker.readiness.services.current import refresh
+from tracker.readiness.services.history import backfill
 
 FOUNDATIONS = ("FDL", "INTRO-AI-INFRA", "GPU-ARCH")
 PROFESSIONAL = ("MULTI-GPU", "IB-NET", "AI-STORAGE", "CLUSTER-MGMT")
@@ -290,6 +292,9 @@ def build_demo(session: Session, today: dt.date) -> list[tuple[str, str, str]]:
                 session, today, person, team, managers[manager_key], courses, exams, credentials
             )
     _add_careers(session, today, managers["omar"], credentials)
+    # A year of daily readiness as the records say it was, and today's kept current.
+    backfill(session, today)
+    refresh(session, today)
     return logins
 
 

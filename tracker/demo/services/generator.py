@@ -31,6 +31,8 @@ from tracker.people.services.accounts import hash_password
 from tracker.people.services.persons import find_engineer
 from tracker.progress.models import Certification, ExamAttempt, HourLog
 from tracker.progress.services.validity import whole_months_between
+from tracker.readiness.services.current import refresh
+from tracker.readiness.services.history import backfill
 from tracker.readiness.services.matching import choose_template
 from tracker.readiness.services.members import load_templates
 
@@ -418,6 +420,9 @@ def generate_organisation(
         .values(totp_secret=DEMO_ADMIN_TOTP_SECRET)
         .execution_options(synchronize_session=False)
     )
+    # A year of daily readiness as the records say it was, and today's kept current.
+    w.rows["readiness_snapshots"] = backfill(session, today)
+    refresh(session, today)
     if analyze:
         session.execute(text("ANALYZE"))
     return GeneratedOrganisation(

@@ -1,46 +1,46 @@
-"""The organisation at a glance: one summary row per team, from the readiness already judged."""
+"""The organisation at a glance: one row per team, read from the stored readiness.
+
+The rows are `team_readiness` joined to the team and its manager, filtered by
+band, manager and team name, in the order of a column; the page shows them a
+page at a time, the API a keyset page at a time, the CSV all of them. Callers
+bring the stored readiness up to date first (services.current.up_to_date).
+"""
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy.orm import Session
+from sqlalchemy import (
+    ColumnElement,
+    Row,
+    Select,
+    SQLColumnExpression,
+    and_,
+    case,
+    func,
+    select,
+    true,
+)
+from sqlalchemy.orm import Session, aliased
 
-from tracker.people.models import Team
+from tracker.people.models import Engineer, Team
 from tracker.progress.rules import EXPIRING_WITHIN_DAYS
+from tracker.readiness.models import StoredReadiness
+from tracker.readiness.rules import ORGANISATION_PAGE_ROWS, PERCENT_TENTHS
 from tracker.readiness.services.members import Member
-from tracker.readiness.services.team import TeamReadiness, organisation_with_members
 
+# The columns the table sorts by, as the page's ?sort= and the API's name them.
+SORTS = ("team", "manager", "band", "seats", "ready", "lapsing", "trend")
+DEFAULT_SORT = "team"
 
-@dataclass(frozen=True)
-class TeamSummary:
-    """A team's row of the organisation summary: readiness and certifications lapsing soon."""
-
-    readiness: TeamReadiness
-    # Valid certifications of its members expiring within EXPIRING_WITHIN_DAYS.
-    lapsing: int
-
-    @property
-    def team(self) -> Team:
-        return self.readiness.team
-
-    @property
-    def band(self) -> str:
-        return self.readiness.template.name
-
-    @property
-    def filled(self) -> int:
-        return self.readiness.filled
-
-    @property
-    def total(self) -> int:
-        return self.readiness.total
-
-    @property
-    def percent(self) -> float:
-        return self.readiness.percent
+_Manager = aliased(Engineer, name="manager")
+_r = StoredReadiness
+# Points of percent gained since the snapshot the trend compares with (0 without one).
+_TREND = _r.percent_tenths - func.coalesce(_r.previous_tenths, _r.percent_tenths)
+_MANAGER = func.coalesce(_Manager.name, "")
 
 
 def lapsing_count(
@@ -51,9 +51,238 @@ def lapsing_count(
     return sum([member.lapsing(on, last) for member in members])
 
 
-def organisation_summary(session: Session, on: dt.date) -> list[TeamSummary]:
-    """Return every team's summary row on `on`, by team name (the queries of `organisation`)."""
+@dataclass(frozen=True)
+class SummaryRow:
+    """A team's row of the organisation table."""
+
+    team_id: int
+    team_name: str
+    gpus: int
+    manager_id: int | None
+    manager_name: str | None
+    template_id: int
+    band_gpus: int
+    filled: int
+    total: int
+    percent_tenths: int
+    lapsing: int
+    previous_tenths: int | None
+
+    @classmethod
+    def of(cls, row: Row[Any]) -> SummaryRow:
+        return cls(*row[:12])
+
+    @property
+    def percent(self) -> float:
+        return self.percent_tenths / PERCENT_TENTHS
+
+    @property
+    def open_seats(self) -> int:
+        return self.total - self.filled
+
+    @property
+    def trend(self) -> float | None:
+        """Points of percent gained since the compared snapshot; None without one."""
+        if self.previous_tenths is None:
+            return None
+        return (self.percent_tenths - self.previous_tenths) / PERCENT_TENTHS
+
+
+@dataclass(frozen=True)
+class SummaryFilters:
+    """Which teams the table shows: a band (template id), a manager's name, a team's name.
+
+    Names match anywhere, in any case, as plain text; `manager_id` keeps one
+    manager's teams (their own list of teams).
+    """
+
+    band: int | None = None
+    manager: str = ""
+    name: str = ""
+    manager_id: int | None = None
+
+    def conditions(self) -> list[ColumnElement[bool]]:
+        found: list[ColumnElement[bool]] = []
+        if self.band is not None:
+            found.append(_r.template_id == self.band)
+        if self.manager.strip():
+            found.append(_Manager.name.icontains(self.manager.strip(), autoescape=True))
+        if self.name.strip():
+            found.append(Team.name.icontains(self.name.strip(), autoescape=True))
+        if self.manager_id is not None:
+            found.append(Team.manager_id == self.manager_id)
+        return found
+
+    @property
+    def any(self) -> bool:
+        return bool(self.conditions())
+
+
+@dataclass(frozen=True)
+class SortKey:
+    """One column of the table's order: its SQL, the row's field holding it, its kind."""
+
+    column: SQLColumnExpression[Any]
+    field: str
+    # "id" (the team's id), "whole" (a count, a share, a trend, any sign) or "text".
+    kind: str
+    descending: bool = False
+
+
+def order_keys(sort: str, descending: bool = False) -> list[SortKey]:
+    """Return the order of `sort` (one of SORTS), then team name and id: a total order.
+
+    Descending turns the column's order, not the team names' of equal rows
+    (but sorting by team turns both).
+    """
+    main = {
+        "team": [],
+        "manager": [SortKey(_MANAGER, "manager_sort", "text", descending)],
+        "band": [SortKey(_r.band_gpus, "band_gpus", "whole", descending)],
+        "seats": [
+            SortKey(_r.filled, "filled", "whole", descending),
+            SortKey(_r.total, "total", "whole", descending),
+        ],
+        "ready": [SortKey(_r.percent_tenths, "percent_tenths", "whole", descending)],
+        "lapsing": [SortKey(_r.lapsing, "lapsing", "whole", descending)],
+        "trend": [SortKey(_TREND, "trend_tenths", "whole", descending)],
+    }[sort]
+    names = descending if sort == "team" else False
     return [
-        TeamSummary(result, lapsing_count(members, on))
-        for result, members in organisation_with_members(session, on)
+        *main,
+        SortKey(Team.name, "team_name", "text", names),
+        SortKey(Team.id, "team_id", "id", names),
     ]
+
+
+def summary_statement(filters: SummaryFilters = SummaryFilters()) -> Select[Any]:
+    """Return the query of the table's rows (unordered), with the columns its order reads."""
+    return (
+        select(
+            Team.id.label("team_id"),
+            Team.name.label("team_name"),
+            Team.gpus,
+            Team.manager_id,
+            _Manager.name.label("manager_name"),
+            _r.template_id,
+            _r.band_gpus,
+            _r.filled,
+            _r.total,
+            _r.percent_tenths,
+            _r.lapsing,
+            _r.previous_tenths,
+            _MANAGER.label("manager_sort"),
+            _TREND.label("trend_tenths"),
+        )
+        .select_from(Team)
+        .join(_r, _r.team_id == Team.id)
+        .outerjoin(_Manager, _Manager.id == Team.manager_id)
+        .where(*filters.conditions())
+    )
+
+
+def ordered(statement: Select[Any], keys: list[SortKey]) -> Select[Any]:
+    return statement.order_by(*(k.column.desc() if k.descending else k.column for k in keys))
+
+
+def summary_rows(
+    session: Session,
+    filters: SummaryFilters = SummaryFilters(),
+    sort: str = DEFAULT_SORT,
+    descending: bool = False,
+) -> list[SummaryRow]:
+    """Return every row the filters keep, in the order of `sort` (the CSV; a manager's teams)."""
+    statement = ordered(summary_statement(filters), order_keys(sort, descending))
+    return [SummaryRow.of(row) for row in session.execute(statement)]
+
+
+@dataclass(frozen=True)
+class Totals:
+    """The whole organisation's seats, and how many teams the filters keep."""
+
+    teams: int
+    matching: int
+    filled: int
+    total: int
+    lapsing: int
+
+    @property
+    def percent_tenths(self) -> int:
+        return round(self.filled * 100 * PERCENT_TENTHS / self.total) if self.total else 1000
+
+    @property
+    def percent(self) -> float:
+        return self.percent_tenths / PERCENT_TENTHS
+
+
+def totals(session: Session, filters: SummaryFilters = SummaryFilters()) -> Totals:
+    """Return the organisation's totals and the teams the filters keep, in one query."""
+    conditions = filters.conditions()
+    kept = and_(*conditions) if conditions else true()
+    teams, matching, filled, total, lapsing = session.execute(
+        select(
+            func.count(),
+            func.coalesce(func.sum(case((kept, 1), else_=0)), 0),
+            func.coalesce(func.sum(_r.filled), 0),
+            func.coalesce(func.sum(_r.total), 0),
+            func.coalesce(func.sum(_r.lapsing), 0),
+        )
+        .select_from(Team)
+        .join(_r, _r.team_id == Team.id)
+        .outerjoin(_Manager, _Manager.id == Team.manager_id)
+    ).one()
+    return Totals(teams, matching, filled, total, lapsing)
+
+
+@dataclass(frozen=True)
+class SummaryPage:
+    """One page of the table, where it sits among the pages, and the organisation's totals."""
+
+    rows: list[SummaryRow]
+    totals: Totals
+    page: int
+    per_page: int
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.totals.matching // self.per_page))
+
+    @property
+    def has_prev(self) -> bool:
+        return self.page > 1
+
+    @property
+    def has_next(self) -> bool:
+        return self.page < self.pages
+
+
+def summary_page(
+    session: Session,
+    filters: SummaryFilters = SummaryFilters(),
+    sort: str = DEFAULT_SORT,
+    descending: bool = False,
+    page: int = 1,
+    per_page: int = ORGANISATION_PAGE_ROWS,
+) -> SummaryPage:
+    """Return a page of the table (a page past the end shows the last) and the totals."""
+    counted = totals(session, filters)
+    pages = max(1, -(-counted.matching // per_page))
+    page = min(max(page, 1), pages)
+    statement = ordered(summary_statement(filters), order_keys(sort, descending))
+    rows = [
+        SummaryRow.of(row)
+        for row in session.execute(statement.limit(per_page).offset((page - 1) * per_page))
+    ]
+    return SummaryPage(rows, counted, page, per_page)
+
+
+def rows_of_managers(session: Session, manager_ids: Iterable[int]) -> dict[int, list[SummaryRow]]:
+    """Return each manager's teams' rows, by team name (one query)."""
+    ids = list(manager_ids)
+    found: dict[int, list[SummaryRow]] = {}
+    if not ids:
+        return found
+    statement = ordered(summary_statement(), order_keys(DEFAULT_SORT))
+    for row in session.execute(statement.where(Team.manager_id.in_(ids))):
+        found.setdefault(row.manager_id, []).append(SummaryRow.of(row))
+    return found

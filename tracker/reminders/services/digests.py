@@ -14,7 +14,9 @@ from tracker.i18n import format_number, ngettext
 from tracker.people.models import Engineer, Team
 from tracker.progress.models import Certification
 from tracker.readiness.models import LapseImpact
+from tracker.readiness.services.current import refresh
 from tracker.readiness.services.lapses import impact_message
+from tracker.readiness.services.organisation import rows_of_managers
 from tracker.reminders import messages
 from tracker.reminders.rules import CERTIFICATIONS_PER_BATCH, DIGEST_HORIZON_DAYS
 from tracker.reminders.services.queueing import Mail, PassReport, due_at, insert_new
@@ -108,8 +110,11 @@ def queue_digests(
     """Queue, at the week's first pass, one digest per manager of their people's expiries.
 
     A digest lists the certifications expiring within DIGEST_HORIZON_DAYS and
-    what each lapse does to readiness. The week is the ISO week.
+    what each lapse does to readiness, then the readiness of the manager's
+    teams today (the stored readiness, brought up to date first). The week is
+    the ISO week.
     """
+    refresh(session, today)
     newer = aliased(Certification)
     rows = session.execute(
         _owed_from(select(*_owed_columns(), LapseImpact.impact))
@@ -157,6 +162,13 @@ def queue_digests(
             )
         )
     }
+    teams = {
+        manager_id: rows
+        for start in range(0, len(by_manager), CERTIFICATIONS_PER_BATCH)
+        for manager_id, rows in rows_of_managers(
+            session, list(by_manager)[start : start + CERTIFICATIONS_PER_BATCH]
+        ).items()
+    }
     notices = []
     for manager_id, items in by_manager.items():
         manager = managers[manager_id]
@@ -167,6 +179,7 @@ def queue_digests(
             locale,
             manager=manager,
             items=items,
+            teams=teams.get(manager_id, []),
             today=today,
             horizon=DIGEST_HORIZON_DAYS,
             base_url=mail.base_url.rstrip("/"),

@@ -1,0 +1,277 @@
+"""Each team's readiness kept current: stored per team and day, recomputed when its inputs move.
+
+A team's stored row (`StoredReadiness`) names the readiness revision, the
+catalog stamp and the day it was computed from. Every change that can move a
+team's readiness bumps its revision in the writing transaction
+(tracker.readiness.models), a catalog write changes the stamp, and the passing
+day lapses certifications and moves the 90-day window: a row that differs from
+the team's current three is stale. Readers call `up_to_date` first, which
+recomputes only the stale teams (in batches, the members of TEAMS_PER_BATCH
+teams a query) and stores them, so a page costs what changed plus its reads,
+and shows nothing stale. The daily pass and a job at midnight run `refresh`
+for the day boundary. Each refresh also writes the day's snapshot of the teams
+it recomputed and the organisation's sum (the history the trend charts draw).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from sqlalchemy import ColumnElement, Select, exists, func, or_, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session, sessionmaker
+
+from tracker.catalog.models import CatalogVersion
+from tracker.catalog.services.snapshot import TemplateInfo, catalog_snapshot
+from tracker.db import WRITE_INTENT, writing
+from tracker.people.models import Team
+from tracker.readiness.models import OrganisationSnapshot, ReadinessSnapshot, StoredReadiness
+from tracker.readiness.rules import PERCENT_TENTHS, TEAMS_PER_BATCH, TREND_DAYS
+from tracker.readiness.services.matching import (
+    choose_template,
+    filled_percent,
+    judge,
+    kuhn,
+    seat_candidates,
+    template_seats,
+)
+from tracker.readiness.services.members import Member, load_members
+from tracker.readiness.services.organisation import lapsing_count
+
+
+def percent_tenths(filled: int, total: int) -> int:
+    """Return the share of seats filled in whole tenths of a percent (1000 for no seats)."""
+    return round(filled_percent(filled, total) * PERCENT_TENTHS)
+
+
+def seats_filled(
+    members: Sequence[Member], templates: Sequence[TemplateInfo], gpus: int, on: dt.date
+) -> tuple[TemplateInfo, int, int]:
+    """Return the fleet's template, the seats a maximum matching fills on `on`, and its seats.
+
+    What `readiness` counts, without the gaps' nearest candidates.
+    """
+    template = choose_template(templates, gpus)
+    seats = template_seats(template)
+    matching = kuhn(seat_candidates(template, seats, judge(members, on)))
+    return template, len(matching), len(seats)
+
+
+def _current_stamp() -> ColumnElement[Any]:
+    return func.coalesce(
+        select(CatalogVersion.stamp).where(CatalogVersion.id == 1).scalar_subquery(), ""
+    )
+
+
+def _stale(stamp: ColumnElement[Any] | str, today: dt.date) -> ColumnElement[bool]:
+    """The condition "the team's stored readiness is missing or not of its current inputs"."""
+    r = StoredReadiness
+    return or_(
+        r.team_id.is_(None),
+        r.revision != Team.readiness_revision,
+        r.catalog_stamp != stamp,
+        r.computed_on != today,
+    )
+
+
+def _stale_teams(
+    stamp: str, today: dt.date, every: bool, team_ids: Sequence[int] | None
+) -> Select[tuple[int, int, int]]:
+    query = select(Team.id, Team.readiness_revision, Team.gpus).order_by(Team.id)
+    if team_ids is not None:
+        query = query.where(Team.id.in_(team_ids))
+    if every:
+        return query
+    return query.outerjoin(StoredReadiness, StoredReadiness.team_id == Team.id).where(
+        _stale(stamp, today)
+    )
+
+
+def any_stale(session: Session, today: dt.date, team_ids: Sequence[int] | None = None) -> bool:
+    """Return whether some team's (of `team_ids`) stored readiness is not current (one query)."""
+    stale = (
+        select(Team.id)
+        .outerjoin(StoredReadiness, StoredReadiness.team_id == Team.id)
+        .where(_stale(_current_stamp(), today))
+    )
+    if team_ids is not None:
+        stale = stale.where(Team.id.in_(team_ids))
+    return bool(session.execute(select(exists(stale))).scalar())
+
+
+def refresh(
+    session: Session,
+    today: dt.date,
+    *,
+    every: bool = False,
+    team_ids: Sequence[int] | None = None,
+) -> int:
+    """Recompute and store the readiness of each team not current on `today`; return how many.
+
+    `every` recomputes every team; `team_ids` looks at those teams only (a
+    team's page), leaving the organisation's sum of the day to a refresh of
+    every team (which then finds the others stale, if the day is new). The
+    revisions are read before the members: a change committed in between
+    leaves the row of an older revision, which the next reader recomputes
+    (never a newer revision over older members).
+    Flushes; the caller commits.
+    """
+    catalog = catalog_snapshot(session)
+    if not catalog.templates:
+        return 0
+    stamp = catalog.stamp or ""
+    stale = session.execute(_stale_teams(stamp, today, every, team_ids)).tuples().all()
+    for start in range(0, len(stale), TEAMS_PER_BATCH):
+        batch = stale[start : start + TEAMS_PER_BATCH]
+        ids = [team_id for team_id, _, _ in batch]
+        members = load_members(session, ids, catalog.credentials)
+        previous = _previous_percents(session, ids, today)
+        rows = []
+        for team_id, revision, gpus in batch:
+            team_members = members.get(team_id, [])
+            template, filled, total = seats_filled(team_members, catalog.templates, gpus, today)
+            rows.append(
+                {
+                    "team_id": team_id,
+                    "revision": revision,
+                    "catalog_stamp": stamp,
+                    "computed_on": today,
+                    "template_id": template.id,
+                    "band_gpus": template.min_gpus,
+                    "filled": filled,
+                    "total": total,
+                    "percent_tenths": percent_tenths(filled, total),
+                    "lapsing": lapsing_count(team_members, today),
+                    "previous_tenths": previous.get(team_id),
+                }
+            )
+        _upsert(session, StoredReadiness, rows, ("team_id",))
+        history = [
+            {k: row[k] for k in ("team_id", "filled", "total", "percent_tenths", "lapsing")}
+            | {"day": today}
+            for row in rows
+        ]
+        _upsert(session, ReadinessSnapshot, history, ("team_id", "day"))
+    if stale and team_ids is None:
+        store_organisation_day(session, today)
+    return len(stale)
+
+
+def store_organisation_day(session: Session, day: dt.date) -> None:
+    """Write the organisation's snapshot of `day`: the sum of its teams' snapshots that day."""
+    h = ReadinessSnapshot
+    teams, filled, total, lapsing = session.execute(
+        select(
+            func.count(),
+            func.coalesce(func.sum(h.filled), 0),
+            func.coalesce(func.sum(h.total), 0),
+            func.coalesce(func.sum(h.lapsing), 0),
+        ).where(h.day == day)
+    ).one()
+    if not teams:
+        return
+    _upsert(
+        session,
+        OrganisationSnapshot,
+        [
+            {
+                "day": day,
+                "teams": teams,
+                "filled": filled,
+                "total": total,
+                "percent_tenths": percent_tenths(filled, total),
+                "lapsing": lapsing,
+            }
+        ],
+        ("day",),
+    )
+
+
+def _previous_percents(session: Session, team_ids: Iterable[int], today: dt.date) -> dict[int, int]:
+    """Return each team's percent in its latest snapshot TREND_DAYS or more before `today`.
+
+    No older than twice TREND_DAYS: a team without a snapshot that recent has no trend.
+    """
+    h = ReadinessSnapshot
+    latest = (
+        select(h.team_id, func.max(h.day).label("day"))
+        .where(
+            h.team_id.in_(list(team_ids)),
+            h.day <= today - dt.timedelta(days=TREND_DAYS),
+            h.day >= today - dt.timedelta(days=2 * TREND_DAYS),
+        )
+        .group_by(h.team_id)
+        .subquery()
+    )
+    return dict(
+        session.execute(
+            select(h.team_id, h.percent_tenths).join(
+                latest, (latest.c.team_id == h.team_id) & (latest.c.day == h.day)
+            )
+        )
+        .tuples()
+        .all()
+    )
+
+
+def _upsert(
+    session: Session, entity: type[Any], rows: list[dict[str, Any]], keys: tuple[str, ...]
+) -> None:
+    """Insert `rows`, replacing those whose `keys` are already stored (safe against a racer)."""
+    if not rows:
+        return
+    insert = (
+        postgresql.insert(entity)
+        if session.get_bind().dialect.name == "postgresql"
+        else sqlite.insert(entity)
+    )
+    statement = insert.values(rows)
+    statement = statement.on_conflict_do_update(
+        index_elements=list(keys),
+        set_={name: statement.excluded[name] for name in rows[0] if name not in keys},
+    )
+    session.execute(statement)
+
+
+def up_to_date(
+    session: Session,
+    factory: sessionmaker[Session],
+    today: dt.date,
+    team_ids: Sequence[int] | None = None,
+) -> int:
+    """Bring the stored readiness up to date before a request reads it; return how many changed.
+
+    Every team's, or those of `team_ids` (a team's page). When nothing
+    moved, one query. Otherwise the stale teams are recomputed in a unit of
+    work of their own, committed at once (its row locks held briefly, and no
+    read-only request turned into a writer), then the
+    request's read transaction ends so that its next read sees them (SQLite
+    reads from the snapshot its transaction began with). A request that
+    already writes (an API call: on SQLite it holds the write lock) refreshes
+    in its own transaction, which its boundary commits.
+    """
+    if not any_stale(session, today, team_ids):
+        return 0
+    if WRITE_INTENT.get():
+        changed = refresh(session, today, team_ids=team_ids)
+        session.flush()
+        return changed
+    with writing(), factory() as writer, writer.begin():
+        changed = refresh(writer, today, team_ids=team_ids)
+    session.commit()
+    return changed
+
+
+def day_boundary(session: Session, today: dt.date) -> int:
+    """Bring every team to `today` (the day's lapses) and close yesterday's organisation sum.
+
+    The daily pass and the midnight job run it; return how many teams were
+    recomputed. Yesterday's organisation snapshot is summed again from its
+    teams' snapshots, so that a refresh that raced another that day leaves
+    no sum short of one of them.
+    """
+    changed = refresh(session, today)
+    store_organisation_day(session, today - dt.timedelta(days=1))
+    return changed
