@@ -40,9 +40,6 @@ def tracker_env(database_url: str, **extra: str) -> dict[str, str]:
         TRACKER_DATABASE_URL=database_url,
         TRACKER_SECRET_KEY=SECRET_KEY,
         TRACKER_SEED_PATH=str(PROJECT_ROOT / "seed" / "catalog.toml"),
-        # The code under test: the `tracker` script alone imports the checkout the
-        # environment was installed from, which may be another one.
-        PYTHONPATH=os.pathsep.join(filter(None, [str(PROJECT_ROOT), env.get("PYTHONPATH")])),
     )
     env.update(extra)
     return env
