@@ -159,7 +159,7 @@ def test_answers_link_their_ids_to_the_operations_that_take_them(doc: dict) -> N
     }
     first = "$response.body#/items/0/id"
     assert set(_links(doc, "/api/v1/teams", "get", "200")) == {
-        "team_forecast", "team_readiness", "team_skills",
+        "team_forecast", "team_history", "team_readiness", "team_skills",
     }  # fmt: skip
     assert _links(doc, "/api/v1/webhooks", "get", "200")["delete_webhook"]["parameters"] == {
         "path.endpoint_id": first
