@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests import factories
-from tests.helpers import post_login
+from tests.helpers import pass_second_step, post_login
 
 ROOT = "root@example.com"
 
@@ -42,6 +42,9 @@ def test_a_break_glass_admin_still_signs_in_with_a_password(client, db, local_lo
     factories.engineer(db, email=ROOT, access_role="admin")
     response = post_login(client, "Root@Example.com")
     assert response.status_code == 302
+    # A password admin still gives the second step, break-glass or not.
+    assert not signed_in(client)
+    pass_second_step(client, ROOT)
     assert signed_in(client)
 
 
