@@ -86,7 +86,7 @@ def test_the_dashboard_says_in_spanish_why_an_exam_is_not_open(db, client, auth)
 
     assert "Certificación NCA-AIIO vigente hasta el 1 jul 2028" in view.text
     assert "Sin preparación para NCP-AII:" in view.text
-    assert "NCP-AII requiere 12 meses de experiencia documentada; 5 a 29 nov 2026" in view.text
+    assert "NCP-AII requiere 12 meses de experiencia documentada; 5 al 29 nov 2026" in view.text
     absent(view.text, "Not ready for", "requires", "months of documented experience")
 
 

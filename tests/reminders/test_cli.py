@@ -155,7 +155,7 @@ def test_a_scenario_across_days_delivers_every_message_exactly_once(cli_app, smt
         (r.subject, sorted(r.rcpt_tos), str(r.message["To"]), str(r.message["Cc"] or ""))
         for r in received
     )
-    digest = "Weekly digest: 1 certification(s) expiring within 90 days"
+    digest = "Weekly digest: 1 certification expiring within 90 days"
     assert got == sorted(
         [
             ("NCA-AIIO expires in 90 days (2027-03-01)", [ada_], ada_, ""),

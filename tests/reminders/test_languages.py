@@ -238,6 +238,10 @@ def test_the_expiry_notice_and_its_copy_each_say_expired_in_their_language(db):
     assert "<strong>venció el 1 mar 2027</strong>" in notice.body_html
     assert copy.subject == "NCA-AIIO expired on 2027-03-01"
     assert "expired on 2027-03-01. It no longer counts" in (copy.body_text or "")
+    # Past its date, the step to renew no longer says "before" it.
+    assert "Aprobar de nuevo el examen NCA-AIIO; la nueva" in (notice.body_text or "")
+    assert "Pass exam NCA-AIIO again; the new certification" in (copy.body_text or "")
+    assert "again before" not in (copy.body_text or "")
 
 
 def test_composing_after_the_pass_writes_the_subject_in_the_notices_language(db):
@@ -373,7 +377,7 @@ def test_the_weekly_digest_is_in_each_managers_language(db):
 
     english = digests[max_.email]
     assert english.locale == "en"
-    assert english.subject == "Weekly digest: 2 certification(s) expiring within 90 days"
+    assert english.subject == "Weekly digest: 2 certifications expiring within 90 days"
     assert "Hello Max Muster," in (english.body_text or "")
     assert "- 2027-03-01" in (english.body_text or "")
 

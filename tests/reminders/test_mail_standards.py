@@ -178,7 +178,7 @@ def test_the_escalation_greets_its_managers_and_copies_the_engineer(db, factory,
         "2027-03-01 and readiness drops",
         "(2026-03-01) x 30 and 30 (2026-03-01) 30 (2026-03-01) Escalation: Łukasiewicz's drops",
         "A" * 90 + " expires",
-        "Weekly digest: 3 certification(s) expiring within 90 days",
+        "Weekly digest: 3 certifications expiring within 90 days",
         "Looks encoded: =?utf-8?q?x?= but is not",
     ],
 )

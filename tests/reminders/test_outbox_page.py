@@ -114,7 +114,7 @@ def test_rows_show_newest_first_with_their_details(admin_client, db):
         db,
         kind="digest",
         to_addrs="boss@example.com",
-        subject="Weekly digest: 2 certification(s) expiring within 90 days",
+        subject="Weekly digest: 2 certifications expiring within 90 days",
         status="pending",
         attempts=2,
         next_attempt_at=dt.datetime(2026, 11, 29, 8, 30),

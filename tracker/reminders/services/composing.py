@@ -31,7 +31,9 @@ def expiry_of(cert: Certification) -> dt.date:
     return cert.expires_on
 
 
-def renew_steps(cert: Certification, open_courses: Sequence[str], locale: str) -> list[str]:
+def renew_steps(
+    cert: Certification, open_courses: Sequence[str], locale: str, *, expired: bool = False
+) -> list[str]:
     """Say how to renew, in `locale`: which exam, and which path courses are still open."""
     exam = cert.credential.exam
     if exam is None:
@@ -45,8 +47,15 @@ def renew_steps(cert: Certification, open_courses: Sequence[str], locale: str) -
                 issuer=issuer,
             )
         ]
+    # Once the date has passed, "before" it is no longer a step anyone can take.
     steps = [
         gettext(
+            "Pass exam %(code)s again; the new certification runs from the new pass date.",
+            locale,
+            code=exam.code,
+        )
+        if expired
+        else gettext(
             "Pass exam %(code)s again before %(date)s; "
             "the new certification runs from the new pass date.",
             locale,
@@ -276,7 +285,7 @@ def _compose_reminder(
         days_left=days_left,
         link=link,
         link_text=gettext("Open the tracker", locale),
-        renew_steps=renew_steps(cert, open_courses, locale),
+        renew_steps=renew_steps(cert, open_courses, locale, expired=days_left < 0),
         calendar=notification.ics is not None,
     )
 
@@ -317,6 +326,6 @@ def _compose_escalation(
         if impact
         else gettext("its team's readiness drops", locale),
         team_name=engineer.team.name if engineer.team else gettext("the team", locale),
-        renew_steps=renew_steps(cert, (), locale),
+        renew_steps=renew_steps(cert, (), locale, expired=days_left < 0),
         calendar=notification.ics is not None,
     )

@@ -195,9 +195,8 @@ def queue_digests(
                 "to_addrs": manager.email,
                 "cc_addrs": "",
                 "subject": ngettext(
-                    # One English text for both counts, as the digest has always said.
-                    "Weekly digest: %(count)s certification(s) expiring within %(days)s days",
-                    "Weekly digest: %(count)s certification(s) expiring within %(days)s days",
+                    "Weekly digest: %(count)s certification expiring within %(days)s days",
+                    "Weekly digest: %(count)s certifications expiring within %(days)s days",
                     len(items),
                     locale,
                     count=format_number(len(items), locale),
