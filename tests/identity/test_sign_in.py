@@ -13,6 +13,8 @@ from tests.identity.conftest import BASE_URL, CALLBACK, PROVIDER_NAME, query
 from tests.identity.oidc import CLIENT_ID, signing_key
 from tracker.audit.models import AccountEvent
 from tracker.identity.models import Identity, SignInRequest
+from tracker.identity.services import linking
+from tracker.identity.services.linking import find_identity
 from tracker.people.models import Engineer
 from tracker.people.services.persons import find_engineer, set_active
 
@@ -211,6 +213,31 @@ def test_with_creation_an_unknown_verified_address_gets_an_account(sso, db, pinn
     assert identity_of(db, frank).subject == "frank"
     assert signed_in_as(sso, frank)
     assert events(db) == [("provisioned", "oidc", None), ("sign_in", "oidc", None)]
+
+
+def test_a_provider_account_linked_at_the_same_moment_signs_in_instead_of_failing(
+    sso, db, provider, monkeypatch
+):
+    """Two first sign-ins at once: the one that loses the race to link finds the winner's link."""
+    sso.configure(create_users=True)
+    winner = factories.engineer(db, email="frank.other@example.com", name="Frank Other")
+    db.add(Identity(engineer=winner, issuer=provider.issuer, subject="frank", email=""))
+    db.flush()
+    looked = []
+
+    def not_linked_yet(session, issuer, subject):
+        # This request looked before the other one's link was there.
+        looked.append(subject)
+        return None if len(looked) == 1 else find_identity(session, issuer, subject)
+
+    monkeypatch.setattr(linking, "find_identity", not_linked_yet)
+    response = sso.sign_in("frank")
+    assert response.status_code == 302
+    assert looked == ["frank", "frank"]
+    assert signed_in_as(sso, winner)
+    # The losing attempt's account and link were rolled back with it.
+    assert find_engineer(db, "frank.new@example.com") is None
+    assert count(db, Identity) == 1
 
 
 def test_creation_needs_a_verified_address(sso, db):

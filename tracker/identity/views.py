@@ -23,6 +23,7 @@ from flask import (
     url_for,
 )
 from flask_login import current_user, login_user
+from sqlalchemy.exc import IntegrityError
 
 from tracker.clock import today, utcnow
 from tracker.db import WRITE_INTENT
@@ -110,8 +111,18 @@ def callback():
             now=calendar.timegm(now.utctimetuple()),
         )
         # A refusal while linking leaves nothing of the link behind, only the trail.
-        with db.begin_nested():
-            engineer = sign_in_person(db, settings, claims, today=today(), now=now, address=address)
+        try:
+            with db.begin_nested():
+                engineer = sign_in_person(
+                    db, settings, claims, today=today(), now=now, address=address
+                )
+        except IntegrityError:
+            # Another request linked or created this provider account at the same moment
+            # (a double click, two tabs): it is linked now, so a second look finds it.
+            with db.begin_nested():
+                engineer = sign_in_person(
+                    db, settings, claims, today=today(), now=now, address=address
+                )
     except SignInRefused as refusal:
         record_refusal(db, refusal, address)
         # The request boundary keeps nothing of a 4xx: the used state and the trail must stay.
