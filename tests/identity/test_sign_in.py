@@ -156,6 +156,7 @@ def test_a_provider_trusted_for_its_addresses_links_without_email_verified(sso, 
 
 def test_an_inactive_person_is_refused_before_and_after_linking(sso, db):
     alice = factories.engineer(db, email="alice@example.com", access_role="admin")
+    factories.engineer(db, email="other.admin@example.com", access_role="admin")
     set_active(db, alice, False)
     response = sso.sign_in("alice")
     assert response.status_code == 403

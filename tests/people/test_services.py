@@ -180,6 +180,7 @@ def test_can_view_and_manages(org, actor, target, view, manage):
 
 
 def test_a_deactivated_admin_views_nobody(db, org):
+    factories.engineer(db, name="Second admin", access_role="admin")
     set_active(db, org["admin"], False)
     assert not any(can_view(org["admin"], person) for person in org.values())
 

@@ -10,11 +10,13 @@ import pytest
 from sqlalchemy import select
 
 from tests import factories
-from tests.helpers import sign_in, token_for
+from tests.helpers import fresh, sign_in, token_for
 from tests.readiness.helpers import members
 from tests.reminders.conftest import smtp  # noqa: F401  (the real SMTP server fixture)
 from tests.reminders.helpers import MAIL, WINDOWS, days_before, holder, outbox
+from tests.scim.conftest import error_of
 from tracker.people.models import Engineer, LevelChange
+from tracker.people.services.persons import update_engineer
 from tracker.progress.models import Certification
 from tracker.readiness.services.team import team_readiness
 from tracker.reminders.services.daily_pass import plan
@@ -115,3 +117,19 @@ def test_delete_keeps_the_persons_history(db, scim):
     assert db.get(Engineer, person.id) is not None
     assert db.get(Certification, cert.id) is not None
     assert db.scalars(select(LevelChange).where(LevelChange.engineer_id == person.id)).all()
+
+
+def test_scim_deactivating_the_last_admin_is_refused_with_the_rule(scim, db):
+    created = scim.create_user("boss@example.com")
+    admin = db.get(Engineer, int(created["id"]))
+    update_engineer(db, admin, None, factories.TODAY, access_role="admin")
+    response = scim.patch(
+        f"/Users/{created['id']}", {"op": "replace", "path": "active", "value": False}
+    )
+    assert "active: the tracker must keep at least one active admin" in error_of(
+        response, 400, "invalidValue"
+    )
+    assert fresh(db, admin).active is True
+    assert "must keep at least one active admin" in error_of(
+        scim.delete(f"/Users/{created['id']}"), 400, "invalidValue"
+    )

@@ -26,6 +26,8 @@ bp = Blueprint("audit", __name__)
 TRAIL_ARGS = ("q", "kind", "method", "since", "until", "page")
 # The fields an "updated" event names, as the person form calls them.
 FIELD_NAMES = {
+    "email": _l("Email"),
+    "name": _l("Name"),
     "job_roles": _l("Job roles"),
     "team_id": _l("Team"),
     "manager_id": _l("Manager"),

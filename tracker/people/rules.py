@@ -15,6 +15,10 @@ ACCESS_ROLES = ("engineer", "manager", "admin")
 MANAGER_ROLES = ("manager", "admin")
 # A marked text is a literal: a test holds it to ACCESS_ROLES.
 ACCESS_ROLE_RULE = N_("role must be one of engineer, manager, admin")
+# Without an active admin nobody can manage people or the catalog on the web or the API.
+LAST_ADMIN_RULE = N_(
+    "the tracker must keep at least one active admin; make someone else an admin first"
+)
 
 MAX_NAME_LENGTH = 120
 MAX_TEAM_NAME_LENGTH = 120

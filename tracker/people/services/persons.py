@@ -18,21 +18,21 @@ from sqlalchemy.orm import Session, selectinload
 from tracker.catalog.models import JobRole, Level
 from tracker.catalog.rules import LEVEL_NUMBER_RULE, MAX_LEVEL, MIN_LEVEL
 from tracker.errors import ValidationError
-from tracker.i18n import N_, join, msg
-from tracker.people.models import Engineer, JobRoleAssignment, LevelChange, Team
+from tracker.i18n import N_, msg
+from tracker.people.models import Engineer, JobRoleAssignment, LevelChange
 from tracker.people.rules import (
     ACCESS_ROLE_RULE,
     ACCESS_ROLES,
     BROWSER_LOCALE,
     LOCALE_RULE,
     LOCALES,
-    MANAGER_ROLES,
     MAX_EXPERIENCE_MONTHS,
     MAX_NAME_LENGTH,
     TOTP_REQUIRED_ROLES,
 )
 from tracker.people.services.access import is_whole, resolve_manager
 from tracker.people.services.accounts import hash_password
+from tracker.people.services.roles import access_role_error, last_admin_error
 from tracker.people.services.teams import resolve_team
 from tracker.people.services.trail import trail, trail_fields
 
@@ -313,7 +313,15 @@ def set_job_roles(
     session.flush()
 
 
-def set_identity(session: Session, engineer: Engineer, *, email: str, name: str) -> None:
+def set_identity(
+    session: Session,
+    engineer: Engineer,
+    *,
+    email: str,
+    name: str,
+    actor: Engineer | None = None,
+    via: str | None = None,
+) -> None:
     """Change a person's e-mail address (their sign-in) and name, by create_person's rules."""
     errors: dict[str, str] = {}
     try:
@@ -327,8 +335,17 @@ def set_identity(session: Session, engineer: Engineer, *, email: str, name: str)
         errors["name"] = problem
     if errors:
         raise ValidationError(errors)
+    before = {"email": engineer.email, "name": engineer.name}
     engineer.email = email
     engineer.name = name.strip()
+    after = {"email": engineer.email, "name": engineer.name}
+    if after != before:
+        changed = {
+            key: {"from": before[key], "to": after[key]}
+            for key in after
+            if after[key] != before[key]
+        }
+        trail(session, "updated", engineer, actor, via, changed)
     session.flush()
 
 
@@ -344,36 +361,6 @@ EDITABLE = frozenset(
         "locale",
     }
 )
-
-
-def _reports(session: Session, engineer: Engineer) -> list[str]:
-    """Name what `engineer` manages: teams and people."""
-    team_names = session.scalars(
-        select(Team.name).where(Team.manager_id == engineer.id).order_by(Team.name)
-    ).all()
-    people_names = session.scalars(
-        select(Engineer.name).where(Engineer.manager_id == engineer.id).order_by(Engineer.name)
-    ).all()
-    return [msg("team %(name)s", name=n) for n in team_names] + list(people_names)
-
-
-def _access_role_error(
-    session: Session, engineer: Engineer, actor: Engineer | None, role: object
-) -> str | None:
-    if role not in ACCESS_ROLES:
-        return ACCESS_ROLE_RULE
-    if actor is not None and actor.id == engineer.id and role != engineer.access_role:
-        return N_("you cannot change your own access role; ask another admin to do it")
-    if role not in MANAGER_ROLES and engineer.access_role in MANAGER_ROLES:
-        managed = _reports(session, engineer)
-        if managed:
-            return msg(
-                "%(name)s manages %(managed)s; "
-                "choose other managers for them before removing the manager role",
-                name=engineer.name,
-                managed=join(managed, ", "),
-            )
-    return None
 
 
 def _hired_on_error(hired_on: object, today: dt.date, first_record: dt.date | None) -> str | None:
@@ -416,7 +403,7 @@ def update_engineer(
     errors: dict[str, str] = {}
 
     if "access_role" in changes and (
-        problem := _access_role_error(session, engineer, actor, changes["access_role"])
+        problem := access_role_error(session, engineer, actor, changes["access_role"])
     ):
         errors["access_role"] = problem
     if "level" in changes and (problem := level_error(session, changes["level"])):
@@ -503,6 +490,8 @@ def set_active(
     """
     if not active and actor is not None and actor.id == engineer.id:
         raise ValidationError({"active": N_("you cannot deactivate your own account")})
+    if not active and (problem := last_admin_error(session, engineer)):
+        raise ValidationError({"active": problem})
     if engineer.active != active:
         engineer.active = active
         engineer.session_epoch += 1

@@ -137,6 +137,14 @@ def _taken(email: str) -> UniquenessException:
     return UniquenessException(detail=msg("a User with userName %(email)s exists", email=email))
 
 
+def _set_active(session: Session, engineer: Engineer, active: bool) -> None:
+    """Activate or deactivate through the people services; their refusal is SCIM's."""
+    try:
+        set_active(session, engineer, active, via=VIA)
+    except ValidationError as exc:
+        raise InvalidValueException(detail=refusal(exc.errors)) from None
+
+
 def create_user(session: Session, user: User, today: dt.date) -> tuple[Engineer, ScimUser]:
     """Add the person a POSTed User describes (or bring back the one SCIM deleted)."""
     email = _email(user)
@@ -162,7 +170,7 @@ def create_user(session: Session, user: User, today: dt.date) -> tuple[Engineer,
     state = ScimUser(engineer=engineer, external_id=external_id)
     session.add(state)
     if user.active is False:
-        set_active(session, engineer, False, via=VIA)
+        _set_active(session, engineer, False)
     session.flush()
     return engineer, state
 
@@ -179,11 +187,11 @@ def write_user(
         raise _taken(email)
     if email != engineer.email or name != engineer.name:
         try:
-            set_identity(session, engineer, email=email, name=name)
+            set_identity(session, engineer, email=email, name=name, via=VIA)
         except ValidationError as exc:
             raise InvalidValueException(detail=refusal(exc.errors)) from None
     if user.active is not None:
-        set_active(session, engineer, user.active, via=VIA)
+        _set_active(session, engineer, user.active)
     if state is None:
         state = ScimUser(engineer=engineer)
         session.add(state)
@@ -211,7 +219,7 @@ def delete_user(
     session: Session, engineer: Engineer, state: ScimUser | None, now: dt.datetime
 ) -> None:
     """Deactivate the person and hide them from SCIM; their records stay."""
-    set_active(session, engineer, False, via=VIA)
+    _set_active(session, engineer, False)
     if state is None:
         state = ScimUser(engineer=engineer)
         session.add(state)
