@@ -354,6 +354,56 @@ def test_new_recovery_codes_replace_the_old_ones(client, db, enrolled):
     assert len(stored) == RECOVERY_CODE_COUNT and recovery_hash(codes[0]) not in stored
 
 
+@pytest.fixture
+def manager_with_app(db) -> tuple[Engineer, str]:
+    """A manager who set up an app by choice (a step ago)."""
+    person = factories.engineer(db, access_role="manager")
+    secret = new_secret()
+    earlier = utcnow() - dt.timedelta(minutes=5)
+    enrol(db, person, secret, code_at(secret, time_step(earlier)), earlier)
+    db.flush()
+    return person, secret
+
+
+def test_someone_who_chose_an_app_turns_it_off_with_a_code(client, db, manager_with_app):
+    person, _ = manager_with_app
+    sign_in(client, person)
+    assert "Turn off two-step sign-in" in client.get("/profile").get_data(as_text=True)
+    code = unspent_code(*totp_state(client, person.email))[0]
+    response = client.post("/profile/totp/off", data={"code": code})
+    assert response.status_code == 302
+    assert fresh(db, person).totp_secret is None
+    assert count(db, RecoveryCode) == 0
+    client.post("/logout")
+    # The password alone signs in again.
+    assert path_of(post_login(client, person.email)) == "/dashboard"
+
+
+def test_turning_the_app_off_needs_a_right_code(client, db, manager_with_app):
+    person, secret = manager_with_app
+    sign_in(client, person)
+    response = client.post("/profile/totp/off", data={"code": "000000"})
+    assert response.status_code == 400
+    assert "Turn off two-step sign-in" in response.get_data(as_text=True)
+    assert fresh(db, person).totp_secret == secret
+    assert client.post("/profile/totp/off", data={"code": ""}).status_code == 400
+    assert fresh(db, person).totp_secret == secret
+
+
+def test_an_admin_cannot_turn_the_app_off(client, db, enrolled):
+    person, secret, _ = enrolled
+    sign_in(client, person)
+    assert "Turn off two-step sign-in" not in client.get("/profile").get_data(as_text=True)
+    code = unspent_code(*totp_state(client, person.email))[0]
+    assert client.post("/profile/totp/off", data={"code": code}).status_code == 403
+    assert fresh(db, person).totp_secret == secret
+
+
+def test_turning_off_an_app_never_set_up_is_refused(client, db):
+    sign_in(client, factories.engineer(db))
+    assert client.post("/profile/totp/off", data={"code": "123456"}).status_code == 400
+
+
 def test_someone_without_an_app_gets_no_recovery_codes(client, db):
     sign_in(client, factories.engineer(db))
     assert client.post("/profile/totp/recovery-codes").status_code == 400

@@ -139,5 +139,18 @@ class TotpSetupForm(FlaskForm):
     )
 
 
+class TotpOffForm(FlaskForm):
+    """Turning two-step sign-in off: a current code from the app proves the phone is at hand."""
+
+    code = StringField(
+        _l("Code from your app"),
+        validators=[
+            DataRequired(message=_l("enter the six digits the app shows")),
+            Length(max=MAX_SIGN_IN_CODE_LENGTH),
+        ],
+        render_kw={**_CODE_FIELD, "inputmode": "numeric"},
+    )
+
+
 class ConfirmCodesForm(FlaskForm):
     """A button that replaces the recovery codes (its CSRF token alone)."""

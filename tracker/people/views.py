@@ -33,6 +33,7 @@ from tracker.people.forms import (
     LoginForm,
     PasswordForm,
     ProfileForm,
+    TotpOffForm,
     TotpSetupForm,
 )
 from tracker.people.models import Engineer
@@ -56,6 +57,8 @@ from tracker.people.services.totp import (
     qr_code,
     recovery_codes_left,
     replace_recovery_codes,
+    reset,
+    role_requires_totp,
     second_step_required,
     use_recovery_code,
 )
@@ -297,6 +300,35 @@ def new_recovery_codes():
     )
 
 
+@bp.post("/profile/totp/off")
+@login_required
+def turn_off_totp():
+    """Turn two-step sign-in off with a current code from the app; admins keep it."""
+    engineer = current_user._get_current_object()
+    if not is_enrolled(engineer):
+        abort(400, _("Two-step sign-in is off already."))
+    if role_requires_totp(engineer):
+        abort(403, _("Admins keep two-step sign-in: their accounts can change everyone's."))
+    form = TotpOffForm()
+    status = 400
+    if form.validate_on_submit():
+        limiter = totp_limiter()
+        if limiter.blocked(engineer.email, address()):
+            form.code.errors = [*form.code.errors, TOO_MANY_CODES]
+            status = 429
+        else:
+            try:
+                check_code(db_session(), engineer, form.code.data, utcnow())
+            except CodeRefused as exc:
+                limiter.failed(engineer.email, address())
+                show_errors(form, exc, {"code": "code"})
+            else:
+                reset(db_session(), engineer, actor=engineer, via="web")
+                flash(_("Two-step sign-in is off: your password alone signs you in."), "success")
+                return redirect(url_for("people.profile"))
+    return _profile_page(ProfileForm(obj=current_user), PasswordForm(), status, totp_off_form=form)
+
+
 def _login_page(form: LoginForm, status: int):
     return render_template(
         "people/login.html",
@@ -358,6 +390,7 @@ def _profile_page(
     password_form: PasswordForm,
     status: int,
     locale_form: LocaleForm | None = None,
+    totp_off_form: TotpOffForm | None = None,
 ):
     enrolled = is_enrolled(current_user)
     return render_template(
@@ -368,6 +401,8 @@ def _profile_page(
         totp_enrolled=enrolled,
         recovery_left=recovery_codes_left(db_session(), current_user) if enrolled else 0,
         codes_form=ConfirmCodesForm(),
+        totp_off_form=totp_off_form or TotpOffForm(formdata=None),
+        totp_required=role_requires_totp(current_user),
         **template_context(showing_profile, current_user._get_current_object()),
     ), status
 

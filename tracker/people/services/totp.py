@@ -50,9 +50,14 @@ def is_enrolled(engineer: Engineer) -> bool:
     return engineer.totp_secret is not None
 
 
+def role_requires_totp(engineer: Engineer) -> bool:
+    """Return whether the person's access role must give a code after a password (admins)."""
+    return engineer.access_role in TOTP_REQUIRED_ROLES
+
+
 def second_step_required(engineer: Engineer) -> bool:
     """Return whether a password alone does not sign this person in (admins, the enrolled)."""
-    return engineer.access_role in TOTP_REQUIRED_ROLES or is_enrolled(engineer)
+    return role_requires_totp(engineer) or is_enrolled(engineer)
 
 
 def new_secret() -> str:
