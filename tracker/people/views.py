@@ -308,7 +308,7 @@ def turn_off_totp():
     if not is_enrolled(engineer):
         abort(400, _("Two-step sign-in is off already."))
     if role_requires_totp(engineer):
-        abort(403, _("Admins keep two-step sign-in: their accounts can change everyone's."))
+        abort(400, _("Admins keep two-step sign-in: their accounts can change everyone's."))
     form = TotpOffForm()
     status = 400
     if form.validate_on_submit():
