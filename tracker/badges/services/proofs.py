@@ -87,6 +87,13 @@ def _hash_data(document: Mapping[str, Any], proof: Mapping[str, Any]) -> bytes:
     return config_hash + document_hash
 
 
+def stamp(moment: dt.datetime) -> str:
+    """Return an XSD dateTimeStamp in UTC (a naive time is UTC, as the database keeps it)."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.UTC)
+    return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def sign(
     document: Mapping[str, Any],
     key: Ed25519PrivateKey,
@@ -97,7 +104,7 @@ def sign(
     proof: Json = {
         "type": PROOF_TYPE,
         "cryptosuite": CRYPTOSUITE,
-        "created": created.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "created": stamp(created),
         "verificationMethod": verification_method,
         "proofPurpose": PROOF_PURPOSE,
     }

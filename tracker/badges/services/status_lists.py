@@ -45,7 +45,7 @@ def bit(bits: bytes, index: int) -> bool:
     return bool(bits[index // 8] & (0x80 >> (index % 8)))
 
 
-def encode(bits: bytes) -> str:
+def encode(bits: bytes | bytearray) -> str:
     """Return a list as `encodedList`: multibase base64url (u...) of its GZIP."""
     return "u" + urlsafe_b64encode(gzip.compress(bytes(bits), mtime=0)).decode()
 
