@@ -155,7 +155,7 @@ def test_an_admin_revokes_a_badge_and_its_status_bit_is_set(
     admin = factories.engineer(db, access_role="admin")
     auth.sign_in(admin)
     page = client.get("/open-badges").get_data(as_text=True)
-    assert "Revoke #%d" % row.id in page
+    assert f"Revoke #{row.id}" in page
 
     assert client.post(f"/open-badges/{row.id}/revoke").status_code == 302
 

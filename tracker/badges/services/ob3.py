@@ -29,7 +29,7 @@ from joserfc.util import urlsafe_b64decode
 
 from tracker.badges.services import proofs, status_lists
 from tracker.badges.services.verified import BadgeRefused, Fetch, VerifiedBadge
-from tracker.i18n import N_, msg
+from tracker.i18n import N_, day, msg
 
 CREDENTIAL_TYPES = frozenset({"OpenBadgeCredential", "AchievementCredential"})
 # OB 3.0 names EdDSA; RFC 9864 renames it Ed25519. Both mean Ed25519 here.
@@ -68,10 +68,10 @@ def verify_ob3(
         credential.get("validUntil") or credential.get("expirationDate"), "validUntil"
     )
     if issued_on > today:
-        raise BadgeRefused(msg("the badge is valid only from %(day)s", day=issued_on.isoformat()))
+        raise BadgeRefused(msg("the badge is valid only from %(day)s", day=day(issued_on)))
     if expires_on is not None and expires_on < today:
         raise BadgeRefused(
-            msg("the badge expired on %(day)s", day=expires_on.isoformat()), "expired"
+            msg("the badge expired on %(day)s", day=day(expires_on)), "expired"
         )
     status_lists.check_status(credential, fetch, lambda body: _status_list(body, issuer_id, fetch))
     return VerifiedBadge(
