@@ -11,52 +11,18 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import func, select
-from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.issuer import vc_node
+from tests.issuer.conftest import EARNED, EXPIRES
 from tracker.badges.services import proofs
 from tracker.badges.services.ob3 import verify_ob3
 from tracker.badges.services.verified import BadgeRefused
-from tracker.catalog.models import Credential
 from tracker.issuer.models import IssuedCredential
 from tracker.issuer.services.baking import unbake_png
 from tracker.progress.models import Certification
 
-EARNED = dt.date(2026, 1, 10)
-EXPIRES = dt.date(2028, 1, 31)
 NOW = dt.datetime(2026, 11, 29, 12, 0, tzinfo=dt.UTC)
-
-
-@pytest.fixture
-def internal(db: Session) -> Credential:
-    credential = Credential(
-        code="INT-GPU-OPS",
-        name="Internal GPU operations",
-        issuer="internal",
-        kind="exam",
-        origin="internal",
-        validity_months=24,
-        description="Runs the organisation's GPU clusters.",
-    )
-    db.add(credential)
-    db.flush()
-    return credential
-
-
-@pytest.fixture
-def holder(db: Session, internal: Credential):
-    person = factories.engineer(db, name="Ada Lovelace", email="ada@example.com")
-    cert = Certification(
-        engineer_id=person.id,
-        credential_id=internal.id,
-        earned_on=EARNED,
-        expires_on=EXPIRES,
-        evidence="passed the internal exam",
-    )
-    db.add(cert)
-    db.flush()
-    return person, cert
 
 
 def _fetch(app: Flask):
