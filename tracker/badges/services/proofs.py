@@ -216,7 +216,8 @@ def did_key_document(did: str) -> Json:
     return {"id": did, "verificationMethod": [method], "assertionMethod": [method["id"]]}
 
 
-def _loopback(host: str) -> bool:
+def loopback(host: str) -> bool:
+    """Return whether a host is this machine (where http stands in for https)."""
     if host == "localhost":
         return True
     try:
@@ -245,7 +246,7 @@ def did_web_url(did: str) -> str:
     if not netloc or "/" in netloc or "@" in netloc:
         raise BadgeRefused(msg("the issuer %(did)s is not a valid did:web", did=did))
     hostname = urlsplit("//" + netloc).hostname or ""
-    scheme = "http" if _loopback(hostname) else "https"
+    scheme = "http" if loopback(hostname) else "https"
     folder = "/".join(quote(unquote(part), safe="") for part in path) or ".well-known"
     return f"{scheme}://{netloc}/{folder}/did.json"
 
