@@ -263,3 +263,15 @@ def test_a_rotated_key_keeps_older_badges_verifiable(app, db, client, auth, hold
     assert vc_node.verify(json.loads(row.document), NOW, _handed(app))["verified"] is True
     keys = app.test_client().get("/.well-known/jwks.json").get_json()["keys"]
     assert [k["kty"] for k in keys] == ["OKP", "OKP"] and all("d" not in k for k in keys)
+
+
+def test_a_tracker_under_a_path_publishes_its_did_where_did_web_looks(app, db):
+    visitor = app.test_client()
+    under = visitor.get("/did.json", base_url="http://127.0.0.1:5000/tracker")
+
+    assert under.status_code == 200
+    assert under.get_json()["verificationMethod"][0]["type"] == "Multikey"
+    assert (
+        proofs.did_web_url(proofs.did_web("https://host.example/tracker"))
+        == "https://host.example/tracker/did.json"
+    )

@@ -240,6 +240,9 @@ def achievement_json(code: str):
 
 
 @bp.route("/.well-known/did.json")
+# A tracker served under a path (https://host/tracker) is did:web:host:tracker, whose
+# document did:web looks for at /tracker/did.json.
+@bp.route("/did.json")
 def did_document():
     """Publish the issuer's DID document (did:web of the tracker's public URL)."""
     session = db_session()
