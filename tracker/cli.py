@@ -28,6 +28,7 @@ FEATURE_COMMANDS: dict[str, tuple[str, str]] = {
     "bonus": ("tracker.careers.cli", "bonus_cli"),
     "webhook": ("tracker.webhooks.cli", "webhook_cli"),
     "scim-token": ("tracker.scim.cli", "scim_token_cli"),
+    "issuer": ("tracker.issuer.cli", "issuer_cli"),
 }
 
 

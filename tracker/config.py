@@ -85,6 +85,8 @@ class Config:
         self.SMTP_STARTTLS = env.get("TRACKER_SMTP_STARTTLS", "").lower() in ("1", "true", "yes")
         self.SMTP_TIMEOUT = float(env.get("TRACKER_SMTP_TIMEOUT", "10"))
         self.MAIL_FROM = env.get("TRACKER_MAIL_FROM", "tracker@localhost")
+        # The organisation's name on the Open Badges the tracker issues (empty: its URL).
+        self.ISSUER_NAME = env.get("TRACKER_ISSUER_NAME", "").strip()
         # The interface language when neither the person nor the browser names one.
         self.DEFAULT_LOCALE = env.get("TRACKER_DEFAULT_LOCALE", "en")
         self.SESSION_COOKIE_HTTPONLY = True

@@ -19,6 +19,7 @@ from tracker.catalog.models import (
 )
 from tracker.db import Base
 from tracker.identity.models import Identity, SignInRequest
+from tracker.issuer.models import IssuedCredential, IssuerKey
 from tracker.people.models import (
     ApiToken,
     Engineer,
@@ -56,6 +57,8 @@ __all__ = [
     "ExamPlan",
     "HourLog",
     "Identity",
+    "IssuedCredential",
+    "IssuerKey",
     "JobRole",
     "JobRoleAssignment",
     "LapseImpact",

@@ -1,0 +1,1 @@
+"""Badges earned elsewhere: Open Badges imported, verified and checked again."""

@@ -1,0 +1,1 @@
+"""The badges domain: verifying, importing and re-checking badges."""

@@ -1,0 +1,1 @@
+"""The issuer's domain: its key, the credentials it signs, their status list, baking."""
