@@ -371,7 +371,7 @@ def test_free_text_is_stored_verbatim_and_shown_escaped_everywhere(
                 # CSV and calendar files are downloads, never drawn as a page; so are the
                 # Open Badges issuer's JSON documents (its keys, its status list).
                 drawn_never = ("text/csv", "text/calendar")
-                if rule.startswith(("/.well-known/", "/ob/")):
+                if rule.startswith(("/.well-known/", "/ob/", "/did.json")):
                     drawn_never += (
                         "application/json",
                         "application/did+json",
