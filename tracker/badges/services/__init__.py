@@ -1,0 +1,1 @@
+"""Verifying badges: Open Badges 2.0 hosted assertions, and the dispatch to 3.0."""
