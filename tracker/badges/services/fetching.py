@@ -38,11 +38,6 @@ class Gone(BadgeRefused):
         self.url = url
 
 
-def parse_hosts(value: str) -> frozenset[str]:
-    """Return the comma-separated host names and addresses of `value`, lower-cased."""
-    return frozenset(part.strip().lower().strip("[]") for part in value.split(",") if part.strip())
-
-
 def _public(address: str) -> bool:
     ip = ipaddress.ip_address(address.split("%", 1)[0])
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
@@ -94,13 +89,15 @@ def fetch_url(
         current = url
         for _ in range(MAX_REDIRECTS + 1):
             check_url(current, allow_hosts)
+            # Each wait is bounded by what is left of the deadline too.
+            wait = max(0.01, min(FETCH_TIMEOUT_SECONDS, deadline - time.monotonic()))
             try:
                 response = session.get(
                     current,
                     headers={"Accept": FETCH_ACCEPT},
                     allow_redirects=False,
                     stream=True,
-                    timeout=(FETCH_TIMEOUT_SECONDS, FETCH_TIMEOUT_SECONDS),
+                    timeout=(wait, wait),
                 )
             except requests.RequestException:
                 raise BadgeRefused(
