@@ -29,6 +29,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from tracker.admin.audit import bp as audit_bp
+from tracker.badges.views import mappings_bp as badge_mappings_bp
 from tracker.admin.forms import (
     NOTIFICATION_KIND_NAMES,
     NOTIFICATION_STATUS_NAMES,
@@ -80,6 +81,8 @@ bp = Blueprint("admin", __name__, url_prefix="/admin")
 bp.register_blueprint(webhooks_bp)
 # The account trail: /admin/audit, endpoints admin.audit.*.
 bp.register_blueprint(audit_bp)
+# Badge classes mapped to catalog credentials: /admin/badges, endpoints admin.badge_mappings.*.
+bp.register_blueprint(badge_mappings_bp)
 
 
 def _actor() -> Engineer:
