@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal, get_args
+
 # A fetch reads at most this much of a body, and gives up after this long in all
 # (each connection and each read also wait at most FETCH_TIMEOUT_SECONDS).
 MAX_FETCH_BYTES = 1024 * 1024
@@ -23,8 +25,9 @@ MAX_BADGE_NAME_LENGTH = 200
 MAX_ISSUER_NAME_LENGTH = 120
 MAX_REASON_LENGTH = 500
 
-# How a badge reached the tracker.
-SOURCES = ("url", "image", "json")
+# How a badge reached the tracker: by its URL, a baked image, or pasted.
+BadgeSource = Literal["url", "image", "json"]
+SOURCES: tuple[BadgeSource, ...] = get_args(BadgeSource)
 # Recipient hashes accepted. md5 too: its weakness is collisions, and matching a
 # recipient would take a second preimage of a salted address, which md5 still resists;
 # old Open Badges issuers hashed with it.

@@ -8,12 +8,11 @@ certification, once.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Literal
-
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tracker.badges.models import ImportedBadge
+from tracker.badges.rules import BadgeSource
 from tracker.badges.services.mapping import mapped_credential
 from tracker.badges.services.verification import verify_document, verify_image, verify_url
 from tracker.badges.services.verified import BadgeRefused, Fetch, VerifiedBadge
@@ -24,7 +23,7 @@ from tracker.people.models import Engineer
 from tracker.progress.models import Certification
 from tracker.progress.services.certifications import credential_for_entry, record_credential
 
-Source = Literal["url", "image", "json"]
+Source = BadgeSource
 # Where each kind of badge comes in, as the API and the form name it.
 FIELDS: dict[str, str] = {"url": "badge_url", "image": "badge_image", "json": "badge_json"}
 
