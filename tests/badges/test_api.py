@@ -37,7 +37,10 @@ def test_a_badge_as_json_object_or_text(db, client, pinned_today, issuer: Issuer
     second = issuer.assertion("/a/2", ada.email)
     api = Api(client)
     assert api.post("/api/v1/credentials", token, {"badge_json": first}).status_code == 201
-    assert api.post("/api/v1/credentials", token, {"badge_json": json.dumps(second)}).status_code == 201
+    assert (
+        api.post("/api/v1/credentials", token, {"badge_json": json.dumps(second)}).status_code
+        == 201
+    )
     again = api.post("/api/v1/credentials", token, {"badge_json": first})
     assert again.status_code == 400
     assert again.json["errors"] == {"badge_json": "this badge is already recorded"}
@@ -72,7 +75,9 @@ def test_refusals_name_the_field_and_store_nothing(db, client, pinned_today, iss
         issuer.server.url("/revoked"): "the issuer revoked the badge",
         issuer.server.url("/expired"): "the badge expired on 2021-01-01",
         issuer.server.url("/eve"): "the badge was issued to someone else's e-mail address",
-        f"http://127.0.0.2:{port}/eve": "127.0.0.2 is a private or local address; it is not fetched",
+        f"http://127.0.0.2:{port}/eve": (
+            "127.0.0.2 is a private or local address; it is not fetched"
+        ),
     }
     before = count(db, Certification)
     for url, reason in cases.items():
@@ -92,7 +97,9 @@ def test_a_badge_body_takes_nothing_else(db, client, pinned_today) -> None:
     ada = factories.engineer(db)
     api = Api(client)
     token = token_for(db, ada)
-    both = api.post("/api/v1/credentials", token, {"badge_url": "https://a.example/1", "badge_json": "{}"})
+    both = api.post(
+        "/api/v1/credentials", token, {"badge_url": "https://a.example/1", "badge_json": "{}"}
+    )
     assert both.status_code == 400 and "badge_json" in both.json["errors"]
     mixed = api.post(
         "/api/v1/credentials", token, {"badge_url": "https://a.example/1", "code": "NCP-AII"}

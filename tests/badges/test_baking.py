@@ -62,9 +62,9 @@ def test_a_baked_svg_gives_its_assertion_and_verifies(issuer: Issuer) -> None:
 
 def test_an_svg_with_only_a_verify_url_is_read() -> None:
     image = (
-        '<svg xmlns="http://www.w3.org/2000/svg" xmlns:openbadges="http://openbadges.org">'
-        '<openbadges:assertion verify="https://example.org/a/1"/></svg>'
-    ).encode()
+        b'<svg xmlns="http://www.w3.org/2000/svg" xmlns:openbadges="http://openbadges.org">'
+        b'<openbadges:assertion verify="https://example.org/a/1"/></svg>'
+    )
     assert unbake(image) == ("ob2", "https://example.org/a/1")
 
 
@@ -74,9 +74,9 @@ def test_the_open_badges_3_keyword_and_element_name_the_format() -> None:
     image = png_image[:33] + itxt + png_image[33:]
     assert unbake(image) == ("ob3", "eyJ.eyJ.sig")
     svg = (
-        '<svg xmlns="http://www.w3.org/2000/svg" xmlns:openbadges="http://openbadges.org">'
-        "<openbadges:credential><![CDATA[eyJ.eyJ.sig]]></openbadges:credential></svg>"
-    ).encode()
+        b'<svg xmlns="http://www.w3.org/2000/svg" xmlns:openbadges="http://openbadges.org">'
+        b"<openbadges:credential><![CDATA[eyJ.eyJ.sig]]></openbadges:credential></svg>"
+    )
     assert unbake(svg) == ("ob3", "eyJ.eyJ.sig")
 
 
@@ -85,7 +85,9 @@ def test_a_compressed_chunk_is_inflated_within_the_limit() -> None:
     text = b'{"id": "https://example.org/a/1"}'
     itxt = chunk(b"iTXt", b"openbadges\x00\x01\x00\x00\x00" + zlib.compress(text))
     assert unbake(image[:33] + itxt + image[33:]).payload == text.decode()
-    bomb = chunk(b"iTXt", b"openbadges\x00\x01\x00\x00\x00" + zlib.compress(b" " * (MAX_DOCUMENT_BYTES + 10)))
+    bomb = chunk(
+        b"iTXt", b"openbadges\x00\x01\x00\x00\x00" + zlib.compress(b" " * (MAX_DOCUMENT_BYTES + 10))
+    )
     with pytest.raises(BadgeRefused, match="larger than"):
         unbake(image[:33] + bomb + image[33:])
 

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from tests.badges.conftest import TODAY, Issuer, PathServer
-from tracker.badges.services.fetching import make_fetch
 from tracker.badges.services import ob3
+from tracker.badges.services.fetching import make_fetch
 from tracker.badges.services.verification import is_ob3, verify_document, verify_url
 from tracker.badges.services.verified import BadgeRefused
 
@@ -28,7 +28,10 @@ def test_a_valid_hosted_badge_is_verified_with_its_dates(issuer: Issuer) -> None
     assert badge.format == "ob2"
     assert badge.assertion_id == issuer.server.url("/a/1")
     assert badge.badge_class_id == issuer.server.url("/badges/gpu-ops")
-    assert (badge.badge_name, badge.issuer_name) == ("GPU Operations Practitioner", "Example Academy")
+    assert (badge.badge_name, badge.issuer_name) == (
+        "GPU Operations Practitioner",
+        "Example Academy",
+    )
     assert str(badge.issued_on) == "2026-03-15"
     assert str(badge.expires_on) == "2028-03-15"
     assert badge.recipient == EMAIL
@@ -38,7 +41,9 @@ def test_a_valid_hosted_badge_is_verified_with_its_dates(issuer: Issuer) -> None
 @pytest.mark.parametrize("hash_with", [None, "sha256", "md5"])
 def test_the_recipient_may_be_plain_or_hashed_with_its_salt(issuer: Issuer, hash_with) -> None:
     issuer.assertion("/a/1", EMAIL, hash_with=hash_with)
-    badge = verify_url(issuer.server.url("/a/1"), ["Other@Example.com", EMAIL.upper()], TODAY, FETCH)
+    badge = verify_url(
+        issuer.server.url("/a/1"), ["Other@Example.com", EMAIL.upper()], TODAY, FETCH
+    )
     assert badge.recipient == EMAIL
 
 

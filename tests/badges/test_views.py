@@ -41,7 +41,8 @@ def test_a_refused_badge_says_why_and_stores_nothing(
     issuer.assertion("/a/1", "eve@example.com")
     before = count(db, Certification)
     response = client.post(
-        "/credentials/badges", data={"badge_engineer": ada.id, "badge_url": issuer.server.url("/a/1")}
+        "/credentials/badges",
+        data={"badge_engineer": ada.id, "badge_url": issuer.server.url("/a/1")},
     )
     assert response.status_code == 400
     assert "issued to someone else" in response.text
@@ -67,7 +68,9 @@ def test_a_badge_pasted_or_uploaded_is_verified_and_not_recorded_twice(
     ada = factories.engineer(db, email="ada@example.com")
     auth.sign_in(ada)
     document = json.dumps(issuer.assertion("/a/1", ada.email))
-    response = client.post("/credentials/badges", data={"badge_engineer": ada.id, "badge_json": document})
+    response = client.post(
+        "/credentials/badges", data={"badge_engineer": ada.id, "badge_json": document}
+    )
     assert response.status_code == 302
     svg = (
         '<svg xmlns="http://www.w3.org/2000/svg" xmlns:openbadges="http://openbadges.org">'
@@ -108,14 +111,13 @@ def test_an_admin_maps_a_badge_class_and_its_badges_record_the_catalog_credentia
     assert "Badge mappings" in client.get("/admin/people").text
     badge_class = issuer.server.url("/badges/gpu-ops")
     code = factories.credential(db, "NCP-AII").code
-    response = client.post(
-        "/admin/badges", data={"badge_class": badge_class, "credential": code}
-    )
+    response = client.post("/admin/badges", data={"badge_class": badge_class, "credential": code})
     assert response.status_code == 302
     assert code in client.get("/admin/badges").text
     issuer.assertion("/a/1", ada.email)
     response = client.post(
-        "/credentials/badges", data={"badge_engineer": ada.id, "badge_url": issuer.server.url("/a/1")}
+        "/credentials/badges",
+        data={"badge_engineer": ada.id, "badge_url": issuer.server.url("/a/1")},
     )
     assert response.status_code == 302
     cert = db.query(Certification).filter_by(engineer_id=ada.id).one()

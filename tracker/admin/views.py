@@ -29,7 +29,6 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from tracker.admin.audit import bp as audit_bp
-from tracker.badges.views import mappings_bp as badge_mappings_bp
 from tracker.admin.forms import (
     NOTIFICATION_KIND_NAMES,
     NOTIFICATION_STATUS_NAMES,
@@ -41,6 +40,7 @@ from tracker.admin.forms import (
     TeamForm,
     TrackForm,
 )
+from tracker.badges.views import mappings_bp as badge_mappings_bp
 from tracker.catalog.services.internal_track import (
     create_internal_track,
     credentials,

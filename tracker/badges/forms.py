@@ -43,9 +43,7 @@ class MappingForm(FlaskForm):
         validators=[InputRequired(), Length(max=MAX_URL_LENGTH)],
         description=_l("The badge class's id, as its assertions name it."),
     )
-    credential = SelectField(
-        _l("Credential"), validators=[InputRequired()], widget=ChosenSelect()
-    )
+    credential = SelectField(_l("Credential"), validators=[InputRequired()], widget=ChosenSelect())
 
 
 class RemoveForm(FlaskForm):

@@ -9,14 +9,20 @@ from pydantic import Field
 
 from tracker.badges.rules import MAX_DOCUMENT_BYTES, MAX_URL_LENGTH
 from tracker.badges.rules import BadgeSource as Source
+from tracker.catalog.schemas import Code
 from tracker.i18n import N_
+from tracker.progress.rules import (
+    MAX_CREDENTIAL_NAME_LENGTH,
+    MAX_EVIDENCE_LENGTH,
+    MAX_ISSUER_LENGTH,
+)
 from tracker.progress.schemas import CredentialBody
 from tracker.schemas import Body, Date, Id, text
 
 BADGE_FIELDS = ("badge_url", "badge_json")
 
 
-class CredentialOrBadgeBody(CredentialBody):
+class CredentialOrBadgeBody(Body):
     """A credential earned elsewhere (a catalog `code`, or `name` and `issuer`), or a badge.
 
     A badge comes as `badge_url` (where its issuer hosts it) or `badge_json` (the
@@ -24,11 +30,18 @@ class CredentialOrBadgeBody(CredentialBody):
     and takes the credential, dates and evidence from it.
     """
 
+    code: Code | None = None
+    name: Annotated[str, text(MAX_CREDENTIAL_NAME_LENGTH, required=True)] | None = None
+    issuer: Annotated[str, text(MAX_ISSUER_LENGTH, required=True)] | None = None
+    # Required without a badge (cross_errors); a badge gives its own.
     issued_on: Date | None = None
+    expires_on: Date | None = None
+    evidence: Annotated[str, text(MAX_EVIDENCE_LENGTH)] = ""
+    engineer: Id | None = None
     badge_url: Annotated[str, text(MAX_URL_LENGTH, required=True)] | None = None
-    badge_json: (
-        Annotated[str, text(MAX_DOCUMENT_BYTES, required=True)] | dict[str, Any] | None
-    ) = None
+    badge_json: Annotated[str, text(MAX_DOCUMENT_BYTES, required=True)] | dict[str, Any] | None = (
+        None
+    )
 
     @classmethod
     def cross_errors(cls, data: dict[str, Any]) -> dict[str, str]:
@@ -38,7 +51,7 @@ class CredentialOrBadgeBody(CredentialBody):
         if given:
             others = sorted(set(data) - {*BADGE_FIELDS, "engineer"})
             return dict.fromkeys(others, N_("not taken with a badge, which gives it"))
-        errors = dict(super().cross_errors(data))
+        errors = dict(CredentialBody.cross_errors(data))
         if "issued_on" not in data:
             errors["issued_on"] = N_("this field is required")
         return errors

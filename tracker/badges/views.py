@@ -12,6 +12,7 @@ from flask import Blueprint, abort, current_app, flash, redirect, render_templat
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
 from sqlalchemy import select
+from werkzeug.datastructures import FileStorage
 
 from tracker.badges.forms import BadgeForm, MappingForm, RemoveForm
 from tracker.badges.models import BadgeMapping, ImportedBadge
@@ -55,9 +56,9 @@ def _badge_panel(person: Engineer, held: list[Certification]) -> dict[str, Any]:
     """Give the credentials page its import form and the badges behind its certifications."""
     ids = [c.id for c in held]
     badges = (
-        db_session().scalars(
-            select(ImportedBadge).where(ImportedBadge.certification_id.in_(ids))
-        ).all()
+        db_session()
+        .scalars(select(ImportedBadge).where(ImportedBadge.certification_id.in_(ids)))
+        .all()
         if ids
         else []
     )
@@ -72,8 +73,8 @@ def _given(form: BadgeForm) -> tuple[Source, str | bytes] | None:
     given: list[tuple[Source, str | bytes]] = []
     if (form.badge_url.data or "").strip():
         given.append(("url", form.badge_url.data.strip()))
-    upload = form.badge_image.data
-    if upload is not None and getattr(upload, "filename", ""):
+    upload: FileStorage | None = form.badge_image.data
+    if upload is not None and upload.filename:
         data = upload.stream.read(MAX_IMAGE_BYTES + 1)
         if len(data) > MAX_IMAGE_BYTES:
             form.badge_image.errors = [
@@ -84,9 +85,7 @@ def _given(form: BadgeForm) -> tuple[Source, str | bytes] | None:
     if (form.badge_json.data or "").strip():
         given.append(("json", form.badge_json.data))
     if len(given) != 1:
-        form.form_errors.append(
-            _("Give one badge: its URL, a baked image, or its JSON.")
-        )
+        form.form_errors.append(_("Give one badge: its URL, a baked image, or its JSON."))
         return None
     return given[0]
 

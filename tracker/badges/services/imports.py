@@ -8,6 +8,7 @@ certification, once.
 from __future__ import annotations
 
 import datetime as dt
+
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 

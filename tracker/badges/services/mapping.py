@@ -40,8 +40,11 @@ def map_badge_class(session: Session, badge_class_id: str, code: str) -> BadgeMa
         raise ValidationError({"badge_class": N_("the badge class must be an http or https URL")})
     if len(badge_class_id) > MAX_URL_LENGTH:
         raise ValidationError(
-            {"badge_class": msg("the badge class URL must be at most %(most)s characters",
-                                most=MAX_URL_LENGTH)}
+            {
+                "badge_class": msg(
+                    "the badge class URL must be at most %(most)s characters", most=MAX_URL_LENGTH
+                )
+            }
         )
     credential = credential_for_entry(session, code=code)
     mapping = session.scalars(

@@ -117,8 +117,10 @@ def _recipient(assertion: Json, emails: Collection[str]) -> str:
         algorithm, _, digest = identity.partition("$")
         if algorithm.lower() not in RECIPIENT_HASHES:
             raise BadgeRefused(
-                msg("the recipient is hashed with %(algorithm)s, which is not accepted",
-                    algorithm=algorithm),
+                msg(
+                    "the recipient is hashed with %(algorithm)s, which is not accepted",
+                    algorithm=algorithm,
+                ),
                 "recipient",
             )
         expected = hashlib.new(algorithm.lower(), (email + salt).encode()).hexdigest()
@@ -148,8 +150,9 @@ def _revoked_in_list(fetch: Fetch, issuer: Json, assertion_url: str, uid: object
     """Return the revocation reason the issuer's revocationList gives, or None when not listed."""
     if "revocationList" not in issuer:
         return None
-    listing = parse_json(fetch(_url_of(issuer["revocationList"], N_("revocation list"))),
-                         N_("revocation list"))
+    listing = parse_json(
+        fetch(_url_of(issuer["revocationList"], N_("revocation list"))), N_("revocation list")
+    )
     for entry in listing.get("revokedAssertions") or ():
         entry_id = entry.get("id") if isinstance(entry, dict) else entry
         if entry_id == assertion_url or (uid is not None and entry_id == uid):
@@ -167,8 +170,9 @@ def _name(document: Json, what: str, most: int) -> str:
 
 def _revoked(reason: str) -> BadgeRefused:
     if reason:
-        return BadgeRefused(msg("the issuer revoked the badge: %(reason)s", reason=reason),
-                            "revoked")
+        return BadgeRefused(
+            msg("the issuer revoked the badge: %(reason)s", reason=reason), "revoked"
+        )
     return BadgeRefused(N_("the issuer revoked the badge"), "revoked")
 
 

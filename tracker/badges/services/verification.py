@@ -60,9 +60,7 @@ def verify_document(
     if not text:
         raise BadgeRefused(N_("no badge given"))
     if len(text.encode()) > MAX_DOCUMENT_BYTES:
-        raise BadgeRefused(
-            msg("the badge is larger than %(most)s bytes", most=MAX_DOCUMENT_BYTES)
-        )
+        raise BadgeRefused(msg("the badge is larger than %(most)s bytes", most=MAX_DOCUMENT_BYTES))
     if is_ob3(text):
         return ob3.verify_ob3(text, emails, today, fetch)
     if URL.match(text):
