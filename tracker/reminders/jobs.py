@@ -8,9 +8,7 @@ from urllib.parse import urlsplit
 
 from flask import Flask
 
-from tracker.badges.models import ImportedBadge
-from tracker.badges.services.fetching import make_fetch
-from tracker.badges.services.recheck import due_for_recheck, recheck_badge
+from tracker.badges.jobs import recheck_badges
 from tracker.clock import utcnow
 from tracker.db import session_scope
 from tracker.readiness.services.current import day_boundary
@@ -64,25 +62,6 @@ def refresh_readiness(app: Flask, today: dt.date) -> int:
     """Bring every team's stored readiness to `today`, with the day's snapshots; commit."""
     with session_scope(app.extensions["tracker.sessions"]) as session:
         return day_boundary(session, today)
-
-
-def recheck_badges(app: Flask, today: dt.date) -> dict[str, int]:
-    """Verify every imported badge again with its issuer, each in a transaction of its own.
-
-    One at a time, so no transaction is held open while an issuer answers; returns
-    how many were verified, revoked, or had a problem.
-    """
-    factory = app.extensions["tracker.sessions"]
-    fetch = make_fetch(app.config.get("BADGE_ALLOW_HOSTS", frozenset()))
-    with session_scope(factory) as session:
-        ids = due_for_recheck(session, today)
-    outcomes = {"verified": 0, "revoked": 0, "problem": 0}
-    for badge_id in ids:
-        with session_scope(factory) as session:
-            badge = session.get(ImportedBadge, badge_id)
-            if badge is not None:
-                outcomes[recheck_badge(session, badge, today, fetch)] += 1
-    return outcomes
 
 
 def run_pass(app: Flask, today: dt.date) -> int:
