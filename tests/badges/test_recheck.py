@@ -1,4 +1,4 @@
-"""The daily re-check: a revocation found stops the credential counting; an outage changes nothing."""
+"""The daily re-check: a revocation stops the credential counting; an outage changes nothing."""
 
 from __future__ import annotations
 
