@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import json
+import re
 
 from tests import factories
 from tests.badges.conftest import Issuer
 from tests.helpers import count
 from tracker.badges.models import BadgeMapping, ImportedBadge
+from tracker.badges.services.fetching import make_fetch
+from tracker.badges.services.imports import import_badge
+from tracker.badges.services.mapping import map_badge_class
 from tracker.progress.models import Certification
 
 
@@ -127,3 +132,26 @@ def test_an_admin_maps_a_badge_class_and_its_badges_record_the_catalog_credentia
     assert response.status_code == 302 and count(db, BadgeMapping) == 0
     bad = client.post("/admin/badges", data={"badge_class": "ftp://x", "credential": code})
     assert bad.status_code == 400 and "http or https URL" in bad.text
+
+
+def test_the_heat_map_marks_a_verified_certification(
+    db, client, auth, pinned_today, issuer
+) -> None:
+    boss = factories.engineer(db, access_role="manager")
+    team = factories.team(db, gpus=8, manager=boss)
+    ada = factories.engineer(db, email="ada@example.com", team=team, manager=boss)
+    bob = factories.engineer(db, team=team, manager=boss)
+    factories.certification(db, bob, "NCA-AIIO", dt.date(2026, 1, 10), dt.date(2028, 1, 10))
+    map_badge_class(db, issuer.server.url("/badges/gpu-ops"), "NCA-AIIO")
+    issuer.assertion("/a/1", ada.email, issued="2026-03-15", expires="2028-03-15")
+    import_badge(db, ada, "url", issuer.server.url("/a/1"), pinned_today, make_fetch({"127.0.0.1"}))
+    auth.sign_in(boss)
+    html = client.get(f"/teams/{team.id}").text
+    rows = {
+        name: row
+        for name, row in re.findall(
+            r'<tr><th scope="row"><a [^>]*>([^<]*)</a>(.*?)</tr>', html, re.S
+        )
+    }
+    assert 'class="verified"' in rows[ada.name]
+    assert 'class="verified"' not in rows[bob.name]
