@@ -147,11 +147,6 @@ def test_the_heat_map_marks_a_verified_certification(
     import_badge(db, ada, "url", issuer.server.url("/a/1"), pinned_today, make_fetch({"127.0.0.1"}))
     auth.sign_in(boss)
     html = client.get(f"/teams/{team.id}").text
-    rows = {
-        name: row
-        for name, row in re.findall(
-            r'<tr><th scope="row"><a [^>]*>([^<]*)</a>(.*?)</tr>', html, re.S
-        )
-    }
+    rows = dict(re.findall(r'<tr><th scope="row"><a [^>]*>([^<]*)</a>(.*?)</tr>', html, re.S))
     assert 'class="verified"' in rows[ada.name]
     assert 'class="verified"' not in rows[bob.name]
