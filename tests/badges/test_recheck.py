@@ -13,9 +13,10 @@ from tracker.badges.models import ImportedBadge
 from tracker.badges.services.fetching import make_fetch
 from tracker.badges.services.imports import import_badge
 from tracker.badges.services.mapping import map_badge_class
-from tracker.badges.services.recheck import due_for_recheck, recheck_badge
+from tracker.badges.services.recheck import due_for_recheck, recheck_badge, revoke
 from tracker.careers.services.bonuses import Quarter, ledger, set_bonus
 from tracker.people.models import Team
+from tracker.progress.services.validity import holding
 from tracker.readiness.services.members import load_members
 
 FETCH = make_fetch({"127.0.0.1"})
@@ -82,3 +83,11 @@ def test_a_revoked_credential_earns_no_bonus_and_a_verified_only_bonus_wants_a_b
     issuer.assertion("/a/1", ada.email, issued="2026-03-15", status=410)
     assert recheck_badge(db, badge, pinned_today, FETCH) == "revoked"
     assert ledger(db, quarter) == []
+
+
+def test_a_revoked_certification_holds_no_more_from_its_revocation(db, pinned_today, issuer):
+    _team, _ada, cert, badge = _imported(db, issuer, pinned_today)
+    assert holding([cert], cert.credential, pinned_today) is cert
+    revoke(db, badge, pinned_today, "fraud")
+    assert holding([cert], cert.credential, pinned_today) is None
+    assert holding([cert], cert.credential, pinned_today - dt.timedelta(days=1)) is cert

@@ -11,6 +11,7 @@ from tracker.badges.rules import (
     MAX_BADGE_NAME_LENGTH,
     MAX_ISSUER_NAME_LENGTH,
     MAX_REASON_LENGTH,
+    MAX_RECIPIENT_LENGTH,
     MAX_URL_LENGTH,
     SOURCES,
 )
@@ -18,7 +19,6 @@ from tracker.catalog.models import Credential
 from tracker.clock import utcnow
 from tracker.db import Base
 from tracker.people.models import Engineer
-from tracker.people.rules import MAX_EMAIL_LENGTH
 from tracker.progress.models import Certification
 
 _SOURCES_SQL = ", ".join(f"'{s}'" for s in SOURCES)
@@ -51,7 +51,7 @@ class ImportedBadge(Base):
     badge_name: Mapped[str] = mapped_column(String(MAX_BADGE_NAME_LENGTH))
     issuer_id: Mapped[str] = mapped_column(String(MAX_URL_LENGTH))
     issuer_name: Mapped[str] = mapped_column(String(MAX_ISSUER_NAME_LENGTH))
-    recipient: Mapped[str] = mapped_column(String(MAX_EMAIL_LENGTH))
+    recipient: Mapped[str] = mapped_column(String(MAX_RECIPIENT_LENGTH))
     document: Mapped[str] = mapped_column(Text)
     verified_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
     checked_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)

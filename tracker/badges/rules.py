@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
+from tracker.people.rules import MAX_EMAIL_LENGTH
+from tracker.progress.rules import MAX_CREDENTIAL_NAME_LENGTH, MAX_ISSUER_LENGTH
+
 # A fetch reads at most this much of a body, and gives up after this long in all
 # (each connection and each read also wait at most FETCH_TIMEOUT_SECONDS).
 MAX_FETCH_BYTES = 1024 * 1024
@@ -19,10 +22,12 @@ FETCH_ACCEPT = "application/ld+json, application/json;q=0.9, */*;q=0.1"
 MAX_IMAGE_BYTES = MAX_FETCH_BYTES
 MAX_DOCUMENT_BYTES = MAX_FETCH_BYTES
 
-# How long the columns that keep a badge's ids and names are.
+# How long the columns that keep a badge's ids and names are: a badge's name and
+# issuer become a credential's outside the catalog, so they are cut to its lengths.
 MAX_URL_LENGTH = 2000
-MAX_BADGE_NAME_LENGTH = 200
-MAX_ISSUER_NAME_LENGTH = 120
+MAX_BADGE_NAME_LENGTH = MAX_CREDENTIAL_NAME_LENGTH
+MAX_ISSUER_NAME_LENGTH = MAX_ISSUER_LENGTH
+MAX_RECIPIENT_LENGTH = MAX_EMAIL_LENGTH
 MAX_REASON_LENGTH = 500
 
 # How a badge reached the tracker: by its URL, a baked image, or pasted.
