@@ -118,6 +118,8 @@ def app(database_url: str) -> Iterator[Flask]:
             "SEED_PATH": str(SEED),
             # Forms post without tokens; the csrf_enabled fixture turns it on.
             "WTF_CSRF_ENABLED": False,
+            # The badge tests' issuer is a server on this machine (tests/badges/conftest.py).
+            "BADGE_ALLOW_HOSTS": "127.0.0.1",
         }
     )
     yield application

@@ -13,6 +13,7 @@ from flask import Flask
 
 from tests import factories
 from tests.helpers import routes
+from tracker.badges.services.mapping import map_badge_class
 from tracker.progress.services.hours import log_hours
 from tracker.reminders.models import Notification
 from tracker.webhooks.services.endpoints import add_endpoint
@@ -86,6 +87,7 @@ def scene(db, pinned_today):
     certification = factories.certification(db, victim, "NCA-AIIO", factories.TODAY)
     endpoint = add_endpoint(db, "https://hooks.example.com/matrix", ["hours.logged"])
     delivery = factories.webhook_delivery(db, endpoint)
+    mapping = map_badge_class(db, "https://badges.example.com/classes/matrix", "NCP-AII")
     # One value for both feeds (the tokens of engineers and of teams are apart).
     victim.calendar_token = team.calendar_token = "route-matrix-calendar-feed-token"
     db.flush()
@@ -97,6 +99,7 @@ def scene(db, pinned_today):
         "notification_id": notification.id,
         "endpoint_id": endpoint.id,
         "delivery_id": delivery.id,
+        "mapping_id": mapping.id,
         "token": victim.calendar_token,
         "speciality": "infiniband-rdma",
         "user_id": victim.id,

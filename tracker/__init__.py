@@ -19,6 +19,7 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     from tracker.admin.views import bp as admin_bp
     from tracker.api.blueprint import bp as api_bp
     from tracker.api.docs import bp as api_docs_bp
+    from tracker.badges.views import bp as badges_bp
     from tracker.careers.views import bp as careers_bp
     from tracker.catalog.views import bp as catalog_bp
     from tracker.db import autocommit_engine, make_engine, make_session_factory
@@ -74,6 +75,7 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     install_single_sign_on(app)
     app.register_blueprint(admin_bp)
     app.register_blueprint(progress_bp)
+    app.register_blueprint(badges_bp)
     app.register_blueprint(readiness_bp)
     app.register_blueprint(calendars_bp)
     app.register_blueprint(careers_bp)

@@ -26,6 +26,7 @@ FEATURE_COMMANDS: dict[str, tuple[str, str]] = {
     "remind": ("tracker.reminders.cli", "remind_command"),
     "scheduler": ("tracker.reminders.cli", "scheduler_command"),
     "bonus": ("tracker.careers.cli", "bonus_cli"),
+    "badge": ("tracker.badges.cli", "badge_cli"),
     "webhook": ("tracker.webhooks.cli", "webhook_cli"),
     "scim-token": ("tracker.scim.cli", "scim_token_cli"),
     "issuer": ("tracker.issuer.cli", "issuer_cli"),

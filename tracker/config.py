@@ -112,6 +112,8 @@ class Config:
         # Off: only the break-glass admins may still sign in with a password.
         self.LOCAL_LOGIN = switch("TRACKER_LOCAL_LOGIN", True)
         self.BREAK_GLASS_ADMINS = address_list(env.get("TRACKER_BREAK_GLASS_ADMINS", ""))
+        # Hosts in private, loopback or link-local ranges a badge may still be fetched from.
+        self.BADGE_ALLOW_HOSTS = address_list(env.get("TRACKER_BADGE_ALLOW_HOSTS", ""))
         self.REMEMBER_COOKIE_HTTPONLY = True
         self.REMEMBER_COOKIE_SAMESITE = "Lax"
         self.TESTING = False
@@ -119,6 +121,8 @@ class Config:
             setattr(self, key, value)
         if isinstance(self.BREAK_GLASS_ADMINS, str):
             self.BREAK_GLASS_ADMINS = address_list(self.BREAK_GLASS_ADMINS)
+        if isinstance(self.BADGE_ALLOW_HOSTS, str):
+            self.BADGE_ALLOW_HOSTS = address_list(self.BADGE_ALLOW_HOSTS)
         if not hasattr(self, "SESSION_COOKIE_SECURE"):
             self.SESSION_COOKIE_SECURE = str(self.BASE_URL).startswith("https://")
         if not self.SECRET_KEY:

@@ -1,6 +1,7 @@
 """Import every feature's models, so that the metadata is complete (Alembic, tests)."""
 
 from tracker.audit.models import AccountEvent, AuditEvent
+from tracker.badges.models import BadgeMapping, ImportedBadge
 from tracker.careers.models import Apprenticeship, CertificationBonus, Evidence, SkillAssessment
 from tracker.catalog.models import (
     CatalogVersion,
@@ -44,6 +45,7 @@ __all__ = [
     "ApiToken",
     "Apprenticeship",
     "AuditEvent",
+    "BadgeMapping",
     "Base",
     "CatalogVersion",
     "Certification",
@@ -57,6 +59,7 @@ __all__ = [
     "ExamPlan",
     "HourLog",
     "Identity",
+    "ImportedBadge",
     "IssuedCredential",
     "IssuerKey",
     "JobRole",

@@ -25,6 +25,9 @@ showing_team = _signals.signal("showing-team")
 showing_dashboard = _signals.signal("showing-dashboard")
 """Sent with the engineer whose dashboard is shown; keyword `on` is the page's date."""
 
+showing_credentials = _signals.signal("showing-credentials")
+"""Sent with the engineer whose credentials page is shown; keyword `held` lists them."""
+
 signing_out = _signals.signal("signing-out")
 """Sent with the engineer signing out; a receiver may return a URL to send them on to."""
 

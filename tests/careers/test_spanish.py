@@ -174,10 +174,16 @@ def test_the_bonus_amounts_speak_spanish(client: FlaskClient, db: Session, auth,
     auth.sign_in(people.admin)
     html = spanish(client, "/careers/bonuses/amounts")
     current = [[cell for cell, _ in row] for row in table(html, css_class="bonus-amounts")]
-    assert current[0] == ["Certificación", "Importe", "Las renovaciones obtienen", "Para aprobados"]
-    assert current[1][1:] == ["800 US$", "no", "desde el 1 jun 2026"]
+    assert current[0] == [
+        "Certificación",
+        "Importe",
+        "Las renovaciones obtienen",
+        "Solo verificadas",
+        "Para aprobados",
+    ]
+    assert current[1][1:] == ["800 US$", "no", "no", "desde el 1 jun 2026"]
     earlier = [[cell for cell, _ in row] for row in table(html, css_class="bonus-history")]
-    assert earlier[1][1:] == ["500 US$", "no", "desde el principio hasta el 31 may 2026"]
+    assert earlier[1][1:] == ["500 US$", "no", "no", "desde el principio hasta el 31 may 2026"]
     response = client.post(
         "/careers/bonuses/amounts",
         data={"credential": "NCP-AII", "amount": "1250.5", "effective_on": "2026-10-01"},

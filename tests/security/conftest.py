@@ -23,6 +23,8 @@ from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.factories import TODAY
+from tracker.badges.models import BadgeMapping
+from tracker.badges.services.mapping import map_badge_class
 from tracker.db import Base
 from tracker.extensions import SignInLimiter
 from tracker.people.models import Engineer, Team
@@ -63,6 +65,7 @@ class World:
     notification: Notification
     webhook: WebhookEndpoint
     delivery: WebhookDelivery
+    mapping: BadgeMapping
     tokens: dict[str, str] = field(default_factory=dict)
 
     def person(self, role: str) -> Engineer:
@@ -128,6 +131,7 @@ def world(db: Session) -> World:
         notification,
         webhook,
         factories.webhook_delivery(db, webhook, last_error=f"answered 500: {LEAK}"),
+        map_badge_class(db, "https://badges.example.com/classes/security", "NCP-AII"),
     )
     for role in ("admin", "manager", "engineer"):
         world.tokens[role] = create_token(db, world.person(role), "security")[1]

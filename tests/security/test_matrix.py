@@ -116,6 +116,7 @@ def objects(world: World, role: str, scope: str, endpoint: str) -> dict[str, Any
         "notification_id": world.notification.id,
         "endpoint_id": world.webhook.id,
         "delivery_id": world.delivery.id,
+        "mapping_id": world.mapping.id,
         "token": team.calendar_token
         if endpoint == "calendars.team_feed"
         else person.calendar_token,

@@ -40,6 +40,8 @@ from tracker.admin.forms import (
     TeamForm,
     TrackForm,
 )
+from tracker.badges.views import badge_fetch
+from tracker.badges.views import mappings_bp as badge_mappings_bp
 from tracker.catalog.services.internal_track import (
     create_internal_track,
     credentials,
@@ -80,6 +82,8 @@ bp = Blueprint("admin", __name__, url_prefix="/admin")
 bp.register_blueprint(webhooks_bp)
 # The account trail: /admin/audit, endpoints admin.audit.*.
 bp.register_blueprint(audit_bp)
+# Badge classes mapped to catalog credentials: /admin/badges, endpoints admin.badge_mappings.*.
+bp.register_blueprint(badge_mappings_bp)
 
 
 def _actor() -> Engineer:
@@ -388,7 +392,9 @@ def imports():
     if form.validate_on_submit():
         try:
             text = decode_csv(form.file.data.read())
-            result = import_csv(db_session(), form.kind.data, text, today(), actor=_actor())
+            result = import_csv(
+                db_session(), form.kind.data, text, today(), actor=_actor(), fetch=badge_fetch()
+            )
         except ImportRefused as exc:
             row_errors = exc.errors
             bad_lines = len({e.line for e in row_errors})

@@ -1,35 +1,64 @@
-"""/credentials: recording a credential earned elsewhere, from the catalog or by name."""
+"""/credentials: recording a credential earned elsewhere, from the catalog, by name or by badge."""
 
 from __future__ import annotations
 
-from flask import Response
+from typing import Any
+
+from flask import Response, current_app
 
 from tracker.api.access import engineer_in_body
 from tracker.api.auth import caller
 from tracker.api.blueprint import bp
 from tracker.api.errors import ApiError, rename
 from tracker.api.openapi import Operation
+from tracker.badges.schemas import BadgeUpload, CredentialOrBadgeBody
+from tracker.badges.services.fetching import make_fetch
+from tracker.badges.services.imports import Source, import_badge
 from tracker.clock import today
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
+from tracker.people.models import Engineer
 from tracker.people.services.access import can_record_results
-from tracker.progress.schemas import CertificationOut, CredentialBody
+from tracker.progress.models import Certification
+from tracker.progress.schemas import CertificationOut
 from tracker.progress.services.certifications import credential_for_entry, record_credential
 
 RECORD_CREDENTIAL = Operation(
-    answers={201: CertificationOut}, body_model=CredentialBody, refusals=(403,)
+    answers={201: CertificationOut},
+    body_model=CredentialOrBadgeBody,
+    upload_model=BadgeUpload,
+    refusals=(403,),
 )
+ACTION = "record credentials"
 
 
 @bp.post("/credentials", endpoint="record_credential")
 @RECORD_CREDENTIAL
 def post_credential() -> tuple[Response, int]:
-    """Record a credential earned elsewhere: a catalog `code`, or `name` and `issuer`."""
-    data = RECORD_CREDENTIAL.json_body()
-    engineer = engineer_in_body(data, can_record_results, "record credentials")
-    body = RECORD_CREDENTIAL.validated(data)
-    session = db_session()
+    """Record a credential earned elsewhere: a catalog `code`, `name` and `issuer`, or a badge.
+
+    A badge is verified with its issuer before anything is stored: `badge_url` (where
+    the issuer hosts it), `badge_json` (the assertion), or a baked PNG or SVG image sent
+    as multipart/form-data in `badge_image`. It must be issued to the engineer's e-mail
+    address, not revoked and not expired; the answer is the certification, `verified`.
+    A refused badge is a 400 naming why; a badge already recorded is refused too.
+    """
     on = today()
+    if RECORD_CREDENTIAL.uploading():
+        upload = RECORD_CREDENTIAL.upload()
+        assert isinstance(upload, BadgeUpload)
+        engineer = engineer_in_body({"engineer": upload.engineer}, can_record_results, ACTION)
+        cert = _import(engineer, "image", upload.badge_image)
+        return RECORD_CREDENTIAL.answer(CertificationOut.of(cert, on), 201)
+    data = RECORD_CREDENTIAL.json_body()
+    engineer = engineer_in_body(data, can_record_results, ACTION)
+    body = RECORD_CREDENTIAL.validated(data)
+    badge = body.badge()
+    if badge is not None:
+        cert = _import(engineer, *badge)
+        return RECORD_CREDENTIAL.answer(CertificationOut.of(cert, on), 201)
+    assert body.issued_on is not None  # required without a badge (cross_errors)
+    session = db_session()
     try:
         credential = credential_for_entry(
             session, code=body.code, name=body.name, issuer=body.issuer
@@ -48,3 +77,13 @@ def post_credential() -> tuple[Response, int]:
         # Nothing is committed on a 400: a credential row made for a name is dropped too.
         raise ApiError(400, rename(exc.errors, {"credential": "code"})) from None
     return RECORD_CREDENTIAL.answer(CertificationOut.of(cert, on), 201)
+
+
+def _import(engineer: Engineer, source: Source, given: Any) -> Certification:
+    fetch = make_fetch(current_app.config.get("BADGE_ALLOW_HOSTS", frozenset()))
+    try:
+        return import_badge(
+            db_session(), engineer, source, given, today(), fetch, recorded_by=caller()
+        )
+    except ValidationError as exc:
+        raise ApiError(400, exc.errors) from None

@@ -9,6 +9,7 @@ reads every field, so one 400 names each problem.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any, TypeVar
@@ -114,6 +115,31 @@ def json_body(model: type[pydantic.BaseModel]) -> dict[str, Any]:
     if request.content_length is None and limit is not None and len(raw) >= limit:
         raise RequestEntityTooLarge()
     return parse_json_object(raw, field_names(model))
+
+
+# A form field's text that is a whole number is read as one (an id); the rest stays text.
+_WHOLE = re.compile(r"[0-9]{1,10}")
+
+
+def form_body(model: type[M]) -> M:
+    """Return the request's multipart/form-data fields and files read with `model`.
+
+    Files are read as bytes (within MAX_CONTENT_LENGTH, which Werkzeug enforces),
+    text fields as text, whole numbers as numbers; unknown names are refused.
+    """
+    allowed = field_names(model)
+    names = set(request.form) | set(request.files)
+    unknown = sorted(names - set(allowed))
+    if unknown:
+        known = ", ".join(allowed)
+        raise ApiError(400, dict.fromkeys(unknown, f"unknown field (known: {known})"))
+    data: dict[str, Any] = {
+        name: int(value) if _WHOLE.fullmatch(value) else value
+        for name, value in request.form.items()
+    }
+    for name, upload in request.files.items():
+        data[name] = upload.read()
+    return validated(model, data)
 
 
 def validated(model: type[M], data: dict[str, Any]) -> M:

@@ -18,14 +18,14 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic
 
-from flask import Flask, Response
+from flask import Flask, Response, request
 from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 from typing_extensions import TypeVar
 
 from tracker.api import blueprint
 from tracker.api.errors import ErrorsOut
-from tracker.api.inputs import answer, field_names, json_body, query, validated
+from tracker.api.inputs import answer, field_names, form_body, json_body, query, validated
 from tracker.db import MAX_ID
 from tracker.i18n import N_
 from tracker.schemas import Answer, Body, Query
@@ -33,6 +33,7 @@ from tracker.schemas import Answer, Body, Query
 OPENAPI_VERSION = "3.1.0"
 REF = "#/components/schemas/{model}"
 JSON = "application/json"
+MULTIPART = "multipart/form-data"
 # The document's own endpoint is public and not one of the operations it lists.
 ENDPOINT = "api_docs.openapi"
 API_PREFIX = "api."
@@ -88,6 +89,8 @@ class Operation(Generic[Q, B]):
     # `engineer_id`, a query's `engineer`) and the JSON pointer of its value in the answer.
     # The document links each to every operation that takes that parameter (OpenAPI links).
     gives: Mapping[str, str] = field(default_factory=dict)
+    # A multipart/form-data body it takes instead of JSON (an uploaded file), if any.
+    upload_model: type[Body] | None = None
 
     def __call__(self, view: V) -> V:
         """Declare `view` as this operation; the view itself is unchanged."""
@@ -113,6 +116,15 @@ class Operation(Generic[Q, B]):
         """Return `data` read with the declared body model; a 400 naming every bad field."""
         assert self.body_model is not None, "declare body_model to read a body"
         return validated(self.body_model, data)
+
+    def uploading(self) -> bool:
+        """Return whether the request sends the declared upload (multipart/form-data)."""
+        return self.upload_model is not None and request.mimetype == MULTIPART
+
+    def upload(self) -> Body:
+        """Return the request's multipart/form-data body read with the declared upload model."""
+        assert self.upload_model is not None, "declare upload_model to read an upload"
+        return form_body(self.upload_model)
 
     def body(self) -> B:
         """Return the request's JSON body read with the declared body model."""
@@ -252,6 +264,8 @@ def _models(routes: list[Route]) -> list[tuple[type[BaseModel], JsonSchemaMode]]
         operation = route.operation
         if operation.body_model is not None:
             found[(operation.body_model, "validation")] = None
+        if operation.upload_model is not None:
+            found[(operation.upload_model, "validation")] = None
         for model in operation.answers.values():
             if model is not None:
                 found[(model, "serialization")] = None
@@ -425,6 +439,10 @@ def _operation(
             "required": operation.body_required,
             "content": {JSON: {"schema": body}},
         }
+        if operation.upload_model is not None:
+            spec["requestBody"]["content"][MULTIPART] = {
+                "schema": refs[(operation.upload_model, "validation")]
+            }
     responses: dict[str, Any] = {}
     for status, model in sorted(operation.answers.items()):
         if model is None:

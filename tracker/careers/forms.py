@@ -181,6 +181,9 @@ class BonusForm(FlaskForm):
         render_kw={"step": str(HUNDREDTH), "min": "0", "inputmode": "decimal"},
     )
     renewals_earn = BooleanField(_l("A renewal earns the bonus too"))
+    verified_only = BooleanField(
+        _l("Only a verified credential earns it (proved by its issuer's badge)")
+    )
     effective_on = DateField(
         _l("Effective from"),
         validators=[InputRequired(message=_l("effective from is required (YYYY-MM-DD)"))],

@@ -16,6 +16,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
@@ -139,6 +140,8 @@ class CertificationBonus(Base):
     effective_on: Mapped[dt.date] = mapped_column(Date, server_default=EARLIEST_DATE.isoformat())
     amount: Mapped[Decimal] = mapped_column(Fixed(DECIMAL_PLACES))
     renewals_earn: Mapped[bool] = mapped_column(Boolean, default=False)
+    # Only a certification proved by its issuer's badge earns it (tracker.badges).
+    verified_only: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     set_at: Mapped[dt.datetime | None] = mapped_column(DateTime, default=utcnow)
 
     credential: Mapped[Credential] = relationship()

@@ -536,6 +536,7 @@ def bonus_amounts():
                 form.renewals_earn.data,
                 effective_on=form.effective_on.data,
                 today=on,
+                verified_only=form.verified_only.data,
             )
         except ValidationError as exc:
             show_errors(form, exc)

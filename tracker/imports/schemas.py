@@ -16,6 +16,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, PlainValidator, Vali
 from pydantic import ValidationError as PydanticValidationError
 from pydantic_core import PydanticCustomError
 
+from tracker.badges.rules import MAX_URL_LENGTH
 from tracker.catalog.rules import (
     HUNDREDTH,
     LEVEL_NUMBER_RULE,
@@ -258,6 +259,15 @@ class CredentialRow(_CsvRow):
     # Left empty, record_credential says what evidence is.
     evidence: Annotated[
         str, PlainValidator(_optional("")(_as_text)), AfterValidator(_at_most(MAX_EVIDENCE_LENGTH))
+    ]
+
+
+class BadgeRow(_CsvRow):
+    """A line of a badges file: whose badge, and where its issuer hosts it."""
+
+    email: Text
+    badge_url: Annotated[
+        str, PlainValidator(_needed(_as_text)), AfterValidator(_at_most(MAX_URL_LENGTH))
     ]
 
 

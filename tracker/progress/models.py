@@ -158,6 +158,10 @@ class Certification(Base):
         ForeignKey("engineers.id", ondelete="SET NULL")
     )
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    # When its issuer's badge proved it (tracker.badges); None for one entered by hand.
+    verified_at: Mapped[dt.datetime | None] = mapped_column(DateTime)
+    # The day its issuer was found to have revoked it: from then it counts for nothing.
+    revoked_on: Mapped[dt.date | None] = mapped_column(Date)
 
     engineer: Mapped[Engineer] = relationship(foreign_keys=[engineer_id])
     credential: Mapped[Credential] = relationship()

@@ -273,6 +273,11 @@ class CertificationOut(Answer):
     attempt_id: int | None
     renews_id: int | None
     recorded_by_id: int | None
+    verified: bool = Field(description="Proved by its issuer's badge (Open Badges), verified.")
+    verified_at: dt.datetime | None
+    revoked_on: dt.date | None = Field(
+        description="The day its issuer was found to have revoked it; it then counts for nothing."
+    )
 
     @classmethod
     def of(
@@ -290,6 +295,9 @@ class CertificationOut(Answer):
             attempt_id=cert.attempt_id,
             renews_id=cert.renews_id,
             recorded_by_id=cert.recorded_by_id,
+            verified=cert.verified_at is not None and cert.revoked_on is None,
+            verified_at=cert.verified_at,
+            revoked_on=cert.revoked_on,
         )
 
 

@@ -42,7 +42,7 @@ from tracker.progress.services.hours import delete_hours as delete_entry
 from tracker.progress.services.hours import log_hours, update_hours
 from tracker.progress.services.overview import course_to_study, overview
 from tracker.progress.services.validity import status_on
-from tracker.signals import showing_dashboard, template_context
+from tracker.signals import showing_credentials, showing_dashboard, template_context
 from tracker.web import localized, named
 
 bp = Blueprint("progress", __name__)
@@ -429,11 +429,14 @@ def credentials():
             return redirect(url_for("progress.credentials"))
     if form.is_submitted():
         status = 400
-    held = certifications_of(session, current_user.id)
+    held = sorted(
+        certifications_of(session, current_user.id), key=lambda c: (c.earned_on, c.id), reverse=True
+    )
     return render_template(
         "progress/credentials.html",
         form=form,
-        held=sorted(held, key=lambda c: (c.earned_on, c.id), reverse=True),
+        held=held,
         on=today(),
         status_on=status_on,
+        **template_context(showing_credentials, current_user._get_current_object(), held=held),
     ), status

@@ -86,7 +86,7 @@ def _add_drawing_helpers(state) -> None:
     def heat_cells(cells: list[HeatCell]) -> Markup:
         macros = "_macros/readiness.html"
         return Markup("").join(
-            [draw(macros, "heat_cell", c.status.value, c.days_left) for c in cells]
+            [draw(macros, "heat_cell", c.status.value, c.days_left, c.verified) for c in cells]
         )
 
     env.globals["cached_badge"] = cached_badge

@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 
 from flask import Flask
 
+from tracker.badges.jobs import recheck_badges
 from tracker.clock import utcnow
 from tracker.db import session_scope
 from tracker.readiness.services.current import day_boundary
@@ -66,8 +67,10 @@ def refresh_readiness(app: Flask, today: dt.date) -> int:
 def run_pass(app: Flask, today: dt.date) -> int:
     """Queue what is due on `today` and commit, then compose it; return how many were queued.
 
-    The teams' stored readiness is brought to `today` first, in a transaction of its own.
+    Imported badges are checked again first (a revocation changes readiness), then the
+    teams' stored readiness is brought to `today`, each in transactions of their own.
     """
+    recheck_badges(app, today)
     refresh_readiness(app, today)
     windows = parse_windows(app.config["REMINDER_WINDOWS"])
     mail = mail_settings(app)

@@ -106,6 +106,7 @@ def set_bonus(
     *,
     effective_on: dt.date,
     today: dt.date,
+    verified_only: bool | None = None,
 ) -> CertificationBonus:
     """Set what the organisation pays for earning `credential` on or after `effective_on`.
 
@@ -114,7 +115,8 @@ def set_bonus(
     the same credential and date again corrects that amount. `effective_on`
     may be in the past (a correction, or a programme announced late), never
     after `today`. `renewals_earn` None keeps the choice in effect on that
-    date (no when there is none).
+    date (no when there is none); so does `verified_only` (only a certification
+    proved by its issuer's badge earns it).
     """
     errors: dict[str, str] = {}
     if credential.kind == "group":
@@ -150,16 +152,21 @@ def set_bonus(
         bonus.amount = value
         if renewals_earn is not None:
             bonus.renewals_earn = renewals_earn
+        if verified_only is not None:
+            bonus.verified_only = verified_only
         bonus.set_at = utcnow()
     else:
         if renewals_earn is None:
             renewals_earn = in_effect.renewals_earn if in_effect is not None else False
+        if verified_only is None:
+            verified_only = in_effect.verified_only if in_effect is not None else False
         bonus = CertificationBonus(
             credential_id=credential.id,
             credential=credential,
             effective_on=effective_on,
             amount=value,
             renewals_earn=renewals_earn,
+            verified_only=verified_only,
         )
         session.add(bonus)
     session.flush()
@@ -245,8 +252,10 @@ def ledger_query(
 
     Each certification earned in it earns the bonus in effect on the day it was
     passed. A renewal (a certification renewing an earlier one of the same
-    credential) earns only when that bonus says renewals earn. Bonuses of 0 are
-    left out. `engineer_ids` limits the rows to those people (None: everyone).
+    credential) earns only when that bonus says renewals earn, and one not proved
+    by its issuer's badge only when the bonus does not ask for that; a revoked
+    certification earns nothing. Bonuses of 0 are left out. `engineer_ids` limits
+    the rows to those people (None: everyone).
     """
     # The bonus in effect on the day each certification was passed.
     in_effect = (
@@ -272,6 +281,12 @@ def ledger_query(
             Certification.earned_on <= quarter.ends_on,
             CertificationBonus.amount > 0,
             or_(Certification.renews_id.is_(None), CertificationBonus.renewals_earn.is_(True)),
+            # A certification its issuer revoked earns nothing; some bonuses want a badge.
+            Certification.revoked_on.is_(None),
+            or_(
+                CertificationBonus.verified_only.is_(False),
+                Certification.verified_at.is_not(None),
+            ),
         )
         .options(selectinload(Certification.engineer), selectinload(Certification.credential))
     )

@@ -8,11 +8,14 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
+from tracker.badges.services.verified import Fetch
 from tracker.i18n import msg
 from tracker.imports.schemas import Row
 from tracker.people.models import Engineer
 
 Handler = Callable[[Session, Row, dt.date, "Engineer | None"], object]
+# A kind whose rows fetch (badges from their issuers) makes its handler with the Fetch.
+FetchingHandler = Callable[[Fetch], Handler]
 
 
 @dataclass(frozen=True)
@@ -60,8 +63,16 @@ class ImportKind:
     optional: frozenset[str]
     # Service error keys mapped to the file's column names.
     fields: dict[str, str]
-    handler: Handler
+    handler: Handler | None
     help: str
+    fetching: FetchingHandler | None = None
+
+    def row_handler(self, fetch: Fetch) -> Handler:
+        """Return what imports a row of this kind (fetching with `fetch`, if it fetches)."""
+        if self.fetching is not None:
+            return self.fetching(fetch)
+        assert self.handler is not None, "a kind has a handler or a fetching one"
+        return self.handler
 
     def summary(self, count: int) -> str:
         # English and Spanish have the same two plural forms: one, and every other count.

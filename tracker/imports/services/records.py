@@ -7,10 +7,12 @@ import datetime as dt
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from tracker.badges.services.imports import import_badge
+from tracker.badges.services.verified import Fetch
 from tracker.catalog.models import Course, Credential, Exam
 from tracker.i18n import msg
-from tracker.imports.schemas import AttemptRow, CredentialRow, HoursRow, Row, read_row
-from tracker.imports.services.kinds import refuse_if
+from tracker.imports.schemas import AttemptRow, BadgeRow, CredentialRow, HoursRow, Row, read_row
+from tracker.imports.services.kinds import Handler, refuse_if
 from tracker.imports.services.people import person_for
 from tracker.people.models import Engineer
 from tracker.progress.services.certifications import record_attempt, record_credential
@@ -106,3 +108,19 @@ def import_credential(session: Session, row: Row, today: dt.date, actor: Enginee
         expires_on=cells.expires_on,
         recorded_by=actor,
     )
+
+
+def badge_importer(fetch: Fetch) -> Handler:
+    """Return the handler of a badges file's rows: each badge verified with its issuer."""
+
+    def import_badge_row(
+        session: Session, row: Row, today: dt.date, actor: Engineer | None
+    ) -> object:
+        problems: dict[str, str] = {}
+        engineer = person_for(session, row.get("email", ""), problems)
+        cells = read_row(BadgeRow, row, problems)
+        refuse_if(problems, tuple(BadgeRow.model_fields))
+        assert cells is not None and engineer is not None
+        return import_badge(session, engineer, "url", cells.badge_url, today, fetch, actor)
+
+    return import_badge_row

@@ -66,8 +66,17 @@ class Status(StrEnum):
 
 
 def is_valid_on(cert: Certification, on: dt.date) -> bool:
-    """Return whether the certification holds on `on` (its expiry day included)."""
-    return cert.earned_on <= on and (cert.expires_on is None or on <= cert.expires_on)
+    """Return whether the certification holds on `on` (its expiry day included).
+
+    One its issuer revoked holds no more from the day the revocation was found.
+    Readiness's plain rows carry no `revoked_on`: their query leaves revoked ones out.
+    """
+    revoked_on = getattr(cert, "revoked_on", None)
+    return (
+        cert.earned_on <= on
+        and (cert.expires_on is None or on <= cert.expires_on)
+        and (revoked_on is None or on < revoked_on)
+    )
 
 
 def status_on(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from tracker.progress.models import Certification
@@ -18,14 +18,23 @@ class HeatCell:
     status: Status
     certification: Certification | HeldCertification | None
     days_left: int | None = None
+    # The certification that counts was proved by its issuer's badge.
+    verified: bool = False
 
 
-def heat_cell(member: Member, credential: AnyCredential, on: dt.date) -> HeatCell:
+def heat_cell(
+    member: Member,
+    credential: AnyCredential,
+    on: dt.date,
+    verified_ids: Collection[int] = frozenset(),
+) -> HeatCell:
     """Return the state of one credential (or group) for one member on `on`."""
     # progress types these as the mapped classes; the plain copies read the same fields.
     held = holding(member.certifications, credential, on)  # type: ignore[arg-type]
     if held is not None:
-        return HeatCell(status_on(held, on), held, days_left(held, on))
+        return HeatCell(
+            status_on(held, on), held, days_left(held, on), verified=held.id in verified_ids
+        )
     earned = [c for c in member.certifications if c.earned_on <= on]
     last = latest_for(earned, credential)  # type: ignore[arg-type]
     if last is not None:

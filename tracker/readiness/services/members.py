@@ -313,7 +313,8 @@ def _member_queries(team: ColumnElement[bool]) -> tuple[Select, Select]:
             Certification.expires_on,
         )
         .join(Engineer, Engineer.id == Certification.engineer_id)
-        .where(*members_of)
+        # A certification its issuer revoked counts for nothing (tracker.badges re-checks).
+        .where(*members_of, Certification.revoked_on.is_(None))
     )
     return people, certs
 

@@ -50,11 +50,12 @@ def team_page(
     paths = catalog.paths
     columns = heat_columns(result.template, [p.exam.credential for p in paths if p.exam])
     logged = _logged_hours_of_team(session, team.id)
+    verified = _verified_of_team(session, team.id)
     no_hours: dict[int, Decimal] = {}
     rows = [
         HeatRow(
             m,
-            [heat_cell(m, c, on) for c in columns],
+            [heat_cell(m, c, on, verified) for c in columns],
             # progress types the path as the mapped one; the snapshot's reads the same.
             [path_progress(p, logged.get(m.id, no_hours)) for p in paths],  # type: ignore[arg-type]
         )
@@ -86,3 +87,18 @@ def _logged_hours_of_team(session: Session, team_id: int) -> dict[int, dict[int,
     ):
         result.setdefault(engineer_id, {})[course_id] = total
     return result
+
+
+def _verified_of_team(session: Session, team_id: int) -> frozenset[int]:
+    """Return the ids of the team's certifications proved by their issuers' badges."""
+    return frozenset(
+        session.scalars(
+            select(Certification.id)
+            .join(Engineer, Engineer.id == Certification.engineer_id)
+            .where(
+                Engineer.team_id == team_id,
+                Certification.verified_at.is_not(None),
+                Certification.revoked_on.is_(None),
+            )
+        )
+    )

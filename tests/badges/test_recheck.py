@@ -1,0 +1,93 @@
+"""The daily re-check: a revocation stops the credential counting; an outage changes nothing."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+from sqlalchemy import select
+
+from tests import factories
+from tests.badges.conftest import Issuer
+from tracker.badges.models import ImportedBadge
+from tracker.badges.services.fetching import make_fetch
+from tracker.badges.services.imports import import_badge
+from tracker.badges.services.mapping import map_badge_class
+from tracker.badges.services.recheck import due_for_recheck, recheck_badge, revoke
+from tracker.careers.services.bonuses import Quarter, ledger, set_bonus
+from tracker.people.models import Team
+from tracker.progress.services.validity import holding
+from tracker.readiness.services.members import load_members
+
+FETCH = make_fetch({"127.0.0.1"})
+
+
+def _imported(db, issuer: Issuer, today: dt.date, code: str | None = None):
+    team = factories.team(db, gpus=8)
+    ada = factories.engineer(db, email="ada@example.com", team=team)
+    if code:
+        map_badge_class(db, issuer.server.url("/badges/gpu-ops"), code)
+    issuer.assertion("/a/1", ada.email, issued="2026-03-15")
+    cert = import_badge(db, ada, "url", issuer.server.url("/a/1"), today, FETCH)
+    badge = db.scalars(select(ImportedBadge).where(ImportedBadge.certification_id == cert.id)).one()
+    return team, ada, cert, badge
+
+
+def test_a_badge_still_valid_stays_verified(db, pinned_today, issuer: Issuer) -> None:
+    _team, _ada, cert, badge = _imported(db, issuer, pinned_today)
+    assert due_for_recheck(db, pinned_today) == [badge.id]
+    assert recheck_badge(db, badge, pinned_today, FETCH) == "verified"
+    assert cert.revoked_on is None and badge.last_problem == ""
+
+
+def test_a_revocation_is_recorded_and_marks_the_team_stale(db, pinned_today, issuer) -> None:
+    team, ada, cert, badge = _imported(db, issuer, pinned_today)
+    assert [m.id for m in load_members(db, [team.id])[team.id]] == [ada.id]
+    assert load_members(db, [team.id])[team.id][0].held  # the certification counts
+    revision = db.get(Team, team.id).readiness_revision
+    issuer.assertion("/a/1", ada.email, issued="2026-03-15", revoked=True, revocationReason="fraud")
+    assert recheck_badge(db, badge, pinned_today, FETCH) == "revoked"
+    assert cert.revoked_on == pinned_today and "fraud" in badge.revocation_reason
+    db.expire_all()
+    assert db.get(Team, team.id).readiness_revision > revision
+    assert load_members(db, [team.id])[team.id][0].held == ()
+    assert due_for_recheck(db, pinned_today) == []
+
+
+def test_an_issuer_down_changes_nothing_but_the_note(db, pinned_today, issuer) -> None:
+    _team, _ada, cert, badge = _imported(db, issuer, pinned_today)
+    issuer.server.serve("/a/1", b"down", 503)
+    assert recheck_badge(db, badge, pinned_today, FETCH) == "problem"
+    assert cert.revoked_on is None and "503" in badge.last_problem
+
+
+def test_a_revoked_credential_earns_no_bonus_and_a_verified_only_bonus_wants_a_badge(
+    db, pinned_today, issuer
+) -> None:
+    _team, ada, cert, badge = _imported(db, issuer, pinned_today, code="NCP-AII")
+    hand = factories.certification(db, factories.engineer(db), "NCP-AII", dt.date(2026, 3, 20))
+    quarter = Quarter.of(dt.date(2026, 3, 15))
+    set_bonus(
+        db, cert.credential, Decimal(500), effective_on=dt.date(2026, 1, 1), today=pinned_today
+    )
+    assert {r.certification.id for r in ledger(db, quarter)} == {cert.id, hand.id}
+    set_bonus(
+        db,
+        cert.credential,
+        Decimal(500),
+        effective_on=dt.date(2026, 1, 1),
+        today=pinned_today,
+        verified_only=True,
+    )
+    assert {r.certification.id for r in ledger(db, quarter)} == {cert.id}
+    issuer.assertion("/a/1", ada.email, issued="2026-03-15", status=410)
+    assert recheck_badge(db, badge, pinned_today, FETCH) == "revoked"
+    assert ledger(db, quarter) == []
+
+
+def test_a_revoked_certification_holds_no_more_from_its_revocation(db, pinned_today, issuer):
+    _team, _ada, cert, badge = _imported(db, issuer, pinned_today)
+    assert holding([cert], cert.credential, pinned_today) is cert
+    revoke(db, badge, pinned_today, "fraud")
+    assert holding([cert], cert.credential, pinned_today) is None
+    assert holding([cert], cert.credential, pinned_today - dt.timedelta(days=1)) is cert

@@ -1,0 +1,152 @@
+"""The credentials page's badge import and the admin's mappings page."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import json
+import re
+
+from tests import factories
+from tests.badges.conftest import Issuer
+from tests.helpers import count
+from tracker.badges.models import BadgeMapping, ImportedBadge
+from tracker.badges.services.fetching import make_fetch
+from tracker.badges.services.imports import import_badge
+from tracker.badges.services.mapping import map_badge_class
+from tracker.progress.models import Certification
+
+
+def test_an_engineer_imports_a_hosted_badge_and_sees_it_verified(
+    db, client, auth, pinned_today, issuer: Issuer
+) -> None:
+    ada = factories.engineer(db, email="ada@example.com")
+    auth.sign_in(ada)
+    issuer.assertion("/a/1", ada.email, issued="2026-03-15", expires="2028-03-15")
+    response = client.post(
+        "/credentials/badges",
+        data={"badge_engineer": ada.id, "badge_url": issuer.server.url("/a/1")},
+        follow_redirects=True,
+    )
+    assert response.status_code == 200
+    assert "GPU Operations Practitioner verified and recorded." in response.text
+    cert = db.query(Certification).filter_by(engineer_id=ada.id).one()
+    assert (str(cert.earned_on), str(cert.expires_on)) == ("2026-03-15", "2028-03-15")
+    assert cert.verified_at is not None and cert.credential.issuer == "Example Academy"
+    page = client.get("/credentials").text
+    assert "✔</span> verified" in page and "badge by Example Academy" in page
+    assert "2028-03-15" in page
+
+
+def test_a_refused_badge_says_why_and_stores_nothing(
+    db, client, auth, pinned_today, issuer: Issuer
+) -> None:
+    ada = factories.engineer(db, email="ada@example.com")
+    auth.sign_in(ada)
+    issuer.assertion("/a/1", "eve@example.com")
+    before = count(db, Certification)
+    response = client.post(
+        "/credentials/badges",
+        data={"badge_engineer": ada.id, "badge_url": issuer.server.url("/a/1")},
+    )
+    assert response.status_code == 400
+    assert "issued to someone else" in response.text
+    assert count(db, Certification) == before and count(db, ImportedBadge) == 0
+
+
+def test_a_badge_on_a_host_not_allowed_is_refused(db, client, auth, pinned_today, issuer) -> None:
+    ada = factories.engineer(db, email="ada@example.com")
+    auth.sign_in(ada)
+    issuer.assertion("/a/1", ada.email)
+    port = issuer.server.base.rsplit(":", 1)[1]
+    response = client.post(
+        "/credentials/badges",
+        data={"badge_engineer": ada.id, "badge_url": f"http://127.0.0.2:{port}/a/1"},
+    )
+    assert response.status_code == 400 and "private or local address" in response.text
+    assert issuer.server.seen == []
+
+
+def test_a_badge_pasted_or_uploaded_is_verified_and_not_recorded_twice(
+    db, client, auth, pinned_today, issuer
+) -> None:
+    ada = factories.engineer(db, email="ada@example.com")
+    auth.sign_in(ada)
+    document = json.dumps(issuer.assertion("/a/1", ada.email))
+    response = client.post(
+        "/credentials/badges", data={"badge_engineer": ada.id, "badge_json": document}
+    )
+    assert response.status_code == 302
+    svg = (
+        '<svg xmlns="http://www.w3.org/2000/svg" xmlns:openbadges="http://openbadges.org">'
+        f'<openbadges:assertion verify="{issuer.server.url("/a/1")}"/></svg>'
+    )
+    again = client.post(
+        "/credentials/badges",
+        data={"badge_engineer": ada.id, "badge_image": (io.BytesIO(svg.encode()), "badge.svg")},
+        content_type="multipart/form-data",
+    )
+    assert again.status_code == 400 and "already recorded" in again.text
+    assert count(db, ImportedBadge) == 1
+
+
+def test_one_badge_at_a_time(db, client, auth, pinned_today) -> None:
+    ada = factories.engineer(db)
+    auth.sign_in(ada)
+    for data in ({}, {"badge_url": "https://a.example/1", "badge_json": "{}"}):
+        response = client.post("/credentials/badges", data={"badge_engineer": ada.id, **data})
+        assert response.status_code == 400 and "Give one badge" in response.text
+
+
+def test_no_one_imports_for_a_person_they_may_not_see(db, client, auth, pinned_today) -> None:
+    ada, bob = factories.engineer(db), factories.engineer(db)
+    auth.sign_in(ada)
+    response = client.post(
+        "/credentials/badges", data={"badge_engineer": bob.id, "badge_url": "https://a.example/1"}
+    )
+    assert response.status_code == 400  # bob is not one of ada's choices
+
+
+def test_an_admin_maps_a_badge_class_and_its_badges_record_the_catalog_credential(
+    db, client, auth, pinned_today, issuer
+) -> None:
+    admin = factories.engineer(db, access_role="admin")
+    ada = factories.engineer(db, email="ada@example.com")
+    auth.sign_in(admin)
+    assert "Badge mappings" in client.get("/admin/people").text
+    badge_class = issuer.server.url("/badges/gpu-ops")
+    code = factories.credential(db, "NCP-AII").code
+    response = client.post("/admin/badges", data={"badge_class": badge_class, "credential": code})
+    assert response.status_code == 302
+    assert code in client.get("/admin/badges").text
+    issuer.assertion("/a/1", ada.email)
+    response = client.post(
+        "/credentials/badges",
+        data={"badge_engineer": ada.id, "badge_url": issuer.server.url("/a/1")},
+    )
+    assert response.status_code == 302
+    cert = db.query(Certification).filter_by(engineer_id=ada.id).one()
+    assert cert.credential.code == code
+    mapping = db.query(BadgeMapping).one()
+    response = client.post(f"/admin/badges/{mapping.id}/remove", data={})
+    assert response.status_code == 302 and count(db, BadgeMapping) == 0
+    bad = client.post("/admin/badges", data={"badge_class": "ftp://x", "credential": code})
+    assert bad.status_code == 400 and "http or https URL" in bad.text
+
+
+def test_the_heat_map_marks_a_verified_certification(
+    db, client, auth, pinned_today, issuer
+) -> None:
+    boss = factories.engineer(db, access_role="manager")
+    team = factories.team(db, gpus=8, manager=boss)
+    ada = factories.engineer(db, email="ada@example.com", team=team, manager=boss)
+    bob = factories.engineer(db, team=team, manager=boss)
+    factories.certification(db, bob, "NCA-AIIO", dt.date(2026, 1, 10), dt.date(2028, 1, 10))
+    map_badge_class(db, issuer.server.url("/badges/gpu-ops"), "NCA-AIIO")
+    issuer.assertion("/a/1", ada.email, issued="2026-03-15", expires="2028-03-15")
+    import_badge(db, ada, "url", issuer.server.url("/a/1"), pinned_today, make_fetch({"127.0.0.1"}))
+    auth.sign_in(boss)
+    html = client.get(f"/teams/{team.id}").text
+    rows = dict(re.findall(r'<tr><th scope="row"><a [^>]*>([^<]*)</a>(.*?)</tr>', html, re.S))
+    assert 'class="verified"' in rows[ada.name]
+    assert 'class="verified"' not in rows[bob.name]

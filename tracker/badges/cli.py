@@ -1,0 +1,71 @@
+"""`tracker badge map|mappings|import|recheck`: badge-class mappings and imported badges."""
+
+from __future__ import annotations
+
+import click
+from flask import current_app
+from flask.cli import AppGroup
+
+from tracker.badges.jobs import recheck_badges
+from tracker.badges.services.imports import import_badge
+from tracker.badges.services.mapping import map_badge_class, mappings
+from tracker.badges.views import badge_fetch
+from tracker.clock import today
+from tracker.errors import ValidationError
+from tracker.extensions import db_session
+from tracker.people.services.persons import find_engineer
+
+badge_cli = AppGroup("badge", help="Map badge classes to catalog credentials; import badges.")
+
+
+def _fail(exc: ValidationError) -> click.ClickException:
+    return click.ClickException("; ".join(f"{k}: {v}" for k, v in exc.errors.items()))
+
+
+@badge_cli.command("map")
+@click.argument("badge_class_url")
+@click.argument("code")
+def badge_map(badge_class_url: str, code: str) -> None:
+    """Record badges of BADGE_CLASS_URL as the catalog credential CODE."""
+    session = db_session()
+    try:
+        mapping = map_badge_class(session, badge_class_url, code)
+    except ValidationError as exc:
+        raise _fail(exc) from None
+    session.commit()
+    click.echo(f"{mapping.badge_class_id} -> {mapping.credential.code}")
+
+
+@badge_cli.command("mappings")
+def badge_mappings() -> None:
+    """List the mapped badge classes: URL and credential code (tab-separated)."""
+    for mapping in mappings(db_session()):
+        click.echo(f"{mapping.badge_class_id}\t{mapping.credential.code}")
+
+
+@badge_cli.command("import")
+@click.argument("email")
+@click.argument("badge_url")
+def badge_import(email: str, badge_url: str) -> None:
+    """Verify the badge at BADGE_URL and record it for the person with EMAIL."""
+    session = db_session()
+    engineer = find_engineer(session, email)
+    if engineer is None:
+        raise click.ClickException(f"no person with e-mail {email}")
+    try:
+        cert = import_badge(session, engineer, "url", badge_url, today(), badge_fetch())
+    except ValidationError as exc:
+        raise _fail(exc) from None
+    session.commit()
+    until = f" until {cert.expires_on}" if cert.expires_on else ""
+    click.echo(
+        f"verified: {cert.credential.code} ({cert.credential.name}) from {cert.earned_on}{until}"
+    )
+
+
+@badge_cli.command("recheck")
+def badge_recheck() -> None:
+    """Verify every imported badge again now, as the daily pass does; record revocations."""
+    app = current_app._get_current_object()  # type: ignore[attr-defined]  # a proxy, typed as Flask
+    outcomes = recheck_badges(app, today())
+    click.echo(", ".join(f"{count} {outcome}" for outcome, count in outcomes.items()))

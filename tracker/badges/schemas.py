@@ -1,0 +1,74 @@
+"""The badges' JSON shapes: a credential body that may carry a badge, and a badge upload."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from tracker.badges.rules import MAX_DOCUMENT_BYTES, MAX_URL_LENGTH
+from tracker.badges.rules import BadgeSource as Source
+from tracker.catalog.schemas import Code
+from tracker.i18n import N_
+from tracker.progress.rules import (
+    MAX_CREDENTIAL_NAME_LENGTH,
+    MAX_EVIDENCE_LENGTH,
+    MAX_ISSUER_LENGTH,
+)
+from tracker.progress.schemas import CredentialBody
+from tracker.schemas import Body, Date, Id, text
+
+BADGE_FIELDS = ("badge_url", "badge_json")
+
+
+class CredentialOrBadgeBody(Body):
+    """A credential earned elsewhere (a catalog `code`, or `name` and `issuer`), or a badge.
+
+    A badge comes as `badge_url` (where its issuer hosts it) or `badge_json` (the
+    assertion or credential, as an object or as text); the tracker verifies it
+    and takes the credential, dates and evidence from it.
+    """
+
+    code: Code | None = None
+    name: Annotated[str, text(MAX_CREDENTIAL_NAME_LENGTH, required=True)] | None = None
+    issuer: Annotated[str, text(MAX_ISSUER_LENGTH, required=True)] | None = None
+    # Required without a badge (cross_errors); a badge gives its own.
+    issued_on: Date | None = None
+    expires_on: Date | None = None
+    evidence: Annotated[str, text(MAX_EVIDENCE_LENGTH)] = ""
+    engineer: Id | None = None
+    badge_url: Annotated[str, text(MAX_URL_LENGTH, required=True)] | None = None
+    badge_json: Annotated[str, text(MAX_DOCUMENT_BYTES, required=True)] | dict[str, Any] | None = (
+        None
+    )
+
+    @classmethod
+    def cross_errors(cls, data: dict[str, Any]) -> dict[str, str]:
+        given = [name for name in BADGE_FIELDS if name in data]
+        if len(given) > 1:
+            return {"badge_json": N_("give one badge: badge_url or badge_json, not both")}
+        if given:
+            others = sorted(set(data) - {*BADGE_FIELDS, "engineer"})
+            return dict.fromkeys(others, N_("not taken with a badge, which gives it"))
+        errors = dict(CredentialBody.cross_errors(data))
+        if "issued_on" not in data:
+            errors["issued_on"] = N_("this field is required")
+        return errors
+
+    def badge(self) -> tuple[Source, str] | None:
+        """Return the badge the body gives: its source and its URL or document."""
+        if self.badge_url is not None:
+            return "url", self.badge_url
+        if isinstance(self.badge_json, dict):
+            return "json", json.dumps(self.badge_json)
+        if self.badge_json is not None:
+            return "json", self.badge_json
+        return None
+
+
+class BadgeUpload(Body):
+    """A baked badge image (PNG or SVG) sent as multipart/form-data, for `engineer`."""
+
+    badge_image: Annotated[bytes, Field(description="The baked PNG or SVG image.")]
+    engineer: Id | None = None

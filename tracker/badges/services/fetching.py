@@ -1,0 +1,152 @@
+"""Fetch a badge's documents safely: http(s) only, public addresses, bounded size and time.
+
+Every hop of a redirect is checked again, since a public URL may redirect to an
+address inside the network. Nothing of the tracker's goes along: no cookies, no
+credentials, no proxy or netrc settings from the environment.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import time
+from collections.abc import Collection
+from urllib.parse import urljoin, urlsplit
+
+import requests
+
+from tracker.badges.rules import (
+    FETCH_ACCEPT,
+    FETCH_DEADLINE_SECONDS,
+    FETCH_SCHEMES,
+    FETCH_TIMEOUT_SECONDS,
+    MAX_FETCH_BYTES,
+    MAX_REDIRECTS,
+)
+from tracker.badges.services.verified import BadgeRefused, Fetch
+from tracker.i18n import msg
+
+REDIRECTS = frozenset({301, 302, 303, 307, 308})
+CHUNK_BYTES = 64 * 1024
+
+
+class Gone(BadgeRefused):
+    """The server answered 410 Gone: for a hosted assertion, its issuer revoked it."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(msg("%(url)s is gone (HTTP 410)", url=url), "unreachable")
+        self.url = url
+
+
+def _public(address: str) -> bool:
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip.is_global and not ip.is_multicast
+
+
+def check_url(url: str, allow_hosts: Collection[str]) -> None:
+    """Refuse ("unsafe") a URL that is not http(s), carries credentials or names a private host.
+
+    A host is private when any address it resolves to is private, loopback,
+    link-local or otherwise not global; `allow_hosts` lets named ones through.
+    """
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        raise BadgeRefused(msg("%(url)s is not a valid URL", url=url), "unsafe") from None
+    if parts.scheme.lower() not in FETCH_SCHEMES:
+        raise BadgeRefused(msg("%(url)s is not an http or https URL", url=url), "unsafe")
+    host = (parts.hostname or "").lower()
+    if not host:
+        raise BadgeRefused(msg("%(url)s names no host", url=url), "unsafe")
+    if parts.username is not None or parts.password is not None:
+        raise BadgeRefused(msg("%(url)s carries a user name or password", url=url), "unsafe")
+    if host in allow_hosts:
+        return
+    try:
+        found = socket.getaddrinfo(host, port or 443, proto=socket.IPPROTO_TCP)
+    except (OSError, UnicodeError):
+        raise BadgeRefused(msg("%(host)s cannot be found", host=host), "unreachable") from None
+    addresses = {str(info[4][0]) for info in found}
+    if not addresses or not all(a in allow_hosts or _public(a) for a in addresses):
+        raise BadgeRefused(
+            msg("%(host)s is a private or local address; it is not fetched", host=host), "unsafe"
+        )
+
+
+def fetch_url(
+    url: str,
+    allow_hosts: Collection[str] = frozenset(),
+    max_bytes: int = MAX_FETCH_BYTES,
+    deadline_seconds: float = FETCH_DEADLINE_SECONDS,
+) -> bytes:
+    """GET `url` and return its body; redirects followed by hand, each hop checked."""
+    deadline = time.monotonic() + deadline_seconds
+    with requests.Session() as session:
+        session.trust_env = False  # no proxies, netrc or CA settings of the environment
+        current = url
+        for _ in range(MAX_REDIRECTS + 1):
+            check_url(current, allow_hosts)
+            # Each wait is bounded by what is left of the deadline too.
+            wait = max(0.01, min(FETCH_TIMEOUT_SECONDS, deadline - time.monotonic()))
+            try:
+                response = session.get(
+                    current,
+                    headers={"Accept": FETCH_ACCEPT},
+                    allow_redirects=False,
+                    stream=True,
+                    timeout=(wait, wait),
+                )
+            except requests.RequestException:
+                raise BadgeRefused(
+                    msg("%(url)s could not be fetched", url=current), "unreachable"
+                ) from None
+            with response:
+                session.cookies.clear()  # a cookie set by one hop is never sent to the next
+                if response.status_code in REDIRECTS and "location" in response.headers:
+                    current = urljoin(current, response.headers["location"])
+                    continue
+                if response.status_code == 410:
+                    raise Gone(current)
+                if response.status_code != 200:
+                    raise BadgeRefused(
+                        msg(
+                            "%(url)s answered HTTP %(status)s",
+                            url=current,
+                            status=response.status_code,
+                        ),
+                        "unreachable",
+                    )
+                return _read(response, current, max_bytes, deadline)
+    raise BadgeRefused(
+        msg("%(url)s redirects more than %(most)s times", url=url, most=MAX_REDIRECTS), "unsafe"
+    )
+
+
+def _read(response: requests.Response, url: str, max_bytes: int, deadline: float) -> bytes:
+    """Return the body, refusing one over `max_bytes` or still coming at the deadline."""
+    too_large = BadgeRefused(
+        msg("%(url)s is larger than %(most)s bytes", url=url, most=max_bytes), "unsafe"
+    )
+    length = response.headers.get("content-length", "")
+    if length.isdigit() and int(length) > max_bytes:
+        raise too_large
+    body = bytearray()
+    try:
+        for chunk in response.iter_content(CHUNK_BYTES):
+            body += chunk
+            if len(body) > max_bytes:
+                raise too_large
+            if time.monotonic() > deadline:
+                raise BadgeRefused(msg("%(url)s took too long", url=url), "unreachable")
+    except requests.RequestException:
+        raise BadgeRefused(msg("%(url)s could not be read", url=url), "unreachable") from None
+    return bytes(body)
+
+
+def make_fetch(allow_hosts: Collection[str]) -> Fetch:
+    """Return the Fetch that verifiers use, letting `allow_hosts` through."""
+    hosts = frozenset(h.lower() for h in allow_hosts)
+    return lambda url: fetch_url(url, hosts)

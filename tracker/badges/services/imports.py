@@ -1,0 +1,133 @@
+"""Import a badge: verify it, then record the certification it proves, marked verified.
+
+Nothing is stored for a badge that fails a check (the reason names the field
+it came in), nor for one already imported: an assertion proves one
+certification, once.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from tracker.badges.models import ImportedBadge
+from tracker.badges.rules import BadgeSource
+from tracker.badges.services.mapping import mapped_credential
+from tracker.badges.services.verification import verify_document, verify_image, verify_url
+from tracker.badges.services.verified import BadgeRefused, Fetch, VerifiedBadge
+from tracker.clock import utcnow
+from tracker.errors import ValidationError
+from tracker.i18n import N_, join
+from tracker.people.models import Engineer
+from tracker.progress.models import Certification
+from tracker.progress.services.certifications import credential_for_entry, record_credential
+
+Source = BadgeSource
+# Where each kind of badge comes in, as the API and the form name it.
+FIELDS: dict[str, str] = {"url": "badge_url", "image": "badge_image", "json": "badge_json"}
+
+
+def verify_badge(
+    source: Source, given: str | bytes, emails: list[str], today: dt.date, fetch: Fetch
+) -> VerifiedBadge:
+    """Verify a badge given as a URL, a baked image or a pasted document."""
+    if source == "image":
+        data = given if isinstance(given, bytes) else given.encode()
+        return verify_image(data, emails, today, fetch)
+    text = given.decode("utf-8", "replace") if isinstance(given, bytes) else given
+    if source == "url":
+        return verify_url(text, emails, today, fetch)
+    return verify_document(text, emails, today, fetch)
+
+
+def already_imported(session: Session, assertion_id: str) -> bool:
+    """Return whether an assertion was imported before (by anyone)."""
+    return (
+        session.scalars(
+            select(ImportedBadge.id).where(ImportedBadge.assertion_id == assertion_id)
+        ).first()
+        is not None
+    )
+
+
+def import_badge(
+    session: Session,
+    engineer: Engineer,
+    source: Source,
+    given: str | bytes,
+    today: dt.date,
+    fetch: Fetch,
+    recorded_by: Engineer | None = None,
+) -> Certification:
+    """Verify a badge and record the certification it proves for `engineer`.
+
+    A mapped badge class records its catalog credential; an unmapped one a
+    credential outside the catalog with the badge's name and issuer. Refused
+    (ValidationError on the source's field) when any check fails.
+    """
+    field = FIELDS[source]
+    try:
+        badge = verify_badge(source, given, [engineer.email], today, fetch)
+    except BadgeRefused as refused:
+        raise ValidationError({field: refused.reason}) from None
+    return record_verified(session, engineer, badge, source, today, recorded_by)
+
+
+def record_verified(
+    session: Session,
+    engineer: Engineer,
+    badge: VerifiedBadge,
+    source: Source,
+    today: dt.date,
+    recorded_by: Engineer | None = None,
+) -> Certification:
+    """Record the certification a verified badge proves, with the badge behind it."""
+    field = FIELDS[source]
+    if already_imported(session, badge.assertion_id):
+        raise ValidationError({field: N_("this badge is already recorded")})
+    credential = mapped_credential(session, badge.badge_class_id) or credential_for_entry(
+        session, name=badge.badge_name, issuer=badge.issuer_name
+    )
+    try:
+        cert = record_credential(
+            session,
+            engineer,
+            credential,
+            badge.issued_on,
+            today,
+            evidence=badge.assertion_id,
+            expires_on=badge.expires_on,
+            recorded_by=recorded_by,
+        )
+    except ValidationError as exc:
+        raise ValidationError({field: join(exc.errors.values())}) from None
+    now = utcnow()
+    cert.verified_at = now
+    session.add(
+        ImportedBadge(
+            certification_id=cert.id,
+            engineer_id=engineer.id,
+            format=badge.format,
+            source=source,
+            assertion_id=badge.assertion_id,
+            badge_class_id=badge.badge_class_id,
+            badge_name=badge.badge_name,
+            issuer_id=badge.issuer_id,
+            issuer_name=badge.issuer_name,
+            recipient=badge.recipient,
+            document=badge.document,
+            verified_at=now,
+            checked_at=now,
+        )
+    )
+    session.flush()
+    return cert
+
+
+def imported_badge_of(session: Session, certification_id: int) -> ImportedBadge | None:
+    """Return the badge behind a certification, if it was imported from one."""
+    return session.scalars(
+        select(ImportedBadge).where(ImportedBadge.certification_id == certification_id)
+    ).first()
