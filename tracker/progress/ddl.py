@@ -61,16 +61,10 @@ SQLITE_DROP_TRIGGERS = tuple(
     f"DROP TRIGGER hour_logs_keep_days_{kind}" for kind in ("insert", "delete", "update")
 )
 # A bulk load of entries planned within the day's limit (tracker demo's generator) turns
-# the row trigger off while it copies them in, then fills their days at once: a
-# trigger firing per row took most of the load's time (ten million rows at 100,000
+# the row trigger off while it copies them in, with their days' totals beside them: the
+# trigger, firing per row, took most of the load's time (ten million entries at 100,000
 # engineers). The table's lock, held to the load's commit, keeps out every other writer.
 POSTGRESQL_TRIGGER_NAME = "hour_logs_keep_days"
-# Fills hour_days from the entries of the engineers from :first_id on (a bulk load's).
-FILL_HOUR_DAYS_FROM = (
-    "INSERT INTO hour_days (engineer_id, logged_on, hours) "
-    "SELECT engineer_id, logged_on, sum(hours) FROM hour_logs WHERE engineer_id >= :first_id "
-    "GROUP BY engineer_id, logged_on"
-)
 # Fills hour_days from the entries already logged.
 FILL_HOUR_DAYS = (
     "INSERT INTO hour_days (engineer_id, logged_on, hours) "

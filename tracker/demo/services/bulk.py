@@ -16,8 +16,8 @@ from sqlalchemy import (
     text,
 )
 from sqlalchemy import table as lightweight
-from sqlalchemy.schema import AddConstraint, DropConstraint
 from sqlalchemy.orm import Session
+from sqlalchemy.schema import AddConstraint, DropConstraint
 
 from tracker.db import Base, Fixed
 
@@ -69,7 +69,8 @@ class BulkWriter:
         )
         self.buffers[name] = []
         self.rows[name] = 0
-        self.next_ids[name] = (self.session.scalar(select(func.max(real.c.id))) or 0) + 1
+        if "id" in real.c:
+            self.next_ids[name] = (self.session.scalar(select(func.max(real.c.id))) or 0) + 1
 
     def new_id(self, name: str) -> int:
         """Return the next identifier of the table `name`."""
@@ -119,7 +120,7 @@ class BulkWriter:
             self.session.execute(AddConstraint(key))
         self.dropped_keys = []
         if self.postgres:
-            for name in self.columns:
+            for name in self.next_ids:
                 self.session.execute(
                     text(
                         f"SELECT setval(pg_get_serial_sequence('{name}', 'id'), "

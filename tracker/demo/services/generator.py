@@ -29,9 +29,8 @@ from tracker.errors import ValidationError
 from tracker.people.models import Engineer, JobRoleAssignment, Team
 from tracker.people.services.accounts import hash_password
 from tracker.people.services.persons import find_engineer
-from tracker.progress.ddl import FILL_HOUR_DAYS_FROM
 from tracker.progress.ddl import POSTGRESQL_TRIGGER_NAME as HOUR_DAYS_TRIGGER
-from tracker.progress.models import Certification, ExamAttempt, HourLog
+from tracker.progress.models import Certification, ExamAttempt, HourDay, HourLog
 from tracker.progress.services.validity import whole_months_between
 from tracker.readiness.services.current import refresh
 from tracker.readiness.services.history import backfill
@@ -189,10 +188,6 @@ def generate_organisation(
             "session_epoch", "locale", "created_at", "updated_at",
         ),
     )  # fmt: skip
-    first_engineer = w.next_ids["engineers"]
-    if w.postgres:
-        # hour_days is filled once at the end, from the copied entries (progress.ddl).
-        session.execute(text(f"ALTER TABLE hour_logs DISABLE TRIGGER {HOUR_DAYS_TRIGGER}"))
     w.table(Team, ("id", "name", "gpus", "manager_id", "created_at"))
     w.table(JobRoleAssignment, ("id", "engineer_id", "job_role_id", "started_on", "ended_on"))
     w.table(
@@ -209,6 +204,11 @@ def generate_organisation(
         ),
         keys_after=True,
     )
+    if w.postgres:
+        # The day totals are copied in beside the entries, with the trigger that would
+        # add each entry to its day set aside until the end (progress.ddl).
+        session.execute(text(f"ALTER TABLE hour_logs DISABLE TRIGGER {HOUR_DAYS_TRIGGER}"))
+        w.table(HourDay, ("engineer_id", "logged_on", "hours"), keys_after=True)
     w.table(
         ExamAttempt,
         (
@@ -422,7 +422,6 @@ def generate_organisation(
     w.finish()
     if w.postgres:
         session.execute(text(f"ALTER TABLE hour_logs ENABLE TRIGGER {HOUR_DAYS_TRIGGER}"))
-        session.execute(text(FILL_HOUR_DAYS_FROM), {"first_id": first_engineer})
     # Admins sign in with a second step: the admin's app secret is the demo's known one.
     session.execute(
         update(Engineer)
