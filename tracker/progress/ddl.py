@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from sqlalchemy import TextClause, text
+
 from tracker.progress.rules import STORED_HOURS_PER_DAY
 
 # The names are the database's: they stay when the limit changes.
@@ -70,3 +72,11 @@ FILL_HOUR_DAYS = (
     "INSERT INTO hour_days (engineer_id, logged_on, hours) "
     "SELECT engineer_id, logged_on, sum(hours) FROM hour_logs GROUP BY engineer_id, logged_on"
 )
+
+# A certification's place in the lists by expiry (GET /api/v1/certifications): its
+# expiry, those that never expire last, as the latest date. The expression of an index
+# on PostgreSQL, which the list's order reads a page at a time off (SQLite, which
+# cannot reflect such an index, sorts).
+NEVER_EXPIRES_SORTS_AS = "9999-12-31"
+EXPIRY_ORDER_INDEX = "ix_certifications_expiry_order"
+EXPIRY_ORDER_SQL: TextClause = text(f"coalesce(expires_on, '{NEVER_EXPIRES_SORTS_AS}')")
