@@ -133,9 +133,12 @@ def refresh(
         previous = _previous_percents(session, ids, today)
         before = _snapshots_of_day(session, ids, today) if change is not None else {}
         rows = []
+        counts: dict[int, tuple[int, int, int]] = {}
         for team_id, revision, gpus in batch:
             team_members = members.get(team_id, [])
             template, filled, total = seats_filled(team_members, catalog.templates, gpus, today)
+            lapsing = lapsing_count(team_members, today)
+            counts[team_id] = (filled, total, lapsing)
             rows.append(
                 {
                     "team_id": team_id,
@@ -147,7 +150,7 @@ def refresh(
                     "filled": filled,
                     "total": total,
                     "percent_tenths": percent_tenths(filled, total),
-                    "lapsing": lapsing_count(team_members, today),
+                    "lapsing": lapsing,
                     "previous_tenths": previous.get(team_id),
                 }
             )
@@ -158,11 +161,10 @@ def refresh(
             for row in rows
         ]
         _upsert(session, ReadinessSnapshot, history, ("team_id", "day"))
-        if change is not None and len(before) == len(rows):
-            for row in rows:
-                old = before[row["team_id"]]
-                for i, name in enumerate(("filled", "total", "lapsing")):
-                    change[i] += row[name] - old[i]
+        if change is not None and len(before) == len(counts):
+            for team_id, now in counts.items():
+                for i, (value, was) in enumerate(zip(now, before[team_id], strict=True)):
+                    change[i] += value - was
         else:
             change = None
     if stale:
