@@ -11,8 +11,14 @@ baselines may be given the catalog read once (`catalog=read_catalog(conn)`).
   met, the same for the first day of each of the next 12 months (forecast),
   the heat-map status of every member for every column, path progress per
   member and path, and the list of current certifications by expiry;
-- organisation page: every team's seats filled today, its nearest candidates
-  for each empty seat and its team-wide credentials met;
+- team page, too: the team's daily readiness history of the last 12 months
+  (its snapshots, and each month's last one, the chart's table);
+- organisation page: the organisation table's first page (50 teams by name,
+  with their managers and stored readiness), the organisation's totals and
+  its daily history of the last 12 months (each month's last day); read from
+  the stored readiness, as the page does;
+- organisation over every member (`organisation_numbers`): every team's
+  seats filled today, computed from the members, to check the stored rows;
 - reminder pass: the certifications due for a notice on the day (a reminder
   or expiry notice whose window is open and not queued yet, unless an exam
   plan acknowledges it; an escalation of a lapse known to drop readiness),
@@ -29,6 +35,7 @@ from sqlalchemy import Date, text
 from sqlalchemy.engine import Connection
 
 from tracker.progress.services.validity import add_months
+from tracker.readiness.services.history import history_since
 from tracker.readiness.services.matching import max_matching
 
 EXPIRING_WITHIN = 90
@@ -288,13 +295,62 @@ def team_numbers(
     expiring = sorted(
         (expires, name) for _, _, expires, name in newest.values() if expires is not None
     )
+    history = conn.execute(
+        text(
+            "SELECT day, filled, total, percent_tenths, lapsing FROM team_readiness_history "
+            "WHERE team_id = :t AND day >= :since AND day <= :on ORDER BY day"
+        ).columns(day=Date),
+        {"t": team_id, "since": history_since(on), "on": on},
+    ).all()
     return {
+        "history": len(history),
+        "months": _by_month(history),
         "filled": today["filled"],
         "total": today["total"],
         "forecast": forecast,
         "heat": heat,
         "progress": progress,
         "expiring": len(expiring),
+    }
+
+
+def _by_month(points) -> list[tuple]:
+    last: dict[tuple[int, int], tuple] = {}
+    for p in points:
+        last[(p[0].year, p[0].month)] = tuple(p)
+    return list(last.values())
+
+
+ORGANISATION_ROWS_SQL = (
+    "SELECT t.id, t.name, t.gpus, t.manager_id, m.name, r.template_id, r.band_gpus, r.filled,"
+    " r.total, r.percent_tenths, r.lapsing, r.previous_tenths "
+    "FROM teams t JOIN team_readiness r ON r.team_id = t.id "
+    "LEFT JOIN engineers m ON m.id = t.manager_id ORDER BY t.name, t.id LIMIT :limit"
+)
+
+
+def organisation_page_numbers(conn: Connection, on: dt.date, per_page: int = 50) -> dict:
+    """The organisation page's numbers: its first page of teams, the totals, the history."""
+    rows = [tuple(r) for r in conn.execute(text(ORGANISATION_ROWS_SQL), {"limit": per_page})]
+    teams, filled, total, lapsing = conn.execute(
+        text(
+            "SELECT count(*), coalesce(sum(filled), 0), coalesce(sum(total), 0),"
+            " coalesce(sum(lapsing), 0) FROM team_readiness"
+        )
+    ).one()
+    history = conn.execute(
+        text(
+            "SELECT day, filled, total, percent_tenths, lapsing, teams "
+            "FROM organisation_readiness_history WHERE day >= :since AND day <= :on ORDER BY day"
+        ).columns(day=Date),
+        {"since": history_since(on), "on": on},
+    ).all()
+    return {
+        "rows": rows,
+        "totals": (teams, filled, total, lapsing),
+        "percent": round(filled * 1000 / total) if total else 1000,
+        "history": len(history),
+        "months": _by_month(history),
     }
 
 

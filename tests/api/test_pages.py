@@ -15,19 +15,22 @@ from typing import Any, get_origin
 import pytest
 from flask import Flask
 from pydantic import BaseModel
-from sqlalchemy import select
+from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.api.conftest import Scene
 from tests.helpers import Api, token_for
+from tracker.api.certifications import CERTIFICATIONS_ORDER
 from tracker.api.errors import ApiError
 from tracker.api.openapi import api_routes
-from tracker.api.pages import Key, read_cursor, serializer
+from tracker.api.pages import Key, read_cursor, seek, serializer
 from tracker.careers.rules import EARLIEST_DATE
 from tracker.careers.services.bonuses import set_bonus
 from tracker.people.models import Engineer, Team
-from tracker.progress.models import HourLog
+from tracker.progress.ddl import EXPIRY_ORDER_INDEX, NEVER_EXPIRES_SORTS_AS
+from tracker.progress.models import Certification, HourLog
+from tracker.progress.services.validity import newest_of_its_credential
 from tracker.readiness.services.history import backfill
 from tracker.schemas import (
     CURSOR_RULE,
@@ -510,3 +513,23 @@ def test_every_list_the_api_answers_is_a_page(app: Flask) -> None:
     # One team's history pages too (tests/readiness/test_history.py walks it).
     one_team = {"/api/v1/teams/<int:team_id>/history"}
     assert pages == {LISTS[name][0].partition("?")[0] for name in LISTS} | one_team
+
+
+def test_the_certifications_by_expiry_are_read_in_order_off_their_index(db: Session) -> None:
+    """On PostgreSQL the list's order is an index's (a page reads its rows, not a sort of
+    every certification), from the cursor on: the seek bounds the first key."""
+    if db.get_bind().dialect.name != "postgresql":
+        pytest.skip("PostgreSQL only (SQLite cannot reflect an index on an expression)")
+    keys = CERTIFICATIONS_ORDER
+    statement = (
+        select(Certification.id)
+        .where(newest_of_its_credential(), seek(keys, [dt.date(2027, 1, 1), 10]))
+        .order_by(*(k.order() for k in keys))
+        .limit(51)
+    )
+    compiled = statement.compile(db.get_bind(), compile_kwargs={"literal_binds": True})
+    # The tables are small here: the planner is told to prefer anything to a sort.
+    db.execute(text("SET LOCAL enable_sort = off"))
+    plan = "\n".join(db.execute(text(f"EXPLAIN {compiled}")).scalars())
+    assert f"Index Cond: (COALESCE(expires_on, '{NEVER_EXPIRES_SORTS_AS}'::date)" in plan
+    assert EXPIRY_ORDER_INDEX in plan and "Sort" not in plan

@@ -5,9 +5,10 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 from collections import Counter, defaultdict
+from decimal import Decimal
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 from sqlalchemy.orm import Session
 
 from tests.factories import TODAY
@@ -17,7 +18,7 @@ from tracker.demo.services.common import DEMO_ADMIN_TOTP_SECRET, DEMO_PASSWORD
 from tracker.demo.services.generator import generate_organisation
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer, JobRoleAssignment, Team
-from tracker.progress.models import Certification, ExamAttempt, HourLog
+from tracker.progress.models import Certification, ExamAttempt, HourDay, HourLog
 from tracker.progress.services.paths import prerequisite_gaps
 from tracker.progress.services.validity import (
     Status,
@@ -307,3 +308,45 @@ def test_the_demo_command_generates_an_organisation(runner, db):
     assert earliest >= TODAY - dt.timedelta(days=2 * 365)
     again = runner.invoke(args=["demo", "--engineers", "25", "--seed", "9"])
     assert again.exit_code != 0 and "seed 9" in again.output
+
+
+def test_the_bulk_load_leaves_hour_days_and_their_keeper_as_the_services_find_them(db, org):
+    """hour_days holds each engineer's total per day; the trigger and the foreign keys
+    the load set aside on PostgreSQL are back, and keep the next entry's day."""
+    logged = {
+        (e, d): h
+        for e, d, h in db.execute(
+            select(HourLog.engineer_id, HourLog.logged_on, func.sum(HourLog.hours)).group_by(
+                HourLog.engineer_id, HourLog.logged_on
+            )
+        )
+    }
+    kept = {
+        (e, d): h
+        for e, d, h in db.execute(select(HourDay.engineer_id, HourDay.logged_on, HourDay.hours))
+    }
+    assert kept == logged and len(kept) > 1000
+    if db.get_bind().dialect.name == "postgresql":
+        keys = db.scalar(
+            text(
+                "SELECT count(*) FROM pg_constraint "
+                "WHERE conrelid = 'hour_logs'::regclass AND contype = 'f'"
+            )
+        )
+        enabled = db.scalar(
+            text("SELECT tgenabled FROM pg_trigger WHERE tgname = 'hour_logs_keep_days'")
+        )
+        assert (keys, enabled) == (2, "O")
+    entry = db.scalars(select(HourLog).order_by(HourLog.id).limit(1)).one()
+    db.add(
+        HourLog(
+            engineer_id=entry.engineer_id,
+            course_id=entry.course_id,
+            logged_on=entry.logged_on,
+            hours=Decimal("0.25"),
+        )
+    )
+    db.flush()
+    day = db.get(HourDay, (entry.engineer_id, entry.logged_on))
+    db.refresh(day)
+    assert day.hours == logged[(entry.engineer_id, entry.logged_on)] + Decimal("0.25")

@@ -12,7 +12,7 @@ import re
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select
 from sqlalchemy.orm import Session
 
 from tests import factories
@@ -22,6 +22,7 @@ from tests.readiness.test_views import table, text
 from tracker.catalog.services.snapshot import catalog_snapshot
 from tracker.demo.services.generator import generate_organisation
 from tracker.people.models import Team
+from tracker.people.services.persons import set_active
 from tracker.progress.models import Certification
 from tracker.readiness.models import OrganisationSnapshot, ReadinessSnapshot
 from tracker.readiness.services.current import day_boundary, refresh, seats_filled
@@ -150,6 +151,62 @@ def test_a_teams_page_refresh_leaves_the_organisations_day_to_a_whole_refresh(
     assert refresh(db, TODAY) == 1  # Bravo
     day = db.get(OrganisationSnapshot, TODAY)
     assert (day.teams, day.filled, day.total) == (2, 3, 8)
+
+
+def organisation_day(db: Session, day: dt.date) -> tuple[int, int, int, int, int]:
+    o = db.get(OrganisationSnapshot, day)
+    assert o is not None
+    db.refresh(o)
+    return (o.teams, o.filled, o.total, o.percent_tenths, o.lapsing)
+
+
+def summed_day(db: Session, day: dt.date) -> tuple[int, int, int, int, int]:
+    h = ReadinessSnapshot
+    teams, filled, total, lapsing = db.execute(
+        select(func.count(), func.sum(h.filled), func.sum(h.total), func.sum(h.lapsing)).where(
+            h.day == day
+        )
+    ).one()
+    return (teams, filled, total, round(filled * 1000 / total), lapsing)
+
+
+def test_a_teams_change_moves_the_organisations_day_by_its_own_change(
+    db: Session, org: Org
+) -> None:
+    """After the day's whole refresh, a team's refresh (its page's, or the organisation's
+    finding it alone stale) moves the day's sum by that team's change, as a sum again would."""
+    refresh(db, TODAY)
+    day = organisation_day(db, TODAY)
+    assert day == summed_day(db, TODAY) and day[:3] == (2, 3, 8)
+    set_active(db, org.ben, False, org.admin)
+    assert refresh(db, TODAY, team_ids=[org.alpha.id]) == 1
+    day = organisation_day(db, TODAY)
+    assert day == summed_day(db, TODAY) and day[:4] == (2, 2, 8, 250)
+    set_active(db, org.ben, True, org.admin)
+    assert refresh(db, TODAY) == 1
+    day = organisation_day(db, TODAY)
+    assert day == summed_day(db, TODAY) and day[:4] == (2, 3, 8, 375)
+
+
+def test_the_changed_teams_are_added_to_the_day_in_a_fixed_set_of_statements(
+    db: Session, org: Org
+) -> None:
+    """Read and locked, the day's row is updated: no sum over every team's snapshot."""
+    refresh(db, TODAY)
+    set_active(db, org.ben, False, org.admin)
+    statements: list[str] = []
+
+    def seen(conn, cursor, statement, *args) -> None:
+        statements.append(statement)
+
+    engine = db.get_bind()
+    event.listen(engine, "before_cursor_execute", seen)
+    try:
+        refresh(db, TODAY)
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
+    assert not [s for s in statements if "sum(" in s.lower()]
+    assert organisation_day(db, TODAY) == summed_day(db, TODAY)
 
 
 def test_a_generated_organisation_comes_with_a_year_of_history(db: Session) -> None:

@@ -79,7 +79,11 @@ def seek(keys: Sequence[Key], values: Sequence[KeyValue]) -> ColumnElement[bool]
         and_(*(k.column == v for k, v in zip(keys[:n], values[:n], strict=True)), keys[n].after(v))
         for n, v in enumerate(values)
     ]
-    return or_(*branches)
+    # The bound the branches imply on the first key, said on its own: an index on the
+    # order starts its scan there instead of reading every row before the cursor.
+    first, value = keys[0], values[0]
+    bound = first.column <= value if first.descending else first.column >= value
+    return and_(bound, or_(*branches))
 
 
 def serializer() -> URLSafeSerializer:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from sqlalchemy import TextClause, text
+
 from tracker.progress.rules import STORED_HOURS_PER_DAY
 
 # The names are the database's: they stay when the limit changes.
@@ -60,8 +62,21 @@ SQLITE_TRIGGERS = (
 SQLITE_DROP_TRIGGERS = tuple(
     f"DROP TRIGGER hour_logs_keep_days_{kind}" for kind in ("insert", "delete", "update")
 )
+# A bulk load of entries planned within the day's limit (tracker demo's generator) turns
+# the row trigger off while it copies them in, with their days' totals beside them: the
+# trigger, firing per row, took most of the load's time (ten million entries at 100,000
+# engineers). The table's lock, held to the load's commit, keeps out every other writer.
+POSTGRESQL_TRIGGER_NAME = "hour_logs_keep_days"
 # Fills hour_days from the entries already logged.
 FILL_HOUR_DAYS = (
     "INSERT INTO hour_days (engineer_id, logged_on, hours) "
     "SELECT engineer_id, logged_on, sum(hours) FROM hour_logs GROUP BY engineer_id, logged_on"
 )
+
+# A certification's place in the lists by expiry (GET /api/v1/certifications): its
+# expiry, those that never expire last, as the latest date. The expression of an index
+# on PostgreSQL, which the list's order reads a page at a time off (SQLite, which
+# cannot reflect such an index, sorts).
+NEVER_EXPIRES_SORTS_AS = "9999-12-31"
+EXPIRY_ORDER_INDEX = "ix_certifications_expiry_order"
+EXPIRY_ORDER_SQL: TextClause = text(f"coalesce(expires_on, '{NEVER_EXPIRES_SORTS_AS}')")

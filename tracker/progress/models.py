@@ -23,7 +23,14 @@ from tracker.catalog.rules import DECIMAL_PLACES
 from tracker.clock import utcnow
 from tracker.db import Base, Fixed
 from tracker.people.models import Engineer
-from tracker.progress.ddl import DAY_CHECK_NAME, DAY_CHECK_SQL, ENTRY_CHECK_NAME, ENTRY_CHECK_SQL
+from tracker.progress.ddl import (
+    DAY_CHECK_NAME,
+    DAY_CHECK_SQL,
+    ENTRY_CHECK_NAME,
+    ENTRY_CHECK_SQL,
+    EXPIRY_ORDER_INDEX,
+    EXPIRY_ORDER_SQL,
+)
 from tracker.progress.rules import (
     MAX_NOTE_LENGTH,
     MAX_PROCTORING_LENGTH,
@@ -139,6 +146,7 @@ class Certification(Base):
         ),
         Index("ix_certifications_engineer_credential", "engineer_id", "credential_id", "earned_on"),
         Index("ix_certifications_expires_on", "expires_on"),
+        Index(EXPIRY_ORDER_INDEX, EXPIRY_ORDER_SQL, "id").ddl_if(dialect="postgresql"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)

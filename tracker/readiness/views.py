@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 
 from flask import Blueprint, abort, render_template, request
 from flask_babel import gettext as _
@@ -30,7 +31,12 @@ from tracker.readiness.forms import (
 from tracker.readiness.rules import HISTORY_MONTHS, MAX_ROI_LINES, SANE_WEEKLY_HOURS, TREND_DAYS
 from tracker.readiness.services.current import up_to_date
 from tracker.readiness.services.heatmap import HeatCell
-from tracker.readiness.services.history import by_month, organisation_history, team_history
+from tracker.readiness.services.history import (
+    HistoryPoint,
+    by_month,
+    organisation_history,
+    team_history,
+)
 from tracker.readiness.services.organisation import (
     DEFAULT_SORT,
     SORTS,
@@ -55,6 +61,27 @@ BAD_ORGANISATION_QUERY = _l(
 )
 # The names of the ROI calculator's two lists, as its refusals call them.
 ROI_LIST_NAMES = {"investment": _l("investment"), "returns": _l("returns")}
+
+
+def history_line(
+    points: Sequence[HistoryPoint], left: float, top: float, width: float, height: float
+) -> str:
+    """Return an SVG polyline's points: each day's percent across the box, 100 % at its top.
+
+    A year of daily points is hundreds of coordinates: formatted here in one
+    pass rather than by a template loop, which costs several times as much.
+    """
+    if not points:
+        return ""
+    first = points[0].day
+    span = max((points[-1].day - first).days, 1)
+    return " ".join(
+        [
+            f"{left + (p.day - first).days / span * width:.1f},"
+            f"{top + (1000 - p.percent_tenths) / 1000 * height:.1f}"
+            for p in points
+        ]
+    )
 
 
 @bp.record_once
@@ -91,6 +118,7 @@ def _add_drawing_helpers(state) -> None:
 
     env.globals["cached_badge"] = cached_badge
     env.globals["heat_cells"] = heat_cells
+    env.globals["history_line"] = history_line
     # The heat map's legend states the window its cells are judged by.
     env.globals["expiring_within_days"] = EXPIRING_WITHIN_DAYS
 

@@ -4,9 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Integer, Table, TableClause, column, func, insert, select, text
+from sqlalchemy import (
+    ForeignKeyConstraint,
+    Integer,
+    Table,
+    TableClause,
+    column,
+    func,
+    insert,
+    select,
+    text,
+)
 from sqlalchemy import table as lightweight
 from sqlalchemy.orm import Session
+from sqlalchemy.schema import AddConstraint, DropConstraint
 
 from tracker.db import Base, Fixed
 
@@ -28,12 +39,25 @@ class BulkWriter:
         self.tables: dict[str, TableClause] = {}
         self.rows: dict[str, int] = {}
         self.next_ids: dict[str, int] = {}
+        self.dropped_keys: list[ForeignKeyConstraint] = []
 
-    def table(self, model: type[Base], columns: tuple[str, ...]) -> None:
-        """Declare a model's table and the columns its rows give, in order."""
+    def table(
+        self, model: type[Base], columns: tuple[str, ...], *, keys_after: bool = False
+    ) -> None:
+        """Declare a model's table and the columns its rows give, in order.
+
+        `keys_after` (PostgreSQL): drop the table's foreign keys until `finish`,
+        which adds them again, checking every row in one pass. Checked per
+        row, they were most of the copy's time for millions of rows; the
+        table's lock, held to the commit, keeps out every other writer.
+        """
         real = model.__table__
         assert isinstance(real, Table)
         name = real.name
+        if keys_after and self.postgres:
+            for key in sorted(real.foreign_key_constraints, key=lambda k: str(k.name)):
+                self.session.execute(DropConstraint(key))
+                self.dropped_keys.append(key)
         self.columns[name] = columns
         # Fixed columns take the stored integer (hundredths) as it is.
         self.tables[name] = lightweight(
@@ -45,7 +69,8 @@ class BulkWriter:
         )
         self.buffers[name] = []
         self.rows[name] = 0
-        self.next_ids[name] = (self.session.scalar(select(func.max(real.c.id))) or 0) + 1
+        if "id" in real.c:
+            self.next_ids[name] = (self.session.scalar(select(func.max(real.c.id))) or 0) + 1
 
     def new_id(self, name: str) -> int:
         """Return the next identifier of the table `name`."""
@@ -89,10 +114,13 @@ class BulkWriter:
                 )
 
     def finish(self) -> None:
-        """Write what is left and move PostgreSQL's sequences past the identifiers used."""
+        """Write what is left, add the dropped foreign keys again, move the sequences on."""
         self.flush()
+        for key in self.dropped_keys:
+            self.session.execute(AddConstraint(key))
+        self.dropped_keys = []
         if self.postgres:
-            for name in self.columns:
+            for name in self.next_ids:
                 self.session.execute(
                     text(
                         f"SELECT setval(pg_get_serial_sequence('{name}', 'id'), "

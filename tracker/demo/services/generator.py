@@ -29,7 +29,8 @@ from tracker.errors import ValidationError
 from tracker.people.models import Engineer, JobRoleAssignment, Team
 from tracker.people.services.accounts import hash_password
 from tracker.people.services.persons import find_engineer
-from tracker.progress.models import Certification, ExamAttempt, HourLog
+from tracker.progress.ddl import POSTGRESQL_TRIGGER_NAME as HOUR_DAYS_TRIGGER
+from tracker.progress.models import Certification, ExamAttempt, HourDay, HourLog
 from tracker.progress.services.validity import whole_months_between
 from tracker.readiness.services.current import refresh
 from tracker.readiness.services.history import backfill
@@ -201,7 +202,13 @@ def generate_organisation(
             "created_at",
             "updated_at",
         ),
+        keys_after=True,
     )
+    if w.postgres:
+        # The day totals are copied in beside the entries, with the trigger that would
+        # add each entry to its day set aside until the end (progress.ddl).
+        session.execute(text(f"ALTER TABLE hour_logs DISABLE TRIGGER {HOUR_DAYS_TRIGGER}"))
+        w.table(HourDay, ("engineer_id", "logged_on", "hours"), keys_after=True)
     w.table(
         ExamAttempt,
         (
@@ -413,6 +420,8 @@ def generate_organisation(
                 mean_tenure_days=(20 + 365 * years) / 2,
             )
     w.finish()
+    if w.postgres:
+        session.execute(text(f"ALTER TABLE hour_logs ENABLE TRIGGER {HOUR_DAYS_TRIGGER}"))
     # Admins sign in with a second step: the admin's app secret is the demo's known one.
     session.execute(
         update(Engineer)

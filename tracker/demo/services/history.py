@@ -109,6 +109,13 @@ def plan_history(
             ),
         )
 
+    if "hour_days" in w.buffers:
+        # The day totals the trigger would keep, when the load has set it aside.
+        for offset in sorted(day_totals):
+            w.add(
+                "hour_days", (engineer_id, hired_on + dt.timedelta(days=offset), day_totals[offset])
+            )
+
     # --- exams: chains of passes (with some failures first), renewed or lapsing.
     held: list[_Held] = []
 

@@ -19,7 +19,7 @@ import datetime as dt
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, exists, func, or_, select
+from sqlalchemy import ColumnElement, Select, exists, func, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -111,8 +111,8 @@ def refresh(
     """Recompute and store the readiness of each team not current on `today`; return how many.
 
     `every` recomputes every team; `team_ids` looks at those teams only (a
-    team's page), leaving the organisation's sum of the day to a refresh of
-    every team (which then finds the others stale, if the day is new). The
+    team's page). The organisation's sum of the day moves by what the
+    recomputed teams changed (see `_update_organisation_day`). The
     revisions are read before the members: a change committed in between
     leaves the row of an older revision, which the next reader recomputes
     (never a newer revision over older members).
@@ -123,15 +123,22 @@ def refresh(
         return 0
     stamp = catalog.stamp or ""
     stale = session.execute(_stale_teams(stamp, today, every, team_ids)).tuples().all()
+    # What the recomputed teams add to the organisation's sum of the day, from their
+    # snapshots of the day before and after; None once a team had none today.
+    change: list[int] | None = [0, 0, 0]
     for start in range(0, len(stale), TEAMS_PER_BATCH):
         batch = stale[start : start + TEAMS_PER_BATCH]
         ids = [team_id for team_id, _, _ in batch]
         members = load_members(session, ids, catalog.credentials)
         previous = _previous_percents(session, ids, today)
+        before = _snapshots_of_day(session, ids, today) if change is not None else {}
         rows = []
+        counts: dict[int, tuple[int, int, int]] = {}
         for team_id, revision, gpus in batch:
             team_members = members.get(team_id, [])
             template, filled, total = seats_filled(team_members, catalog.templates, gpus, today)
+            lapsing = lapsing_count(team_members, today)
+            counts[team_id] = (filled, total, lapsing)
             rows.append(
                 {
                     "team_id": team_id,
@@ -143,7 +150,7 @@ def refresh(
                     "filled": filled,
                     "total": total,
                     "percent_tenths": percent_tenths(filled, total),
-                    "lapsing": lapsing_count(team_members, today),
+                    "lapsing": lapsing,
                     "previous_tenths": previous.get(team_id),
                 }
             )
@@ -154,9 +161,69 @@ def refresh(
             for row in rows
         ]
         _upsert(session, ReadinessSnapshot, history, ("team_id", "day"))
-    if stale and team_ids is None:
-        store_organisation_day(session, today)
+        if change is not None and len(before) == len(counts):
+            for team_id, now in counts.items():
+                for i, (value, was) in enumerate(zip(now, before[team_id], strict=True)):
+                    change[i] += value - was
+        else:
+            change = None
+    if stale:
+        _update_organisation_day(session, today, change, every_team=team_ids is None)
     return len(stale)
+
+
+def _snapshots_of_day(
+    session: Session, team_ids: Sequence[int], day: dt.date
+) -> dict[int, tuple[int, int, int]]:
+    """Return the teams' (filled, total, lapsing) of `day` that are stored, locked to the commit.
+
+    Locked, a refresh racing this one for the same team waits, then reads what
+    this one wrote: each adds its own change to the organisation's sum once.
+    """
+    h = ReadinessSnapshot
+    return {
+        team_id: (filled, total, lapsing)
+        for team_id, filled, total, lapsing in session.execute(
+            select(h.team_id, h.filled, h.total, h.lapsing)
+            .where(h.team_id.in_(list(team_ids)), h.day == day)
+            .order_by(h.team_id)
+            .with_for_update()
+        ).tuples()
+    }
+
+
+def _update_organisation_day(
+    session: Session, day: dt.date, change: list[int] | None, *, every_team: bool
+) -> None:
+    """Bring the organisation's sum of `day` up to date after some teams were recomputed.
+
+    By the teams' change when each had a snapshot that day already (a few
+    rows, at any organisation size); else summed again from every team's
+    snapshot. A refresh of some teams leaves a day without a sum yet to the
+    refresh of every team (the others are stale on a new day).
+    """
+    o = OrganisationSnapshot
+    stored = session.execute(
+        select(o.filled, o.total, o.lapsing).where(o.day == day).with_for_update()
+    ).one_or_none()
+    if stored is None:
+        if every_team:
+            store_organisation_day(session, day)
+        return
+    if change is None:
+        store_organisation_day(session, day)
+        return
+    filled, total, lapsing = (value + delta for value, delta in zip(stored, change, strict=True))
+    session.execute(
+        update(o)
+        .where(o.day == day)
+        .values(
+            filled=filled,
+            total=total,
+            lapsing=lapsing,
+            percent_tenths=percent_tenths(filled, total),
+        )
+    )
 
 
 def store_organisation_day(session: Session, day: dt.date) -> None:
