@@ -1,7 +1,7 @@
 """certifications expiry order index: the lists by expiry read a page off it (PostgreSQL)
 
 Revision ID: c4e1a9d2b7f3
-Revises: b53a2ebc2c62
+Revises: e63fecb66a85
 Create Date: 2026-12-01 17:55:00.000000+00:00
 """
 
@@ -10,7 +10,7 @@ from alembic import op
 from tracker.progress.ddl import EXPIRY_ORDER_INDEX, EXPIRY_ORDER_SQL
 
 revision = 'c4e1a9d2b7f3'
-down_revision = 'b53a2ebc2c62'
+down_revision = 'e63fecb66a85'
 branch_labels = None
 depends_on = None
 
