@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 from standardwebhooks import Webhook
 from standardwebhooks.webhooks import WebhookVerificationError
 
+from tests.helpers import WEBHOOK_HOSTS
 from tracker.clock import utcnow
 from tracker.webhooks.models import WebhookDelivery, WebhookEndpoint
 from tracker.webhooks.services.delivery import WebhookReport, deliver
@@ -118,14 +119,20 @@ def endpoint_for(
     db: Session, receiver: Receiver, events: list[str], format_: str = "generic"
 ) -> WebhookEndpoint:
     """Register the receiver for `events`; it verifies with the endpoint's secret."""
-    endpoint = add_endpoint(db, receiver.url, events, format_)
+    endpoint = add_endpoint(db, receiver.url, events, format_, allow_hosts=WEBHOOK_HOSTS)
     receiver.secrets.append(endpoint.secret)
     return endpoint
 
 
 def send(app: Flask, now: dt.datetime | None = None, force: bool = False) -> WebhookReport:
     """Run the webhook sender, as the scheduler does, on the test's database."""
-    return deliver(app.extensions["tracker.sessions"], now or utcnow(), force=force, timeout=5)
+    return deliver(
+        app.extensions["tracker.sessions"],
+        now or utcnow(),
+        force=force,
+        timeout=5,
+        allow_hosts=app.config["WEBHOOK_ALLOW_HOSTS"],
+    )
 
 
 def deliveries(db: Session, event: str | None = None) -> list[WebhookDelivery]:
