@@ -94,9 +94,11 @@ def test_a_host_inside_the_network_is_registered_when_listed(db, url, listed):
 
 def test_the_setting_is_read_from_the_environment(monkeypatch):
     monkeypatch.setenv(SETTING, " 10.0.0.1, [::1],Hooks.Internal ,")
-    assert Config().WEBHOOK_ALLOW_HOSTS == frozenset({"10.0.0.1", "::1", "hooks.internal"})
+    listed = Config().WEBHOOK_ALLOW_HOSTS
+    assert listed == frozenset({"10.0.0.1", "::1", "hooks.internal"})
     monkeypatch.delenv(SETTING)
-    assert Config().WEBHOOK_ALLOW_HOSTS == frozenset()
+    unset = Config().WEBHOOK_ALLOW_HOSTS
+    assert unset == frozenset()
 
 
 # --- registration: the page, the API, the CLI -----------------------------------------
