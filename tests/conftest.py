@@ -19,7 +19,7 @@ from sqlalchemy import make_url, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from tests.factories import PASSWORD, TODAY
-from tests.helpers import post_login, sign_in
+from tests.helpers import WEBHOOK_HOSTS, post_login, sign_in
 from tracker import TRANSLATIONS_DIR, create_app
 from tracker.catalog.services.seed_loading import load_seed
 from tracker.config import PROJECT_ROOT
@@ -120,6 +120,7 @@ def app(database_url: str) -> Iterator[Flask]:
             "WTF_CSRF_ENABLED": False,
             # The badge tests' issuer is a server on this machine (tests/badges/conftest.py).
             "BADGE_ALLOW_HOSTS": "127.0.0.1",
+            "WEBHOOK_ALLOW_HOSTS": WEBHOOK_HOSTS,
         }
     )
     yield application

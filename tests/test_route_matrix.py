@@ -12,7 +12,7 @@ import pytest
 from flask import Flask
 
 from tests import factories
-from tests.helpers import routes
+from tests.helpers import WEBHOOK_HOSTS, routes
 from tracker.badges.services.mapping import map_badge_class
 from tracker.progress.services.hours import log_hours
 from tracker.reminders.models import Notification
@@ -85,7 +85,9 @@ def scene(db, pinned_today):
     )
     db.add(notification)
     certification = factories.certification(db, victim, "NCA-AIIO", factories.TODAY)
-    endpoint = add_endpoint(db, "https://hooks.example.com/matrix", ["hours.logged"])
+    endpoint = add_endpoint(
+        db, "https://hooks.example.com/matrix", ["hours.logged"], allow_hosts=WEBHOOK_HOSTS
+    )
     delivery = factories.webhook_delivery(db, endpoint)
     mapping = map_badge_class(db, "https://badges.example.com/classes/matrix", "NCP-AII")
     # One value for both feeds (the tokens of engineers and of teams are apart).

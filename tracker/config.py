@@ -65,6 +65,12 @@ def address_list(value: str) -> frozenset[str]:
     return frozenset(part.strip().lower() for part in value.split(",") if part.strip())
 
 
+def host_list(value: str) -> frozenset[str]:
+    """Return the comma-separated hosts or addresses of `value`, lower-cased, IPv6 without []."""
+    hosts = (part.strip().strip("[]").lower() for part in value.split(","))
+    return frozenset(host for host in hosts if host)
+
+
 class Config:
     """Settings for one application instance."""
 
@@ -113,7 +119,9 @@ class Config:
         self.LOCAL_LOGIN = switch("TRACKER_LOCAL_LOGIN", True)
         self.BREAK_GLASS_ADMINS = address_list(env.get("TRACKER_BREAK_GLASS_ADMINS", ""))
         # Hosts in private, loopback or link-local ranges a badge may still be fetched from.
-        self.BADGE_ALLOW_HOSTS = address_list(env.get("TRACKER_BADGE_ALLOW_HOSTS", ""))
+        self.BADGE_ALLOW_HOSTS = host_list(env.get("TRACKER_BADGE_ALLOW_HOSTS", ""))
+        # Hosts in private, loopback or link-local ranges a webhook may still be sent to.
+        self.WEBHOOK_ALLOW_HOSTS = host_list(env.get("TRACKER_WEBHOOK_ALLOW_HOSTS", ""))
         self.REMEMBER_COOKIE_HTTPONLY = True
         self.REMEMBER_COOKIE_SAMESITE = "Lax"
         self.TESTING = False
@@ -122,7 +130,9 @@ class Config:
         if isinstance(self.BREAK_GLASS_ADMINS, str):
             self.BREAK_GLASS_ADMINS = address_list(self.BREAK_GLASS_ADMINS)
         if isinstance(self.BADGE_ALLOW_HOSTS, str):
-            self.BADGE_ALLOW_HOSTS = address_list(self.BADGE_ALLOW_HOSTS)
+            self.BADGE_ALLOW_HOSTS = host_list(self.BADGE_ALLOW_HOSTS)
+        if isinstance(self.WEBHOOK_ALLOW_HOSTS, str):
+            self.WEBHOOK_ALLOW_HOSTS = host_list(self.WEBHOOK_ALLOW_HOSTS)
         if not hasattr(self, "SESSION_COOKIE_SECURE"):
             self.SESSION_COOKIE_SECURE = str(self.BASE_URL).startswith("https://")
         if not self.SECRET_KEY:

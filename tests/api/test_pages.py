@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.api.conftest import Scene
-from tests.helpers import Api, token_for
+from tests.helpers import WEBHOOK_HOSTS, Api, token_for
 from tracker.api.certifications import CERTIFICATIONS_ORDER
 from tracker.api.errors import ApiError
 from tracker.api.openapi import api_routes
@@ -204,7 +204,13 @@ def bonus_rows(db: Session, scene: Scene) -> None:
 
 def webhook_rows(db: Session, scene: Scene) -> None:
     for n in range(7):
-        add_endpoint(db, f"https://hooks.example.com/{n}", ["hours.logged"], "generic")
+        add_endpoint(
+            db,
+            f"https://hooks.example.com/{n}",
+            ["hours.logged"],
+            "generic",
+            allow_hosts=WEBHOOK_HOSTS,
+        )
 
 
 def expiry(item: dict[str, Any]) -> tuple[str, int]:

@@ -16,7 +16,7 @@ from werkzeug.routing import Rule
 
 from tests import factories
 from tests.api.conftest import Scene, row_counts
-from tests.helpers import Api, routes
+from tests.helpers import WEBHOOK_HOSTS, Api, routes
 from tracker.people.models import ApiToken, Engineer
 from tracker.people.rules import READ_ONLY_TOKEN_RULE, READ_SCOPE
 from tracker.people.services.accounts import create_token
@@ -42,7 +42,9 @@ def _url(app: Flask, db: Session, scene: Scene, endpoint: str, method: str) -> s
     known = {"engineer_id": scene.target.id, "entry_id": scene.entry.id}
     known["team_id"] = scene.other.team_id
     if "<int:endpoint_id>" in next(iter(app.url_map.iter_rules(endpoint))).rule:
-        known["endpoint_id"] = add_endpoint(db, "https://hooks.example.com/in", ["hours.logged"]).id
+        known["endpoint_id"] = add_endpoint(
+            db, "https://hooks.example.com/in", ["hours.logged"], allow_hosts=WEBHOOK_HOSTS
+        ).id
     rule: Rule = next(r for r in app.url_map.iter_rules(endpoint) if method in r.methods)
     values = {name: known.get(name, "networking") for name in rule.arguments}
     with app.test_request_context():

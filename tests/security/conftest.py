@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.factories import TODAY
+from tests.helpers import WEBHOOK_HOSTS
 from tracker.badges.models import BadgeMapping
 from tracker.badges.services.mapping import map_badge_class
 from tracker.db import Base
@@ -113,7 +114,9 @@ def world(db: Session) -> World:
         status="failed",
     )
     db.add(notification)
-    webhook = add_endpoint(db, "https://hooks.example.com/security", ["hours.logged"])
+    webhook = add_endpoint(
+        db, "https://hooks.example.com/security", ["hours.logged"], allow_hosts=WEBHOOK_HOSTS
+    )
     victim.calendar_token = "security-world-victim-calendar-token"
     victim_team.calendar_token = "security-world-victim-team-calendar-token"
     engineer.calendar_token = "security-world-own-calendar-token"

@@ -6,6 +6,7 @@ import datetime as dt
 import json
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -17,6 +18,7 @@ from sqlalchemy.orm import Session
 from standardwebhooks import Webhook
 from standardwebhooks.webhooks import WebhookVerificationError
 
+from tests.helpers import WEBHOOK_HOSTS
 from tracker.clock import utcnow
 from tracker.webhooks.models import WebhookDelivery, WebhookEndpoint
 from tracker.webhooks.services.delivery import WebhookReport, deliver
@@ -52,6 +54,8 @@ class Receiver:
     secrets: list[str] = field(default_factory=list)
     answers: list[int] = field(default_factory=list)
     received: list[Received] = field(default_factory=list)
+    # Where a redirect answered points: the receiver itself unless set.
+    redirect_to: str | None = None
 
     def answer_next(self, *statuses: int) -> None:
         """Answer the next requests with these statuses (then 2xx again)."""
@@ -69,13 +73,14 @@ class Receiver:
         return good
 
 
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    """An HTTP server on an ephemeral port of 127.0.0.1, in a thread, for one test.
+@contextmanager
+def serving(address: str) -> Iterator[Receiver]:
+    """Run a receiver on an ephemeral port of `address`, in a thread, until the block ends.
 
     A delivery no secret verifies is answered 401, as a real receiver would; the
     statuses queued with answer_next() come first (a redirect's Location is
-    the receiver itself; HANG_UP closes the connection unanswered).
+    `redirect_to`, else the receiver itself; HANG_UP closes the connection
+    unanswered). A GET is taken too, so a redirect followed as one shows.
     """
     state: dict[str, Receiver] = {}
 
@@ -92,15 +97,17 @@ def receiver() -> Iterator[Receiver]:
                 return
             self.send_response(status)
             if 300 <= status < 400:
-                self.send_header("Location", me.url)
+                self.send_header("Location", me.redirect_to or me.url)
             self.send_header("Content-Length", "2")
             self.end_headers()
             self.wfile.write(b"ok")
 
+        do_GET = do_POST
+
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = ThreadingHTTPServer((address, 0), Handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -114,18 +121,47 @@ def receiver() -> Iterator[Receiver]:
         thread.join(timeout=5)
 
 
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    """A receiver on 127.0.0.1, which the suite's TRACKER_WEBHOOK_ALLOW_HOSTS lets through."""
+    with serving("127.0.0.1") as running:
+        yield running
+
+
+@pytest.fixture
+def inside() -> Iterator[Receiver]:
+    """A receiver on 127.0.0.2: a host inside the network that no setting lets through."""
+    with serving("127.0.0.2") as running:
+        yield running
+
+
 def endpoint_for(
     db: Session, receiver: Receiver, events: list[str], format_: str = "generic"
 ) -> WebhookEndpoint:
     """Register the receiver for `events`; it verifies with the endpoint's secret."""
-    endpoint = add_endpoint(db, receiver.url, events, format_)
+    endpoint = add_endpoint(db, receiver.url, events, format_, allow_hosts=WEBHOOK_HOSTS)
     receiver.secrets.append(endpoint.secret)
     return endpoint
 
 
-def send(app: Flask, now: dt.datetime | None = None, force: bool = False) -> WebhookReport:
-    """Run the webhook sender, as the scheduler does, on the test's database."""
-    return deliver(app.extensions["tracker.sessions"], now or utcnow(), force=force, timeout=5)
+def send(
+    app: Flask,
+    now: dt.datetime | None = None,
+    force: bool = False,
+    allow_hosts: frozenset[str] | None = None,
+) -> WebhookReport:
+    """Run the webhook sender, as the scheduler does, on the test's database.
+
+    The hosts allowed are the app's setting (the suite's: tests.helpers.WEBHOOK_HOSTS)
+    unless `allow_hosts` is given.
+    """
+    return deliver(
+        app.extensions["tracker.sessions"],
+        now or utcnow(),
+        force=force,
+        timeout=5,
+        allow_hosts=app.config["WEBHOOK_ALLOW_HOSTS"] if allow_hosts is None else allow_hosts,
+    )
 
 
 def deliveries(db: Session, event: str | None = None) -> list[WebhookDelivery]:

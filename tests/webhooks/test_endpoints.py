@@ -7,6 +7,7 @@ import base64
 import pytest
 from sqlalchemy import select
 
+from tests.helpers import WEBHOOK_HOSTS
 from tracker.audit.models import AuditEvent
 from tracker.clock import utcnow
 from tracker.errors import ValidationError
@@ -34,7 +35,7 @@ GOOD = "https://hooks.example.com/tracker?x=1"
 )
 def test_only_http_and_https_urls_with_a_host_are_accepted(db, url):
     with pytest.raises(ValidationError) as caught:
-        add_endpoint(db, url, ["hours.logged"])
+        add_endpoint(db, url, ["hours.logged"], allow_hosts=WEBHOOK_HOSTS)
     assert set(caught.value.errors) == {"url"}
     assert caught.value.errors["url"].startswith("url must be")
     assert db.scalars(select(WebhookEndpoint)).all() == []
@@ -42,30 +43,37 @@ def test_only_http_and_https_urls_with_a_host_are_accepted(db, url):
 
 def test_every_bad_field_is_named_at_once(db):
     with pytest.raises(ValidationError) as caught:
-        add_endpoint(db, "ftp://x", ["hours.logged", "hours.deleted"], "email")
+        add_endpoint(
+            db, "ftp://x", ["hours.logged", "hours.deleted"], "email", allow_hosts=WEBHOOK_HOSTS
+        )
     errors = caught.value.errors
     assert set(errors) == {"url", "events", "format"}
     assert "(not hours.deleted)" in errors["events"]
     assert errors["format"] == "format must be one of generic, slack, teams"
     with pytest.raises(ValidationError) as caught:
-        add_endpoint(db, GOOD, " , ")
+        add_endpoint(db, GOOD, " , ", allow_hosts=WEBHOOK_HOSTS)
     assert caught.value.errors["events"].startswith("events must be one or more of")
 
 
 def test_an_endpoint_keeps_its_events_in_order_and_a_standard_secret(db):
-    endpoint = add_endpoint(db, f"  {GOOD} ", "hours.logged, certification.earned,hours.logged")
+    endpoint = add_endpoint(
+        db,
+        f"  {GOOD} ",
+        "hours.logged, certification.earned,hours.logged",
+        allow_hosts=WEBHOOK_HOSTS,
+    )
     assert endpoint.url == GOOD
     assert endpoint.events == "certification.earned,hours.logged"
     assert endpoint.format == "generic" and endpoint.active
     assert endpoint.secret.startswith("whsec_")
     assert len(base64.b64decode(endpoint.secret.removeprefix("whsec_"))) == 32
-    assert add_endpoint(db, "http://127.0.0.1:8080/", list(EVENTS), "teams").event_names == list(
-        EVENTS
-    )
+    assert add_endpoint(
+        db, "http://127.0.0.1:8080/", list(EVENTS), "teams", allow_hosts=WEBHOOK_HOSTS
+    ).event_names == list(EVENTS)
 
 
 def test_rotating_keeps_the_old_secret_signing_for_the_overlap(db):
-    endpoint = add_endpoint(db, GOOD, ["hours.logged"])
+    endpoint = add_endpoint(db, GOOD, ["hours.logged"], allow_hosts=WEBHOOK_HOSTS)
     old = endpoint.secret
     now = utcnow()
     rotate_secret(db, endpoint, now)
@@ -74,7 +82,7 @@ def test_rotating_keeps_the_old_secret_signing_for_the_overlap(db):
 
 
 def test_the_audit_trail_records_changes_but_never_a_secret(db):
-    endpoint = add_endpoint(db, GOOD, ["hours.logged"], actor_id=None)
+    endpoint = add_endpoint(db, GOOD, ["hours.logged"], actor_id=None, allow_hosts=WEBHOOK_HOSTS)
     rotate_secret(db, endpoint, utcnow())
     secrets = (endpoint.secret, endpoint.previous_secret)
     remove_endpoint(db, endpoint)

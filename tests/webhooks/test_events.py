@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import event, select
 
 from tests import factories
-from tests.helpers import Api, token_for
+from tests.helpers import WEBHOOK_HOSTS, Api, token_for
 from tests.reminders.helpers import EXPIRES, days_before, holder, run
 from tests.webhooks.conftest import deliveries
 from tracker.progress.services.certifications import record_attempt, record_credential
@@ -22,7 +22,7 @@ URL = "https://hooks.example.com/in"
 
 
 def subscribe(db, *events: str, active: bool = True):
-    endpoint = add_endpoint(db, URL, list(events))
+    endpoint = add_endpoint(db, URL, list(events), allow_hosts=WEBHOOK_HOSTS)
     endpoint.active = active
     db.flush()
     return endpoint

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from tests import factories
-from tests.helpers import count
+from tests.helpers import WEBHOOK_HOSTS, count
 from tracker.webhooks.models import WebhookDelivery, WebhookEndpoint
 from tracker.webhooks.services.endpoints import add_endpoint
 
@@ -77,7 +77,7 @@ def test_a_bad_url_or_no_event_is_refused_with_400_naming_it(client, auth, db):
 
 def test_rotating_and_removing(client, auth, db):
     admin(db, auth)
-    endpoint = add_endpoint(db, URL, ["hours.logged"])
+    endpoint = add_endpoint(db, URL, ["hours.logged"], allow_hosts=WEBHOOK_HOSTS)
     old = endpoint.secret
     response = client.post(f"{PAGE}/{endpoint.id}/rotate-secret", follow_redirects=True)
     db.expire_all()
@@ -92,7 +92,9 @@ def test_rotating_and_removing(client, auth, db):
 
 def test_a_failed_delivery_shows_its_error_and_is_retried(client, auth, db):
     admin(db, auth)
-    delivery = failed_delivery(db, add_endpoint(db, URL, ["hours.logged"]))
+    delivery = failed_delivery(
+        db, add_endpoint(db, URL, ["hours.logged"], allow_hosts=WEBHOOK_HOSTS)
+    )
     page = client.get(PAGE).get_data(as_text=True)
     assert "answered 500: boom" in page and "msg_page_1" in page
     assert f"Retry #{delivery.id}" in page
@@ -107,7 +109,7 @@ def test_a_failed_delivery_shows_its_error_and_is_retried(client, auth, db):
 
 def test_the_page_in_spanish(client, auth, db):
     admin(db, auth)
-    failed_delivery(db, add_endpoint(db, URL, ["hours.logged"]))
+    failed_delivery(db, add_endpoint(db, URL, ["hours.logged"], allow_hosts=WEBHOOK_HOSTS))
     page = client.get(PAGE, headers=SPANISH).get_data(as_text=True)
     assert "Registrar un destino" in page and "Últimas entregas" in page
     assert "fallido" in page

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Response, url_for
+from flask import Response, current_app, url_for
 from sqlalchemy import select
 
 from tracker.api.access import get_record
@@ -67,7 +67,14 @@ def add_webhook() -> tuple[Response, int]:
     """Register an endpoint: url, events, format (generic, slack or teams); answers its secret."""
     _admins_only()
     body = ADD_WEBHOOK.body()
-    endpoint = add_endpoint(db_session(), body.url, body.events, body.format, caller().id)
+    endpoint = add_endpoint(
+        db_session(),
+        body.url,
+        body.events,
+        body.format,
+        caller().id,
+        allow_hosts=current_app.config.get("WEBHOOK_ALLOW_HOSTS", frozenset()),
+    )
     return ADD_WEBHOOK.answer(
         WebhookSecretOut.with_secret(endpoint), 201, url_for("api.list_webhooks")
     )

@@ -95,7 +95,12 @@ def run_webhook_sender(
     app: Flask, now: dt.datetime | None = None, force: bool = False
 ) -> WebhookReport:
     """Deliver due webhook deliveries after the writes that queued them committed."""
-    return deliver_webhooks(app.extensions["tracker.sessions"], now or utcnow(), force=force)
+    return deliver_webhooks(
+        app.extensions["tracker.sessions"],
+        now or utcnow(),
+        force=force,
+        allow_hosts=app.config.get("WEBHOOK_ALLOW_HOSTS", frozenset()),
+    )
 
 
 def remind(app: Flask, today: dt.date) -> RunReport:

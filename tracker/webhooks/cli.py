@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import click
+from flask import current_app
 from flask.cli import AppGroup
 
 from tracker.clock import utcnow
@@ -44,7 +45,13 @@ def webhook_add(url: str, events: str, format_: str) -> None:
     """Register an endpoint; its signing secret is the last line printed."""
     session = db_session()
     try:
-        endpoint = add_endpoint(session, url, events, format_)
+        endpoint = add_endpoint(
+            session,
+            url,
+            events,
+            format_,
+            allow_hosts=current_app.config.get("WEBHOOK_ALLOW_HOSTS", frozenset()),
+        )
     except ValidationError as exc:
         raise _fail(exc) from None
     session.commit()

@@ -38,6 +38,14 @@ URL_SCHEMES = ("http", "https")
 MAX_URL_LENGTH = 2000
 URL_RULE = N_("url must be an http:// or https:// address with a host name")
 URL_LENGTH_RULE = N_("url must be at most %(max)d characters")
+# An endpoint inside the network (the server itself, the cloud's metadata
+# service, a database) is refused, at registration and before every POST,
+# unless the operator lists its host in TRACKER_WEBHOOK_ALLOW_HOSTS.
+URL_PRIVATE_RULE = N_(
+    "url must point to a public address: %(host)s is a private, loopback or link-local "
+    "address (an operator may allow it in TRACKER_WEBHOOK_ALLOW_HOSTS)"
+)
+URL_NOT_FOUND_RULE = N_("url must name a host that can be found: %(host)s cannot be found")
 
 # --- secrets ------------------------------------------------------------------
 

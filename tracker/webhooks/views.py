@@ -6,7 +6,7 @@ so its pages are the admin section's: /admin/webhooks, admins only.
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, flash, redirect, render_template, url_for
+from flask import Blueprint, abort, current_app, flash, redirect, render_template, url_for
 from flask_babel import gettext as _
 from flask_login import current_user
 
@@ -86,7 +86,12 @@ def add():
         return _page(form, 400)
     try:
         endpoint = add_endpoint(
-            db_session(), form.url.data, form.chosen_events(), form.format.data, current_user.id
+            db_session(),
+            form.url.data,
+            form.chosen_events(),
+            form.format.data,
+            current_user.id,
+            allow_hosts=current_app.config.get("WEBHOOK_ALLOW_HOSTS", frozenset()),
         )
     except ValidationError as exc:
         show_errors(form, exc)

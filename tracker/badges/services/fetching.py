@@ -7,8 +7,6 @@ credentials, no proxy or netrc settings from the environment.
 
 from __future__ import annotations
 
-import ipaddress
-import socket
 import time
 from collections.abc import Collection
 from urllib.parse import urljoin, urlsplit
@@ -24,6 +22,7 @@ from tracker.badges.rules import (
     MAX_REDIRECTS,
 )
 from tracker.badges.services.verified import BadgeRefused, Fetch
+from tracker.egress import HostNotFound, PrivateHost, check_host
 from tracker.i18n import msg
 
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
@@ -36,13 +35,6 @@ class Gone(BadgeRefused):
     def __init__(self, url: str) -> None:
         super().__init__(msg("%(url)s is gone (HTTP 410)", url=url), "unreachable")
         self.url = url
-
-
-def _public(address: str) -> bool:
-    ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    return ip.is_global and not ip.is_multicast
 
 
 def check_url(url: str, allow_hosts: Collection[str]) -> None:
@@ -63,17 +55,14 @@ def check_url(url: str, allow_hosts: Collection[str]) -> None:
         raise BadgeRefused(msg("%(url)s names no host", url=url), "unsafe")
     if parts.username is not None or parts.password is not None:
         raise BadgeRefused(msg("%(url)s carries a user name or password", url=url), "unsafe")
-    if host in allow_hosts:
-        return
     try:
-        found = socket.getaddrinfo(host, port or 443, proto=socket.IPPROTO_TCP)
-    except (OSError, UnicodeError):
+        check_host(host, port or 443, allow_hosts)
+    except HostNotFound:
         raise BadgeRefused(msg("%(host)s cannot be found", host=host), "unreachable") from None
-    addresses = {str(info[4][0]) for info in found}
-    if not addresses or not all(a in allow_hosts or _public(a) for a in addresses):
+    except PrivateHost:
         raise BadgeRefused(
             msg("%(host)s is a private or local address; it is not fetched", host=host), "unsafe"
-        )
+        ) from None
 
 
 def fetch_url(

@@ -7,6 +7,10 @@ them to the next one; each row's outcome commits before the next is sent. A
 connection, a timeout) is retried with the outboxes' back-off, the same
 webhook-id every time, until MAX_ATTEMPTS make it `failed`, for an admin to
 retry. Redirects are not followed: a delivery goes to the URL registered.
+Its host is checked again as the connection opens, and the connection goes to
+the very addresses checked: a name that has come to resolve inside the network
+since registration is refused (retried, then failed), never sent. No proxy of
+the environment is used, since the check must see the host connected to.
 """
 
 from __future__ import annotations
@@ -18,14 +22,16 @@ import time
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
+from functools import cache, partial
 from typing import Any, cast
 
 from sqlalchemy import Row, Table, func, or_, select, text, update
 from sqlalchemy.orm import Session, selectinload, sessionmaker
 
 from tracker.db import writing
+from tracker.egress import EgressRefused, HostNotFound, connect
 from tracker.errors import ValidationError
 from tracker.i18n import N_
 from tracker.outbox import CLAIM_LEASE, ERROR_TEXT_LIMIT, backoff
@@ -36,6 +42,8 @@ from tracker.webhooks.rules import (
     DELIVERY_TIMEOUT,
     MAX_ATTEMPTS,
     SEND_BATCH,
+    URL_NOT_FOUND_RULE,
+    URL_PRIVATE_RULE,
     URL_SCHEMES,
 )
 from tracker.webhooks.services.formats import body as render
@@ -68,22 +76,89 @@ class _NoRedirects(urllib.request.HTTPRedirectHandler):
         return None
 
 
-_OPENER = urllib.request.build_opener(_NoRedirects)
+class _CheckedHTTP(http.client.HTTPConnection):
+    """An HTTP connection that opens only to a host tracker.egress lets through."""
+
+    def __init__(self, *args: Any, allow_hosts: Collection[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # http.client opens its socket with this; HTTPS wraps the socket it answers.
+        self._create_connection = partial(_open_checked, allow_hosts=allow_hosts)
 
 
-def post(url: str, body: bytes, headers: Mapping[str, str], timeout: float) -> tuple[int, str]:
-    """POST `body` to `url`; return the answer's status and the start of its text."""
+class _CheckedHTTPS(http.client.HTTPSConnection):
+    """An HTTPS connection that opens only to a host tracker.egress lets through."""
+
+    def __init__(self, *args: Any, allow_hosts: Collection[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._create_connection = partial(_open_checked, allow_hosts=allow_hosts)
+
+
+def _open_checked(
+    address: tuple[str, int],
+    timeout: object = None,
+    source_address: tuple[str, int] | None = None,
+    *,
+    allow_hosts: Collection[str],
+) -> socket.socket:
+    return connect(address, allow_hosts, timeout, source_address)
+
+
+class _CheckedHTTPHandler(urllib.request.HTTPHandler):
+    def __init__(self, allow_hosts: frozenset[str]) -> None:
+        super().__init__()
+        self.allow_hosts = allow_hosts
+
+    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(partial(_CheckedHTTP, allow_hosts=self.allow_hosts), req)
+
+
+class _CheckedHTTPSHandler(urllib.request.HTTPSHandler):
+    def __init__(self, allow_hosts: frozenset[str]) -> None:
+        super().__init__()
+        self.allow_hosts = allow_hosts
+
+    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(partial(_CheckedHTTPS, allow_hosts=self.allow_hosts), req)
+
+
+@cache
+def _opener(allow_hosts: frozenset[str]) -> urllib.request.OpenerDirector:
+    """Return the opener for one allow list: checked connections, no redirects, no proxies."""
+    return urllib.request.build_opener(
+        urllib.request.ProxyHandler({}),
+        _NoRedirects,
+        _CheckedHTTPHandler(allow_hosts),
+        _CheckedHTTPSHandler(allow_hosts),
+    )
+
+
+def post(
+    url: str,
+    body: bytes,
+    headers: Mapping[str, str],
+    timeout: float,
+    allow_hosts: Collection[str] = frozenset(),
+) -> tuple[int, str]:
+    """POST `body` to `url`; return the answer's status and the start of its text.
+
+    Raises EgressRefused, sending nothing, when the host is not public and not in
+    `allow_hosts` (TRACKER_WEBHOOK_ALLOW_HOSTS).
+    """
     if url.split(":", 1)[0].lower() not in URL_SCHEMES:
         raise ValueError("not an http or https URL")
     request = urllib.request.Request(url, data=body, headers=dict(headers), method="POST")
     try:
-        with _OPENER.open(request, timeout=timeout) as response:
+        with _opener(frozenset(allow_hosts)).open(request, timeout=timeout) as response:
             return response.status, response.read(ANSWER_TEXT_LIMIT).decode(errors="replace")
     except urllib.error.HTTPError as exc:
         try:
             return exc.code, exc.read(ANSWER_TEXT_LIMIT).decode(errors="replace")
         finally:
             exc.close()
+    except urllib.error.URLError as exc:
+        if isinstance(exc.reason, EgressRefused):
+            raise exc.reason from None
+        raise
 
 
 def deliver(
@@ -94,14 +169,17 @@ def deliver(
     batch: int = SEND_BATCH,
     worker: str | None = None,
     timeout: float = DELIVERY_TIMEOUT,
-    send: Post = post,
+    allow_hosts: Collection[str] = frozenset(),
+    send: Post | None = None,
 ) -> WebhookReport:
     """POST due deliveries, signed, marking each as it goes; return what happened.
 
     With `force` (`tracker remind`) every pending delivery goes now, back-off
     notwithstanding, but none another sender holds. Every mark has committed
-    when this returns.
+    when this returns. Only public hosts and those in `allow_hosts`
+    (TRACKER_WEBHOOK_ALLOW_HOSTS) are sent to.
     """
+    send = send or partial(post, allow_hosts=frozenset(allow_hosts))
     worker = worker or f"{socket.gethostname()}:{uuid.uuid4().hex[:8]}"
     report = WebhookReport()
     seen: set[int] = set()
@@ -187,6 +265,9 @@ def _send_one(
     attempts = row.attempts + 1
     try:
         status, answer = send(endpoint.url, content.encode(), headers, timeout)
+    except EgressRefused as exc:
+        rule = URL_NOT_FOUND_RULE if isinstance(exc, HostNotFound) else URL_PRIVATE_RULE
+        error = f"not sent: {rule % {'host': exc.host}}"
     except (OSError, ValueError, http.client.HTTPException) as exc:
         # Refused, timed out, dropped, not HTTP: the endpoint is retried like any failure.
         error = f"cannot deliver: {type(exc).__name__}: {exc}"

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from urllib.parse import urlsplit
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tracker.audit import services as audit
+from tracker.egress import HostNotFound, PrivateHost, check_host
 from tracker.errors import ValidationError
 from tracker.i18n import Message, msg
 from tracker.webhooks.models import WebhookEndpoint
@@ -23,6 +24,8 @@ from tracker.webhooks.rules import (
     ROTATION_OVERLAP,
     UNKNOWN_EVENTS_RULE,
     URL_LENGTH_RULE,
+    URL_NOT_FOUND_RULE,
+    URL_PRIVATE_RULE,
     URL_RULE,
     URL_SCHEMES,
 )
@@ -34,7 +37,7 @@ _AUDITED = ("url", "events", "format", "active")
 
 
 def url_problem(url: str) -> Message | None:
-    """Return what is wrong with an endpoint's URL (the rule it breaks), or None."""
+    """Return what is wrong with the form of an endpoint's URL (the rule it breaks), or None."""
     if len(url) > MAX_URL_LENGTH:
         return msg(URL_LENGTH_RULE, max=MAX_URL_LENGTH)
     if not url or any(ch.isspace() or ord(ch) < 32 for ch in url):
@@ -46,6 +49,23 @@ def url_problem(url: str) -> Message | None:
         return URL_RULE
     if parts.scheme.lower() not in URL_SCHEMES or not parts.hostname:
         return URL_RULE
+    return None
+
+
+def host_problem(url: str, allow_hosts: Collection[str]) -> Message | None:
+    """Return why a well-formed URL's host may not be sent to (inside the network), or None.
+
+    `allow_hosts` (TRACKER_WEBHOOK_ALLOW_HOSTS) lets listed hosts or addresses through.
+    """
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
+    try:
+        check_host(host, port, allow_hosts)
+    except HostNotFound:
+        return msg(URL_NOT_FOUND_RULE, host=host)
+    except PrivateHost:
+        return msg(URL_PRIVATE_RULE, host=host)
     return None
 
 
@@ -64,11 +84,13 @@ def read_events(events: str | Iterable[str]) -> list[str]:
     return [name for name in EVENTS if name in wanted]
 
 
-def check_endpoint(url: str, events: str | Iterable[str], format_: str) -> tuple[str, list[str]]:
+def check_endpoint(
+    url: str, events: str | Iterable[str], format_: str, *, allow_hosts: Collection[str]
+) -> tuple[str, list[str]]:
     """Return the URL (trimmed) and events of an endpoint; refuse every bad field at once."""
     errors: dict[str, str] = {}
     url = url.strip()
-    problem = url_problem(url)
+    problem = url_problem(url) or host_problem(url, allow_hosts)
     if problem:
         errors["url"] = problem
     try:
@@ -89,9 +111,14 @@ def add_endpoint(
     events: str | Iterable[str],
     format_: str = "generic",
     actor_id: int | None = None,
+    *,
+    allow_hosts: Collection[str],
 ) -> WebhookEndpoint:
-    """Register an endpoint with a new secret (read it from the endpoint returned)."""
-    url, names = check_endpoint(url, events, format_)
+    """Register an endpoint with a new secret (read it from the endpoint returned).
+
+    Its host must be public unless `allow_hosts` (TRACKER_WEBHOOK_ALLOW_HOSTS) lists it.
+    """
+    url, names = check_endpoint(url, events, format_, allow_hosts=allow_hosts)
     endpoint = WebhookEndpoint(
         url=url, events=EVENT_SEPARATOR.join(names), format=format_, secret=new_secret()
     )
