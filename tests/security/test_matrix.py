@@ -28,6 +28,7 @@ from sqlalchemy.orm import Session
 from tests.factories import TODAY
 from tests.helpers import routes, sign_in
 from tests.security.conftest import LEAK, VICTIM_EMAIL, World, snapshot
+from tests.test_route_matrix import OPEN_BADGES_PUBLIC
 
 ROLES = ("anonymous", "engineer", "manager", "admin")
 SCOPES = ("own", "other")
@@ -48,16 +49,7 @@ PUBLIC = {
 }
 # Open Badges are verified by anyone: the issuer's documents, a badge's public page by
 # its unguessable token (none given here: 404).
-OPEN_BADGES = {
-    "issuer.public",
-    "issuer.credential_json",
-    "issuer.badge_png",
-    "issuer.badge_svg",
-    "issuer.status_list",
-    "issuer.achievement_json",
-    "issuer.did_document",
-    "issuer.jwks",
-}
+OPEN_BADGES = OPEN_BADGES_PUBLIC
 FEEDS = {"calendars.engineer_feed", "calendars.team_feed"}
 KNOWN_WEB = ("progress", "people", "readiness", "admin", "calendars", "catalog")
 KNOWN_API = {
