@@ -182,3 +182,26 @@ def run_migrations(url: str) -> str:
     cfg.attributes["configure_logger"] = False
     command.upgrade(cfg, "head")
     return ScriptDirectory.from_config(cfg).get_current_head() or ""
+
+
+class Paging:
+    """Where one page of rows sits among the pages: a mixin of the paged reads' results."""
+
+    page: int
+    per_page: int
+
+    def _count(self) -> int:
+        """Return how many rows there are across every page."""
+        raise NotImplementedError
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self._count() // self.per_page))
+
+    @property
+    def has_prev(self) -> bool:
+        return self.page > 1
+
+    @property
+    def has_next(self) -> bool:
+        return self.page < self.pages

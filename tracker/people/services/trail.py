@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session, aliased
 from tracker.audit.accounts import record_account_event
 from tracker.audit.models import AccountEvent
 from tracker.audit.services import jsonable
+from tracker.db import Paging
 from tracker.people.models import Engineer
 
 
@@ -65,7 +66,7 @@ class TrailRow:
 
 
 @dataclass(frozen=True)
-class TrailPage:
+class TrailPage(Paging):
     """One page of the account trail, newest first, and where it sits among the pages."""
 
     rows: list[TrailRow]
@@ -73,17 +74,8 @@ class TrailPage:
     page: int
     per_page: int
 
-    @property
-    def pages(self) -> int:
-        return max(1, -(-self.total // self.per_page))
-
-    @property
-    def has_prev(self) -> bool:
-        return self.page > 1
-
-    @property
-    def has_next(self) -> bool:
-        return self.page < self.pages
+    def _count(self) -> int:
+        return self.total
 
 
 _person = aliased(Engineer)

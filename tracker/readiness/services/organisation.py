@@ -26,6 +26,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session, aliased
 
+from tracker.db import Paging
 from tracker.people.models import Engineer, Team
 from tracker.progress.rules import EXPIRING_WITHIN_DAYS
 from tracker.readiness.models import StoredReadiness
@@ -235,7 +236,7 @@ def totals(session: Session, filters: SummaryFilters = SummaryFilters()) -> Tota
 
 
 @dataclass(frozen=True)
-class SummaryPage:
+class SummaryPage(Paging):
     """One page of the table, where it sits among the pages, and the organisation's totals."""
 
     rows: list[SummaryRow]
@@ -243,17 +244,8 @@ class SummaryPage:
     page: int
     per_page: int
 
-    @property
-    def pages(self) -> int:
-        return max(1, -(-self.totals.matching // self.per_page))
-
-    @property
-    def has_prev(self) -> bool:
-        return self.page > 1
-
-    @property
-    def has_next(self) -> bool:
-        return self.page < self.pages
+    def _count(self) -> int:
+        return self.totals.matching
 
 
 def summary_page(

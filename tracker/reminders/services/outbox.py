@@ -7,13 +7,14 @@ from dataclasses import dataclass
 from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
+from tracker.db import Paging
 from tracker.reminders.models import Notification
 
 OUTBOX_PAGE_SIZE = 50
 
 
 @dataclass(frozen=True)
-class OutboxPage:
+class OutboxPage(Paging):
     """One page of outbox rows, newest first, and where it sits among the pages."""
 
     rows: list[Notification]
@@ -21,17 +22,8 @@ class OutboxPage:
     page: int
     per_page: int
 
-    @property
-    def pages(self) -> int:
-        return max(1, -(-self.total // self.per_page))
-
-    @property
-    def has_prev(self) -> bool:
-        return self.page > 1
-
-    @property
-    def has_next(self) -> bool:
-        return self.page < self.pages
+    def _count(self) -> int:
+        return self.total
 
 
 def outbox(
