@@ -2,7 +2,8 @@
 
 Each baseline reads what it needs with plain SQL (a handful of queries, none
 per person) and computes the same numbers in plain Python over tuples, with
-the same maximum-matching function the tracker uses. It renders nothing.
+the same maximum-matching function the tracker uses; bench/drawing.py writes
+its HTML by hand.
 Like the pages, which keep a copy of the catalog per process, the page
 baselines may be given the catalog read once (`catalog=read_catalog(conn)`).
 
@@ -190,7 +191,16 @@ def fill(template: Template, people: list[Person], on: dt.date) -> dict:
     }
     nearest = {s: ranked[slot.id] for s, slot in enumerate(seats) if s not in matching}
     met = [any(_valid(p, wanted, on) for p in people) for wanted in template.team_credentials]
-    return {"filled": len(matching), "total": len(seats), "nearest": nearest, "met": met}
+    drawn = [
+        (slot, people[matching[s]].name if s in matching else None) for s, slot in enumerate(seats)
+    ]
+    return {
+        "filled": len(matching),
+        "total": len(seats),
+        "nearest": nearest,
+        "met": met,
+        "seats": drawn,
+    }
 
 
 def _people(rows, cert_rows) -> dict[int, Person]:
@@ -246,7 +256,9 @@ def team_numbers(
 ) -> dict:
     """Everything the team page shows, as numbers (see the module's docstring)."""
     templates, paths = catalog or read_catalog(conn)
-    gpus = conn.execute(text("SELECT gpus FROM teams WHERE id = :t"), {"t": team_id}).scalar_one()
+    gpus, name = conn.execute(
+        text("SELECT gpus, name FROM teams WHERE id = :t"), {"t": team_id}
+    ).one()
     rows = conn.execute(
         text(MEMBERS_SQL.format(extra="", where="e.team_id = :t")), {"t": team_id, "yes": True}
     ).all()
@@ -275,17 +287,20 @@ def team_numbers(
     ]
     columns = [(c, wanted) for _, c, wanted, _ in paths if c is not None]
     columns += [col for col in template.columns if col[0] not in [c for c, _ in columns]]
-    heat = [[_status(p, wanted, on)[0] for _, wanted in columns] for p in people]
+    cells = [[_status(p, wanted, on) for _, wanted in columns] for p in people]
+    heat = [[status for status, _ in row] for row in cells]
     # Hours are stored in hundredths on both sides (logged and required).
-    progress = [
+    bars = [
         [
-            sum(min(hours[p.id].get(course, 0), required) for course, required in courses)
-            * 100
-            / (sum(required for _, required in courses) or 1)
+            (
+                sum(min(hours[p.id].get(course, 0), required) for course, required in courses),
+                sum(required for _, required in courses),
+            )
             for _, _, _, courses in paths
         ]
         for p in people
     ]
+    progress = [[counted * 100 / (required or 1) for counted, required in row] for row in bars]
     newest: dict[tuple[int, int], tuple] = {}
     for p in people:
         for cid, credential, earned, expires in p.certs:
@@ -293,7 +308,9 @@ def team_numbers(
             if key not in newest or (earned, cid) > newest[key][:2]:
                 newest[key] = (earned, cid, expires, p.name)
     expiring = sorted(
-        (expires, name) for _, _, expires, name in newest.values() if expires is not None
+        (expires, name, credential)
+        for (_, credential), (_, _, expires, name) in newest.items()
+        if expires is not None
     )
     history = conn.execute(
         text(
@@ -305,6 +322,14 @@ def team_numbers(
     return {
         "history": len(history),
         "months": _by_month(history),
+        "points": history,
+        "name": name,
+        "people": people,
+        "columns": [c for c, _ in columns],
+        "cells": cells,
+        "bars": bars,
+        "seats": today["seats"],
+        "expiring_rows": expiring,
         "filled": today["filled"],
         "total": today["total"],
         "forecast": forecast,
@@ -351,6 +376,7 @@ def organisation_page_numbers(conn: Connection, on: dt.date, per_page: int = 50)
         "percent": round(filled * 1000 / total) if total else 1000,
         "history": len(history),
         "months": _by_month(history),
+        "points": history,
     }
 
 

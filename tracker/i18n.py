@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
-from functools import cache, partial
+from functools import cache, lru_cache, partial
 from pathlib import Path
 
 from babel import Locale
@@ -191,7 +191,13 @@ def in_locale(entry: object, locale: str, field: str | None = None) -> str:
 
 # --- formats ------------------------------------------------------------------------------
 
+# A page formats the same few hours, numbers and dates hundreds of times, and
+# Babel parses its pattern at every call: each format remembers its answers.
+# Equal values format alike (1.5 and 1.50 hours, 2 and 2.0), so they may share one.
+FORMATS_KEPT = 4096
 
+
+@lru_cache(maxsize=FORMATS_KEPT)
 def format_hours(value: Decimal | int | float, locale: str) -> str:
     """Show hours without trailing zeros, grouped as the locale does: 1,234.5 / 1.234,5."""
     exact = Decimal(value).normalize()
@@ -200,16 +206,19 @@ def format_hours(value: Decimal | int | float, locale: str) -> str:
     return format_decimal(exact, format=f"#,##0{fraction}", locale=locale)
 
 
+@lru_cache(maxsize=FORMATS_KEPT)
 def format_number(value: Decimal | int | float, locale: str) -> str:
     """Show a number grouped and with the decimal sign of the locale."""
     return format_decimal(value, locale=locale)
 
 
+@lru_cache(maxsize=FORMATS_KEPT)
 def format_points(value: Decimal | int | float, locale: str) -> str:
     """Show percentage points (87 for 87 %) with the locale's sign and spacing."""
     return format_percent(Decimal(str(value)) / 100, locale=locale)
 
 
+@lru_cache(maxsize=FORMATS_KEPT)
 def format_money(
     amount: Decimal | int | float, locale: str, currency: str = DEFAULT_CURRENCY
 ) -> str:
@@ -222,11 +231,13 @@ def format_money(
     return format_currency(exact, currency, locale=locale)
 
 
+@lru_cache(maxsize=FORMATS_KEPT)
 def format_day(day: dt.date, locale: str) -> str:
     """Show a date the way the locale writes it: Dec 1, 2026 / 1 dic 2026."""
     return format_date(day, "medium", locale=locale)
 
 
+@lru_cache(maxsize=FORMATS_KEPT)
 def format_month(day: dt.date, locale: str, *, short: bool = False) -> str:
     """Show a date's month and year (Dec 2026 / dic 2026), or only the month (Dec / dic)."""
     return format_date(day, "LLL" if short else "LLL y", locale=locale)

@@ -15,7 +15,6 @@ from typing import Any
 from flask import Flask, Response, abort, g, jsonify, render_template, request
 from flask import session as cookie_session
 from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
-from flask_babel import get_locale
 from flask_babel import lazy_gettext as _l
 from flask_babel.speaklater import LazyString
 from jinja2 import pass_context
@@ -26,7 +25,6 @@ from werkzeug.routing import IntegerConverter
 from tracker.db import MAX_ID, WRITE_INTENT
 from tracker.i18n import (
     DEFAULT_CURRENCY,
-    DEFAULT_LOCALE,
     N_,
     format_day,
     format_hours,
@@ -38,6 +36,7 @@ from tracker.i18n import (
     translate,
     translate_errors,
 )
+from tracker.request_locale import current_locale, install_gettext
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -364,11 +363,6 @@ def _spreadsheet_safe(value: object) -> object:
     return value
 
 
-def current_locale() -> str:
-    """Return the language this request (or forced block) is drawn in: "en", "es"."""
-    return str(get_locale() or DEFAULT_LOCALE)
-
-
 def localized(text: str) -> str:
     """Return a domain message in the request's language (any other text as it is)."""
     return translate(text, current_locale())
@@ -483,6 +477,7 @@ def init_app(app: Flask) -> None:
         ("tr", localized),
     ):
         app.add_template_filter(per_request(template_filter), name)
+    install_gettext(app)
     app.add_template_global(error_name)
     app.add_template_global(error_description)
     # Before any blueprint adds its rules, which read the converters.
@@ -498,7 +493,7 @@ def init_app(app: Flask) -> None:
             "nav_groups": NAV_GROUPS,
             "url_map_endpoints": app.view_functions,
             # <html lang>: the language the page is drawn in.
-            "page_locale": str(get_locale()),
+            "page_locale": current_locale(),
         }
 
     @app.before_request

@@ -9,7 +9,7 @@ from flask import Blueprint, abort, render_template, request
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_login import current_user
-from markupsafe import Markup
+from markupsafe import Markup, escape
 from sqlalchemy import select
 
 from tracker.catalog.models import RoiLine
@@ -18,6 +18,7 @@ from tracker.clock import today
 from tracker.errors import ValidationError
 from tracker.extensions import db_session, session_factory
 from tracker.forms import choices
+from tracker.i18n import in_locale
 from tracker.people.models import Team
 from tracker.people.rules import MANAGER_ROLES
 from tracker.progress.rules import EXPIRING_WITHIN_DAYS
@@ -30,7 +31,7 @@ from tracker.readiness.forms import (
 )
 from tracker.readiness.rules import HISTORY_MONTHS, MAX_ROI_LINES, SANE_WEEKLY_HOURS, TREND_DAYS
 from tracker.readiness.services.current import up_to_date
-from tracker.readiness.services.heatmap import HeatCell
+from tracker.readiness.services.heatmap import HeatCell, HeatRow
 from tracker.readiness.services.history import (
     HistoryPoint,
     by_month,
@@ -54,6 +55,8 @@ from tracker.web import csv_download, current_locale, localized_errors, named, r
 bp = Blueprint("readiness", __name__)
 
 DRAWN_KEPT = 4096
+# Stands for a drawing's element id until the drawing is given its own.
+ID = "drawn-id-placeholder"
 
 BAD_QUERY = _l("gpus must be a whole number of 0 or more and on a date YYYY-MM-DD")
 BAD_ORGANISATION_QUERY = _l(
@@ -96,9 +99,9 @@ def _add_drawing_helpers(state) -> None:
     env = state.app.jinja_env
     drawn: dict[tuple, Markup] = {}
 
-    def draw(template: str, name: str, *args: object) -> Markup:
+    def draw(locale: str, template: str, name: str, *args: object) -> Markup:
         # A drawing is in the page's language: one per locale.
-        key = (current_locale(), template, name, *args)
+        key = (locale, template, name, *args)
         markup = drawn.get(key)
         if markup is None:
             if len(drawn) >= DRAWN_KEPT or env.auto_reload:
@@ -108,15 +111,40 @@ def _add_drawing_helpers(state) -> None:
         return markup
 
     def cached_badge(status: str, days_left: int | None = None) -> Markup:
-        return draw("_macros/status.html", "status_badge", status, days_left)
+        return draw(current_locale(), "_macros/status.html", "status_badge", status, days_left)
 
     def heat_cells(cells: list[HeatCell]) -> Markup:
-        macros = "_macros/readiness.html"
+        macros, locale = "_macros/readiness.html", current_locale()
         return Markup("").join(
-            [draw(macros, "heat_cell", c.status.value, c.days_left, c.verified) for c in cells]
+            [
+                draw(locale, macros, "heat_cell", c.status.value, c.days_left, c.verified)
+                for c in cells
+            ]
+        )
+
+    def progress_bars(row: HeatRow) -> Markup:
+        # The bar drawn once per label and figures, its element ids put in after:
+        # a team page draws one bar per member and path.
+        macros, locale = "_macros/status.html", current_locale()
+        return Markup("").join(
+            [
+                Markup(
+                    draw(
+                        locale,
+                        macros,
+                        "progress_bar",
+                        in_locale(p.path, locale),
+                        p.counted,
+                        p.required,
+                        ID,
+                    ).replace(ID, escape(f"p-{row.member.id}-{p.path.code}"))
+                )
+                for p in row.paths
+            ]
         )
 
     env.globals["cached_badge"] = cached_badge
+    env.globals["progress_bars"] = progress_bars
     env.globals["heat_cells"] = heat_cells
     env.globals["history_line"] = history_line
     # The heat map's legend states the window its cells are judged by.
