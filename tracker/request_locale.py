@@ -10,7 +10,6 @@ picked a locale yet.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 from babel import Locale
@@ -27,8 +26,18 @@ def _babel_context() -> Any:
     return None if context is None else getattr(context.g, "_flask_babel", None)
 
 
-@lru_cache(maxsize=64)
+# By the Locale object itself: comparing Locales field by field costs as much as str().
+_IDENTIFIERS: dict[int, tuple[Locale, str]] = {}
+KEPT = 64
+
+
 def _identifier(locale: Locale) -> str:
+    kept = _IDENTIFIERS.get(id(locale))
+    if kept is not None and kept[0] is locale:
+        return kept[1]
+    if len(_IDENTIFIERS) >= KEPT:
+        _IDENTIFIERS.clear()
+    _IDENTIFIERS[id(locale)] = (locale, str(locale))
     return str(locale)
 
 

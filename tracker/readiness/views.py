@@ -94,7 +94,9 @@ def _add_drawing_helpers(state) -> None:
     A heat map draws hundreds of cells and badges, and a macro call costs many
     times a lookup; the macros stay the one drawing of a cell and a badge.
     `cached_badge(status, days_left)` is _macros/status.html's `status_badge`,
-    `heat_cells(cells)` the `heat_cell` of _macros/readiness.html for each cell.
+    `heat_cells(cells)` the `heat_cell` of _macros/readiness.html for each cell,
+    `cached_trend(points)` its `trend_cell`, `progress_bars(row)` the
+    `progress_bar` of each of a member's paths.
     """
     env = state.app.jinja_env
     drawn: dict[tuple, Markup] = {}
@@ -143,7 +145,11 @@ def _add_drawing_helpers(state) -> None:
             ]
         )
 
+    def cached_trend(points: object) -> Markup:
+        return draw(current_locale(), "_macros/readiness.html", "trend_cell", points)
+
     env.globals["cached_badge"] = cached_badge
+    env.globals["cached_trend"] = cached_trend
     env.globals["progress_bars"] = progress_bars
     env.globals["heat_cells"] = heat_cells
     env.globals["history_line"] = history_line
