@@ -62,7 +62,8 @@ class Fixed(TypeDecorator[Decimal]):
     def process_result_value(self, value: int | None, dialect: object) -> Decimal | None:
         if value is None:
             return None
-        return (Decimal(value) / self.factor).quantize(Decimal(1).scaleb(-self.scale))
+        # Exact: the stored integer's digits with the scale's places (150 → 1.50).
+        return Decimal(value).scaleb(-self.scale)
 
 
 # Whether the unit of work running now means to write. On SQLite its transaction
