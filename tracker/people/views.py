@@ -76,7 +76,7 @@ from tracker.people.signin import (
     start_second_step,
 )
 from tracker.signals import first_answer, showing_profile, signing_out, template_context
-from tracker.web import localized
+from tracker.web.language import localized
 
 bp = Blueprint("people", __name__)
 
