@@ -140,7 +140,10 @@ def build_organisation(db: Database, engineers: int, today: dt.date, seed: int =
         with session_scope(sessionmaker(bind=engine)) as session:
             load_seed(session, PROJECT_ROOT / "seed" / "catalog.toml")
         with session_scope(sessionmaker(bind=engine)) as session:
-            generated = generate_organisation(session, engineers, today, seed=seed, analyze=True)
+            # The servers' secret key: the admin's app secret is encrypted with it.
+            generated = generate_organisation(
+                session, engineers, today, seed=seed, analyze=True, secret_key=SECRET
+            )
         settle(db.url)
         return generated
     finally:

@@ -18,7 +18,7 @@ from flask.testing import FlaskClient, FlaskCliRunner
 from sqlalchemy import make_url, text
 from sqlalchemy.orm import Session, sessionmaker
 
-from tests.factories import PASSWORD, TODAY
+from tests.factories import PASSWORD, SECRET_KEY, TODAY
 from tests.helpers import WEBHOOK_HOSTS, post_login, sign_in
 from tracker import TRANSLATIONS_DIR, create_app
 from tracker.catalog.services.seed_loading import load_seed
@@ -114,7 +114,7 @@ def app(database_url: str) -> Iterator[Flask]:
         {
             "DATABASE_URL": database_url,
             "TESTING": True,
-            "SECRET_KEY": "test-secret",
+            "SECRET_KEY": SECRET_KEY,
             "SEED_PATH": str(SEED),
             # Forms post without tokens; the csrf_enabled fixture turns it on.
             "WTF_CSRF_ENABLED": False,

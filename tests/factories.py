@@ -19,6 +19,8 @@ from tracker.webhooks.models import WebhookDelivery, WebhookEndpoint
 _seq = itertools.count(1)
 TODAY = dt.date(2026, 11, 29)
 PASSWORD = "correct horse battery"
+# The suite's TRACKER_SECRET_KEY: what the app encrypts (TOTP secrets) opens with it.
+SECRET_KEY = "test-secret"
 
 
 def engineer(session: Session, **overrides: object) -> Engineer:

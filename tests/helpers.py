@@ -18,7 +18,7 @@ from tests.factories import PASSWORD
 from tracker.clock import utcnow
 from tracker.people.models import Engineer
 from tracker.people.services.accounts import create_token
-from tracker.people.services.totp import code_at, time_step
+from tracker.people.services.totp import code_at, decrypt_secret, time_step
 
 T = TypeVar("T")
 
@@ -95,13 +95,16 @@ def unspent_code(secret: str, last_step: int | None) -> tuple[str, int]:
 
 
 def totp_state(client: FlaskClient, email: str) -> tuple[str | None, int | None]:
-    """Return a person's app secret and last spent step, as the database holds them now."""
+    """Return a person's app secret (decrypted) and last spent step, as the database holds them."""
     with client.application.extensions["tracker.sessions"]() as session:
-        return session.execute(
+        stored, last_step = session.execute(
             select(Engineer.totp_secret, Engineer.totp_last_step).where(
                 Engineer.email == email.strip().lower()
             )
         ).one()
+    if stored is None:
+        return None, last_step
+    return decrypt_secret(stored, client.application.config["SECRET_KEY"]), last_step
 
 
 def secret_on_page(html: str) -> str:

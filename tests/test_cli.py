@@ -74,6 +74,7 @@ def test_init_demo_builds_an_organisation_and_prints_its_logins(fresh_app, fresh
     from tracker.db import make_session_factory
     from tracker.demo.services.common import DEMO_ADMIN_TOTP_SECRET
     from tracker.people.models import Engineer, Team
+    from tracker.people.services.totp import decrypt_secret
     from tracker.progress.models import Certification, ExamAttempt, HourLog
     from tracker.progress.services.validity import Status, status_on
 
@@ -96,9 +97,14 @@ def test_init_demo_builds_an_organisation_and_prints_its_logins(fresh_app, fresh
         assert len(engineers) >= 12
         assert {e.level for e in engineers} == {1, 2, 3, 4, 5}
         assert {e.access_role for e in engineers} == {"engineer", "manager", "admin"}
-        assert {e.email: e.totp_secret for e in engineers if e.totp_secret} == {
-            "admin@example.com": DEMO_ADMIN_TOTP_SECRET
-        }
+        stored = {e.email: e.totp_secret for e in engineers if e.totp_secret}
+        assert list(stored) == ["admin@example.com"]
+        # Stored encrypted with the app's secret key, as any app secret.
+        assert DEMO_ADMIN_TOTP_SECRET not in stored["admin@example.com"]
+        assert (
+            decrypt_secret(stored["admin@example.com"], fresh_app.config["SECRET_KEY"])
+            == DEMO_ADMIN_TOTP_SECRET
+        )
         assert len({code for e in engineers for code in e.job_role_codes}) >= 6
         attempts = session.scalars(select(ExamAttempt)).all()
         assert {a.passed for a in attempts} == {True, False}

@@ -241,7 +241,7 @@ def test_every_page_of_the_demo_organisation_is_valid_html(
     app.config["TODAY"] = TODAY
     pages = Pages(tmp_path)
     try:
-        logins = build_demo(db, TODAY)
+        logins = build_demo(db, TODAY, secret_key=app.config["SECRET_KEY"])
         db.flush()
         visitor = app.test_client()
         anonymous = Crawl(pages)

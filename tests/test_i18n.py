@@ -40,7 +40,8 @@ from tracker.i18n import (
 from tracker.people.rules import LOCALE_RULE
 from tracker.people.services.persons import find_engineer, set_locale
 from tracker.progress.rules import HOURS_PER_DAY_TEXT
-from tracker.web import DATABASE_UNAVAILABLE, lazy_localized
+from tracker.web.database import DATABASE_UNAVAILABLE
+from tracker.web.language import lazy_localized
 
 SPANISH = {"Accept-Language": "es-ES,es;q=0.9,en;q=0.5"}
 ENGLISH = {"Accept-Language": "en-GB,en;q=0.9"}

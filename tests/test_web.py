@@ -69,7 +69,7 @@ def test_the_group_of_the_current_page_is_marked_in_the_menu(client, auth, db):
 
 @pytest.mark.parametrize("limit", [1, 9, 10, 99, 100, 1999, 2024, 2**31 - 1])
 def test_the_id_pattern_matches_1_to_its_limit(limit: int) -> None:
-    from tracker.web import at_most
+    from tracker.web.converters import at_most
 
     pattern = re.compile(at_most(limit))
     around = {*range(0, 120), *range(limit - 120, limit + 120), 10 ** len(str(limit))}

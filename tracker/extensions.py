@@ -32,6 +32,11 @@ def db_session() -> Session:
     return g.db_session
 
 
+def secret_key() -> str:
+    """Return the deployment's secret key (TRACKER_SECRET_KEY), for what it encrypts."""
+    return str(current_app.config["SECRET_KEY"])
+
+
 def single_statements() -> Engine | Connection | None:
     """Return where a unit of work that is one statement runs: it commits on its own.
 

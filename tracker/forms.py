@@ -16,7 +16,7 @@ from wtforms.widgets import Select
 
 from tracker.errors import ValidationError as DomainError
 from tracker.i18n import Message, amount, msg
-from tracker.web import localized, localized_errors
+from tracker.web.language import localized, localized_errors
 
 # The choice that leaves an optional select empty (optional_id reads it as None).
 NO_CHOICE = ("", _l("— none —"))

@@ -59,7 +59,15 @@ def enrolled(db) -> tuple[Engineer, str, list[str]]:
     person = factories.engineer(db, access_role="admin")
     secret = new_secret()
     earlier = utcnow() - dt.timedelta(minutes=5)
-    return person, secret, enrol(db, person, secret, code_at(secret, time_step(earlier)), earlier)
+    codes = enrol(
+        db,
+        person,
+        secret,
+        code_at(secret, time_step(earlier)),
+        earlier,
+        secret_key=factories.SECRET_KEY,
+    )
+    return person, secret, codes
 
 
 # --- sign-ins -------------------------------------------------------------------------

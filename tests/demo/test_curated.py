@@ -5,17 +5,26 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from tests.factories import TODAY
+from tests.factories import SECRET_KEY, TODAY
+from tracker.demo.services.common import DEMO_ADMIN_TOTP_SECRET
 from tracker.demo.services.curated import LANGUAGES, build_demo, language_of
 from tracker.people.models import Engineer
+from tracker.people.services.totp import decrypt_secret, is_plain
 from tracker.progress.models import Certification
 from tracker.progress.services.validity import newest_per_credential
 from tracker.reminders.rules import COPY_MANAGER_FROM_DAYS
 
 
 def people(db: Session) -> dict[str, Engineer]:
-    build_demo(db, TODAY)
+    build_demo(db, TODAY, secret_key=SECRET_KEY)
     return {e.name: e for e in db.scalars(select(Engineer))}
+
+
+def test_the_admins_known_app_secret_is_stored_encrypted(db: Session):
+    stored = {e.name: e.totp_secret for e in people(db).values() if e.totp_secret}
+    assert list(stored) == ["Ada Admin"]
+    assert DEMO_ADMIN_TOTP_SECRET not in stored["Ada Admin"] and not is_plain(stored["Ada Admin"])
+    assert decrypt_secret(stored["Ada Admin"], SECRET_KEY) == DEMO_ADMIN_TOTP_SECRET
 
 
 def test_the_demo_has_spanish_english_and_browser_readers(db: Session):

@@ -11,13 +11,14 @@ import pytest
 from sqlalchemy import func, select, text
 from sqlalchemy.orm import Session
 
-from tests.factories import TODAY
+from tests.factories import SECRET_KEY, TODAY
 from tests.helpers import count, sign_in
 from tracker.catalog.models import Credential, Exam
 from tracker.demo.services.common import DEMO_ADMIN_TOTP_SECRET, DEMO_PASSWORD
 from tracker.demo.services.generator import generate_organisation
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer, JobRoleAssignment, Team
+from tracker.people.services.totp import decrypt_secret, is_plain
 from tracker.progress.models import Certification, ExamAttempt, HourDay, HourLog
 from tracker.progress.services.paths import prerequisite_gaps
 from tracker.progress.services.validity import (
@@ -34,7 +35,7 @@ from tracker.readiness.services.members import load_templates
 @pytest.fixture
 def org(db: Session):
     """A generated organisation of 120 engineers (rolled back after the test)."""
-    return generate_organisation(db, 120, TODAY, seed=4)
+    return generate_organisation(db, 120, TODAY, seed=4, secret_key=SECRET_KEY)
 
 
 def test_rows_per_table_are_in_the_expected_ranges(db, org):
@@ -58,8 +59,16 @@ def test_rows_per_table_are_in_the_expected_ranges(db, org):
     assert passed == {True, False}
 
 
+def test_the_admins_known_app_secret_is_stored_encrypted(db, org):
+    stored = db.scalar(select(Engineer.totp_secret).where(Engineer.email == org.admin_email))
+    assert DEMO_ADMIN_TOTP_SECRET not in stored and not is_plain(stored)
+    assert decrypt_secret(stored, SECRET_KEY) == DEMO_ADMIN_TOTP_SECRET
+    # Nobody else has an app set up.
+    assert db.scalar(select(func.count()).where(Engineer.totp_secret.is_not(None))) == 1
+
+
 def test_teams_have_8_to_40_people_and_every_band_appears(db):
-    generate_organisation(db, 400, TODAY, seed=2)
+    generate_organisation(db, 400, TODAY, seed=2, secret_key=SECRET_KEY)
     sizes = db.execute(
         select(Team.gpus, func.count(Engineer.id))
         .join(Engineer, Engineer.team_id == Team.id)
@@ -212,7 +221,7 @@ def test_certifications_are_valid_expiring_and_expired_today(db, org):
 def test_the_same_seed_builds_the_same_organisation(db):
     def snapshot(seed: int):
         savepoint = db.begin_nested()
-        generate_organisation(db, 40, TODAY, seed=seed)
+        generate_organisation(db, 40, TODAY, seed=seed, secret_key=SECRET_KEY)
         rows = (
             db.execute(
                 select(
@@ -252,7 +261,7 @@ def test_people_read_spanish_english_or_their_browsers_language(db, org):
 def test_the_same_seed_gives_the_same_languages(db):
     def languages(seed: int) -> list[tuple[str, str]]:
         savepoint = db.begin_nested()
-        generate_organisation(db, 30, TODAY, seed=seed)
+        generate_organisation(db, 30, TODAY, seed=seed, secret_key=SECRET_KEY)
         found = db.execute(select(Engineer.email, Engineer.locale).order_by(Engineer.id)).all()
         savepoint.rollback()
         return [tuple(row) for row in found]
@@ -263,20 +272,20 @@ def test_the_same_seed_gives_the_same_languages(db):
 
 
 def test_a_seed_is_generated_once(db):
-    generate_organisation(db, 10, TODAY, seed=6)
+    generate_organisation(db, 10, TODAY, seed=6, secret_key=SECRET_KEY)
     with pytest.raises(ValidationError) as refused:
-        generate_organisation(db, 10, TODAY, seed=6)
+        generate_organisation(db, 10, TODAY, seed=6, secret_key=SECRET_KEY)
     assert "seed 6" in refused.value.errors["seed"]
 
 
 @pytest.mark.parametrize("engineers", [0, -5])
 def test_an_organisation_needs_people(db, engineers):
     with pytest.raises(ValidationError):
-        generate_organisation(db, engineers, TODAY)
+        generate_organisation(db, engineers, TODAY, secret_key=SECRET_KEY)
 
 
 def test_the_generated_people_sign_in_and_the_pages_answer(client, db, pinned_today):
-    result = generate_organisation(db, 30, TODAY, seed=11)
+    result = generate_organisation(db, 30, TODAY, seed=11, secret_key=SECRET_KEY)
     sign_in(client, result.admin_email, DEMO_PASSWORD)
     assert client.get("/organisation").status_code == 200
     team_id = db.scalar(select(func.min(Team.id)))

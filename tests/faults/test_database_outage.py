@@ -28,7 +28,7 @@ from tracker.config import Config
 from tracker.db import session_scope
 from tracker.people.services.accounts import create_token
 from tracker.progress.models import Certification, ExamAttempt, HourLog
-from tracker.web import DATABASE_UNAVAILABLE
+from tracker.web.database import DATABASE_UNAVAILABLE
 
 SECRET = "fault-suite-secret"
 

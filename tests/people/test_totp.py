@@ -33,6 +33,7 @@ from tracker.people.services.totp import (
     CodeRefused,
     check_code,
     code_at,
+    decrypt_secret,
     enrol,
     new_secret,
     recovery_hash,
@@ -73,9 +74,22 @@ def enrolled(db) -> tuple[Engineer, str, list[str]]:
     person = factories.engineer(db, access_role="admin")
     secret = new_secret()
     earlier = utcnow() - dt.timedelta(minutes=5)
-    codes = enrol(db, person, secret, code_at(secret, time_step(earlier)), earlier)
+    codes = enrol(
+        db,
+        person,
+        secret,
+        code_at(secret, time_step(earlier)),
+        earlier,
+        secret_key=factories.SECRET_KEY,
+    )
     db.flush()
     return person, secret, codes
+
+
+def secret_of(db, person: Engineer) -> str | None:
+    """Return the person's app secret as the database holds it now, decrypted."""
+    stored = fresh(db, person).totp_secret
+    return None if stored is None else decrypt_secret(stored, factories.SECRET_KEY)
 
 
 def give_code(client: FlaskClient, code: str):
@@ -87,41 +101,43 @@ def give_code(client: FlaskClient, code: str):
 
 def test_a_code_of_the_step_before_or_after_works_and_two_steps_away_does_not(db, admin):
     secret = new_secret()
-    set_secret(db, admin, secret)
+    set_secret(db, admin, secret, secret_key=factories.SECRET_KEY)
     step = time_step(NOON)
     for far in (step - 2, step + 2):
         with pytest.raises(CodeRefused) as refused:
-            check_code(db, admin, code_at(secret, far), NOON)
+            check_code(db, admin, code_at(secret, far), NOON, secret_key=factories.SECRET_KEY)
         assert refused.value.reason == "wrong_code"
-    check_code(db, admin, code_at(secret, step - 1), NOON)
-    check_code(db, admin, code_at(secret, step + 1), NOON)
+    check_code(db, admin, code_at(secret, step - 1), NOON, secret_key=factories.SECRET_KEY)
+    check_code(db, admin, code_at(secret, step + 1), NOON, secret_key=factories.SECRET_KEY)
     assert fresh(db, admin).totp_last_step == step + 1
 
 
 def test_a_spent_step_and_any_before_it_never_sign_in_again(db, admin):
     secret = new_secret()
-    set_secret(db, admin, secret)
+    set_secret(db, admin, secret, secret_key=factories.SECRET_KEY)
     step = time_step(NOON)
-    check_code(db, admin, code_at(secret, step), NOON)
+    check_code(db, admin, code_at(secret, step), NOON, secret_key=factories.SECRET_KEY)
     for again in (step, step - 1):
         with pytest.raises(CodeRefused) as refused:
-            check_code(db, admin, code_at(secret, again), NOON)
+            check_code(db, admin, code_at(secret, again), NOON, secret_key=factories.SECRET_KEY)
         assert refused.value.reason == "replayed_code"
 
 
 @pytest.mark.parametrize("code", ["", "12345", "1234567", "abcdef", "12 34 5x"])
 def test_a_code_that_is_not_six_digits_is_refused(db, admin, code):
-    set_secret(db, admin, new_secret())
+    set_secret(db, admin, new_secret(), secret_key=factories.SECRET_KEY)
     with pytest.raises(CodeRefused):
-        check_code(db, admin, code, NOON)
+        check_code(db, admin, code, NOON, secret_key=factories.SECRET_KEY)
 
 
 def test_the_code_is_that_of_rfc_6238_as_authenticator_apps_compute_it(db, admin):
     secret = new_secret()
-    set_secret(db, admin, secret)
+    set_secret(db, admin, secret, secret_key=factories.SECRET_KEY)
     app_code = pyotp.TOTP(secret).at(NOON.replace(tzinfo=dt.UTC))
     assert code_at(secret, time_step(NOON)) == app_code
-    check_code(db, admin, f"{app_code[:3]} {app_code[3:]}", NOON)  # typed with a space
+    check_code(
+        db, admin, f"{app_code[:3]} {app_code[3:]}", NOON, secret_key=factories.SECRET_KEY
+    )  # typed with a space
 
 
 # --- set-up at the first sign-in -------------------------------------------------------
@@ -146,7 +162,7 @@ def test_an_admin_signing_in_the_first_time_sets_up_an_app(client, db, admin):
     assert signed_in(client)
     assert client.get("/admin/people").status_code == 200
     admin = fresh(db, admin)
-    assert admin.totp_secret == secret
+    assert secret_of(db, admin) == secret
     stored = db.scalars(select(RecoveryCode).where(RecoveryCode.engineer_id == admin.id)).all()
     assert len(stored) == RECOVERY_CODE_COUNT
     shown = [c.split("</code>")[0] for c in html.split("<code>")[1:]]
@@ -360,7 +376,14 @@ def manager_with_app(db) -> tuple[Engineer, str]:
     person = factories.engineer(db, access_role="manager")
     secret = new_secret()
     earlier = utcnow() - dt.timedelta(minutes=5)
-    enrol(db, person, secret, code_at(secret, time_step(earlier)), earlier)
+    enrol(
+        db,
+        person,
+        secret,
+        code_at(secret, time_step(earlier)),
+        earlier,
+        secret_key=factories.SECRET_KEY,
+    )
     db.flush()
     return person, secret
 
@@ -385,9 +408,9 @@ def test_turning_the_app_off_needs_a_right_code(client, db, manager_with_app):
     response = client.post("/profile/totp/off", data={"code": "000000"})
     assert response.status_code == 400
     assert "Turn off two-step sign-in" in response.get_data(as_text=True)
-    assert fresh(db, person).totp_secret == secret
+    assert secret_of(db, person) == secret
     assert client.post("/profile/totp/off", data={"code": ""}).status_code == 400
-    assert fresh(db, person).totp_secret == secret
+    assert secret_of(db, person) == secret
 
 
 def test_an_admin_cannot_turn_the_app_off(client, db, enrolled):
@@ -396,7 +419,7 @@ def test_an_admin_cannot_turn_the_app_off(client, db, enrolled):
     assert "Turn off two-step sign-in" not in client.get("/profile").get_data(as_text=True)
     code = unspent_code(*totp_state(client, person.email))[0]
     assert client.post("/profile/totp/off", data={"code": code}).status_code == 400
-    assert fresh(db, person).totp_secret == secret
+    assert secret_of(db, person) == secret
 
 
 def test_turning_off_an_app_never_set_up_is_refused(client, db):
@@ -457,7 +480,7 @@ def test_two_requests_racing_with_one_code_open_one_session(racing_url):
         with session_scope(factory) as session:
             person = factories.engineer(session, access_role="admin")
             secret = new_secret()
-            set_secret(session, person, secret)
+            set_secret(session, person, secret, secret_key="race")
         code = unspent_code(secret, None)[0]
         racers = 4
         clients = [app.test_client() for _ in range(racers)]

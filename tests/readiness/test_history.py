@@ -210,7 +210,7 @@ def test_the_changed_teams_are_added_to_the_day_in_a_fixed_set_of_statements(
 
 
 def test_a_generated_organisation_comes_with_a_year_of_history(db: Session) -> None:
-    generated = generate_organisation(db, 60, TODAY, seed=9)
+    generated = generate_organisation(db, 60, TODAY, seed=9, secret_key=factories.SECRET_KEY)
     teams = count(db, Team)
     assert generated.rows["readiness_snapshots"] == teams * 364
     assert count(db, ReadinessSnapshot) == teams * 365  # and today's, kept current

@@ -518,7 +518,7 @@ def test_managing_a_feed_answers_in_the_persons_language(client, auth, db):
 def test_a_spanish_engineer_of_the_demo_gets_a_spanish_reminder_and_their_manager_an_english_copy(
     db, factory, smtp
 ):
-    build_demo(db, factories.TODAY)
+    build_demo(db, factories.TODAY, secret_key=factories.SECRET_KEY)
     cert = db.scalars(
         select(Certification)
         .join(Certification.engineer)

@@ -19,7 +19,9 @@ from tracker.clock import today
 from tracker.extensions import db_session
 from tracker.people.services.trail import TrailRow, account_trail, account_trail_rows
 from tracker.people.views import access_role_label
-from tracker.web import csv_download, localized, role_required
+from tracker.web.downloads import csv_download
+from tracker.web.language import localized
+from tracker.web.roles import role_required
 
 bp = Blueprint("audit", __name__)
 

@@ -67,7 +67,7 @@ from tracker.reminders.rules import (
     NOTIFICATION_KINDS,
     NOTIFICATION_STATUSES,
 )
-from tracker.web import localized
+from tracker.web.language import localized
 
 # The outbox's values named in the page's language.
 NOTIFICATION_STATUS_NAMES = {

@@ -74,7 +74,9 @@ from tracker.reminders.models import Notification
 from tracker.reminders.services.delivery import retry_failed
 from tracker.reminders.services.outbox import outbox as outbox_page
 from tracker.reminders.services.outbox import outbox_counts
-from tracker.web import localized, localized_errors, named, role_required
+from tracker.web.filters import named
+from tracker.web.language import localized, localized_errors
+from tracker.web.roles import role_required
 from tracker.webhooks.views import bp as webhooks_bp
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")

@@ -10,7 +10,7 @@ from pydantic_core import ErrorDetails
 from tracker.i18n import N_, msg
 from tracker.people.rules import READ_ONLY_TOKEN_RULE, WRITE_SCOPE
 from tracker.schemas import Answer
-from tracker.web import localized_errors
+from tracker.web.language import localized_errors
 
 # The house's wording of pydantic's refusals; `{name}` is filled from the error's context.
 # pydantic's refusals in the API's words, with the constraint's figures from its context.

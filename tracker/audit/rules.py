@@ -44,4 +44,5 @@ SIGN_IN_REFUSALS: Final[dict[str, str]] = {
     "wrong_code": N_("wrong authenticator code"),
     "replayed_code": N_("authenticator code used before"),
     "wrong_recovery_code": N_("unknown or used recovery code"),
+    "unreadable_secret": N_("authenticator secret unreadable with this secret key"),
 }

@@ -30,7 +30,9 @@ from tracker.people.models import Engineer
 from tracker.people.services.access import can_record_results, visible_engineers
 from tracker.progress.models import Certification
 from tracker.signals import showing_credentials
-from tracker.web import localized, named, role_required
+from tracker.web.filters import named
+from tracker.web.language import localized
+from tracker.web.roles import role_required
 
 bp = Blueprint("badges", __name__)
 mappings_bp = Blueprint("badge_mappings", __name__, url_prefix="/badges")

@@ -40,7 +40,7 @@ from tracker.careers.rules import (
 from tracker.catalog.rules import DECIMAL_PLACES, HUNDREDTH, LEVEL_RULE
 from tracker.forms import DecimalRange, ListedChoice, choices, optional_id
 from tracker.i18n import msg
-from tracker.web import lazy_localized, localized
+from tracker.web.language import lazy_localized, localized
 
 QUARTER_MESSAGE = _l("quarter must be written YYYY-Qn, Q1 to Q4 (e.g. 2026-Q4)")
 

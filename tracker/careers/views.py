@@ -80,14 +80,10 @@ from tracker.people.services.access import can_view, visible_engineers
 from tracker.people.services.persons import level_history
 from tracker.readiness.services.team import can_view_team
 from tracker.signals import showing_dashboard
-from tracker.web import (
-    csv_download,
-    current_locale,
-    localized,
-    localized_errors,
-    named,
-    role_required,
-)
+from tracker.web.downloads import csv_download
+from tracker.web.filters import named
+from tracker.web.language import current_locale, localized, localized_errors
+from tracker.web.roles import role_required
 
 bp = Blueprint("careers", __name__, url_prefix="/careers")
 

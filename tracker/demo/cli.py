@@ -11,7 +11,7 @@ from tracker.demo.services.common import DEMO_ADMIN_TOTP_SECRET, DEMO_PASSWORD
 from tracker.demo.services.curated import build_demo, language_of
 from tracker.demo.services.generator import generate_organisation
 from tracker.errors import ValidationError
-from tracker.extensions import session_factory
+from tracker.extensions import secret_key, session_factory
 
 # Admins sign in with a password and a code: the demo admin's app secret.
 _TOTP_LINE = (
@@ -45,7 +45,13 @@ def demo_command(engineers: int | None, seed: int, years: int) -> None:
         try:
             with session_scope(session_factory()) as session:
                 result = generate_organisation(
-                    session, engineers, today(), seed=seed, years=years, analyze=True
+                    session,
+                    engineers,
+                    today(),
+                    seed=seed,
+                    years=years,
+                    analyze=True,
+                    secret_key=secret_key(),
                 )
         except ValidationError as exc:
             raise click.ClickException("; ".join(exc.errors.values())) from None
@@ -57,7 +63,7 @@ def demo_command(engineers: int | None, seed: int, years: int) -> None:
         click.echo(_TOTP_LINE)
         return
     with session_scope(session_factory()) as session:
-        logins = build_demo(session, today())
+        logins = build_demo(session, today(), secret_key=secret_key())
     click.echo(f"demo organisation ready; every login's password is {DEMO_PASSWORD!r}:")
     for role, email, name in logins:
         language = {"es": "Spanish", "en": "English"}.get(language_of(name), "browser's language")

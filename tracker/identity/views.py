@@ -37,7 +37,7 @@ from tracker.identity.services.settings import oidc_settings
 from tracker.people.forms import LANGUAGE_NAMES, LanguageForm, LoginForm
 from tracker.people.views import safe_next
 from tracker.signals import signing_out
-from tracker.web import localized
+from tracker.web.language import localized
 
 bp = Blueprint("identity", __name__)
 

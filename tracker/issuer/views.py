@@ -42,7 +42,8 @@ from tracker.issuer.services.credentials import (
 )
 from tracker.issuer.services.status import status_list_credential
 from tracker.progress.models import Certification
-from tracker.web import localized, role_required
+from tracker.web.language import localized
+from tracker.web.roles import role_required
 
 bp = Blueprint("issuer", __name__)
 # The public documents are read by verifiers on other sites (in browsers too).

@@ -11,15 +11,17 @@ from sqlalchemy import select
 from tracker.catalog.rules import MIN_LEVEL
 from tracker.clock import today
 from tracker.errors import ValidationError
-from tracker.extensions import db_session
+from tracker.extensions import db_session, secret_key
 from tracker.people.models import ApiToken
 from tracker.people.rules import ACCESS_ROLES, BROWSER_LOCALE, LOCALES, TOKEN_SCOPES, WRITE_SCOPE
 from tracker.people.services.accounts import create_token, expired, revoke_token, set_password
 from tracker.people.services.persons import create_person, find_engineer
 from tracker.people.services.teams import create_team, find_team
-from tracker.people.services.totp import reset
+from tracker.people.services.totp import encrypt_plain_secrets, reset
 
-user_cli = AppGroup("user", help="Add people, set their passwords, reset their two-step sign-in.")
+user_cli = AppGroup(
+    "user", help="Add people, set their passwords, reset or encrypt their two-step sign-in."
+)
 token_cli = AppGroup("token", help="Create, list and revoke API tokens.")
 team_cli = AppGroup("team", help="Add teams.")
 
@@ -143,6 +145,25 @@ def user_reset_totp(email: str) -> None:
         return
     session.commit()
     click.echo(f"two-step sign-in of {engineer.email} cleared")
+
+
+@user_cli.command("encrypt-totp")
+def user_encrypt_totp() -> None:
+    """Encrypt every authenticator secret still stored plain (from before they were encrypted).
+
+    Each is also encrypted at its owner's next sign-in; this does them all now.
+    Fails when some encrypted ones do not open with this TRACKER_SECRET_KEY.
+    """
+    session = db_session()
+    done = encrypt_plain_secrets(session, secret_key())
+    session.commit()
+    click.echo(f"{done.encrypted} plain two-step sign-in secret(s) encrypted")
+    if done.unreadable:
+        raise click.ClickException(
+            f"{len(done.unreadable)} secret(s) do not decrypt with this TRACKER_SECRET_KEY"
+            f" (was it changed?): {', '.join(done.unreadable)};"
+            " `tracker user reset-totp EMAIL` clears one, its owner sets up the app again"
+        )
 
 
 # The options' names, for the services' fields.

@@ -34,7 +34,7 @@ from tracker.people.rules import (
     MAX_TOKEN_NAME_LENGTH,
     MAX_TOKEN_SCOPE_LENGTH,
     TOKEN_SCOPES,
-    TOTP_SECRET_LENGTH,
+    TOTP_STORED_LENGTH,
     WRITE_SCOPE,
 )
 
@@ -112,9 +112,10 @@ class Engineer(Base):
     locale: Mapped[str] = mapped_column(
         String(8), default=BROWSER_LOCALE, server_default=BROWSER_LOCALE
     )
-    # Two-step sign-in: the TOTP secret (base32) once set up, and the last time step
-    # that signed in, which never signs in again (a code seen over a shoulder is spent).
-    totp_secret: Mapped[str | None] = mapped_column(String(TOTP_SECRET_LENGTH))
+    # Two-step sign-in: the TOTP secret once set up, encrypted (services/totp.py; plain
+    # base32 in a row stored before that), and the last time step that signed in,
+    # which never signs in again (a code seen over a shoulder is spent).
+    totp_secret: Mapped[str | None] = mapped_column(String(TOTP_STORED_LENGTH))
     totp_last_step: Mapped[int | None] = mapped_column(Integer)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
     updated_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow, onupdate=utcnow)

@@ -62,6 +62,11 @@ TOTP_INTERVAL_SECONDS = 30
 TOTP_VALID_WINDOW = 1
 # Base32 characters: 160 bits, the key size RFC 4226 recommends.
 TOTP_SECRET_LENGTH = 32
+# Stored encrypted (Fernet, under a key derived by HKDF-SHA256 from the deployment's
+# secret key with this purpose), so that a database dump alone gives no codes. The
+# token of a TOTP_SECRET_LENGTH-character secret is 140 characters; the column has room.
+TOTP_ENCRYPTION_INFO = b"tracker: TOTP secrets at rest, v1"
+TOTP_STORED_LENGTH = 160
 # The name an authenticator app shows beside the account.
 TOTP_ISSUER = "Tracker"
 # Who must pass the second step after a password; anyone else may choose to.
@@ -76,4 +81,8 @@ RECOVERY_CODE_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567"
 # What the code field takes: six digits or a recovery code, spaces and dashes allowed.
 MAX_SIGN_IN_CODE_LENGTH = 32
 TOTP_CODE_RULE = N_("the code is wrong or was already used: enter the one the app shows now")
+# A secret that the secret key does not decrypt (TRACKER_SECRET_KEY changed since it was stored).
+TOTP_UNREADABLE_RULE = N_(
+    "two-step sign-in of this account cannot be checked: ask an admin to reset it"
+)
 RECOVERY_CODE_RULE = N_("this recovery code is unknown or was already used")

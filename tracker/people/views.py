@@ -22,7 +22,7 @@ from flask_login import current_user, login_required, login_user, logout_user
 from tracker.audit.accounts import record_account_event
 from tracker.clock import utcnow
 from tracker.errors import ValidationError
-from tracker.extensions import db_session, signin_limiter, totp_limiter
+from tracker.extensions import db_session, secret_key, signin_limiter, totp_limiter
 from tracker.forms import show_errors
 from tracker.people.forms import (
     LANGUAGE_NAMES,
@@ -76,7 +76,7 @@ from tracker.people.signin import (
     start_second_step,
 )
 from tracker.signals import first_answer, showing_profile, signing_out, template_context
-from tracker.web import localized
+from tracker.web.language import localized
 
 bp = Blueprint("people", __name__)
 
@@ -185,7 +185,7 @@ def totp():
             return _code_page(form, 429)
         try:
             if method == "totp":
-                check_code(db_session(), engineer, code, utcnow())
+                check_code(db_session(), engineer, code, utcnow(), secret_key=secret_key())
             else:
                 use_recovery_code(db_session(), engineer, code, utcnow())
         except CodeRefused as exc:
@@ -259,7 +259,13 @@ def _setup(engineer: Engineer, signing_in: bool):
             return _setup_page(form, engineer, secret, signing_in, 429)
         try:
             codes = enrol(
-                db_session(), engineer, secret, form.code.data, utcnow(), address=address()
+                db_session(),
+                engineer,
+                secret,
+                form.code.data,
+                utcnow(),
+                secret_key=secret_key(),
+                address=address(),
             )
         except CodeRefused as exc:
             limiter.failed(engineer.email, address())
@@ -318,7 +324,9 @@ def turn_off_totp():
             status = 429
         else:
             try:
-                check_code(db_session(), engineer, form.code.data, utcnow())
+                check_code(
+                    db_session(), engineer, form.code.data, utcnow(), secret_key=secret_key()
+                )
             except CodeRefused as exc:
                 limiter.failed(engineer.email, address())
                 show_errors(form, exc, {"code": "code"})

@@ -43,7 +43,8 @@ from tracker.progress.services.hours import log_hours, update_hours
 from tracker.progress.services.overview import course_to_study, overview
 from tracker.progress.services.validity import status_on
 from tracker.signals import showing_credentials, showing_dashboard, template_context
-from tracker.web import localized, named
+from tracker.web.filters import named
+from tracker.web.language import localized
 
 bp = Blueprint("progress", __name__)
 OTHER = 0  # the "Other" choice of the credential form

@@ -20,7 +20,7 @@ from tracker.readiness.rules import (
     ROI_AMOUNT_RULE,
 )
 from tracker.readiness.services.organisation import DEFAULT_SORT, SORTS
-from tracker.web import lazy_localized, localized
+from tracker.web.language import lazy_localized, localized
 
 # The organisation table's columns, as its sort choices name them.
 SORT_NAMES = {

@@ -50,7 +50,10 @@ from tracker.readiness.services.roi import roi as compute_roi
 from tracker.readiness.services.team import can_view_team, team_readiness
 from tracker.readiness.services.team_page import team_page
 from tracker.signals import showing_team, template_context
-from tracker.web import csv_download, current_locale, localized_errors, named, role_required
+from tracker.web.downloads import csv_download
+from tracker.web.filters import named
+from tracker.web.language import current_locale, localized_errors
+from tracker.web.roles import role_required
 
 bp = Blueprint("readiness", __name__)
 

@@ -20,7 +20,7 @@ from tracker.readiness.services.team import can_view_team
 from tracker.reminders import calendars
 from tracker.reminders.forms import FeedTokenForm
 from tracker.signals import showing_profile, showing_team
-from tracker.web import role_required
+from tracker.web.roles import role_required
 
 bp = Blueprint("calendars", __name__, url_prefix="/calendar")
 

@@ -44,7 +44,7 @@ from tracker.scim.rules import MAX_SCIM_TOKEN_LENGTH
 from tracker.scim.services import groups, users
 from tracker.scim.services.queries import list_groups, list_users, read_search
 from tracker.scim.services.tokens import live_scim_token
-from tracker.web import localized
+from tracker.web.language import localized
 
 bp = Blueprint("scim", __name__, url_prefix="/scim/v2")
 csrf.exempt(bp)

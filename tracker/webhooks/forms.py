@@ -11,7 +11,7 @@ from wtforms import BooleanField, Field, StringField
 from wtforms.validators import DataRequired, ValidationError
 
 from tracker.forms import ListedChoice, choices
-from tracker.web import localized
+from tracker.web.language import localized
 from tracker.webhooks.rules import EVENTS
 from tracker.webhooks.services.endpoints import url_problem
 

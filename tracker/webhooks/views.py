@@ -14,7 +14,7 @@ from tracker.clock import utcnow
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.forms import show_errors
-from tracker.web import role_required
+from tracker.web.roles import role_required
 from tracker.webhooks.forms import EVENT_LABELS, FORMAT_LABELS, ButtonForm, EndpointForm
 from tracker.webhooks.models import WebhookDelivery, WebhookEndpoint
 from tracker.webhooks.rules import MAX_ATTEMPTS

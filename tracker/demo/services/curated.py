@@ -245,8 +245,11 @@ def _email(name: str) -> str:
     return f"{name.split()[0].lower()}@{DOMAIN}"
 
 
-def build_demo(session: Session, today: dt.date) -> list[tuple[str, str, str]]:
-    """Create the demo organisation (once) and return its logins (role, email, name)."""
+def build_demo(session: Session, today: dt.date, *, secret_key: str) -> list[tuple[str, str, str]]:
+    """Create the demo organisation (once) and return its logins (role, email, name).
+
+    The admin's known app secret is stored encrypted with `secret_key`, as any other.
+    """
     logins = [("admin", f"admin@{DOMAIN}", "Ada Admin")]
     logins += [("manager", f"{key}@{DOMAIN}", name) for key, (name, _) in MANAGERS.items()]
     logins += [("engineer", _email(p.name), p.name) for _, _, _, people in TEAMS for p in people]
@@ -264,7 +267,7 @@ def build_demo(session: Session, today: dt.date) -> list[tuple[str, str, str]]:
         hired_on=add_months(today, -70),
     )
     # Admins sign in with a second step: a known secret, printed by `tracker demo`.
-    set_secret(session, admin, DEMO_ADMIN_TOTP_SECRET)
+    set_secret(session, admin, DEMO_ADMIN_TOTP_SECRET, secret_key=secret_key)
     managers = {
         key: create_person(
             session,

@@ -29,6 +29,7 @@ from tracker.errors import ValidationError
 from tracker.people.models import Engineer, JobRoleAssignment, Team
 from tracker.people.services.accounts import hash_password
 from tracker.people.services.persons import find_engineer
+from tracker.people.services.totp import encrypt_secret
 from tracker.progress.ddl import POSTGRESQL_TRIGGER_NAME as HOUR_DAYS_TRIGGER
 from tracker.progress.models import Certification, ExamAttempt, HourDay, HourLog
 from tracker.progress.services.validity import whole_months_between
@@ -128,6 +129,8 @@ def generate_organisation(
     years: int = 4,
     password: str = DEMO_PASSWORD,
     analyze: bool = False,
+    *,
+    secret_key: str,
 ) -> GeneratedOrganisation:
     """Build an organisation of `engineers` team members (plus managers and an admin), in bulk.
 
@@ -137,7 +140,8 @@ def generate_organisation(
     renewals linked by renews_id, and external credentials, valid, expiring
     and expired on `today`. The same seed builds the same organisation.
     Logins are <first>.<last>.<n>@org<seed>.example.com and admin@...,
-    every password `password`.
+    every password `password`; the admin's app secret, the demo's known one,
+    is stored encrypted with `secret_key` as any other.
     """
     started = time.perf_counter()
     if engineers < 1:
@@ -426,7 +430,7 @@ def generate_organisation(
     session.execute(
         update(Engineer)
         .where(Engineer.email == admin_email)
-        .values(totp_secret=DEMO_ADMIN_TOTP_SECRET)
+        .values(totp_secret=encrypt_secret(DEMO_ADMIN_TOTP_SECRET, secret_key))
         .execution_options(synchronize_session=False)
     )
     # A year of daily readiness as the records say it was, and today's kept current.

@@ -3,16 +3,29 @@
 The functions take the instant they judge (`now`, naive UTC as the clock gives
 it) and flush; the request or command commits. A refused code raises
 CodeRefused, whose `reason` the account trail keeps.
+
+Secrets are stored encrypted with a key derived from the deployment's secret
+key (`secret_key`, which the caller passes), so that a database dump alone
+gives no codes. A row stored before that holds the plain base32 secret: it
+still signs in, and is encrypted at its next right code (or by
+`encrypt_plain_secrets`).
 """
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import hashlib
+import logging
+import re
 import secrets
+from dataclasses import dataclass, field
 
 import pyotp
 import segno
+from cryptography.fernet import Fernet, InvalidToken
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
@@ -26,12 +39,19 @@ from tracker.people.rules import (
     RECOVERY_CODE_RULE,
     TOTP_CODE_RULE,
     TOTP_DIGITS,
+    TOTP_ENCRYPTION_INFO,
     TOTP_INTERVAL_SECONDS,
     TOTP_ISSUER,
     TOTP_REQUIRED_ROLES,
     TOTP_SECRET_LENGTH,
+    TOTP_UNREADABLE_RULE,
     TOTP_VALID_WINDOW,
 )
+
+log = logging.getLogger(__name__)
+
+# A plain secret is base32 (upper case); a Fernet token never is: it starts "gAAAAA".
+_PLAIN_SECRET = re.compile(r"[A-Z2-7]+=*")
 
 
 class CodeRefused(ValidationError):
@@ -40,6 +60,53 @@ class CodeRefused(ValidationError):
     def __init__(self, reason: str, message: str) -> None:
         super().__init__({"code": message})
         self.reason = reason
+
+
+class SecretUnreadable(Exception):
+    """A stored secret that this secret key does not decrypt (the key changed since)."""
+
+
+# --- storing -----------------------------------------------------------------
+
+
+def _fernet(secret_key: str) -> Fernet:
+    key = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=TOTP_ENCRYPTION_INFO).derive(
+        secret_key.encode()
+    )
+    return Fernet(base64.urlsafe_b64encode(key))
+
+
+def encrypt_secret(secret: str, secret_key: str) -> str:
+    """Return the stored form of a TOTP secret: a Fernet token under the secret key's TOTP key."""
+    return _fernet(secret_key).encrypt(secret.encode()).decode("ascii")
+
+
+def is_plain(stored: str) -> bool:
+    """Return whether a stored secret is plain base32, from before secrets were encrypted."""
+    return _PLAIN_SECRET.fullmatch(stored) is not None
+
+
+def decrypt_secret(stored: str, secret_key: str) -> str:
+    """Return the TOTP secret a stored value holds; SecretUnreadable if the key does not open it."""
+    if is_plain(stored):
+        return stored
+    try:
+        return _fernet(secret_key).decrypt(stored.encode("ascii")).decode("ascii")
+    except (InvalidToken, UnicodeError):
+        raise SecretUnreadable from None
+
+
+def _secret_of(engineer: Engineer, stored: str, secret_key: str) -> str:
+    """Return the person's secret, or refuse the code (and say why in the log)."""
+    try:
+        return decrypt_secret(stored, secret_key)
+    except SecretUnreadable:
+        log.error(
+            "the TOTP secret of engineer %s does not decrypt with this TRACKER_SECRET_KEY"
+            " (changed since it was stored?); `tracker user reset-totp` clears it",
+            engineer.id,
+        )
+        raise CodeRefused("unreadable_secret", TOTP_UNREADABLE_RULE) from None
 
 
 # --- reading ----------------------------------------------------------------
@@ -118,30 +185,38 @@ def _matching_step(secret: str, code: str, now: dt.datetime) -> int | None:
 # --- writing ----------------------------------------------------------------
 
 
-def check_code(session: Session, engineer: Engineer, code: str, now: dt.datetime) -> None:
+def check_code(
+    session: Session, engineer: Engineer, code: str, now: dt.datetime, *, secret_key: str
+) -> None:
     """Accept an authenticator code once: its time step is spent, and no earlier one works.
 
     The step is claimed by one conditional UPDATE, so two requests racing with
-    one code cannot both sign in.
+    one code cannot both sign in. A secret still stored plain is encrypted by
+    the same UPDATE.
     """
-    if engineer.totp_secret is None:
+    stored = engineer.totp_secret
+    if stored is None:
         raise CodeRefused("wrong_code", TOTP_CODE_RULE)
-    step = _matching_step(engineer.totp_secret, code, now)
+    secret = _secret_of(engineer, stored, secret_key)
+    step = _matching_step(secret, code, now)
     if step is None:
         raise CodeRefused("wrong_code", TOTP_CODE_RULE)
+    # A sign-in is not a change of the record: updated_at stays.
+    values: dict[str, object] = {"totp_last_step": step, "updated_at": Engineer.updated_at}
+    if is_plain(stored):
+        values["totp_secret"] = encrypt_secret(secret, secret_key)
     claimed = session.execute(
         update(Engineer)
         .where(
             Engineer.id == engineer.id,
             or_(Engineer.totp_last_step.is_(None), Engineer.totp_last_step < step),
         )
-        # A sign-in is not a change of the record: updated_at stays.
-        .values(totp_last_step=step, updated_at=Engineer.updated_at)
+        .values(values)
         .execution_options(synchronize_session=False)
     )
     if claimed.rowcount != 1:  # type: ignore[attr-defined]  # a CursorResult
         raise CodeRefused("replayed_code", TOTP_CODE_RULE)
-    session.expire(engineer, ["totp_last_step"])
+    session.expire(engineer, ["totp_last_step", "totp_secret"])
 
 
 def _normalised_recovery(code: str) -> str:
@@ -212,6 +287,7 @@ def enrol(
     code: str,
     now: dt.datetime,
     *,
+    secret_key: str,
     address: str = "",
 ) -> list[str]:
     """Set up the app whose first code is `code`; return the new recovery codes.
@@ -222,7 +298,7 @@ def enrol(
     step = _matching_step(secret, code, now)
     if step is None:
         raise CodeRefused("wrong_code", TOTP_CODE_RULE)
-    engineer.totp_secret = secret
+    engineer.totp_secret = encrypt_secret(secret, secret_key)
     engineer.totp_last_step = step
     session.flush()
     codes = replace_recovery_codes(session, engineer, now)
@@ -238,11 +314,49 @@ def enrol(
     return codes
 
 
-def set_secret(session: Session, engineer: Engineer, secret: str) -> None:
+def set_secret(session: Session, engineer: Engineer, secret: str, *, secret_key: str) -> None:
     """Give the person a known secret without a code (the demo organisation's admin)."""
-    engineer.totp_secret = secret
+    engineer.totp_secret = encrypt_secret(secret, secret_key)
     engineer.totp_last_step = None
     session.flush()
+
+
+@dataclass
+class Encryption:
+    """What `encrypt_plain_secrets` did: how many it encrypted, whose secrets it cannot read."""
+
+    encrypted: int = 0
+    unreadable: list[str] = field(default_factory=list)
+
+
+def encrypt_plain_secrets(session: Session, secret_key: str) -> Encryption:
+    """Encrypt every secret still stored plain; report the encrypted ones this key cannot open.
+
+    A migration cannot do this: it does not know the secret key.
+    """
+    done = Encryption()
+    rows = session.execute(
+        select(Engineer.id, Engineer.email, Engineer.totp_secret)
+        .where(Engineer.totp_secret.is_not(None))
+        .order_by(Engineer.id)
+    ).all()
+    for engineer_id, email, stored in rows:
+        if not is_plain(stored):
+            try:
+                decrypt_secret(stored, secret_key)
+            except SecretUnreadable:
+                done.unreadable.append(email)
+            continue
+        # Only if it is still that plain value: a sign-in meanwhile encrypted it already.
+        changed = session.execute(
+            update(Engineer)
+            .where(Engineer.id == engineer_id, Engineer.totp_secret == stored)
+            .values(totp_secret=encrypt_secret(stored, secret_key), updated_at=Engineer.updated_at)
+            .execution_options(synchronize_session=False)
+        )
+        done.encrypted += changed.rowcount  # type: ignore[attr-defined]  # a CursorResult
+    session.flush()
+    return done
 
 
 def reset(

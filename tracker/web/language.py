@@ -1,15 +1,16 @@
-"""The language a request is drawn in, read fast: a page asks for it hundreds of times.
+"""The request's language, read fast, and domain messages shown in it.
 
 Flask-Babel answers `get_locale()` and each template `_()` through its
 context proxies, a few microseconds a call; a team page calls them over a
-thousand times. These read the same per-context values Flask-Babel keeps
-(`g._flask_babel.babel_locale`), so `force_locale` blocks and the locale
-selector still decide, and fall back on Flask-Babel whenever it has not
-picked a locale yet.
+thousand times. `current_locale` and `translations` read the same
+per-context values Flask-Babel keeps (`g._flask_babel.babel_locale`), so
+`force_locale` blocks and the locale selector still decide, and fall back on
+Flask-Babel whenever it has not picked a locale yet.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from babel import Locale
@@ -17,8 +18,9 @@ from babel.support import NullTranslations, Translations
 from flask import Flask
 from flask.globals import _cv_app
 from flask_babel import get_locale, get_translations
+from flask_babel.speaklater import LazyString
 
-from tracker.i18n import DEFAULT_LOCALE
+from tracker.i18n import DEFAULT_LOCALE, translate, translate_errors
 
 
 def _babel_context() -> Any:
@@ -45,6 +47,21 @@ def current_locale() -> str:
     """Return the language this request (or forced block) is drawn in: "en", "es"."""
     locale = getattr(_babel_context(), "babel_locale", None) or get_locale()
     return DEFAULT_LOCALE if locale is None else _identifier(locale)
+
+
+def localized(text: str) -> str:
+    """Return a domain message in the request's language (any other text as it is)."""
+    return translate(text, current_locale())
+
+
+def lazy_localized(text: str) -> LazyString:
+    """Return a domain message shown in the language of the request that draws it (a form's)."""
+    return LazyString(localized, text)
+
+
+def localized_errors(errors: Mapping[str, str]) -> dict[str, str]:
+    """Return a field → message map in the request's language."""
+    return translate_errors(errors, current_locale())
 
 
 def translations() -> Translations | NullTranslations:

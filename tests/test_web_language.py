@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Flask, render_template_string
 from flask_babel import force_locale, get_locale
 
-from tracker.request_locale import current_locale, translations
+from tracker.web.language import current_locale, translations
 
 SPANISH = {"Accept-Language": "es-ES,es;q=0.9"}
 

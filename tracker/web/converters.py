@@ -1,0 +1,40 @@
+"""URL converters: `<int:...>` names a record id, 1 to what an INTEGER column holds."""
+
+from __future__ import annotations
+
+from werkzeug.routing import IntegerConverter
+
+from tracker.db import MAX_ID
+
+
+def at_most(limit: int) -> str:
+    """Return a regular expression of the decimal numbers 1 to `limit`, without leading zeros."""
+    digits = str(limit)
+    width = len(digits)
+    # Every number with fewer digits, then those of as many digits, one branch per digit
+    # of the limit that a smaller digit may replace (the digits after it free).
+    branches = [rf"[1-9]\d{{0,{width - 2}}}"] if width > 1 else []
+    for i, digit in enumerate(digits):
+        low, high = (1 if i == 0 else 0), int(digit) - 1
+        if high < low:
+            continue
+        free = width - i - 1
+        choice = f"[{low}-{high}]" if high > low else str(low)
+        branches.append(digits[:i] + choice + (rf"\d{{{free}}}" if free else ""))
+    branches.append(digits)
+    return "(?:" + "|".join(branches) + ")"
+
+
+class IdConverter(IntegerConverter):
+    """`<int:...>` in a URL: a record id, 1 to what an INTEGER column holds.
+
+    A larger number names nothing: the route does not match (404) instead of
+    the database refusing the query (500). The bound is in the pattern, not
+    only in to_python: a path whose pattern matches but whose value fails makes
+    Werkzeug answer 405 when another method's rule shares that pattern.
+    """
+
+    regex = at_most(MAX_ID)
+
+    def __init__(self, map, fixed_digits=0, min=1, max=MAX_ID, signed=False) -> None:
+        super().__init__(map, fixed_digits=fixed_digits, min=min, max=max, signed=signed)

@@ -1,0 +1,95 @@
+"""Error answers: the error page in the page's language, or the API's JSON errors."""
+
+from __future__ import annotations
+
+from flask import Flask, Response, jsonify, render_template, request
+from flask_babel import lazy_gettext as _l
+from werkzeug.exceptions import HTTPException
+
+# The error page's title and text for the statuses the tracker answers, in the
+# page's language; Werkzeug's own English is the source text. A description given
+# to abort() is shown as it is.
+HTTP_ERRORS = {
+    400: (
+        _l("Bad Request"),
+        _l("The browser (or proxy) sent a request that this server could not understand."),
+    ),
+    401: (
+        _l("Unauthorized"),
+        _l(
+            "The server could not verify that you are authorized to access the URL requested."
+            " You either supplied the wrong credentials (e.g. a bad password), or your browser"
+            " doesn't understand how to supply the credentials required."
+        ),
+    ),
+    403: (
+        _l("Forbidden"),
+        _l(
+            "You don't have the permission to access the requested resource."
+            " It is either read-protected or not readable by the server."
+        ),
+    ),
+    404: (
+        _l("Not Found"),
+        _l(
+            "The requested URL was not found on the server. If you entered the URL manually"
+            " please check your spelling and try again."
+        ),
+    ),
+    405: (_l("Method Not Allowed"), _l("The method is not allowed for the requested URL.")),
+    413: (
+        _l("Request Entity Too Large"),
+        _l("The data value transmitted exceeds the capacity limit."),
+    ),
+    429: (
+        _l("Too Many Requests"),
+        _l("This user has exceeded an allotted request count. Try again later."),
+    ),
+    500: (
+        _l("Internal Server Error"),
+        _l(
+            "The server encountered an internal error and was unable to complete your request."
+            " Either the server is overloaded or there is an error in the application."
+        ),
+    ),
+    503: (
+        _l("Service Unavailable"),
+        _l(
+            "The server is temporarily unable to service your request due to maintenance"
+            " downtime or capacity problems. Please try again later."
+        ),
+    ),
+}
+
+
+def error_name(exc: HTTPException) -> object:
+    """Return the status's name in the page's language."""
+    known = HTTP_ERRORS.get(exc.code or 0)
+    return known[0] if known else exc.name
+
+
+def error_description(exc: HTTPException) -> object:
+    """Return what went wrong: the status's own text translated, or what abort() said."""
+    known = HTTP_ERRORS.get(exc.code or 0)
+    if known and exc.description == type(exc).description:
+        return known[1]
+    return exc.description
+
+
+def wants_json() -> bool:
+    """Return whether this request's errors are answered in JSON: anything under /api/."""
+    return request.path.startswith("/api/")
+
+
+def http_error(app: Flask, exc: HTTPException) -> Response:
+    """Answer an HTTP error: the error page, or `{"errors": {"request": ...}}` for the API."""
+    if wants_json():
+        response = jsonify({"errors": {"request": exc.description}})
+    else:
+        response = app.make_response(render_template("error.html", error=exc))
+    # What the exception says besides its page: a 405's Allow, a 401's challenge.
+    response.headers.extend(
+        (name, value) for name, value in exc.get_headers() if name.lower() != "content-type"
+    )
+    response.status_code = exc.code or 500
+    return response
