@@ -20,7 +20,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from tests import factories
-from tests.helpers import sign_in
+from tests.helpers import count_statements, sign_in
 from tracker import create_app
 from tracker.catalog.models import Course, Credential, TemplateSlot
 from tracker.catalog.services.reads import paths_with_courses
@@ -109,6 +109,14 @@ def test_a_rolled_back_write_brings_the_old_stamp_and_catalog_back(db: Session) 
 
     assert catalog_stamp(db) == before.stamp
     assert catalog_snapshot(db) is before
+
+
+def test_the_stamp_is_read_once_a_transaction_until_a_catalog_write(db: Session) -> None:
+    stamp = catalog_stamp(db)
+    again, same = count_statements(db, lambda: catalog_stamp(db))
+    assert (again, same) == (0, stamp)
+    factories.course(db, "FDL").hours = Decimal(7)
+    assert catalog_stamp(db) != stamp  # pending catalog writes: read (and flushed) again
 
 
 # --- the copy ------------------------------------------------------------------
@@ -219,7 +227,7 @@ def _worker(url: str):
 OTHER_WORKER = textwrap.dedent(
     """
     import sys
-    from tests.helpers import sign_in
+    from tests.helpers import count_statements, sign_in
     from tracker import create_app
 
     app = create_app({"DATABASE_URL": sys.argv[1], "SECRET_KEY": "x", "WTF_CSRF_ENABLED": False})

@@ -22,7 +22,7 @@ from tests.readiness.helpers import (
     person,
     seat_names,
 )
-from tracker.catalog.models import TeamTemplate
+from tracker.catalog.models import CATALOG_STAMP_KEY, TeamTemplate
 from tracker.catalog.services.snapshot import forget_snapshots
 from tracker.people.models import Team
 from tracker.people.services.persons import set_active
@@ -602,10 +602,11 @@ def _build_team(db: Session, size: int, gpus: int) -> int:
 def _statements(db: Session, team_id: int) -> tuple[int, int]:
     """Count the statements of a cold team_readiness call and of reading its result.
 
-    Cold: nothing in the session, and no copy of the catalog in the process.
+    Cold: nothing in the session, no copy of the catalog in the process, no stamp read yet.
     """
     db.expunge_all()
     forget_snapshots()
+    db.info.pop(CATALOG_STAMP_KEY, None)
     crew = db.get(Team, team_id)
     assert crew is not None
 

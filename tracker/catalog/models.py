@@ -501,8 +501,13 @@ CATALOG_TABLES: frozenset[str] = frozenset(
 )
 
 
+# Where a session keeps the stamp it read in its transaction (catalog.services.snapshot).
+CATALOG_STAMP_KEY = "tracker.catalog_stamp"
+
+
 def bump_catalog_version(session: Session) -> None:
     """Give the catalog a new stamp, in the session's transaction (it commits with the write)."""
+    session.info.pop(CATALOG_STAMP_KEY, None)
     session.connection().execute(
         update(CatalogVersion).where(CatalogVersion.id == 1).values(stamp=new_stamp())
     )

@@ -31,6 +31,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tracker.catalog.models import (
+    CATALOG_STAMP_KEY,
     CatalogVersion,
     Course,
     Credential,
@@ -340,8 +341,27 @@ _lock = threading.Lock()
 
 
 def catalog_stamp(session: Session) -> str | None:
-    """Return the catalog's current stamp (one query; pending catalog writes flush first)."""
-    return session.execute(select(CatalogVersion.stamp).where(CatalogVersion.id == 1)).scalar()
+    """Return the catalog's stamp: one query a transaction (pending catalog writes flush first).
+
+    A request reads the catalog from its services and its views: the stamp read
+    once serves them all. It is kept for the innermost transaction it was read
+    in (a savepoint rolled back forgets it), and a catalog write forgets it
+    (`bump_catalog_version`).
+    """
+    kept = session.info.get(CATALOG_STAMP_KEY)
+    if (
+        kept is not None
+        and kept[0] is _innermost(session)
+        and not (session.new or session.dirty or session.deleted)
+    ):
+        return kept[1]
+    stamp = session.execute(select(CatalogVersion.stamp).where(CatalogVersion.id == 1)).scalar()
+    session.info[CATALOG_STAMP_KEY] = (_innermost(session), stamp)
+    return stamp
+
+
+def _innermost(session: Session) -> object:
+    return session.get_nested_transaction() or session.get_transaction()
 
 
 def catalog_snapshot(session: Session) -> CatalogSnapshot:
