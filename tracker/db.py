@@ -7,8 +7,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
-from sqlalchemy import Integer, MetaData, create_engine, event
+from sqlalchemy import (
+    ColumnElement,
+    Integer,
+    MetaData,
+    String,
+    create_engine,
+    event,
+    literal_column,
+)
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 from sqlalchemy.types import TypeDecorator
@@ -33,6 +42,21 @@ class Base(DeclarativeBase):
     """Base class of every model."""
 
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+def sql_literal(value: str | int) -> ColumnElement[Any]:
+    """Return a constant of the code's written into a statement's SQL, not bound.
+
+    For statements built once and run on a hot path: every bound parameter
+    costs each execution its processing and its transfer, and a constant
+    never changes. Only for the code's own constants (names, codes), never
+    for what a request sends.
+    """
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise TypeError(f"not a text or whole-number constant: {value!r}")
+    if isinstance(value, int):
+        return literal_column(str(value), Integer)
+    return literal_column("'" + value.replace("'", "''") + "'", String)
 
 
 class Fixed(TypeDecorator[Decimal]):

@@ -30,7 +30,7 @@ from sqlalchemy.orm import Session
 from tracker.api.errors import read_only_token
 from tracker.catalog.models import Course
 from tracker.clock import utcnow
-from tracker.db import connected
+from tracker.db import connected, sql_literal
 from tracker.people.models import ApiToken, Engineer
 from tracker.people.rules import WRITE_SCOPE
 from tracker.people.services.accounts import TOKEN_USE_PRECISION, UNEXPIRED, token_hash
@@ -110,7 +110,7 @@ _LIVE_TOKEN_COURSE_AND_HOOKS = _LIVE_TOKEN_AND_COURSE.add_columns(
 # ...and on PostgreSQL the whole of it: token, course, entry and audit event
 # in one statement, which writes nothing for a read token (and returns its scope).
 _CALLER = _LIVE_TOKEN_AND_COURSE.cte("caller")
-_LOG_OWN_HOURS = hours_logged_by(_CALLER, _CALLER.c.scope == WRITE_SCOPE)
+_LOG_OWN_HOURS = hours_logged_by(_CALLER, _CALLER.c.scope == sql_literal(WRITE_SCOPE))
 
 
 @dataclass(frozen=True)
