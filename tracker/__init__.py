@@ -22,7 +22,12 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     from tracker.badges.views import bp as badges_bp
     from tracker.careers.views import bp as careers_bp
     from tracker.catalog.views import bp as catalog_bp
-    from tracker.db import autocommit_engine, make_engine, make_session_factory
+    from tracker.db import (
+        DEFAULT_POOL_SIZE,
+        autocommit_engine,
+        make_engine,
+        make_session_factory,
+    )
     from tracker.extensions import babel, close_db_session, csrf, init_limiter, login_manager
     from tracker.identity.views import install as install_single_sign_on
     from tracker.issuer.views import bp as issuer_bp
@@ -51,12 +56,14 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
         )
     app.config["BABEL_DEFAULT_LOCALE"] = app.config["DEFAULT_LOCALE"]
 
+    pool_size = int(app.config.get("DATABASE_POOL_SIZE", DEFAULT_POOL_SIZE))
     engine = make_engine(
         app.config["DATABASE_URL"],
         sqlite_busy_timeout_ms=int(app.config.get("SQLITE_BUSY_TIMEOUT_MS", 15000)),
+        pool_size=pool_size,
     )
     app.extensions["tracker.engine"] = engine
-    app.extensions["tracker.autocommit_engine"] = autocommit_engine(engine)
+    app.extensions["tracker.autocommit_engine"] = autocommit_engine(engine, pool_size)
     app.extensions["tracker.sessions"] = make_session_factory(engine)
     app.teardown_appcontext(close_db_session)
 

@@ -107,6 +107,11 @@ def writing() -> Iterator[None]:
 
 
 DEFAULT_SQLITE_BUSY_TIMEOUT_MS = 15000
+# Connections a pool keeps: one for each thread of a `tracker serve` worker (8 by
+# default). A request that finds none idle opens one, and past the pool's size that
+# connection is closed when it is returned: on a busy server, a connection (a
+# PostgreSQL backend to start, its statements to prepare again) per request or so.
+DEFAULT_POOL_SIZE = 8
 
 
 def _configure_sqlite(engine: Engine, busy_timeout_ms: int) -> None:
@@ -133,14 +138,17 @@ def make_engine(
     url: str,
     *,
     sqlite_busy_timeout_ms: int = DEFAULT_SQLITE_BUSY_TIMEOUT_MS,
+    pool_size: int = DEFAULT_POOL_SIZE,
     **kwargs: object,
 ) -> Engine:
     """Create an engine with the per-dialect settings the tracker relies on.
 
     On SQLite a writer waits up to `sqlite_busy_timeout_ms` for the write lock
     before failing with "database is locked" (answered 503 by the web layer).
+    The pool keeps up to `pool_size` connections open (at least the threads
+    that share it).
     """
-    engine = create_engine(url, **kwargs)
+    engine = create_engine(url, pool_size=pool_size, **kwargs)
     if engine.dialect.name == "sqlite":
         _configure_sqlite(engine, sqlite_busy_timeout_ms)
     return engine
@@ -151,19 +159,20 @@ def make_session_factory(engine_or_connection) -> sessionmaker[Session]:
     return sessionmaker(bind=engine_or_connection, expire_on_commit=False)
 
 
-def autocommit_engine(engine: Engine) -> Engine | None:
+def autocommit_engine(engine: Engine, pool_size: int = DEFAULT_POOL_SIZE) -> Engine | None:
     """Return an engine on which every statement commits on its own; None on SQLite.
 
     For a unit of work that is one statement on PostgreSQL: it needs no BEGIN
     and no COMMIT, two round trips of three. It has a pool of its own, whose
     connections stay in autocommit (switching a pooled connection's mode at
     checkout and back at return costs more than the round trips saved), and
-    it is disposed with `engine`. SQLite's writers must begin with BEGIN
-    IMMEDIATE, so it has none.
+    it is disposed with `engine`; it keeps up to `pool_size` connections, as
+    make_engine's pool does. SQLite's writers must begin with BEGIN IMMEDIATE,
+    so it has none.
     """
     if engine.dialect.name != "postgresql":
         return None
-    autocommit = create_engine(engine.url, isolation_level="AUTOCOMMIT")
+    autocommit = create_engine(engine.url, isolation_level="AUTOCOMMIT", pool_size=pool_size)
     event.listen(engine, "engine_disposed", lambda _: autocommit.dispose())
     return autocommit
 
