@@ -13,6 +13,7 @@ from tracker.api.tokens import caller_for_token
 from tracker.clock import today, utcnow
 from tracker.extensions import db_session
 from tracker.people.models import Engineer
+from tracker.web import current_request
 
 # The endpoint that looks its token up itself, in the statement that writes the entry.
 DEFERRED = "api.log_hours"
@@ -27,13 +28,14 @@ def authenticate() -> None:
     POST /hours looks the token up itself, in the statement that writes the
     entry (tokens.log_own_hours); until then the secret waits in g.api_secret.
     """
-    scheme, _, secret = request.headers.get("Authorization", "").strip().partition(" ")
+    current = current_request()
+    scheme, _, secret = current.headers.get("Authorization", "").strip().partition(" ")
     secret = secret.strip()
     if scheme.lower() != "bearer" or not secret:
         raise missing_token()
     if len(secret) > MAX_TOKEN_LENGTH:
         raise invalid_token()
-    if request.endpoint == DEFERRED and request.method == "POST":
+    if current.endpoint == DEFERRED and current.method == "POST":
         g.api_secret = secret
         return
     _authenticate(secret)
