@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import Any, TypeVar
 
 import pydantic
-from flask import Response, jsonify, request
+from flask import Response, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from tracker.api.errors import ApiError, refusals
@@ -174,7 +174,8 @@ class NoQuery(Query):
 
 def answer(result: Answer, status: int = 200, location: str | None = None) -> tuple[Response, int]:
     """Return `result` as the JSON answer, with its status (and Location when created)."""
-    response = jsonify(result.dump())
+    # Written straight to JSON: building the data and encoding it apart costs more.
+    response = Response(result.dump_json(), mimetype="application/json")
     if location:
         response.headers["Location"] = location
     return response, status
