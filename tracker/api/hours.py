@@ -125,10 +125,11 @@ def log_hours() -> tuple[Response, int]:
         # An admin may name someone else: the token first, then the engineer.
         authenticate_deferred()
         engineer = engineer_in_body(data, can_log_hours, "log hours")
+    day = today()
     with token_first(), _hours_errors():
         body = LOG_HOURS.validated(data)
         # All but the hire date, which comes with the token (log_own_hours).
-        check_hours(None, body.date, body.hours, today(), body.note)
+        check_hours(None, body.date, body.hours, day, body.note)
     with _hours_errors():
         if for_someone:
             entry = log_entry(
@@ -137,7 +138,7 @@ def log_hours() -> tuple[Response, int]:
                 None,
                 body.date,
                 body.hours,
-                today(),
+                day,
                 body.note,
                 g.api_caller,
                 course_code=body.course,
@@ -158,7 +159,7 @@ def log_hours() -> tuple[Response, int]:
                 body.date,
                 body.hours,
                 body.note,
-                today(),
+                day,
             )
             if logged is None:
                 raise invalid_token()
