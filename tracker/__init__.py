@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from flask import Flask
@@ -9,7 +10,33 @@ from flask import Flask
 from tracker.config import INSTANCE_DIR, PROJECT_ROOT, Config
 from tracker.i18n import TRANSLATIONS_DIR
 
-__all__ = ["TRANSLATIONS_DIR", "create_app"]
+__all__ = ["TRANSLATIONS_DIR", "Tracker", "create_app"]
+
+# Callables ensure_sync remembers at most: views, hooks and handlers are a few hundred.
+SYNC_CALLABLES = 4096
+
+
+class Tracker(Flask):
+    """Flask, remembering whether each view and hook is a coroutine function.
+
+    Flask asks it (ensure_sync) at every call of every view, hook and
+    handler; the answer never changes for a function.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._synced: dict[Callable[..., Any], Callable[..., Any]] = {}
+
+    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        try:
+            return self._synced[func]
+        except KeyError:
+            synced = super().ensure_sync(func)
+            if len(self._synced) < SYNC_CALLABLES:
+                self._synced[func] = synced
+            return synced
+        except TypeError:  # not hashable
+            return super().ensure_sync(func)
 
 
 def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
@@ -39,7 +66,7 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     from tracker.reminders.views import bp as calendars_bp
     from tracker.scim.views import bp as scim_bp
 
-    app = Flask(
+    app = Tracker(
         __name__,
         instance_path=str(INSTANCE_DIR),
         template_folder=str(PROJECT_ROOT / "templates"),
