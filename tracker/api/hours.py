@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 from flask import Response, g, url_for
 from sqlalchemy import func, select
@@ -39,13 +37,23 @@ from tracker.progress.services.hours import log_hours as log_entry
 HOURS_NAMES = {"logged_on": "date"}
 
 
-@contextmanager
-def _hours_errors() -> Iterator[None]:
-    """Answer an entry the rules refuse with 400, naming the API's fields."""
-    try:
-        yield
-    except ValidationError as exc:
-        raise ApiError(400, rename(exc.errors, HOURS_NAMES)) from None
+class _HoursErrors:
+    """Answer an entry the rules refuse with 400, naming the API's fields.
+
+    A class, not a generator: POST /hours enters it twice.
+    """
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, traceback: object
+    ) -> None:
+        if isinstance(exc, ValidationError):
+            raise ApiError(400, rename(exc.errors, HOURS_NAMES)) from None
+
+
+HOURS_ERRORS = _HoursErrors()
 
 
 def _course(body: HoursBody) -> Course:
@@ -126,11 +134,11 @@ def log_hours() -> tuple[Response, int]:
         authenticate_deferred()
         engineer = engineer_in_body(data, can_log_hours, "log hours")
     day = today()
-    with token_first(), _hours_errors():
+    with token_first(), HOURS_ERRORS:
         body = LOG_HOURS.validated(data)
         # All but the hire date, which comes with the token (log_own_hours).
         check_hours(None, body.date, body.hours, day, body.note)
-    with _hours_errors():
+    with HOURS_ERRORS:
         if for_someone:
             entry = log_entry(
                 db_session(),
@@ -185,7 +193,7 @@ def update_entry(entry_id: int) -> tuple[Response, int]:
     entry = _entry(entry_id, write=True)
     body = UPDATE_HOURS.body()
     course = _course(body)
-    with _hours_errors():
+    with HOURS_ERRORS:
         update_hours(
             db_session(),
             entry,
