@@ -172,7 +172,10 @@ def autocommit_engine(engine: Engine, pool_size: int = DEFAULT_POOL_SIZE) -> Eng
     """
     if engine.dialect.name != "postgresql":
         return None
-    autocommit = create_engine(engine.url, isolation_level="AUTOCOMMIT", pool_size=pool_size)
+    # A connection that commits each statement holds nothing to roll back when returned.
+    autocommit = create_engine(
+        engine.url, isolation_level="AUTOCOMMIT", pool_size=pool_size, pool_reset_on_return=None
+    )
     event.listen(engine, "engine_disposed", lambda _: autocommit.dispose())
     return autocommit
 
