@@ -104,3 +104,21 @@ def test_a_nul_in_a_path_is_400_where_a_route_takes_text(client) -> None:
     assert "NUL" in response.get_json()["errors"]["request"]
     # No route takes text there: the path names nothing.
     assert client.get("/api/v1/hours/1%00").status_code == 404
+
+
+def test_views_and_hooks_are_run_as_flask_runs_them_each_time(app) -> None:
+    def plain() -> None:
+        return None
+
+    async def coroutine() -> None:
+        return None
+
+    for _ in range(2):  # the answer, once remembered, is the same
+        assert app.ensure_sync(plain) is plain
+        # A coroutine function is never run as it is: wrapped, or refused without the async extra.
+        try:
+            synced = app.ensure_sync(coroutine)
+        except RuntimeError as exc:
+            assert "async" in str(exc)
+        else:
+            assert synced is not coroutine

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from flask import Flask
@@ -9,7 +10,33 @@ from flask import Flask
 from tracker.config import INSTANCE_DIR, PROJECT_ROOT, Config
 from tracker.i18n import TRANSLATIONS_DIR
 
-__all__ = ["TRANSLATIONS_DIR", "create_app"]
+__all__ = ["TRANSLATIONS_DIR", "Tracker", "create_app"]
+
+# Callables ensure_sync remembers at most: views, hooks and handlers are a few hundred.
+SYNC_CALLABLES = 4096
+
+
+class Tracker(Flask):
+    """Flask, remembering whether each view and hook is a coroutine function.
+
+    Flask asks it (ensure_sync) at every call of every view, hook and
+    handler; the answer never changes for a function.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._synced: dict[Callable[..., Any], Callable[..., Any]] = {}
+
+    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        try:
+            return self._synced[func]
+        except KeyError:
+            synced = super().ensure_sync(func)
+            if len(self._synced) < SYNC_CALLABLES:
+                self._synced[func] = synced
+            return synced
+        except TypeError:  # not hashable
+            return super().ensure_sync(func)
 
 
 def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
@@ -22,7 +49,12 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     from tracker.badges.views import bp as badges_bp
     from tracker.careers.views import bp as careers_bp
     from tracker.catalog.views import bp as catalog_bp
-    from tracker.db import autocommit_engine, make_engine, make_session_factory
+    from tracker.db import (
+        DEFAULT_POOL_SIZE,
+        autocommit_engine,
+        make_engine,
+        make_session_factory,
+    )
     from tracker.extensions import babel, close_db_session, csrf, init_limiter, login_manager
     from tracker.identity.views import install as install_single_sign_on
     from tracker.issuer.views import bp as issuer_bp
@@ -34,7 +66,7 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     from tracker.reminders.views import bp as calendars_bp
     from tracker.scim.views import bp as scim_bp
 
-    app = Flask(
+    app = Tracker(
         __name__,
         instance_path=str(INSTANCE_DIR),
         template_folder=str(PROJECT_ROOT / "templates"),
@@ -51,12 +83,14 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
         )
     app.config["BABEL_DEFAULT_LOCALE"] = app.config["DEFAULT_LOCALE"]
 
+    pool_size = int(app.config.get("DATABASE_POOL_SIZE", DEFAULT_POOL_SIZE))
     engine = make_engine(
         app.config["DATABASE_URL"],
         sqlite_busy_timeout_ms=int(app.config.get("SQLITE_BUSY_TIMEOUT_MS", 15000)),
+        pool_size=pool_size,
     )
     app.extensions["tracker.engine"] = engine
-    app.extensions["tracker.autocommit_engine"] = autocommit_engine(engine)
+    app.extensions["tracker.autocommit_engine"] = autocommit_engine(engine, pool_size)
     app.extensions["tracker.sessions"] = make_session_factory(engine)
     app.teardown_appcontext(close_db_session)
 

@@ -100,6 +100,9 @@ class Config:
         self.MAX_CONTENT_LENGTH = 2 * 1024 * 1024
         # How long a SQLite writer waits for the write lock before answering 503.
         self.SQLITE_BUSY_TIMEOUT_MS = int(env.get("TRACKER_SQLITE_BUSY_TIMEOUT_MS", "15000"))
+        # Database connections each process keeps open: at least its threads (`tracker serve`'s
+        # --threads), or a request opens one of its own and closes it after.
+        self.DATABASE_POOL_SIZE = int(env.get("TRACKER_DATABASE_POOL_SIZE", "8"))
         self.RATELIMIT_STORAGE_URL = env.get("TRACKER_RATELIMIT_STORAGE_URL", "memory://")
         self.SIGNIN_LIMIT_PER_ACCOUNT = "5/15minutes"
         self.SIGNIN_LIMIT_PER_ADDRESS = "30/15minutes"

@@ -7,8 +7,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
-from sqlalchemy import Integer, MetaData, create_engine, event
+from sqlalchemy import (
+    ColumnElement,
+    Integer,
+    MetaData,
+    String,
+    create_engine,
+    event,
+    literal_column,
+)
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 from sqlalchemy.types import TypeDecorator
@@ -33,6 +42,21 @@ class Base(DeclarativeBase):
     """Base class of every model."""
 
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+def sql_literal(value: str | int) -> ColumnElement[Any]:
+    """Return a constant of the code's written into a statement's SQL, not bound.
+
+    For statements built once and run on a hot path: every bound parameter
+    costs each execution its processing and its transfer, and a constant
+    never changes. Only for the code's own constants (names, codes), never
+    for what a request sends.
+    """
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise TypeError(f"not a text or whole-number constant: {value!r}")
+    if isinstance(value, int):
+        return literal_column(str(value), Integer)
+    return literal_column("'" + value.replace("'", "''") + "'", String)
 
 
 class Fixed(TypeDecorator[Decimal]):
@@ -84,6 +108,11 @@ def writing() -> Iterator[None]:
 
 
 DEFAULT_SQLITE_BUSY_TIMEOUT_MS = 15000
+# Connections a pool keeps: one for each thread of a `tracker serve` worker (8 by
+# default). A request that finds none idle opens one, and past the pool's size that
+# connection is closed when it is returned: on a busy server, a connection (a
+# PostgreSQL backend to start, its statements to prepare again) per request or so.
+DEFAULT_POOL_SIZE = 8
 
 
 def _configure_sqlite(engine: Engine, busy_timeout_ms: int) -> None:
@@ -110,14 +139,17 @@ def make_engine(
     url: str,
     *,
     sqlite_busy_timeout_ms: int = DEFAULT_SQLITE_BUSY_TIMEOUT_MS,
+    pool_size: int = DEFAULT_POOL_SIZE,
     **kwargs: object,
 ) -> Engine:
     """Create an engine with the per-dialect settings the tracker relies on.
 
     On SQLite a writer waits up to `sqlite_busy_timeout_ms` for the write lock
     before failing with "database is locked" (answered 503 by the web layer).
+    The pool keeps up to `pool_size` connections open (at least the threads
+    that share it).
     """
-    engine = create_engine(url, **kwargs)
+    engine = create_engine(url, pool_size=pool_size, **kwargs)
     if engine.dialect.name == "sqlite":
         _configure_sqlite(engine, sqlite_busy_timeout_ms)
     return engine
@@ -128,19 +160,23 @@ def make_session_factory(engine_or_connection) -> sessionmaker[Session]:
     return sessionmaker(bind=engine_or_connection, expire_on_commit=False)
 
 
-def autocommit_engine(engine: Engine) -> Engine | None:
+def autocommit_engine(engine: Engine, pool_size: int = DEFAULT_POOL_SIZE) -> Engine | None:
     """Return an engine on which every statement commits on its own; None on SQLite.
 
     For a unit of work that is one statement on PostgreSQL: it needs no BEGIN
     and no COMMIT, two round trips of three. It has a pool of its own, whose
     connections stay in autocommit (switching a pooled connection's mode at
     checkout and back at return costs more than the round trips saved), and
-    it is disposed with `engine`. SQLite's writers must begin with BEGIN
-    IMMEDIATE, so it has none.
+    it is disposed with `engine`; it keeps up to `pool_size` connections, as
+    make_engine's pool does. SQLite's writers must begin with BEGIN IMMEDIATE,
+    so it has none.
     """
     if engine.dialect.name != "postgresql":
         return None
-    autocommit = create_engine(engine.url, isolation_level="AUTOCOMMIT")
+    # A connection that commits each statement holds nothing to roll back when returned.
+    autocommit = create_engine(
+        engine.url, isolation_level="AUTOCOMMIT", pool_size=pool_size, pool_reset_on_return=None
+    )
     event.listen(engine, "engine_disposed", lambda _: autocommit.dispose())
     return autocommit
 

@@ -44,10 +44,11 @@ def single_statements() -> Engine | Connection | None:
     SQLite. A test whose sessions are bound to one connection, rolled back
     afterwards, gets that connection, in its transaction, instead.
     """
-    bind = session_factory().kw["bind"]
+    extensions = current_app.extensions  # one lookup through the proxy
+    bind = extensions["tracker.sessions"].kw["bind"]
     if isinstance(bind, Connection) and bind.dialect.name == "postgresql":
         return bind
-    return current_app.extensions["tracker.autocommit_engine"]
+    return extensions["tracker.autocommit_engine"]
 
 
 def close_db_session(exc: BaseException | None = None) -> None:

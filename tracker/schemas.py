@@ -389,6 +389,10 @@ class Answer(BaseModel):
         """Return the answer as JSON-ready data, fields under their public names."""
         return self.model_dump(mode="json", by_alias=True)
 
+    def dump_json(self) -> str:
+        """Return the answer as JSON text: dump()'s data, written by pydantic itself."""
+        return self.model_dump_json(by_alias=True)
+
 
 Item = TypeVar("Item", bound=Answer)
 

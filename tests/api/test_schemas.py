@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import json
 from decimal import Decimal
 
 import pydantic
@@ -9,7 +11,9 @@ import pytest
 
 import tracker.api  # noqa: F401  (registers every resource, importing their models)
 from tracker.api.errors import refusals
-from tracker.progress.schemas import AttemptBody, HoursBody
+from tracker.catalog.schemas import CourseRef
+from tracker.people.schemas import PersonRef
+from tracker.progress.schemas import AttemptBody, HourLogOut, HoursBody
 from tracker.schemas import Answer, Body, Query
 
 
@@ -29,6 +33,33 @@ def test_every_model_has_a_json_schema(model: type[pydantic.BaseModel]) -> None:
     shape = "object"
     for mode in ("validation", "serialization"):
         assert model.model_json_schema(mode=mode, by_alias=True)["type"] == shape
+
+
+@pytest.mark.parametrize(
+    "model",
+    [model for model in _models() if issubclass(model, Answer)],
+    ids=lambda m: f"{m.__module__}.{m.__name__}",
+)
+def test_every_answer_writes_what_dump_gives(model: type[Answer]) -> None:
+    # The API writes dump_json(): an answer changing dump() alone would answer otherwise.
+    assert (model.dump, model.dump_json) == (Answer.dump, Answer.dump_json)
+
+
+def test_an_answers_json_is_its_dump_written() -> None:
+    entry = HourLogOut(
+        id=7,
+        engineer=PersonRef(id=2, name="Zoë Ñúñez"),
+        course=CourseRef(id=3, code="FDL", title="Fundamentals"),
+        date=dt.date(2026, 11, 3),
+        hours=Decimal("1.50"),
+        note="",
+        created_at=dt.datetime(2026, 11, 3, 9, 30, 1, 250),
+        updated_at=None,
+    )
+    assert json.loads(entry.dump_json()) == entry.dump()
+    assert (
+        entry.dump()["hours"] == 1.5 and entry.dump()["created_at"] == "2026-11-03T09:30:01.000250"
+    )
 
 
 def test_limits_come_out_in_the_schema() -> None:

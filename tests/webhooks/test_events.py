@@ -16,6 +16,7 @@ from tracker.progress.services.hours import log_hours
 from tracker.webhooks.models import WebhookDelivery
 from tracker.webhooks.schemas import HoursLoggedData
 from tracker.webhooks.services.endpoints import add_endpoint
+from tracker.webhooks.services.events import forget_subscribers, subscribers
 
 TODAY = factories.TODAY
 URL = "https://hooks.example.com/in"
@@ -72,6 +73,19 @@ def test_no_endpoint_no_delivery_and_one_small_read_a_transaction(db):
     assert len(first) == 1 and first[0].startswith("SELECT")
     assert [s for s in seen if "webhook" in s] == []
     assert deliveries(db) == []
+
+
+def test_an_event_name_is_matched_as_written_not_as_a_pattern(db):
+    # The name is written into the SQL's LIKE: its "_" and "%" must stand for themselves.
+    endpoint = subscribe(db, "hours.logged")
+    endpoint.events = "hoursXlogged,certification.100"
+    db.flush()
+    assert subscribers(db, "hours_logged") == []
+    assert subscribers(db, "certification.%") == []
+    endpoint.events = "hours_logged,certification.%"
+    db.flush()
+    forget_subscribers(db)
+    assert subscribers(db, "hours_logged") == subscribers(db, "certification.%") == [endpoint.id]
 
 
 def test_a_refused_entry_queues_nothing(db):

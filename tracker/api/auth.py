@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 
 from flask import g, request
 from werkzeug.exceptions import HTTPException
@@ -13,6 +12,7 @@ from tracker.api.tokens import caller_for_token
 from tracker.clock import today, utcnow
 from tracker.extensions import db_session
 from tracker.people.models import Engineer
+from tracker.web.current import current_request
 
 # The endpoint that looks its token up itself, in the statement that writes the entry.
 DEFERRED = "api.log_hours"
@@ -27,13 +27,14 @@ def authenticate() -> None:
     POST /hours looks the token up itself, in the statement that writes the
     entry (tokens.log_own_hours); until then the secret waits in g.api_secret.
     """
-    scheme, _, secret = request.headers.get("Authorization", "").strip().partition(" ")
+    current = current_request()
+    scheme, _, secret = current.headers.get("Authorization", "").strip().partition(" ")
     secret = secret.strip()
     if scheme.lower() != "bearer" or not secret:
         raise missing_token()
     if len(secret) > MAX_TOKEN_LENGTH:
         raise invalid_token()
-    if request.endpoint == DEFERRED and request.method == "POST":
+    if current.endpoint == DEFERRED and current.method == "POST":
         g.api_secret = secret
         return
     _authenticate(secret)
@@ -55,14 +56,25 @@ def authenticate_deferred() -> None:
         _authenticate(secret)
 
 
-@contextmanager
-def token_first() -> Iterator[None]:
+class _TokenFirst:
+    """The block of token_first(); a class, not a generator: the hot path enters it twice."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, traceback: object
+    ) -> None:
+        if isinstance(exc, ApiError | HTTPException):
+            authenticate_deferred()
+
+
+_TOKEN_FIRST = _TokenFirst()
+
+
+def token_first() -> AbstractContextManager[None]:
     """Answer a token that is not live with 401 (a read token with 403) before other refusals."""
-    try:
-        yield
-    except (ApiError, HTTPException):
-        authenticate_deferred()
-        raise
+    return _TOKEN_FIRST
 
 
 def caller() -> Engineer:

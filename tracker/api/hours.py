@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 from flask import Response, g, url_for
 from sqlalchemy import func, select
@@ -39,13 +37,23 @@ from tracker.progress.services.hours import log_hours as log_entry
 HOURS_NAMES = {"logged_on": "date"}
 
 
-@contextmanager
-def _hours_errors() -> Iterator[None]:
-    """Answer an entry the rules refuse with 400, naming the API's fields."""
-    try:
-        yield
-    except ValidationError as exc:
-        raise ApiError(400, rename(exc.errors, HOURS_NAMES)) from None
+class _HoursErrors:
+    """Answer an entry the rules refuse with 400, naming the API's fields.
+
+    A class, not a generator: POST /hours enters it twice.
+    """
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, traceback: object
+    ) -> None:
+        if isinstance(exc, ValidationError):
+            raise ApiError(400, rename(exc.errors, HOURS_NAMES)) from None
+
+
+HOURS_ERRORS = _HoursErrors()
 
 
 def _course(body: HoursBody) -> Course:
@@ -125,11 +133,12 @@ def log_hours() -> tuple[Response, int]:
         # An admin may name someone else: the token first, then the engineer.
         authenticate_deferred()
         engineer = engineer_in_body(data, can_log_hours, "log hours")
-    with token_first(), _hours_errors():
+    day = today()
+    with token_first(), HOURS_ERRORS:
         body = LOG_HOURS.validated(data)
         # All but the hire date, which comes with the token (log_own_hours).
-        check_hours(None, body.date, body.hours, today(), body.note)
-    with _hours_errors():
+        check_hours(None, body.date, body.hours, day, body.note)
+    with HOURS_ERRORS:
         if for_someone:
             entry = log_entry(
                 db_session(),
@@ -137,7 +146,7 @@ def log_hours() -> tuple[Response, int]:
                 None,
                 body.date,
                 body.hours,
-                today(),
+                day,
                 body.note,
                 g.api_caller,
                 course_code=body.course,
@@ -158,7 +167,7 @@ def log_hours() -> tuple[Response, int]:
                 body.date,
                 body.hours,
                 body.note,
-                today(),
+                day,
             )
             if logged is None:
                 raise invalid_token()
@@ -184,7 +193,7 @@ def update_entry(entry_id: int) -> tuple[Response, int]:
     entry = _entry(entry_id, write=True)
     body = UPDATE_HOURS.body()
     course = _course(body)
-    with _hours_errors():
+    with HOURS_ERRORS:
         update_hours(
             db_session(),
             entry,

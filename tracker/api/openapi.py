@@ -107,7 +107,7 @@ class Operation(Generic[Q, B]):
         assert self.body_model is not None, "declare body_model to read a body"
         return json_body(self.body_model)
 
-    def fields(self) -> list[str]:
+    def fields(self) -> tuple[str, ...]:
         """Return the names a body may hold, sorted."""
         assert self.body_model is not None, "declare body_model to read a body"
         return field_names(self.body_model)

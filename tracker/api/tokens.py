@@ -29,8 +29,7 @@ from sqlalchemy.orm import Session
 
 from tracker.api.errors import read_only_token
 from tracker.catalog.models import Course
-from tracker.clock import utcnow
-from tracker.db import connected
+from tracker.db import connected, sql_literal
 from tracker.people.models import ApiToken, Engineer
 from tracker.people.rules import WRITE_SCOPE
 from tracker.people.services.accounts import TOKEN_USE_PRECISION, UNEXPIRED, token_hash
@@ -110,7 +109,7 @@ _LIVE_TOKEN_COURSE_AND_HOOKS = _LIVE_TOKEN_AND_COURSE.add_columns(
 # ...and on PostgreSQL the whole of it: token, course, entry and audit event
 # in one statement, which writes nothing for a read token (and returns its scope).
 _CALLER = _LIVE_TOKEN_AND_COURSE.cte("caller")
-_LOG_OWN_HOURS = hours_logged_by(_CALLER, _CALLER.c.scope == WRITE_SCOPE)
+_LOG_OWN_HOURS = hours_logged_by(_CALLER, _CALLER.c.scope == sql_literal(WRITE_SCOPE))
 
 
 @dataclass(frozen=True)
@@ -196,9 +195,9 @@ def log_own_hours(
         return caller, log_hours(
             unit, caller, course, logged_on, hours, today, note, caller, alone=True
         )
-    created_at = utcnow()
-    binds.update(entry_binds(logged_on, hours, note, created_at))
-    binds.update(webhook_binds(logged_on, hours, note, created_at))
+    # The entry is written at the request's time, the time its token is used.
+    binds.update(entry_binds(logged_on, hours, note, now))
+    binds.update(webhook_binds(logged_on, hours, note, now))
     # One statement is its own transaction: no BEGIN, no COMMIT.
     with connected(statements) as connection:
         try:
@@ -214,31 +213,26 @@ def log_own_hours(
             raise day_full(logged_on, total) from None
         if row is None:
             return None
+        # By position: a Row's attributes cost a failed lookup each first.
+        *_, found_course_id, code, title, entry_id = row
         caller = _caller(connection, row, now, _RECORD_USE_NOWAIT)
     if not caller.may_write:
         raise read_only_token()
-    if row.course_id is None:
+    if found_course_id is None:
         raise refuse_course(course_code, course_id)
-    if row.entry_id is None:
+    if entry_id is None:
         # Before the hire date, or no room left in the day.
         check_hours(caller.hired_on, logged_on, hours, today, note)
         raise day_full(logged_on, day_total(session(), caller.id, logged_on))
     entry = LoggedHours(
-        row.entry_id,
-        caller.id,
-        row.course_id,
-        row.code,
-        row.title,
-        logged_on,
-        hours,
-        note,
-        created_at,
+        entry_id, caller.id, found_course_id, code, title, logged_on, hours, note, now
     )
     return caller, entry
 
 
 def _caller(connection: Connection, row, now: dt.datetime, record_use) -> Caller:
-    token_id, last_used_at, engineer_id, name, access_role, hired_on = row[:6]
+    """Return the caller a row of _LIVE_TOKEN's columns (first, in order) names; record its use."""
+    token_id, last_used_at, engineer_id, name, access_role, hired_on, scope = row[:7]
     if last_used_at is None or not (now - TOKEN_USE_PRECISION < last_used_at <= now):
         connection.execute(record_use, {"token_id": token_id, "now": now})
-    return Caller(engineer_id, name, access_role, hired_on, row.scope)
+    return Caller(engineer_id, name, access_role, hired_on, scope)

@@ -17,7 +17,6 @@ from sqlalchemy import (
     func,
     insert,
     inspect,
-    literal,
     select,
 )
 from sqlalchemy.dialects.postgresql import JSONB
@@ -25,7 +24,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.selectable import CTE
 
 from tracker.audit.models import AuditEvent
-from tracker.db import Base
+from tracker.db import Base, sql_literal
 
 
 def _jsonable(value: Any) -> Any:
@@ -117,9 +116,11 @@ def insert_for_returned(
     `actor_id` (a column of the CTE). It returns the recorded rows' ids, so
     the writer and its audit event are one round trip.
     """
+    # The constants are written into the SQL: the statement is run often, and
+    # every bound parameter costs each run.
     from_written = []
     for name in ("id", *columns):
-        from_written += [literal(name), written.c[name]]
+        from_written += [sql_literal(name), written.c[name]]
     after = cast(
         cast(bindparam("after", type_=JSON), JSONB).op("||")(
             func.jsonb_build_object(*from_written)
@@ -133,10 +134,10 @@ def insert_for_returned(
             select(
                 bindparam("now", type_=DateTime),
                 bindparam("actor_id", type_=Integer) if actor is None else actor,
-                literal(entity),
+                sql_literal(entity),
                 written.c.id,
-                literal(action),
-                cast(literal("null"), JSON),
+                sql_literal(action),
+                cast(sql_literal("null"), JSON),
                 after,
             ),
         )

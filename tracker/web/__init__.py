@@ -2,7 +2,8 @@
 
 Where each part lives:
 
-- `language`: the request's language (`localized`, `localized_errors`, `current_locale`)
+- `language`: the request's language, read fast (`current_locale`, the templates' gettext),
+  and domain messages in it (`localized`, `localized_errors`)
 - `filters`: the templates' filters of numbers, amounts, dates and names
 - `navigation`: the menu each access role sees
 - `security`: security headers, caching, body limits, NUL refusal, the API's cookie-less session
@@ -11,6 +12,7 @@ Where each part lives:
 - `converters`: `<int:...>` in a URL, a record id
 - `downloads`: CSV files (`csv_download`)
 - `roles`: `role_required`
+- `current`: the request itself, looked up once (`current_request`)
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from sqlalchemy.exc import DBAPIError
 from werkzeug.exceptions import HTTPException
 
 from tracker.web.converters import IdConverter
+from tracker.web.current import current_request
 from tracker.web.database import (
     commit,
     database_unavailable,
@@ -55,9 +58,10 @@ def init_app(app: Flask) -> None:
     @app.before_request
     def prepare_request() -> None:
         # One hook, not two: every hook costs each request a little.
-        refuse_oversized_body()
-        refuse_nul_characters()
-        declare_write_intent()
+        current = current_request()
+        refuse_oversized_body(current)
+        refuse_nul_characters(current)
+        declare_write_intent(current)
 
     @app.teardown_request
     def forget_write_intent(exc: BaseException | None = None) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Flask, Response, g, jsonify, render_template, request
+from flask import Flask, Request, Response, g, jsonify, render_template
 from flask import session as cookie_session
 from sqlalchemy.exc import DBAPIError, OperationalError
 
@@ -16,9 +16,9 @@ DATABASE_UNAVAILABLE = N_(
 )
 
 
-def declare_write_intent() -> None:
+def declare_write_intent(current: Request) -> None:
     """Mark forms and API calls as writers (the API records each token's use)."""
-    if request.method not in ("GET", "HEAD", "OPTIONS") or request.path.startswith(API_PATH):
+    if current.method not in ("GET", "HEAD", "OPTIONS") or current.path.startswith(API_PATH):
         g.write_intent = WRITE_INTENT.set(True)
 
 

@@ -9,9 +9,11 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from flask import Flask, Response, abort, g, request
+from flask import Flask, Request, Response, abort, g
 from flask import session as cookie_session
 from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
+
+from tracker.web.current import current_request
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -54,7 +56,7 @@ def harden(app: Flask, response: Response) -> None:
     )
     if app.config.get("SESSION_COOKIE_SECURE") and "strict-transport-security" not in present:
         response.headers.add("Strict-Transport-Security", "max-age=31536000")
-    private_caching(response)
+    private_caching(response, current_request())
 
 
 # The token-only JSON API; /api/docs beside it is a page like the others (signed in or not).
@@ -74,10 +76,11 @@ DRAIN_LIMIT = 32 * 1024 * 1024
 DRAIN_SECONDS = 15.0
 
 
-def refuse_oversized_body() -> None:
+def refuse_oversized_body(current: Request) -> None:
     """Answer 413 to a body declared over MAX_CONTENT_LENGTH, before anything else reads it."""
-    limit = request.max_content_length
-    if limit is not None and request.content_length is not None and request.content_length > limit:
+    limit = current.max_content_length
+    length = current.content_length
+    if limit is not None and length is not None and length > limit:
         abort(413)
 
 
@@ -120,11 +123,11 @@ class DrainRequestBody:
         return ClosingIterator(self.app(environ, start_response), lambda: _drain(environ))
 
 
-def private_caching(response: Response) -> None:
+def private_caching(response: Response, current: Request) -> None:
     """Forbid caching an answer meant for one person: a signed-in page, an export, the API."""
-    if request.endpoint == "static":
+    if current.endpoint == "static":
         return
-    if request.path.startswith("/api/") or _signed_in():
+    if current.path.startswith("/api/") or _signed_in():
         response.headers["Cache-Control"] = PRIVATE_CACHING
 
 
@@ -139,16 +142,16 @@ def _signed_in() -> bool:
 FORM_MIMETYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 
 
-def refuse_nul_characters() -> None:
+def refuse_nul_characters(current: Request) -> None:
     """Answer 400 to a path, query or form holding NUL: no text column can store it."""
     # A path that matches no route names nothing (404), NUL or not.
-    if request.url_rule is not None and "\x00" in request.path:
+    if current.url_rule is not None and "\x00" in current.path:
         abort(400, "The request holds a NUL character; text must not contain one.")
     # Only a form body fills request.form: a JSON body is not parsed for it.
-    form = request.mimetype in FORM_MIMETYPES
-    if not form and not request.query_string:
+    form = current.mimetype in FORM_MIMETYPES
+    if not form and not current.query_string:
         return
-    sources = (request.args, request.form) if form else (request.args,)
+    sources = (current.args, current.form) if form else (current.args,)
     for values in sources:
         if any("\x00" in value for _, items in values.lists() for value in items):
             abort(400, "The request holds a NUL character; text must not contain one.")
@@ -168,6 +171,6 @@ class CookieSessionOutsideApi(SecureCookieSessionInterface):
         return super().open_session(app, request)
 
     def save_session(self, app: Flask, session, response: Response) -> None:
-        if request.path.startswith(API_PATH):
+        if current_request().path.startswith(API_PATH):
             return
         super().save_session(app, session, response)

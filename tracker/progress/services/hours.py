@@ -42,7 +42,7 @@ from tracker.audit import services as audit
 from tracker.catalog.models import Course
 from tracker.catalog.rules import DECIMAL_PLACES, HUNDREDTH
 from tracker.clock import utcnow
-from tracker.db import Base
+from tracker.db import Base, sql_literal
 from tracker.errors import ValidationError
 from tracker.i18n import N_, amount, day, msg
 from tracker.people.models import Engineer
@@ -154,7 +154,7 @@ def _day_total_of(engineer_id: ColumnElement[Any]) -> ColumnElement[Any]:
             _hour_days.c.logged_on == bindparam("logged_on", type_=Date),
         )
         .scalar_subquery(),
-        0,
+        sql_literal(0),
     )
 
 

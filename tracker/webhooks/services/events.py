@@ -11,6 +11,7 @@ statement (`insert_for_returned`, PostgreSQL).
 from __future__ import annotations
 
 import datetime as dt
+import re
 import uuid
 from collections.abc import Sequence
 from typing import Any, cast
@@ -25,7 +26,6 @@ from sqlalchemy import (
     bindparam,
     func,
     insert,
-    literal,
     select,
     true,
 )
@@ -34,19 +34,24 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.selectable import FromClause
 
 from tracker.clock import utcnow
+from tracker.db import sql_literal
 from tracker.schemas import Answer
 from tracker.webhooks.models import WebhookDelivery, WebhookEndpoint
 
 _endpoints = cast(Table, WebhookEndpoint.__table__)
 _deliveries = cast(Table, WebhookDelivery.__table__)
 _SUBSCRIBERS = "tracker.webhooks.subscribers"
+# What LIKE reads as other than itself, escaped with "/" in an event's name.
+_LIKE_SPECIAL = re.compile(r"[%_/]")
 
 
 def subscribes(event: str) -> ColumnElement[bool]:
     """The condition that an endpoint is active and takes `event`."""
-    # Names are joined by commas: ",a,b," holds ",a," whichever place a has.
-    events = literal(",") + _endpoints.c.events + literal(",")
-    return and_(_endpoints.c.active.is_(True), events.contains(f",{event},", autoescape=True))
+    # Names are joined by commas: ",a,b," holds ",a," whichever place a has. The
+    # constants are written into the SQL (writers run it inside their own statements).
+    events = sql_literal(",") + _endpoints.c.events + sql_literal(",")
+    pattern = "%," + _LIKE_SPECIAL.sub(r"/\g<0>", event) + ",%"
+    return and_(_endpoints.c.active.is_(True), events.like(sql_literal(pattern), escape="/"))
 
 
 def _known(session: Session) -> dict[str, list[int]]:
@@ -170,11 +175,11 @@ def insert_for_returned(written: FromClause, event: str, payload_sql: ColumnElem
         ],
         select(
             _endpoints.c.id,
-            literal(event),
+            sql_literal(event),
             bindparam("webhook_id_prefix", type_=String) + sql_cast(_endpoints.c.id, String),
             payload_sql,
-            literal("pending"),
-            literal(0),
+            sql_literal("pending"),
+            sql_literal(0),
             bindparam("now", type_=DateTime),
             bindparam("now", type_=DateTime),
         )
