@@ -8,11 +8,12 @@ import pytest
 from sqlalchemy import event, select
 
 from tests import factories
-from tests.helpers import WEBHOOK_HOSTS, Api, token_for
-from tests.reminders.helpers import EXPIRES, days_before, holder, run
+from tests.helpers import WEBHOOK_HOSTS, Api, count_statements, token_for
+from tests.reminders.helpers import DAY, EXPIRES, MAIL, WINDOWS, days_before, holder, run
 from tests.webhooks.conftest import deliveries
 from tracker.progress.services.certifications import record_attempt, record_credential
 from tracker.progress.services.hours import log_hours
+from tracker.reminders.services.daily_pass import plan
 from tracker.webhooks.models import WebhookDelivery
 from tracker.webhooks.schemas import HoursLoggedData
 from tracker.webhooks.services.endpoints import add_endpoint
@@ -188,6 +189,36 @@ def test_the_pass_queues_lapsed_and_readiness_dropped_the_day_after_the_expiry(d
     assert data["team"] == {"id": crew.id, "name": "Night shift"}
     assert data["engineer"]["id"] == who.id
     assert "seat(s) no one else can fill" in data["impact"]
+
+
+def test_the_pass_reads_who_takes_its_events_with_its_first_statement(db):
+    """A quiet day's pass sends two statements: the first takes the lock and reads what
+    else is due, the endpoints taking the pass's events included; the second finds and
+    writes what is owed. Subscribed, the events cost their own statements only."""
+    holder(db)
+    _, later = holder(db, expires_on=EXPIRES + DAY)
+    run(db, days_before(91))  # the week's digests, the lapses judged: nothing else due
+
+    def quiet_pass(day):
+        return count_statements(
+            db, lambda: plan(db, day, WINDOWS, MAIL, keep=False, compose=False).count()
+        )
+
+    assert quiet_pass(days_before(90)) == (2, 1)
+    subscribe(db, "certification.expiring")
+    seen: list[str] = []
+
+    def note(conn, cursor, statement, *args) -> None:
+        seen.append(statement)
+
+    event.listen(db.get_bind(), "before_cursor_execute", note)
+    try:
+        assert quiet_pass(days_before(90, later.expires_on))[1] == 1
+    finally:
+        event.remove(db.get_bind(), "before_cursor_execute", note)
+    assert not [s for s in seen if s.startswith("SELECT webhook_endpoints.id")]
+    (delivery,) = deliveries(db, "certification.expiring")
+    assert delivery.payload["data"]["certification"]["id"] == later.id
 
 
 def test_the_pass_queues_no_event_without_an_endpoint(db):
