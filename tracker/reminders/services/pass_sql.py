@@ -145,7 +145,19 @@ def state_statement(dialect: str) -> Select[Any]:
     Its last columns are the subscribers of each of PASS_EVENTS.
     """
     stamp = select(CatalogVersion.stamp).scalar_subquery()
-    lock = [func.pg_advisory_xact_lock(PASS_LOCK_KEY)] if dialect == "postgresql" else []
+    lock = (
+        [
+            func.pg_advisory_xact_lock(PASS_LOCK_KEY),
+            # No JIT compiling for the rest of the pass's transaction. The planner
+            # expects many more owed rows than a day has, and its cost of the pass's
+            # statement grows with the certifications in reach (78,000 at 10,000
+            # engineers; the JIT starts at 100,000): compiling it took a second,
+            # for a statement that runs in tens of milliseconds.
+            func.set_config("jit", "off", True),
+        ]
+        if dialect == "postgresql"
+        else []
+    )
     return select(
         *lock,
         stamp,
