@@ -4,11 +4,11 @@ The pass runs every day over every certification within reach of a window,
 and most days almost nothing is owed, so it asks the database for what is
 owed rather than reading what is in reach. A first statement takes the pass
 lock and reads what else is due (teams or a catalog to judge, the week's
-digests, whether an escalation may be owed, who takes its webhook events);
-one INSERT ... SELECT then finds the owed reminders (the window computed in
-SQL, what is queued or acknowledged excluded there), and the escalations
-when any may be owed, and writes their rows (`pass_sql`); once a week the
-digests follow. Lapses are judged team by team only when a team's readiness
+digests, whether an escalation may be owed, whether any webhook endpoint is
+active); one INSERT ... SELECT then finds the owed reminders (the window
+computed in SQL, what is queued or acknowledged excluded there), and the
+escalations when any may be owed, and writes their rows (`pass_sql`); once a
+week the digests follow. Lapses are judged team by team only when a team's readiness
 revision moved since it was last judged (see tracker.readiness.models), and
 kept in lapse_impacts: a lapse's impact is judged on the day after the
 expiry, so it changes with the team's data, not with the passing days.
@@ -31,11 +31,7 @@ from tracker.readiness.services.lapses import judge_lapses
 from tracker.reminders.models import Notification, ReminderRun
 from tracker.reminders.services.composing import compose_notices
 from tracker.reminders.services.digests import queue_digests
-from tracker.reminders.services.pass_events import (
-    PASS_EVENTS,
-    queue_pass_events,
-    remember_pass_subscribers,
-)
+from tracker.reminders.services.pass_events import no_endpoint, queue_pass_events
 from tracker.reminders.services.pass_sql import day_params, reminders_statement, state_statement
 from tracker.reminders.services.queueing import Mail, PassReport, dialect_insert, due_at
 from tracker.reminders.services.windows import Windows
@@ -96,9 +92,9 @@ class _PassState:
         connection = session.connection()
         params = {"week": week_key, **day_params(today, windows)}
         row = connection.execute(state_statement(connection.dialect.name), params).one()
-        hooks = len(PASS_EVENTS)
-        catalog_stamp, catalog_judged, digested, stale, escalations = row[-5 - hooks : -hooks]
-        remember_pass_subscribers(session, row[-hooks:])
+        catalog_stamp, catalog_judged, digested, stale, escalations, endpoints = row[-6:]
+        if not endpoints:
+            no_endpoint(session)
         return cls(
             week_key,
             catalog_stamp,

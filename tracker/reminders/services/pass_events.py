@@ -33,15 +33,16 @@ from tracker.webhooks.services import events as webhooks
 EXPIRING = "certification.expiring"
 LAPSED = "certification.lapsed"
 DROPPED = "readiness.dropped"
-# The events a pass may queue: who subscribes to each is read with the pass's first
-# statement (`pass_sql.state_statement`) and remembered (`remember_pass_subscribers`).
-PASS_EVENTS = (EXPIRING, LAPSED, DROPPED)
 
 
-def remember_pass_subscribers(session: Session, joined: Sequence[str | None]) -> None:
-    """Keep for the pass's transaction the subscribers of PASS_EVENTS, read in SQL (joined ids)."""
-    for event, ids in zip(PASS_EVENTS, joined, strict=True):
-        webhooks.remember_subscribers(session, event, ids)
+def no_endpoint(session: Session) -> None:
+    """Remember for the pass's transaction that no endpoint takes its events.
+
+    The pass's first statement reads whether any endpoint is active
+    (`pass_sql.state_statement`); with none, its events read nothing more.
+    """
+    for event in (EXPIRING, LAPSED, DROPPED):
+        webhooks.remember_subscribers(session, event, None)
 
 
 def queue_pass_events(session: Session, today: dt.date, inserted: Sequence[Row[Any]]) -> int:

@@ -46,9 +46,8 @@ from tracker.progress.models import Certification, ExamPlan
 from tracker.readiness.models import LapseImpact
 from tracker.reminders.models import Notification, ReminderRun
 from tracker.reminders.rules import EXPIRED
-from tracker.reminders.services.pass_events import PASS_EVENTS
 from tracker.reminders.services.windows import Windows
-from tracker.webhooks.services import events as webhooks
+from tracker.webhooks.models import WebhookEndpoint
 
 # The pass's statements are built once per set of windows, with the day's
 # dates as bound parameters (`day_params`): building a statement of this size
@@ -140,10 +139,7 @@ PASS_LOCK_KEY = 0x7061_7373  # "pass"
 
 @functools.cache
 def state_statement(dialect: str) -> Select[Any]:
-    """SELECT of what the pass must do besides the reminders (see `daily_pass._PassState`).
-
-    Its last columns are the subscribers of each of PASS_EVENTS.
-    """
+    """SELECT of what the pass must do besides the reminders (see `daily_pass._PassState`)."""
     stamp = select(CatalogVersion.stamp).scalar_subquery()
     lock = (
         [
@@ -173,9 +169,9 @@ def state_statement(dialect: str) -> Select[Any]:
         )
         # Found by its key (a unique index), not by kind: every notice has one.
         .where(~exists().where(Notification.dedupe_key == _escalation_key(LapseImpact))),
-        # The endpoints taking the pass's events: its events then cost no statement
-        # of their own when none does (see `pass_events`).
-        *(webhooks.subscribers_sql(event) for event in PASS_EVENTS),
+        # Whether any endpoint is active: with none, the pass's events cost no
+        # statement of their own (see `pass_events`).
+        exists().where(WebhookEndpoint.active.is_(True)),
     )
 
 

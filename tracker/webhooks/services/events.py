@@ -23,15 +23,14 @@ from sqlalchemy import (
     Table,
     and_,
     bindparam,
+    func,
     insert,
     literal,
     select,
     true,
 )
 from sqlalchemy import cast as sql_cast
-from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import Session
-from sqlalchemy.sql.functions import FunctionElement
 from sqlalchemy.sql.selectable import FromClause
 
 from tracker.clock import utcnow
@@ -71,31 +70,14 @@ def subscribers(session: Session, event: str) -> list[int]:
     return found[event]
 
 
-class _JoinedIds(FunctionElement[str]):
-    """Ids joined by commas, in SQL (an aggregate; null over no rows)."""
-
-    type = String()
-    inherit_cache = True
-
-
-@compiles(_JoinedIds)
-def _joined_ids(element: _JoinedIds, compiler: Any, **kw: Any) -> str:
-    return f"group_concat({compiler.process(element.clauses, **kw)})"
-
-
-@compiles(_JoinedIds, "postgresql")
-def _joined_ids_postgresql(element: _JoinedIds, compiler: Any, **kw: Any) -> str:
-    return f"string_agg(CAST({compiler.process(element.clauses, **kw)} AS TEXT), ',')"
-
-
 def subscribers_sql(event: str) -> ColumnElement[str | None]:
-    """The ids of the endpoints that take `event`, joined by commas (null for none).
+    """The ids of the endpoints that take `event`, joined by commas (null for none); SQLite.
 
     For a writer to read them with a statement it sends anyway, and hand them
     to `remember_subscribers`: its event then costs no statement of its own
     when no endpoint takes it.
     """
-    return select(_JoinedIds(_endpoints.c.id)).where(subscribes(event)).scalar_subquery()
+    return select(func.group_concat(_endpoints.c.id)).where(subscribes(event)).scalar_subquery()
 
 
 def remember_subscribers(session: Session, event: str, joined: str | None) -> None:
