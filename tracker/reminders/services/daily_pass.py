@@ -32,7 +32,12 @@ from tracker.reminders.models import Notification, ReminderRun
 from tracker.reminders.services.composing import compose_notices
 from tracker.reminders.services.digests import queue_digests
 from tracker.reminders.services.pass_events import no_endpoint, queue_pass_events
-from tracker.reminders.services.pass_sql import day_params, reminders_statement, state_statement
+from tracker.reminders.services.pass_sql import (
+    day_params,
+    execute,
+    reminders_statement,
+    state_statement,
+)
 from tracker.reminders.services.queueing import Mail, PassReport, dialect_insert, due_at
 from tracker.reminders.services.windows import Windows
 
@@ -91,7 +96,7 @@ class _PassState:
         week_key = f"{year}-W{week:02d}"
         connection = session.connection()
         params = {"week": week_key, **day_params(today, windows)}
-        row = connection.execute(state_statement(connection.dialect.name), params).one()
+        row = execute(connection, state_statement(connection.dialect.name), params).one()
         catalog_stamp, catalog_judged, digested, stale, escalations, endpoints = row[-6:]
         if not endpoints:
             no_endpoint(session)
@@ -145,7 +150,7 @@ def _queue_reminders(
         "created_at": utcnow(),
     }
     connection = session.connection()
-    inserted = connection.execute(reminders_statement(windows, escalations), params).all()
+    inserted = execute(connection, reminders_statement(windows, escalations), params).all()
     # The notices' webhook events, in the same transaction (nothing when none is subscribed).
     queue_pass_events(session, today, inserted)
     if not keep:
