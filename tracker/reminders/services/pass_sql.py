@@ -102,8 +102,6 @@ def _in_reach() -> tuple:
     """Criteria of the certifications that count (not renewed) and expire within reach."""
     newer = aliased(Certification, name="n")
     return (
-        _E.active.is_(True),
-        _C.expires_on.is_not(None),
         _C.expires_on >= bindparam("reach_from", type_=Date),
         _C.expires_on <= bindparam("reach_to", type_=Date),
         ~exists().where(newer.renews_id == _C.id),
@@ -124,15 +122,16 @@ def _const(value: str | int) -> ColumnElement:
     return literal_column("'" + value.replace("'", "''") + "'", String)
 
 
-def _window_sql(windows: Windows) -> ColumnElement[int | None]:
-    """Return the most urgent window due on the day (see `Windows`), for those in reach."""
+def _window_sql(windows: Windows) -> ColumnElement[int]:
+    """Return the most urgent window due on the day (see `Windows`), for those in reach.
+
+    In reach, a certification expires by the widest window's day at the latest.
+    """
+    *nearer, widest = sorted(windows.before)
     return case(
         (_C.expires_on < TODAY, _const(EXPIRED)),
-        *[
-            (_C.expires_on <= bindparam(f"window_{w}", type_=Date), _const(w))
-            for w in sorted(windows.before)
-        ],
-        else_=None,
+        *[(_C.expires_on <= bindparam(f"window_{w}", type_=Date), _const(w)) for w in nearer],
+        else_=_const(widest),
     )
 
 
@@ -310,10 +309,20 @@ def _owed_reminders(windows: Windows) -> Select[Any]:
         )
         .correlate(_C)
     )
-    code = select(Credential.code).where(Credential.id == _C.credential_id).scalar_subquery()
-    expires = _IsoDate(_C.expires_on)
-    left = _DaysBetween(TODAY, _C.expires_on)
-    expired = _C.expires_on < TODAY
+    # The certifications owed a notice, found (and kept) before their holders are
+    # joined: joined first, every active engineer was read into a hash and
+    # every certification in reach sorted with their columns.
+    due = (
+        select(_C.id, _C.engineer_id, _C.credential_id, _C.expires_on, window.label("w"))
+        .where(*_in_reach(), ~queued, or_(_C.expires_on < TODAY, ~_acknowledged_sql()))
+        .cte("d")
+        .prefix_with("MATERIALIZED")
+    )
+    d = due.c
+    code = select(Credential.code).where(Credential.id == d.credential_id).scalar_subquery()
+    expires = _IsoDate(d.expires_on)
+    left = _DaysBetween(TODAY, d.expires_on)
+    expired = d.expires_on < TODAY
     # The subject in English; composing writes it again in the notice's language.
     subject = code + case(
         (expired, _const(" expired on ") + expires),
@@ -324,22 +333,22 @@ def _owed_reminders(windows: Windows) -> Select[Any]:
         + _const(")"),
     )
     # Copied from the copy window on.
-    copy = or_(expired, _C.expires_on <= bindparam("copy_to", type_=Date))
+    copy = or_(expired, d.expires_on <= bindparam("copy_to", type_=Date))
     return (
         select(
             case((expired, _const("expired")), else_=_const("reminder")).label("k"),
-            _C.id.label("c"),
-            window.label("w"),
-            _C.engineer_id.label("e"),
+            d.id.label("c"),
+            d.w,
+            d.engineer_id.label("e"),
             _E.email.label("ad"),
             _locale_of(_E.locale).label("lo"),
             copy.label("cp"),
             subject.label("su"),
             *_managers(),
         )
-        .select_from(_C)
-        .join(_E, _E.id == _C.engineer_id)
-        .where(*_in_reach(), ~queued, or_(expired, ~_acknowledged_sql()))
+        .select_from(due)
+        .join(_E, _E.id == d.engineer_id)
+        .where(_E.active.is_(True))
     )
 
 
@@ -376,6 +385,8 @@ def _owed_escalations() -> Select[Any]:
             LapseImpact.expires_on >= TODAY,
             LapseImpact.expires_on <= bindparam("reach_to", type_=Date),
             LapseImpact.team_id == _E.team_id,
+            _E.active.is_(True),
+            _C.expires_on.is_not(None),
             *_in_reach(),
             _C.expires_on >= TODAY,
             ~_acknowledged_sql(),
