@@ -20,7 +20,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from aiosmtpd.controller import Controller
 from icalendar import Calendar
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.exc import OperationalError
 
 from tests import factories
@@ -37,7 +37,7 @@ from tracker.reminders import jobs
 from tracker.reminders.models import Notification
 from tracker.reminders.services.daily_pass import plan
 from tracker.reminders.services.delivery import DeliveryReport, deliver, retry_failed
-from tracker.reminders.services.marks import Marks
+from tracker.reminders.services.marks import Marks, finish
 
 DAY30 = days_before(30)
 NOW = dt.datetime.combine(DAY30, dt.time(8, 0))
@@ -597,6 +597,32 @@ def test_a_mark_that_fails_stops_the_sender_before_the_next_message(separate_db,
     assert len(smtp.mailbox.attempts) == 1
     with separate_db() as session:
         assert set(session.scalars(select(Notification.status))) == {"sending"}
+
+
+def test_a_mark_the_database_refuses_is_raised_and_the_next_one_still_commits(committing_db):
+    """On a connection of their own (PostgreSQL's in pipeline mode, SQLite's in a
+    thread): a refused mark raises at the wait before the next message; the
+    marks after it go through."""
+    _queue_reminders(committing_db, 2)
+    with session_scope(committing_db) as session:
+        rows = session.execute(
+            update(Notification)
+            .values(status="sending", claimed_by="sender-1")
+            .returning(Notification.id, Notification.attempts)
+        ).all()
+    first, second = sorted(rows)
+    marks = Marks(committing_db)
+    try:
+        finish(marks, first, "sender-1", NOW, status="lost")  # not a status: refused
+        with pytest.raises(Exception, match="status_known"):
+            marks.wait()
+        finish(marks, second, "sender-1", NOW, status="sent", sent_at=NOW, attempts=1)
+        marks.wait()
+    finally:
+        marks.close()
+    with committing_db() as session:
+        statuses = dict(session.execute(select(Notification.id, Notification.status)).tuples().all())
+    assert statuses == {first.id: "sending", second.id: "sent"}
 
 
 def test_two_concurrent_passes_queue_each_notice_once(committing_db):
