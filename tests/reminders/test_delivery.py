@@ -621,7 +621,9 @@ def test_a_mark_the_database_refuses_is_raised_and_the_next_one_still_commits(co
     finally:
         marks.close()
     with committing_db() as session:
-        statuses = dict(session.execute(select(Notification.id, Notification.status)).tuples().all())
+        statuses = dict(
+            session.execute(select(Notification.id, Notification.status)).tuples().all()
+        )
     assert statuses == {first.id: "sending", second.id: "sent"}
 
 
