@@ -147,9 +147,10 @@ class Marks:
                 if self.marked:
                     self.thread.submit(self._disconnect)
                 self.thread.shutdown(wait=True)
-            elif self.pipeline is not None:
+            elif self.connection is not None:
                 try:
-                    self.pipeline.close()
+                    if self.pipeline is not None:
+                        self.pipeline.close()
                 finally:
                     self._disconnect()
 
@@ -235,9 +236,13 @@ class _Pipeline:
             if self.unanswered:
                 select.select([self.pgconn.socket], [], [])
         if failed is not None:
-            state = failed.error_field(pq.DiagnosticField.SQLSTATE) or b""
-            message = (failed.error_message or b"").decode(errors="replace")
-            raise errors.lookup(state.decode())(message.strip())
+            state = (failed.error_field(pq.DiagnosticField.SQLSTATE) or b"").decode()
+            message = (failed.error_message or b"").decode(errors="replace").strip()
+            try:
+                error = errors.lookup(state)
+            except KeyError:
+                error = errors.DatabaseError
+            raise error(message)
 
     def close(self) -> None:
         try:
