@@ -161,3 +161,17 @@ def separate_db(fresh_url: str) -> Iterator[sessionmaker[Session]]:
         yield factory
     finally:
         engine.dispose()
+
+
+@pytest.fixture
+def committing_db(racing_url: str) -> Iterator[sessionmaker[Session]]:
+    """Return a session factory on a database of this test's own, whose transactions commit.
+
+    A SQLite file, and a PostgreSQL database too when the suite runs on it: for
+    senders and passes that race (row locks, the pass lock, a claim's RETURNING).
+    """
+    engine = make_engine(racing_url)
+    try:
+        yield make_session_factory(engine)
+    finally:
+        engine.dispose()

@@ -20,7 +20,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from aiosmtpd.controller import Controller
 from icalendar import Calendar
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.exc import OperationalError
 
 from tests import factories
@@ -37,7 +37,7 @@ from tracker.reminders import jobs
 from tracker.reminders.models import Notification
 from tracker.reminders.services.daily_pass import plan
 from tracker.reminders.services.delivery import DeliveryReport, deliver, retry_failed
-from tracker.reminders.services.marks import Marks
+from tracker.reminders.services.marks import Marks, finish
 
 DAY30 = days_before(30)
 NOW = dt.datetime.combine(DAY30, dt.time(8, 0))
@@ -522,15 +522,17 @@ def _in_threads(count: int, target) -> list[BaseException]:
     return errors
 
 
-def test_two_concurrent_senders_deliver_each_notice_once(separate_db, smtp):
+def test_two_concurrent_senders_deliver_each_notice_once(committing_db, smtp):
     """ "... none is sent twice, also ... with more than one scheduler." """
-    _scene(separate_db, 16)
-    with session_scope(separate_db) as session:
+    _scene(committing_db, 16)
+    with session_scope(committing_db) as session:
         assert plan(session, DAY30, WINDOWS, MAIL).count("reminder") == 16
     reports: dict[int, DeliveryReport] = {}
 
     def send(index: int) -> None:
-        reports[index] = deliver(separate_db, smtp.settings, NOW, batch=2, worker=f"sender-{index}")
+        reports[index] = deliver(
+            committing_db, smtp.settings, NOW, batch=2, worker=f"sender-{index}"
+        )
 
     assert _in_threads(2, send) == []
     assert sum(r.sent for r in reports.values()) == 16
@@ -538,7 +540,7 @@ def test_two_concurrent_senders_deliver_each_notice_once(separate_db, smtp):
     by_id = smtp.mailbox.by_message_id()
     assert len(by_id) == 16
     assert all(len(v) == 1 for v in by_id.values())
-    with separate_db() as session:
+    with committing_db() as session:
         rows = session.scalars(select(Notification)).all()
         assert {r.status for r in rows} == {"sent"}
         assert {r.message_id for r in rows} == set(by_id)
@@ -597,21 +599,49 @@ def test_a_mark_that_fails_stops_the_sender_before_the_next_message(separate_db,
         assert set(session.scalars(select(Notification.status))) == {"sending"}
 
 
-def test_two_concurrent_passes_queue_each_notice_once(separate_db):
+def test_a_mark_the_database_refuses_is_raised_and_the_next_one_still_commits(committing_db):
+    """On a connection of their own (PostgreSQL's in pipeline mode, SQLite's in a
+    thread): a refused mark raises at the wait before the next message; the
+    marks after it go through."""
+    _queue_reminders(committing_db, 2)
+    with session_scope(committing_db) as session:
+        rows = session.execute(
+            update(Notification)
+            .values(status="sending", claimed_by="sender-1")
+            .returning(Notification.id, Notification.attempts)
+        ).all()
+    first, second = sorted(rows)
+    marks = Marks(committing_db)
+    try:
+        finish(marks, first, "sender-1", NOW, status="lost")  # not a status: refused
+        with pytest.raises(Exception, match="status_known"):
+            marks.wait()
+        finish(marks, second, "sender-1", NOW, status="sent", sent_at=NOW, attempts=1)
+        marks.wait()
+    finally:
+        marks.close()
+    with committing_db() as session:
+        statuses = dict(
+            session.execute(select(Notification.id, Notification.status)).tuples().all()
+        )
+    assert statuses == {first.id: "sending", second.id: "sent"}
+
+
+def test_two_concurrent_passes_queue_each_notice_once(committing_db):
     """ "Each (certification, window) is sent at most once, ever", also when two
     passes run at once (the unique key settles the race).
     """
-    _scene(separate_db, 10)
+    _scene(committing_db, 10)
     for day in (days_before(90), days_before(60), days_before(30), EXPIRES + DAY):
         counts: dict[int, int] = {}
 
         def run_pass(index: int, day: dt.date = day, counts: dict[int, int] = counts) -> None:
-            with session_scope(separate_db) as session:
+            with session_scope(committing_db) as session:
                 counts[index] = plan(session, day, WINDOWS, MAIL).count()
 
         assert _in_threads(2, run_pass) == []
         assert len(counts) == 2 and sum(counts.values()) == 10, day
-    with separate_db() as session:
+    with committing_db() as session:
         keys = session.scalars(select(Notification.dedupe_key)).all()
     assert len(keys) == 40 == len(set(keys))
 

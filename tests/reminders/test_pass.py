@@ -11,7 +11,7 @@ import datetime as dt
 
 import pytest
 from icalendar import Calendar
-from sqlalchemy import select
+from sqlalchemy import select, text
 
 from tests import factories
 from tests.reminders.helpers import (
@@ -154,6 +154,16 @@ def test_the_30_day_reminder_copies_each_active_manager_once(db, own, team_manag
     addresses = {"own": mine.email, "team": lead.email}
     assert row.cc_addrs == ", ".join(addresses[c] for c in copied)
     assert row.to_addrs == who.email
+
+
+def test_the_pass_compiles_nothing_just_in_time(db):
+    """The planner costs the pass's statement by many more owed rows than a day has:
+    past the JIT thresholds (large organisations), compiling it took a second."""
+    if db.get_bind().dialect.name != "postgresql":
+        pytest.skip("JIT: PostgreSQL only")
+    holder(db)
+    plan(db, days_before(30), WINDOWS, MAIL, keep=False, compose=False)
+    assert db.execute(text("SHOW jit")).scalar() == "off"
 
 
 def test_the_days_statement_stays_short_enough_for_the_drivers_parse_cache():

@@ -9,10 +9,11 @@ from sqlalchemy import event, select
 
 from tests import factories
 from tests.helpers import WEBHOOK_HOSTS, Api, token_for
-from tests.reminders.helpers import EXPIRES, days_before, holder, run
+from tests.reminders.helpers import DAY, EXPIRES, MAIL, WINDOWS, days_before, holder, run
 from tests.webhooks.conftest import deliveries
 from tracker.progress.services.certifications import record_attempt, record_credential
 from tracker.progress.services.hours import log_hours
+from tracker.reminders.services.daily_pass import plan
 from tracker.webhooks.models import WebhookDelivery
 from tracker.webhooks.schemas import HoursLoggedData
 from tracker.webhooks.services.endpoints import add_endpoint
@@ -202,6 +203,35 @@ def test_the_pass_queues_lapsed_and_readiness_dropped_the_day_after_the_expiry(d
     assert data["team"] == {"id": crew.id, "name": "Night shift"}
     assert data["engineer"]["id"] == who.id
     assert "seat(s) no one else can fill" in data["impact"]
+
+
+def test_a_quiet_pass_without_endpoints_sends_two_statements(db):
+    """The first takes the lock and reads what else is due, whether any endpoint is
+    active included; the second finds and writes what is owed. With an endpoint, the
+    pass reads who takes its events, once, and queues them."""
+    holder(db)
+    _, later = holder(db, expires_on=EXPIRES + DAY)
+    run(db, days_before(91))  # the week's digests, the lapses judged: nothing else due
+    seen: list[str] = []
+
+    def note(conn, cursor, statement, *args) -> None:
+        seen.append(statement)
+
+    def quiet_pass(day):
+        seen.clear()
+        event.listen(db.get_bind(), "before_cursor_execute", note)
+        try:
+            return plan(db, day, WINDOWS, MAIL, keep=False, compose=False).count()
+        finally:
+            event.remove(db.get_bind(), "before_cursor_execute", note)
+
+    assert quiet_pass(days_before(90)) == 1
+    assert len(seen) == 2
+    subscribe(db, "certification.expiring")
+    assert quiet_pass(days_before(90, later.expires_on)) == 1
+    assert len([s for s in seen if s.startswith("SELECT webhook_endpoints.id")]) == 1
+    (delivery,) = deliveries(db, "certification.expiring")
+    assert delivery.payload["data"]["certification"]["id"] == later.id
 
 
 def test_the_pass_queues_no_event_without_an_endpoint(db):

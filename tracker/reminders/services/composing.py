@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session, selectinload, sessionmaker
 from tracker.catalog.models import Credential, LearningPath
 from tracker.catalog.services.reads import paths_with_courses
 from tracker.db import writing
-from tracker.i18n import format_hours, format_number, gettext, ngettext, translate
+from tracker.i18n import format_hours, gettext, ngettext, translate
 from tracker.people.models import Engineer
 from tracker.progress.models import Certification
 from tracker.progress.services.paths import logged_hours_for, path_progress
@@ -254,7 +254,7 @@ def subject_of(kind: str, cert: Certification, days_left: int, locale: str) -> s
         locale,
         code=code,
         date=date,
-        num=format_number(days_left, locale),
+        num=messages.mail_number(days_left, locale),
     )
 
 

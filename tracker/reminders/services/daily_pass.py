@@ -4,16 +4,17 @@ The pass runs every day over every certification within reach of a window,
 and most days almost nothing is owed, so it asks the database for what is
 owed rather than reading what is in reach. A first statement takes the pass
 lock and reads what else is due (teams or a catalog to judge, the week's
-digests, whether an escalation may be owed); one INSERT ... SELECT then finds
-the owed reminders (the window computed in SQL, what is queued or
-acknowledged excluded there), and the escalations when any may be owed, and
-writes their rows (`pass_sql`); once a week the digests follow. Lapses are
-judged team by team only when a team's readiness revision moved since it was
-last judged (see tracker.readiness.models), and kept in lapse_impacts: a
-lapse's impact is judged on the day after the expiry, so it changes with the
-team's data, not with the passing days. Composing the messages (text, HTML,
-.ics) is a step of its own after the pass (`compose_pending`), so that the
-pass stays as cheap as the query that finds what is due.
+digests, whether an escalation may be owed, whether any webhook endpoint is
+active); one INSERT ... SELECT then finds the owed reminders (the window
+computed in SQL, what is queued or acknowledged excluded there), and the
+escalations when any may be owed, and writes their rows (`pass_sql`); once a
+week the digests follow. Lapses are judged team by team only when a team's readiness
+revision moved since it was last judged (see tracker.readiness.models), and
+kept in lapse_impacts: a lapse's impact is judged on the day after the
+expiry, so it changes with the team's data, not with the passing days.
+Composing the messages (text, HTML, .ics) is a step of its own after the pass
+(`compose_pending`), so that the pass stays as cheap as the query that finds
+what is due.
 """
 
 from __future__ import annotations
@@ -30,8 +31,13 @@ from tracker.readiness.services.lapses import judge_lapses
 from tracker.reminders.models import Notification, ReminderRun
 from tracker.reminders.services.composing import compose_notices
 from tracker.reminders.services.digests import queue_digests
-from tracker.reminders.services.pass_events import queue_pass_events
-from tracker.reminders.services.pass_sql import day_params, reminders_statement, state_statement
+from tracker.reminders.services.pass_events import no_endpoint, queue_pass_events
+from tracker.reminders.services.pass_sql import (
+    day_params,
+    execute,
+    reminders_statement,
+    state_statement,
+)
 from tracker.reminders.services.queueing import Mail, PassReport, dialect_insert, due_at
 from tracker.reminders.services.windows import Windows
 
@@ -90,8 +96,10 @@ class _PassState:
         week_key = f"{year}-W{week:02d}"
         connection = session.connection()
         params = {"week": week_key, **day_params(today, windows)}
-        row = connection.execute(state_statement(connection.dialect.name), params).one()
-        catalog_stamp, catalog_judged, digested, stale, escalations = row[-5:]
+        row = execute(connection, state_statement(connection.dialect.name), params).one()
+        catalog_stamp, catalog_judged, digested, stale, escalations, endpoints = row[-6:]
+        if not endpoints:
+            no_endpoint(session)
         return cls(
             week_key,
             catalog_stamp,
@@ -142,7 +150,7 @@ def _queue_reminders(
         "created_at": utcnow(),
     }
     connection = session.connection()
-    inserted = connection.execute(reminders_statement(windows, escalations), params).all()
+    inserted = execute(connection, reminders_statement(windows, escalations), params).all()
     # The notices' webhook events, in the same transaction (nothing when none is subscribed).
     queue_pass_events(session, today, inserted)
     if not keep:

@@ -16,11 +16,11 @@ import datetime as dt
 import smtplib
 import socket
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-from sqlalchemy import Row, Table, or_, select, text, update
+from sqlalchemy import Row, Table, exists, or_, select, text, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from tracker.db import writing
@@ -71,6 +71,11 @@ def _code_of(exc: BaseException) -> int | None:
 
 # The columns a sender reads from the rows it claims: plain rows, not entities.
 _OUTBOX = cast(Table, Notification.__table__)
+# SQLite writes every column of a RETURNING unqualified, its subqueries' too:
+# certification_id and engineer_id name the outbox's there, as neither table has
+# a column of that name.
+_NEWER = cast(Table, Certification.__table__)
+_PEOPLE = cast(Table, Engineer.__table__)
 _CLAIMED = (
     _OUTBOX.c.id,
     _OUTBOX.c.kind,
@@ -84,6 +89,14 @@ _CLAIMED = (
     _OUTBOX.c.ics,
     _OUTBOX.c.message_id,
     _OUTBOX.c.attempts,
+    # Read in the claim, just before the row is sent (no lock held while sending):
+    # whether its certification was renewed since it was queued (a digest's is
+    # none)...
+    exists().where(_NEWER.c.renews_id == _OUTBOX.c.certification_id).label("renewed"),
+    # ...and whether its person (reminded, or digested for) is deactivated now.
+    exists()
+    .where(_PEOPLE.c.id == _OUTBOX.c.engineer_id, _PEOPLE.c.active.is_(False))
+    .label("deactivated"),
 )
 
 
@@ -94,13 +107,12 @@ def _claim(
     batch: int,
     force: bool,
     skip: set[int],
-) -> tuple[list[Row[Any]], set[int], set[int]]:
+) -> list[Row[Any]]:
     """Take up to `batch` due rows for this worker, atomically; commit the claim.
 
-    Return the rows (in id order) and which of their certifications were renewed
-    since they were queued, read in the claim's transaction: one round trip for
-    the claim and its rows (UPDATE ... RETURNING), one for the renewals; and
-    which of their people were deactivated since (one more).
+    Return the rows (in id order), each with whether its certification was
+    renewed since it was queued and whether its person is deactivated: one
+    round trip for the claim and its rows (UPDATE ... RETURNING).
     """
     with writing(), factory() as session, session.begin():
         due = select(_OUTBOX.c.id).where(
@@ -136,7 +148,7 @@ def _claim(
             ).all()
         )
         rows.sort(key=lambda r: r.id)
-        return rows, _superseded(session, rows), _deactivated(session, rows)
+        return rows
 
 
 def _retry(
@@ -175,7 +187,7 @@ def deliver(
     with contextlib.closing(Marks(factory)) as marks:
         while True:
             marks.wait()
-            rows, renewed, deactivated = _claim(factory, worker, now, batch, force, seen)
+            rows = _claim(factory, worker, now, batch, force, seen)
             if not rows:
                 return report
             seen.update(r.id for r in rows)
@@ -189,9 +201,7 @@ def deliver(
             try:
                 for index, row in enumerate(rows):
                     try:
-                        _send_one(
-                            marks, smtp, settings, row, worker, now, report, renewed, deactivated
-                        )
+                        _send_one(marks, smtp, settings, row, worker, now, report)
                     except _ConnectionLost as lost:
                         for rest in rows[index:]:
                             _retry(marks, rest, worker, now, str(lost), report)
@@ -201,6 +211,10 @@ def deliver(
                     smtp.quit()
                 except (OSError, smtplib.SMTPException):
                     smtp.close()
+            if len(rows) < batch:
+                # Nothing else was due when this batch was claimed: what came due
+                # since goes with the next run, not with a claim that finds nothing.
+                return report
 
 
 class _Smtp(smtplib.SMTP):
@@ -239,35 +253,6 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _superseded(session: Session, rows: Sequence[Row[Any]]) -> set[int]:
-    """Return which of the rows' certifications were renewed since they were queued.
-
-    One read for the batch, in its claim, just before it is sent (no lock held while sending).
-    """
-    ids = {
-        r.certification_id for r in rows if r.certification_id is not None and r.kind != "digest"
-    }
-    if not ids:
-        return set()
-    newer = Certification.__table__
-    return set(
-        session.execute(select(newer.c.renews_id).where(newer.c.renews_id.in_(ids))).scalars()
-    )
-
-
-def _deactivated(session: Session, rows: Sequence[Row[Any]]) -> set[int]:
-    """Return which of the rows' people (reminded, or digested for) are deactivated now."""
-    ids = {r.engineer_id for r in rows if r.engineer_id is not None}
-    if not ids:
-        return set()
-    people = Engineer.__table__
-    return set(
-        session.execute(
-            select(people.c.id).where(people.c.id.in_(ids), people.c.active.is_(False))
-        ).scalars()
-    )
-
-
 def _send_one(
     marks: Marks,
     smtp: _Smtp,
@@ -276,10 +261,8 @@ def _send_one(
     worker: str,
     now: dt.datetime,
     report: DeliveryReport,
-    renewed: set[int],
-    deactivated: set[int],
 ) -> None:
-    if row.engineer_id in deactivated:
+    if row.deactivated:
         # A deactivated account gets no mail, also what was queued before.
         finish(
             marks,
@@ -291,7 +274,7 @@ def _send_one(
         )
         report.skipped += 1
         return
-    if row.certification_id in renewed and row.kind != "digest":
+    if row.renewed and row.kind != "digest":
         # "A renewed certification stops all further reminders for the older one",
         # also those queued before the renewal and still waiting for SMTP.
         finish(

@@ -10,7 +10,7 @@ from sqlalchemy import Row, Select, and_, exists, or_, select
 from sqlalchemy.orm import Session, aliased
 
 from tracker.catalog.models import Credential
-from tracker.i18n import format_number, ngettext
+from tracker.i18n import ngettext
 from tracker.people.models import Engineer, Team
 from tracker.progress.models import Certification
 from tracker.readiness.models import LapseImpact
@@ -153,11 +153,12 @@ def queue_digests(
         )
         for manager_id, _ in o.managers:
             by_manager.setdefault(manager_id, []).append(item)
+    # What a digest needs of its manager, as plain rows.
     managers = {
         m.id: m
         for start in range(0, len(by_manager), CERTIFICATIONS_PER_BATCH)
-        for m in session.scalars(
-            select(Engineer).where(
+        for m in session.execute(
+            select(Engineer.id, Engineer.name, Engineer.email, Engineer.locale).where(
                 Engineer.id.in_(list(by_manager)[start : start + CERTIFICATIONS_PER_BATCH])
             )
         )
@@ -199,8 +200,8 @@ def queue_digests(
                     "Weekly digest: %(count)s certifications expiring within %(days)s days",
                     len(items),
                     locale,
-                    count=format_number(len(items), locale),
-                    days=format_number(DIGEST_HORIZON_DAYS, locale),
+                    count=messages.mail_number(len(items), locale),
+                    days=messages.mail_number(DIGEST_HORIZON_DAYS, locale),
                 ),
                 "locale": locale,
                 "body_text": text,
@@ -210,5 +211,4 @@ def queue_digests(
                 "next_attempt_at": due_at(today),
             }
         )
-    for notification in insert_new(session, notices):
-        report.add(notification)
+    insert_new(session, report, notices)

@@ -2,23 +2,25 @@
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
+import select
 import smtplib
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, cast
 
 from sqlalchemy import Connection, Row, Table, bindparam, update
-from sqlalchemy.engine import Dialect, Engine
+from sqlalchemy.dialects import postgresql
+from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
-from sqlalchemy.sql.compiler import Compiled
+from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.dml import Update
 
 from tracker.db import writing
 from tracker.reminders.models import Notification
 
 if TYPE_CHECKING:
-    from psycopg import Pipeline
+    import psycopg
 
 _OUTBOX = cast(Table, Notification.__table__)
 
@@ -36,9 +38,10 @@ class Marks:
 
     Marks run on a connection of their own, taken out of the pool (its
     settings die with it), which commits without waiting for the disk. On
-    PostgreSQL it is in pipeline mode: `submit` sends the mark's UPDATE and
-    returns, the server runs it meanwhile, and `wait` collects its result
-    (commit included: one autocommit statement, `synchronous_commit` off).
+    PostgreSQL it is in libpq's pipeline mode (`_Pipeline`): `submit` sends the
+    mark's UPDATE with its Sync and returns, the server runs it meanwhile, and
+    `wait` reads its result, there by then (commit included: one autocommit
+    statement, `synchronous_commit` off).
     On a SQLite file, marks run one at a time in a thread of their own, in
     WAL mode with `synchronous = NORMAL` (a writer's transaction,
     `writing()`). Such a commit is seen by every other sender at once and
@@ -56,9 +59,8 @@ class Marks:
         self.factory = factory
         self.engine: Engine | None = None
         self.connection: Connection | None = None  # opened at the first mark
-        self.pipeline: Pipeline | None = None  # PostgreSQL's, entered at the first mark
-        self.in_pipeline = contextlib.ExitStack()
-        self.pending: Pipeline | Future[None] | None = None
+        self.pipeline: _Pipeline | None = None  # PostgreSQL's, entered at the first mark
+        self.pending: _Pipeline | Future[None] | None = None
         self.marked = False  # the thread starts at the first mark
         self.thread: ThreadPoolExecutor | None = None
         if isinstance(bind, Engine) and bind.dialect.name == "postgresql":
@@ -75,14 +77,15 @@ class Marks:
                 session.connection().execute(statement, params)
                 session.commit()
         elif self.thread is None:
-            if self.connection is None:
+            if self.pipeline is None:
                 self.connection = self._connect()
-                self.pipeline = self.in_pipeline.enter_context(_driver(self.connection).pipeline())
+                self.pipeline = _Pipeline(_driver(self.connection))
             # The driver's own connection, with the statement compiled once: a
             # mark is one small UPDATE, and SQLAlchemy's execution machinery
-            # cost more than the database's work.
-            sql, compiled = _compiled_marks(statement, self.engine.dialect)
-            _driver(self.connection).execute(sql, compiled.construct_params(params))
+            # (and psycopg's, in its pipeline mode) cost more than the database's work.
+            sql, compiled = _numbered_marks(statement)
+            values = compiled.construct_params(params)
+            self.pipeline.send(sql, [values[name] for name in compiled.positiontup or ()])
             self.pending = self.pipeline
         else:
             self.pending = self.thread.submit(self._mark, statement, params)
@@ -146,7 +149,8 @@ class Marks:
                 self.thread.shutdown(wait=True)
             elif self.connection is not None:
                 try:
-                    self.in_pipeline.close()
+                    if self.pipeline is not None:
+                        self.pipeline.close()
                 finally:
                     self._disconnect()
 
@@ -175,16 +179,76 @@ def _mark_statement(columns: tuple[str, ...]) -> Update:
     return statement
 
 
-_COMPILED_MARKS: dict[Update, tuple[str, Compiled]] = {}
+_NUMBERED_MARKS: dict[Update, tuple[bytes, SQLCompiler]] = {}
 
 
-def _compiled_marks(statement: Update, dialect: Dialect) -> tuple[str, Compiled]:
-    """Return a mark statement's SQL for the driver, and its compiled form (for its binds)."""
-    found = _COMPILED_MARKS.get(statement)
+def _numbered_marks(statement: Update) -> tuple[bytes, SQLCompiler]:
+    """Return a mark statement's SQL for libpq ($1, $2, ...) and its compiled form (its binds)."""
+    found = _NUMBERED_MARKS.get(statement)
     if found is None:
-        compiled = statement.compile(dialect=dialect)
-        found = _COMPILED_MARKS[statement] = (compiled.string, compiled)
+        numbered = postgresql.psycopg.dialect(paramstyle="numeric_dollar")
+        compiled = statement.compile(dialect=numbered)
+        found = _NUMBERED_MARKS[statement] = (compiled.string.encode(), compiled)
     return found
+
+
+class _Pipeline:
+    """The marks' PostgreSQL connection in libpq's pipeline mode, driven directly.
+
+    Each mark goes out with its Sync, so the server answers it as soon as it has
+    run it; `sync` then only reads what is there (psycopg's own pipeline asks
+    for the answer when it is wanted: a round trip before every message).
+    """
+
+    def __init__(self, connection: psycopg.Connection[Any]) -> None:
+        from psycopg.adapt import Transformer
+
+        self.pgconn = connection.pgconn
+        self.transformer = Transformer(connection)
+        self.pgconn.enter_pipeline_mode()
+        self.unanswered = 0
+
+    def send(self, sql: bytes, params: Sequence[Any]) -> None:
+        from psycopg.adapt import PyFormat
+
+        dumped = self.transformer.dump_sequence(params, [PyFormat.TEXT] * len(params))
+        self.pgconn.send_query_params(sql, dumped)
+        self.pgconn.pipeline_sync()
+        self.unanswered += 1
+        while self.pgconn.flush():
+            select.select([], [self.pgconn.socket], [])
+
+    def sync(self) -> None:
+        """Read every answer still to come; raise the first error among them."""
+        from psycopg import errors, pq
+
+        failed = None
+        while self.unanswered:
+            self.pgconn.consume_input()
+            while self.unanswered and not self.pgconn.is_busy():
+                result = self.pgconn.get_result()
+                if result is None:
+                    continue  # the end of one statement's results
+                if result.status == pq.ExecStatus.PIPELINE_SYNC:
+                    self.unanswered -= 1
+                elif result.status == pq.ExecStatus.FATAL_ERROR and failed is None:
+                    failed = result
+            if self.unanswered:
+                select.select([self.pgconn.socket], [], [])
+        if failed is not None:
+            state = (failed.error_field(pq.DiagnosticField.SQLSTATE) or b"").decode()
+            message = (failed.error_message or b"").decode(errors="replace").strip()
+            try:
+                error = errors.lookup(state)
+            except KeyError:
+                error = errors.DatabaseError
+            raise error(message)
+
+    def close(self) -> None:
+        try:
+            self.sync()
+        finally:
+            self.pgconn.exit_pipeline_mode()
 
 
 def finish(marks: Marks, row: Row[Any], worker: str, now: dt.datetime, **values: Any) -> None:

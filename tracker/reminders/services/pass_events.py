@@ -35,6 +35,16 @@ LAPSED = "certification.lapsed"
 DROPPED = "readiness.dropped"
 
 
+def no_endpoint(session: Session) -> None:
+    """Remember for the pass's transaction that no endpoint takes its events.
+
+    The pass's first statement reads whether any endpoint is active
+    (`pass_sql.state_statement`); with none, its events read nothing more.
+    """
+    for event in (EXPIRING, LAPSED, DROPPED):
+        webhooks.remember_subscribers(session, event, None)
+
+
 def queue_pass_events(session: Session, today: dt.date, inserted: Sequence[Row[Any]]) -> int:
     """Queue the events of the notices the pass inserted (id, kind, certification, window).
 

@@ -32,8 +32,10 @@ from sqlalchemy import (
     true,
     union_all,
 )
+from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import InstrumentedAttribute, aliased
+from sqlalchemy.sql.compiler import Compiled
 from sqlalchemy.sql.dml import ReturningInsert
 from sqlalchemy.sql.elements import ColumnElement
 from sqlalchemy.sql.functions import FunctionElement
@@ -47,11 +49,35 @@ from tracker.readiness.models import LapseImpact
 from tracker.reminders.models import Notification, ReminderRun
 from tracker.reminders.rules import EXPIRED
 from tracker.reminders.services.windows import Windows
+from tracker.webhooks.models import WebhookEndpoint
 
 # The pass's statements are built once per set of windows, with the day's
 # dates as bound parameters (`day_params`): building a statement of this size
 # costs more than running it on a quiet day.
 TODAY = bindparam("today", type_=Date)
+
+
+_Statement = Select[Any] | ReturningInsert[Any]
+
+
+def execute(connection: Connection, statement: _Statement, params: dict[str, Any]) -> Any:
+    """Run one of the pass's statements on `connection`; return its result.
+
+    On PostgreSQL its SQL is compiled once and sent as it is (the engine's
+    events still see it): finding a statement of this size in SQLAlchemy's
+    cache of compiled statements hashed the whole of it at every pass, about
+    0.2 ms of the pass's Python. SQLite's dates go through their types.
+    """
+    if connection.dialect.name != "postgresql":
+        return connection.execute(statement, params)
+    sql, compiled = _compiled(statement, connection.dialect)
+    return connection.exec_driver_sql(sql, compiled.construct_params(params))
+
+
+@functools.cache
+def _compiled(statement: _Statement, dialect: Dialect) -> tuple[str, Compiled]:
+    compiled = statement.compile(dialect=dialect)
+    return compiled.string, compiled
 
 
 def day_params(today: dt.date, windows: Windows) -> dict[str, object]:
@@ -76,8 +102,6 @@ def _in_reach() -> tuple:
     """Criteria of the certifications that count (not renewed) and expire within reach."""
     newer = aliased(Certification, name="n")
     return (
-        _E.active.is_(True),
-        _C.expires_on.is_not(None),
         _C.expires_on >= bindparam("reach_from", type_=Date),
         _C.expires_on <= bindparam("reach_to", type_=Date),
         ~exists().where(newer.renews_id == _C.id),
@@ -98,29 +122,31 @@ def _const(value: str | int) -> ColumnElement:
     return literal_column("'" + value.replace("'", "''") + "'", String)
 
 
-def _window_sql(windows: Windows) -> ColumnElement[int | None]:
-    """Return the most urgent window due on the day (see `Windows`), for those in reach."""
+def _window_sql(windows: Windows) -> ColumnElement[int]:
+    """Return the most urgent window due on the day (see `Windows`), for those in reach.
+
+    In reach, a certification expires by the widest window's day at the latest.
+    """
+    *nearer, widest = sorted(windows.before)
     return case(
         (_C.expires_on < TODAY, _const(EXPIRED)),
-        *[
-            (_C.expires_on <= bindparam(f"window_{w}", type_=Date), _const(w))
-            for w in sorted(windows.before)
-        ],
-        else_=None,
+        *[(_C.expires_on <= bindparam(f"window_{w}", type_=Date), _const(w)) for w in nearer],
+        else_=_const(widest),
     )
 
 
 def _acknowledged_sql():
     """Whether an open plan for the certification's exam falls between today and the expiry."""
+    plan, exam = aliased(ExamPlan, name="ep"), aliased(Exam, name="ex")
     return (
         exists()
         .where(
-            ExamPlan.engineer_id == _C.engineer_id,
-            ExamPlan.cancelled_at.is_(None),
-            ExamPlan.planned_on >= TODAY,
-            ExamPlan.planned_on <= _C.expires_on,
-            Exam.id == ExamPlan.exam_id,
-            Exam.credential_id == _C.credential_id,
+            plan.engineer_id == _C.engineer_id,
+            plan.cancelled_at.is_(None),
+            plan.planned_on >= TODAY,
+            plan.planned_on <= _C.expires_on,
+            exam.id == plan.exam_id,
+            exam.credential_id == _C.credential_id,
         )
         .correlate(_C)
     )
@@ -139,7 +165,19 @@ PASS_LOCK_KEY = 0x7061_7373  # "pass"
 def state_statement(dialect: str) -> Select[Any]:
     """SELECT of what the pass must do besides the reminders (see `daily_pass._PassState`)."""
     stamp = select(CatalogVersion.stamp).scalar_subquery()
-    lock = [func.pg_advisory_xact_lock(PASS_LOCK_KEY)] if dialect == "postgresql" else []
+    lock = (
+        [
+            func.pg_advisory_xact_lock(PASS_LOCK_KEY),
+            # No JIT compiling for the rest of the pass's transaction. The planner
+            # expects many more owed rows than a day has, and its cost of the pass's
+            # statement grows with the certifications in reach (78,000 at 10,000
+            # engineers; the JIT starts at 100,000): compiling it took a second,
+            # for a statement that runs in tens of milliseconds.
+            func.set_config("jit", "off", True),
+        ]
+        if dialect == "postgresql"
+        else []
+    )
     return select(
         *lock,
         stamp,
@@ -155,6 +193,9 @@ def state_statement(dialect: str) -> Select[Any]:
         )
         # Found by its key (a unique index), not by kind: every notice has one.
         .where(~exists().where(Notification.dedupe_key == _escalation_key(LapseImpact))),
+        # Whether any endpoint is active: with none, the pass's events cost no
+        # statement of their own (see `pass_events`).
+        exists().where(WebhookEndpoint.active.is_(True)),
     )
 
 
@@ -206,9 +247,51 @@ def _escalation_key(lapse) -> ColumnElement:
 
 def _locale_of(setting: ColumnElement[str] | InstrumentedAttribute[str]) -> ColumnElement[str]:
     """A person's language in mail: their setting, else the deployment's (see `reader_locale`)."""
-    return case(
-        (setting == _const(BROWSER_LOCALE), bindparam("default_locale", type_=String)),
-        else_=setting,
+    # The setting is one of LOCALES or BROWSER_LOCALE (a check constraint), never null.
+    return func.coalesce(
+        func.nullif(setting, _const(BROWSER_LOCALE)), bindparam("default_locale", type_=String)
+    )
+
+
+def _managers() -> tuple[ColumnElement[Any], ...]:
+    """The engineer's managers' addresses and languages (null for none), as columns.
+
+    Their own manager and their team's, active ones, never the engineer, and the
+    team's only when not their own (copied once). In the owed rows' columns: each
+    manager is looked up by key for an owed row only (joined, every engineer was
+    read into a hash, the planner expecting many more owed rows than a day has).
+    """
+    own = aliased(Engineer, name="a")
+    team = aliased(Team, name="t")
+    theirs = aliased(Engineer, name="b")
+
+    def own_manager(column: ColumnElement[Any] | InstrumentedAttribute[Any]) -> ColumnElement[Any]:
+        return (
+            select(column)
+            # Never the engineer: no one is their own manager (a check constraint).
+            .where(own.id == _E.manager_id, own.active.is_(True))
+            .scalar_subquery()
+        )
+
+    def team_manager(column: ColumnElement[Any] | InstrumentedAttribute[Any]) -> ColumnElement[Any]:
+        return (
+            select(column)
+            .select_from(team)
+            .join(theirs, theirs.id == team.manager_id)
+            .where(
+                team.id == _E.team_id,
+                theirs.active.is_(True),
+                theirs.id != _E.id,
+                theirs.id.is_distinct_from(_E.manager_id),
+            )
+            .scalar_subquery()
+        )
+
+    return (
+        own_manager(own.email).label("ea"),
+        own_manager(_locale_of(own.locale).label("l")).label("la"),
+        team_manager(theirs.email).label("eb"),
+        team_manager(_locale_of(theirs.locale).label("l")).label("lb"),
     )
 
 
@@ -216,19 +299,30 @@ def _owed_reminders(windows: Windows) -> Select[Any]:
     """The reminders and expiry notices owed: one row each, as `reminders_statement` reads them."""
     window = _window_sql(windows)
     # Correlated to the certification only: the INSERT's own table is notifications.
+    queued_row = aliased(Notification, name="r")
     queued = (
         exists()
         .where(
-            Notification.certification_id == _C.id,
-            Notification.window_days == window,
-            Notification.kind.in_((_const("reminder"), _const("expired"))),
+            queued_row.certification_id == _C.id,
+            queued_row.window_days == window,
+            queued_row.kind.in_((_const("reminder"), _const("expired"))),
         )
         .correlate(_C)
     )
-    code = select(Credential.code).where(Credential.id == _C.credential_id).scalar_subquery()
-    expires = _IsoDate(_C.expires_on)
-    left = _DaysBetween(TODAY, _C.expires_on)
-    expired = _C.expires_on < TODAY
+    # The certifications owed a notice, found (and kept) before their holders are
+    # joined: joined first, every active engineer was read into a hash and
+    # every certification in reach sorted with their columns.
+    due = (
+        select(_C.id, _C.engineer_id, _C.credential_id, _C.expires_on, window.label("w"))
+        .where(*_in_reach(), ~queued, or_(_C.expires_on < TODAY, ~_acknowledged_sql()))
+        .cte("d")
+        .prefix_with("MATERIALIZED")
+    )
+    d = due.c
+    code = select(Credential.code).where(Credential.id == d.credential_id).scalar_subquery()
+    expires = _IsoDate(d.expires_on)
+    left = _DaysBetween(TODAY, d.expires_on)
+    expired = d.expires_on < TODAY
     # The subject in English; composing writes it again in the notice's language.
     subject = code + case(
         (expired, _const(" expired on ") + expires),
@@ -239,23 +333,22 @@ def _owed_reminders(windows: Windows) -> Select[Any]:
         + _const(")"),
     )
     # Copied from the copy window on.
-    copy = or_(expired, _C.expires_on <= bindparam("copy_to", type_=Date))
+    copy = or_(expired, d.expires_on <= bindparam("copy_to", type_=Date))
     return (
         select(
             case((expired, _const("expired")), else_=_const("reminder")).label("k"),
-            _C.id.label("c"),
-            window.label("w"),
-            _C.engineer_id.label("e"),
+            d.id.label("c"),
+            d.w,
+            d.engineer_id.label("e"),
             _E.email.label("ad"),
             _locale_of(_E.locale).label("lo"),
-            _E.manager_id.label("mi"),
-            _E.team_id.label("ti"),
-            case((copy, _const(1)), else_=_const(0)).label("cp"),
+            copy.label("cp"),
             subject.label("su"),
+            *_managers(),
         )
-        .select_from(_C)
-        .join(_E, _E.id == _C.engineer_id)
-        .where(*_in_reach(), ~queued, or_(expired, ~_acknowledged_sql()))
+        .select_from(due)
+        .join(_E, _E.id == d.engineer_id)
+        .where(_E.active.is_(True))
     )
 
 
@@ -275,9 +368,7 @@ def _owed_escalations() -> Select[Any]:
             _C.engineer_id,
             _E.email,
             _locale_of(_E.locale),
-            _E.manager_id,
-            _E.team_id,
-            _const(1),
+            true(),
             _const("Escalation: ")
             + _E.name
             + _const("'s ")
@@ -285,6 +376,7 @@ def _owed_escalations() -> Select[Any]:
             + _const(" lapses on ")
             + _IsoDate(_C.expires_on)
             + _const(" and readiness drops"),
+            *_managers(),
         )
         .select_from(LapseImpact)
         .join(_C, _C.id == LapseImpact.certification_id)
@@ -293,6 +385,8 @@ def _owed_escalations() -> Select[Any]:
             LapseImpact.expires_on >= TODAY,
             LapseImpact.expires_on <= bindparam("reach_to", type_=Date),
             LapseImpact.team_id == _E.team_id,
+            _E.active.is_(True),
+            _C.expires_on.is_not(None),
             *_in_reach(),
             _C.expires_on >= TODAY,
             ~_acknowledged_sql(),
@@ -317,73 +411,49 @@ def reminders_statement(windows: Windows, escalating: bool = False) -> Returning
     own and their team's), so at most two copies.
     """
     owed = _owed_reminders(windows)
-    # Found first and kept (materialised): the managers and the languages are
-    # read for the owed rows only, not joined for every certification in reach.
+    # Found first and kept (materialised), with their managers (`_managers`): the
+    # languages are joined for the owed rows only, not for every certification in reach.
     o = (union_all(owed, _owed_escalations()) if escalating else owed).cte("o")
     o = o.prefix_with("MATERIALIZED")
     # A row per language: the notice's own (the engineer's) and any other its managers read.
     languages = union_all(*(select(_const(code).label("x")) for code in LOCALES)).subquery("s")
-    own = aliased(Engineer, name="a")
-    team = aliased(Team, name="t")
-    theirs = aliased(Engineer, name="b")
-    p = (
-        select(
-            *(o.c[name] for name in ("k", "c", "w", "e", "ad", "lo", "cp", "su")),
-            languages.c.x,
-            own.email.label("ea"),
-            _locale_of(own.locale).label("la"),
-            theirs.email.label("eb"),
-            _locale_of(theirs.locale).label("lb"),
-        )
-        .select_from(o)
-        .join(languages, true())
-        .outerjoin(own, and_(own.id == o.c.mi, own.active.is_(True), own.id != o.c.e))
-        .outerjoin(team, team.id == o.c.ti)
-        # The team's manager, unless they are the engineer's own manager (copied once).
-        .outerjoin(
-            theirs,
-            and_(
-                theirs.id == team.manager_id,
-                theirs.active.is_(True),
-                theirs.id != o.c.e,
-                theirs.id.is_distinct_from(o.c.mi),
-            ),
-        )
-        .subquery("p")
-    )
-    mine = p.c.x == p.c.lo
+    x = languages.c.x
+    mine = x == o.c.lo
     # The managers who read the row's language, own manager first.
     managers = case(
         (
-            p.c.la == p.c.x,
-            p.c.ea + case((p.c.lb == p.c.x, _const(", ") + p.c.eb), else_=_const("")),
+            o.c.la == x,
+            o.c.ea + case((o.c.lb == x, _const(", ") + o.c.eb), else_=_const("")),
         ),
-        (p.c.lb == p.c.x, p.c.eb),
+        (o.c.lb == x, o.c.eb),
         else_=_const(""),
     )
     key = (
         case((mine, _const("")), else_=_const("copy:"))
-        + p.c.k
+        + o.c.k
         + _const(":")
-        + _text(p.c.c)
-        + func.coalesce(_const(":") + _text(p.c.w), _const(""))
-        + case((mine, _const("")), else_=_const(":") + p.c.x)
+        + _text(o.c.c)
+        + func.coalesce(_const(":") + _text(o.c.w), _const(""))
+        + case((mine, _const("")), else_=_const(":") + x)
     )
     q = (
         select(
-            *(p.c[name] for name in ("k", "c", "w", "e", "ad", "lo", "cp", "su", "x")),
+            *(o.c[name] for name in ("k", "c", "w", "e", "ad", "lo", "cp", "su")),
+            x,
             managers.label("m"),
             key.label("key"),
         )
+        .select_from(o)
+        .join(languages, true())
         # The engineer's language always; a manager's from the copy window on.
-        .where(or_(mine, and_(p.c.cp == _const(1), or_(p.c.la == p.c.x, p.c.lb == p.c.x))))
+        .where(or_(mine, and_(o.c.cp, or_(o.c.la == x, o.c.lb == x))))
         .subquery("q")
     )
     notice = q.c.x == q.c.lo
     escalation = q.c.k == _const("escalation")
     to = case((and_(notice, or_(~escalation, q.c.m == _const(""))), q.c.ad), else_=q.c.m)
     cc = case(
-        (or_(~notice, q.c.cp == _const(0)), _const("")),
+        (or_(~notice, ~q.c.cp), _const("")),
         (~escalation, q.c.m),
         (q.c.m == _const(""), _const("")),
         else_=q.c.ad,

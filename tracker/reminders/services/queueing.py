@@ -50,12 +50,20 @@ class Mail:
         return f"<{safe}.{uuid.uuid4().hex[:12]}@{self.domain}>"
 
 
-def insert_new(session: Session, rows: list[dict[str, Any]]) -> list[Notification]:
-    """Insert the notices whose key is new (the unique key settles races); return those."""
+def insert_new(session: Session, report: PassReport, rows: list[dict[str, Any]]) -> None:
+    """Insert the notices whose key is new (the unique key settles races); report those.
+
+    Read back as entities only when the report keeps them (else their kinds).
+    """
     if not rows:
-        return []
+        return
     statement = dialect_insert(session, Notification).on_conflict_do_nothing()
-    return list(session.scalars(statement.returning(Notification), rows))
+    if not report.keep:
+        for kind in session.scalars(statement.returning(Notification.kind), rows):
+            report.count_one(kind)
+        return
+    for notification in session.scalars(statement.returning(Notification), rows):
+        report.add(notification)
 
 
 def dialect_insert(session: Session, entity: Any) -> postgresql.Insert | sqlite.Insert:
