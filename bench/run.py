@@ -307,6 +307,18 @@ def bench_reminders(url: str, size: int, today, figures: Figures) -> None:
         pass_time <= PASS_TARGET * raw_time,
         key="reminder pass",
     )
+
+    def select_only():
+        with engine.connect() as conn:
+            baselines.due_certifications(conn, day)
+
+    figures.add(
+        size,
+        "the due certifications' SELECT alone (the pass's baseline above also writes them)",
+        "ms",
+        median_time(select_only, 15) * 1000,
+        key="due select",
+    )
     monday = day + dt.timedelta(days=7 - day.weekday())
     boundaries, weeklies = [], []
 
