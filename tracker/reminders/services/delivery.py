@@ -130,8 +130,15 @@ def _claim(
         if skip:
             due = due.where(_OUTBOX.c.id.not_in(skip))
         due = due.order_by(_OUTBOX.c.next_attempt_at, _OUTBOX.c.id).limit(batch)
+        claimed: Any = due.scalar_subquery()
         if session.get_bind().dialect.name == "postgresql":
-            due = due.with_for_update(skip_locked=True)
+            # Materialized: run once. As `IN (subquery)` the planner may rescan the
+            # subquery for each row it updates, and a rescan skips the rows this very
+            # statement has just locked and updated, so it finds the next ones: a
+            # claim of 2 took every due row.
+            claimed = select(
+                due.with_for_update(skip_locked=True).cte("due").prefix_with("MATERIALIZED").c.id
+            )
             # Read the queue index in order and stop at the batch: every notice
             # leaves dead entries in it (claimed, then marked) until a vacuum,
             # and only an index scan marks them dead as it passes them. A bitmap
@@ -142,7 +149,7 @@ def _claim(
         rows = list(
             session.execute(
                 update(_OUTBOX)
-                .where(_OUTBOX.c.id.in_(due.scalar_subquery()))
+                .where(_OUTBOX.c.id.in_(claimed))
                 .values(status="sending", claimed_by=worker, next_attempt_at=now + CLAIM_LEASE)
                 .returning(*_CLAIMED)
             ).all()
