@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import time
 from collections.abc import Callable
@@ -14,11 +15,11 @@ from sqlalchemy import event, func, select
 from sqlalchemy.orm import Session
 from werkzeug.test import TestResponse
 
-from tests.factories import PASSWORD
+from tests.factories import PASSWORD, SECRET_KEY
 from tracker.clock import utcnow
 from tracker.people.models import Engineer
 from tracker.people.services.accounts import create_token
-from tracker.people.services.totp import code_at, decrypt_secret, time_step
+from tracker.people.services.totp import code_at, decrypt_secret, enrol, new_secret, time_step
 
 T = TypeVar("T")
 
@@ -205,3 +206,14 @@ class Api:
 
     def delete(self, url: str, token: str | None = None, **kw: Any) -> TestResponse:
         return self.call("DELETE", url, token, **kw)
+
+
+def enrol_app(db: Session, person: Engineer) -> tuple[str, list[str]]:
+    """Set up an authenticator app for `person` five minutes ago; return its secret and codes."""
+    secret = new_secret()
+    earlier = utcnow() - dt.timedelta(minutes=5)
+    codes = enrol(
+        db, person, secret, code_at(secret, time_step(earlier)), earlier, secret_key=SECRET_KEY
+    )
+    db.flush()
+    return secret, codes

@@ -13,14 +13,14 @@ from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.factories import PASSWORD
-from tests.helpers import Api, count, post_login, sign_in, token_for, unspent_code
+from tests.helpers import Api, count, enrol_app, post_login, sign_in, token_for, unspent_code
 from tracker.audit.accounts import record_account_event
 from tracker.audit.models import AccountEvent
 from tracker.clock import utcnow
 from tracker.extensions import SignInLimiter
 from tracker.people.models import Engineer
 from tracker.people.services.persons import create_person, find_engineer, set_active
-from tracker.people.services.totp import code_at, enrol, new_secret, time_step
+from tracker.people.services.totp import code_at, time_step
 from tracker.people.services.trail import account_trail
 
 
@@ -57,16 +57,7 @@ def admin_client(client: FlaskClient, admin: Engineer) -> FlaskClient:
 @pytest.fixture
 def enrolled(db) -> tuple[Engineer, str, list[str]]:
     person = factories.engineer(db, access_role="admin")
-    secret = new_secret()
-    earlier = utcnow() - dt.timedelta(minutes=5)
-    codes = enrol(
-        db,
-        person,
-        secret,
-        code_at(secret, time_step(earlier)),
-        earlier,
-        secret_key=factories.SECRET_KEY,
-    )
+    secret, codes = enrol_app(db, person)
     return person, secret, codes
 
 

@@ -15,6 +15,7 @@ from sqlalchemy.orm import sessionmaker
 from tests import factories
 from tests.helpers import (
     count,
+    enrol_app,
     fresh,
     post_login,
     secret_on_page,
@@ -34,7 +35,6 @@ from tracker.people.services.totp import (
     check_code,
     code_at,
     decrypt_secret,
-    enrol,
     new_secret,
     recovery_hash,
     set_secret,
@@ -72,17 +72,7 @@ def admin(db) -> Engineer:
 def enrolled(db) -> tuple[Engineer, str, list[str]]:
     """An admin with an app set up (a step ago) and their recovery codes."""
     person = factories.engineer(db, access_role="admin")
-    secret = new_secret()
-    earlier = utcnow() - dt.timedelta(minutes=5)
-    codes = enrol(
-        db,
-        person,
-        secret,
-        code_at(secret, time_step(earlier)),
-        earlier,
-        secret_key=factories.SECRET_KEY,
-    )
-    db.flush()
+    secret, codes = enrol_app(db, person)
     return person, secret, codes
 
 
@@ -374,17 +364,7 @@ def test_new_recovery_codes_replace_the_old_ones(client, db, enrolled):
 def manager_with_app(db) -> tuple[Engineer, str]:
     """A manager who set up an app by choice (a step ago)."""
     person = factories.engineer(db, access_role="manager")
-    secret = new_secret()
-    earlier = utcnow() - dt.timedelta(minutes=5)
-    enrol(
-        db,
-        person,
-        secret,
-        code_at(secret, time_step(earlier)),
-        earlier,
-        secret_key=factories.SECRET_KEY,
-    )
-    db.flush()
+    secret, _ = enrol_app(db, person)
     return person, secret
 
 
