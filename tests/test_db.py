@@ -46,3 +46,15 @@ def test_the_pool_size_is_configurable(monkeypatch: pytest.MonkeyPatch, fresh_ur
         assert app.extensions["tracker.engine"].pool.size() == 3
     finally:
         app.extensions["tracker.engine"].dispose()
+
+
+@pytest.mark.parametrize("value", ["eight", "0", "-1", "2.5"])
+def test_a_pool_size_that_is_not_a_whole_number_stops_the_start(monkeypatch, value) -> None:
+    monkeypatch.setenv("TRACKER_DATABASE_POOL_SIZE", value)
+    with pytest.raises(ValueError, match="TRACKER_DATABASE_POOL_SIZE must be a whole number"):
+        Config(SECRET_KEY="x")
+
+
+def test_a_pool_size_given_is_the_pool_s(monkeypatch) -> None:
+    monkeypatch.setenv("TRACKER_DATABASE_POOL_SIZE", " 12 ")
+    assert Config(SECRET_KEY="x").DATABASE_POOL_SIZE == 12

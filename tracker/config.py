@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from collections.abc import Mapping
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -50,6 +51,16 @@ SWITCH_WORDS = {
 }
 
 
+def whole_number(env: Mapping[str, str], name: str, default: int, at_least: int = 1) -> int:
+    """Read a whole-number variable of at least `at_least`; unset means `default`."""
+    value = env.get(name, "").strip()
+    if not value:
+        return default
+    if not value.isdigit() or int(value) < at_least:
+        raise ValueError(f"{name} must be a whole number of at least {at_least}, not {value!r}")
+    return int(value)
+
+
 def switch(name: str, default: bool) -> bool:
     """Read an on/off variable (on, off, true, false, yes, no, 1, 0); unset means `default`."""
     value = os.environ.get(name, "").strip().lower()
@@ -85,7 +96,7 @@ class Config:
         # Empty means the reminders' own default windows (reminders.rules.DEFAULT_WINDOWS).
         self.REMINDER_WINDOWS = env.get("TRACKER_REMINDER_WINDOWS", "")
         self.SMTP_HOST = env.get("TRACKER_SMTP_HOST", "127.0.0.1")
-        self.SMTP_PORT = int(env.get("TRACKER_SMTP_PORT", "25"))
+        self.SMTP_PORT = whole_number(env, "TRACKER_SMTP_PORT", 25)
         self.SMTP_USERNAME = env.get("TRACKER_SMTP_USERNAME", "")
         self.SMTP_PASSWORD = env.get("TRACKER_SMTP_PASSWORD", "")
         self.SMTP_STARTTLS = env.get("TRACKER_SMTP_STARTTLS", "").lower() in ("1", "true", "yes")
@@ -99,10 +110,10 @@ class Config:
         self.SESSION_COOKIE_SAMESITE = "Lax"
         self.MAX_CONTENT_LENGTH = 2 * 1024 * 1024
         # How long a SQLite writer waits for the write lock before answering 503.
-        self.SQLITE_BUSY_TIMEOUT_MS = int(env.get("TRACKER_SQLITE_BUSY_TIMEOUT_MS", "15000"))
+        self.SQLITE_BUSY_TIMEOUT_MS = whole_number(env, "TRACKER_SQLITE_BUSY_TIMEOUT_MS", 15000, 0)
         # Database connections each process keeps open: at least its threads (`tracker serve`'s
         # --threads), or a request opens one of its own and closes it after.
-        self.DATABASE_POOL_SIZE = int(env.get("TRACKER_DATABASE_POOL_SIZE", "8"))
+        self.DATABASE_POOL_SIZE = whole_number(env, "TRACKER_DATABASE_POOL_SIZE", 8)
         self.RATELIMIT_STORAGE_URL = env.get("TRACKER_RATELIMIT_STORAGE_URL", "memory://")
         self.SIGNIN_LIMIT_PER_ACCOUNT = "5/15minutes"
         self.SIGNIN_LIMIT_PER_ADDRESS = "30/15minutes"
