@@ -51,6 +51,7 @@ from tracker.readiness.services.team import can_view_team, team_readiness
 from tracker.readiness.services.team_page import team_page
 from tracker.signals import showing_team, template_context
 from tracker.web.downloads import csv_download
+from tracker.web.drawings import Drawings
 from tracker.web.filters import named
 from tracker.web.language import current_locale, localized_errors
 from tracker.web.roles import role_required
@@ -58,6 +59,8 @@ from tracker.web.roles import role_required
 bp = Blueprint("readiness", __name__)
 
 DRAWN_KEPT = 4096
+# Year charts remembered: each holds a year of points and its drawing, a few kB.
+CHARTS_KEPT = 64
 # Stands for a drawing's element id until the drawing is given its own.
 ID = "drawn-id-placeholder"
 
@@ -99,30 +102,24 @@ def _add_drawing_helpers(state) -> None:
     `cached_badge(status, days_left)` is _macros/status.html's `status_badge`,
     `heat_cells(cells)` the `heat_cell` of _macros/readiness.html for each cell,
     `cached_trend(points)` its `trend_cell`, `progress_bars(row)` the
-    `progress_bar` of each of a member's paths.
+    `progress_bar` of each of a member's paths, `cached_history_chart(points,
+    title, id)` the `history_chart` of a year of snapshots.
     """
     env = state.app.jinja_env
-    drawn: dict[tuple, Markup] = {}
+    drawings = Drawings(state.app, DRAWN_KEPT)
+    charts = Drawings(state.app, CHARTS_KEPT)
+    readiness, status = "_macros/readiness.html", "_macros/status.html"
 
-    def draw(locale: str, template: str, name: str, *args: object) -> Markup:
-        # A drawing is in the page's language: one per locale.
-        key = (locale, template, name, *args)
-        markup = drawn.get(key)
-        if markup is None:
-            if len(drawn) >= DRAWN_KEPT or env.auto_reload:
-                drawn.clear()  # templates may change under a reloading server
-            macro = getattr(env.get_template(template).module, name)
-            markup = drawn[key] = Markup(macro(*args))
-        return markup
-
-    def cached_badge(status: str, days_left: int | None = None) -> Markup:
-        return draw(current_locale(), "_macros/status.html", "status_badge", status, days_left)
+    def cached_badge(status_name: str, days_left: int | None = None) -> Markup:
+        return drawings.draw(status, "status_badge", status_name, days_left)
 
     def heat_cells(cells: list[HeatCell]) -> Markup:
-        macros, locale = "_macros/readiness.html", current_locale()
+        locale = current_locale()
         return Markup("").join(
             [
-                draw(locale, macros, "heat_cell", c.status.value, c.days_left, c.verified)
+                drawings.draw(
+                    readiness, "heat_cell", c.status.value, c.days_left, c.verified, locale=locale
+                )
                 for c in cells
             ]
         )
@@ -130,29 +127,38 @@ def _add_drawing_helpers(state) -> None:
     def progress_bars(row: HeatRow) -> Markup:
         # The bar drawn once per label and figures, its element ids put in after:
         # a team page draws one bar per member and path.
-        macros, locale = "_macros/status.html", current_locale()
+        locale = current_locale()
         return Markup("").join(
             [
                 Markup(
-                    draw(
-                        locale,
-                        macros,
+                    drawings.draw(
+                        status,
                         "progress_bar",
                         in_locale(p.path, locale),
                         p.counted,
                         p.required,
                         ID,
+                        locale=locale,
                     ).replace(ID, escape(f"p-{row.member.id}-{p.path.code}"))
                 )
                 for p in row.paths
             ]
         )
 
-    def cached_trend(points: object) -> Markup:
-        return draw(current_locale(), "_macros/readiness.html", "trend_cell", points)
+    def cached_trend(points: int | None) -> Markup:
+        return drawings.draw(readiness, "trend_cell", points)
+
+    def cached_history_chart(points: Sequence[HistoryPoint], title: str, id: str) -> Markup:
+        # Keyed by the points themselves: a year's chart is drawn again only when
+        # a snapshot changed, which is at most a few times a day.
+        chart = charts.macro(readiness, "history_chart")
+        return charts.remembered(
+            (tuple(points), str(title), id), lambda: chart(points, by_month(points), title, id)
+        )
 
     env.globals["cached_badge"] = cached_badge
     env.globals["cached_trend"] = cached_trend
+    env.globals["cached_history_chart"] = cached_history_chart
     env.globals["progress_bars"] = progress_bars
     env.globals["heat_cells"] = heat_cells
     env.globals["history_line"] = history_line
@@ -235,7 +241,6 @@ def organisation():
     return render_template(
         "readiness/organisation.html",
         history=history,
-        history_months=by_month(history),
         history_length=HISTORY_MONTHS,
         form=form,
         page=page,
@@ -312,7 +317,6 @@ def team(team_id: int):
         page=page,
         form=form,
         history=history,
-        history_months=by_month(history),
         history_length=HISTORY_MONTHS,
         **template_context(showing_team, team),
     ), status

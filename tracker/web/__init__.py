@@ -30,6 +30,7 @@ from tracker.web.database import (
     end_write_intent,
     is_outage,
 )
+from tracker.web.drawings import add_drawings
 from tracker.web.errors import error_description, error_name, http_error
 from tracker.web.filters import add_filters
 from tracker.web.language import install_gettext
@@ -54,6 +55,7 @@ def init_app(app: Flask) -> None:
     app.session_interface = CookieSessionOutsideApi()
     app.wsgi_app = DrainRequestBody(app.wsgi_app)  # type: ignore[method-assign]
     add_navigation(app)
+    add_drawings(app)
 
     @app.before_request
     def prepare_request() -> None:

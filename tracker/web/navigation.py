@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Flask
+from flask import Flask, request
 from flask_babel import lazy_gettext as _l
+from markupsafe import Markup
 
+from tracker.web.drawings import Drawings
 from tracker.web.language import current_locale
+
+# One menu per access role, page shown and language.
+MENUS_KEPT = 512
 
 # (endpoint, label, access roles that see it); a group's items open from its
 # name in the menu (a dropdown), so managers and admins get a short menu.
@@ -48,14 +53,23 @@ NAV_GROUPS = [
 
 def add_navigation(app: Flask) -> None:
     """Give every template the menu and the page's language."""
+    menus = Drawings(app, MENUS_KEPT)
+
+    def main_menu(role: str, current: str | None) -> Markup:
+        # The same few menus on every page: drawn once each (a menu is some
+        # twenty links), for each place the app is mounted at.
+        menu = menus.macro("_macros/navigation.html", "menu")
+        return menus.remembered(
+            (role, current, request.script_root),
+            lambda: menu(role, current, NAV_ITEMS, NAV_GROUPS, app.view_functions),
+        )
+
+    app.jinja_env.globals["main_menu"] = main_menu
 
     @app.context_processor
     def navigation() -> dict[str, Any]:
         # Features add their pages here; the menu shows those that exist.
         return {
-            "nav_items": NAV_ITEMS,
-            "nav_groups": NAV_GROUPS,
-            "url_map_endpoints": app.view_functions,
             # <html lang>: the language the page is drawn in.
             "page_locale": current_locale(),
         }
