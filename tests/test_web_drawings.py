@@ -1,0 +1,90 @@
+"""Drawings remembered (tracker.web.drawings): never the drawing of other arguments.
+
+The menu, a page's query form and a year's chart are drawn once and shown
+again; each test changes what the drawing shows and sees it change.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from flask.testing import FlaskClient
+from sqlalchemy import update
+from sqlalchemy.orm import Session
+
+from tests import factories
+from tests.readiness.helpers import Org, build_org
+from tests.readiness.test_history import chart
+from tracker.readiness.models import OrganisationSnapshot
+
+SPANISH = {"Accept-Language": "es"}
+
+pytestmark = pytest.mark.usefixtures("pinned_today")
+
+
+@pytest.fixture
+def org(db: Session) -> Org:
+    return build_org(db)
+
+
+def current_links(html: str) -> list[str]:
+    return re.findall(r'<a href="([^"]+)" aria-current="page">', html)
+
+
+def test_the_menu_marks_the_page_shown_in_its_language(client: FlaskClient, auth, org: Org) -> None:
+    auth.sign_in(org.admin)
+    assert current_links(client.get("/teams").get_data(as_text=True)) == ["/teams"]
+    assert current_links(client.get("/hours").get_data(as_text=True)) == ["/hours"]
+    organisation = client.get("/organisation").get_data(as_text=True)
+    assert '<summary aria-current="page">Manage</summary>' in organisation
+    spanish = client.get("/organisation", headers=SPANISH).get_data(as_text=True)
+    assert '<summary aria-current="page">Manage</summary>' not in spanish
+    assert '<summary aria-current="page">' in spanish
+
+
+def test_the_menu_is_the_access_roles(client: FlaskClient, auth, org: Org) -> None:
+    auth.sign_in(org.admin)
+    assert 'href="/admin/people"' in client.get("/hours").get_data(as_text=True)
+    auth.logout()
+    auth.sign_in(org.mona)
+    manager = client.get("/hours").get_data(as_text=True)
+    assert 'href="/admin/people"' not in manager
+    assert 'href="/teams"' in manager
+
+
+def test_a_query_form_shows_the_query_asked(client: FlaskClient, auth, org: Org) -> None:
+    auth.sign_in(org.admin)
+    for name in ("alp", "bra", "alp"):
+        html = client.get(f"/organisation?name={name}").get_data(as_text=True)
+        assert re.search(rf'name="name"[^>]*value="{name}"', html), name
+    team = f"/teams/{org.alpha.id}"
+    assert 'value="30"' in client.get(f"{team}?gpus=30").get_data(as_text=True)
+    assert 'value="31"' in client.get(f"{team}?gpus=31").get_data(as_text=True)
+    # The form's defaults are the team's own fleet, not the last query's.
+    assert 'value="31"' not in client.get(team).get_data(as_text=True)
+
+
+def test_a_refused_query_shows_its_error_then_the_next_query_none(
+    client: FlaskClient, auth, org: Org
+) -> None:
+    auth.sign_in(org.admin)
+    refused = client.get("/organisation?sort=cost")
+    assert refused.status_code == 400
+    assert 'aria-invalid="true"' in refused.get_data(as_text=True)
+    assert 'aria-invalid="true"' not in client.get("/organisation").get_data(as_text=True)
+
+
+def test_the_years_chart_follows_its_snapshots(
+    client: FlaskClient, auth, db: Session, org: Org
+) -> None:
+    auth.sign_in(org.admin)
+    before = chart(client.get("/organisation").get_data(as_text=True))
+    db.execute(
+        update(OrganisationSnapshot)
+        .where(OrganisationSnapshot.day == factories.TODAY)
+        .values(filled=0, percent_tenths=0)
+    )
+    after = chart(client.get("/organisation").get_data(as_text=True))
+    assert after != before
+    assert "(0%); lowest 0%" in " ".join(after.split())
