@@ -20,7 +20,14 @@ from sqlalchemy.orm import Session
 from tests import factories
 from tests.helpers import Api, count_statements, token_for
 from tests.readiness.helpers import BEN_EXPIRY, FAR, Org, build_org, grow, person
-from tracker.catalog.models import CATALOG_STAMP_KEY, TeamTemplate, TemplateSlot
+from tracker.catalog.models import (
+    CATALOG_STAMP_KEY,
+    CatalogVersion,
+    TeamTemplate,
+    TemplateSlot,
+    bump_catalog_version,
+)
+from tracker.catalog.services.snapshot import catalog_stamp
 from tracker.people.services.persons import set_active, update_engineer
 from tracker.progress.services.certifications import record_attempt
 from tracker.readiness.models import OrganisationSnapshot, ReadinessSnapshot, StoredReadiness
@@ -251,3 +258,17 @@ def test_a_catalog_without_templates_stores_nothing(db: Session, org: Org) -> No
     db.flush()
     assert db.scalar(select(func.count()).select_from(TemplateSlot)) == 0
     assert refresh(db, TODAY) == 0
+
+
+def test_the_stale_check_reads_the_catalogs_stamp_for_the_page(db: Session, org: Org) -> None:
+    """Checking the stored readiness is current reads the catalog's stamp in the same
+    query: the catalog the page reads next costs none, until the catalog changes."""
+    refresh(db, TODAY)
+    db.info.pop(CATALOG_STAMP_KEY, None)
+    checked, stale = count_statements(db, lambda: any_stale(db, TODAY))
+    assert (checked, stale) == (1, False)
+    read, stamp = count_statements(db, lambda: catalog_stamp(db))
+    assert read == 0
+    assert stamp == db.scalar(select(CatalogVersion.stamp))
+    bump_catalog_version(db)
+    assert count_statements(db, lambda: catalog_stamp(db))[0] == 1

@@ -340,6 +340,10 @@ _kept: OrderedDict[str, CatalogSnapshot] = OrderedDict()
 _lock = threading.Lock()
 
 
+# The catalog's stamp; a scalar subquery of it lets another query read it too.
+STAMP_QUERY = select(CatalogVersion.stamp).where(CatalogVersion.id == 1)
+
+
 def catalog_stamp(session: Session) -> str | None:
     """Return the catalog's stamp: one query a transaction (pending catalog writes flush first).
 
@@ -355,9 +359,14 @@ def catalog_stamp(session: Session) -> str | None:
         and not (session.new or session.dirty or session.deleted)
     ):
         return kept[1]
-    stamp = session.execute(select(CatalogVersion.stamp).where(CatalogVersion.id == 1)).scalar()
-    session.info[CATALOG_STAMP_KEY] = (_innermost(session), stamp)
+    stamp = session.execute(STAMP_QUERY).scalar()
+    keep_catalog_stamp(session, stamp)
     return stamp
+
+
+def keep_catalog_stamp(session: Session, stamp: str | None) -> None:
+    """Keep the stamp another query of this transaction read (after the session flushed)."""
+    session.info[CATALOG_STAMP_KEY] = (_innermost(session), stamp)
 
 
 def _innermost(session: Session) -> object:

@@ -23,8 +23,12 @@ from sqlalchemy import ColumnElement, Select, exists, func, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, sessionmaker
 
-from tracker.catalog.models import CatalogVersion
-from tracker.catalog.services.snapshot import TemplateInfo, catalog_snapshot
+from tracker.catalog.services.snapshot import (
+    STAMP_QUERY,
+    TemplateInfo,
+    catalog_snapshot,
+    keep_catalog_stamp,
+)
 from tracker.db import WRITE_INTENT, writing
 from tracker.people.models import Team
 from tracker.readiness.models import OrganisationSnapshot, ReadinessSnapshot, StoredReadiness
@@ -60,9 +64,7 @@ def seats_filled(
 
 
 def _current_stamp() -> ColumnElement[Any]:
-    return func.coalesce(
-        select(CatalogVersion.stamp).where(CatalogVersion.id == 1).scalar_subquery(), ""
-    )
+    return func.coalesce(STAMP_QUERY.scalar_subquery(), "")
 
 
 def _stale(stamp: ColumnElement[Any] | str, today: dt.date) -> ColumnElement[bool]:
@@ -98,7 +100,10 @@ def any_stale(session: Session, today: dt.date, team_ids: Sequence[int] | None =
     )
     if team_ids is not None:
         stale = stale.where(Team.id.in_(team_ids))
-    return bool(session.execute(select(exists(stale))).scalar())
+    # The catalog's stamp rides along: the page reads the catalog next.
+    found, stamp = session.execute(select(exists(stale), STAMP_QUERY.scalar_subquery())).one()
+    keep_catalog_stamp(session, stamp)
+    return bool(found)
 
 
 def refresh(
