@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import ipaddress
+import ssl
+from pathlib import Path
+
 import pytest
+import requests
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 
 from tests.badges.conftest import PathServer
 from tracker.badges.rules import MAX_FETCH_BYTES
@@ -91,3 +101,78 @@ def test_a_server_that_does_not_answer_in_time_is_unreachable() -> None:
         with pytest.raises(BadgeRefused) as caught:
             fetch_url(url, ALLOWED, deadline_seconds=0.5)
     assert caught.value.kind == "unreachable"
+
+
+def test_a_name_that_resolves_elsewhere_to_connect_is_refused(
+    served: PathServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DNS rebinding: badges.example answers a public address to the check, then the
+    server's own loopback address to the connection. The connection goes to the
+    address it checks, and that one is private: refused, and nothing is fetched."""
+    import socket
+
+    served.serve("/doc", b"inside")
+    port = int(served.base.rsplit(":", 1)[1])
+    real = socket.getaddrinfo
+    answers = iter(["93.184.215.14", "127.0.0.1"])
+
+    def rebinding(host, *args, **kwargs):
+        if host != "badges.example":
+            return real(host, *args, **kwargs)
+        address = next(answers, "127.0.0.1")
+        return [(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (address, port))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", rebinding)
+    refused = refusal(f"http://badges.example:{port}/doc", allow=frozenset())
+    assert refused.kind == "unsafe"
+    assert "badges.example is a private or local address" in refused.reason
+    assert served.seen == []
+
+
+def _self_signed(directory: Path) -> tuple[Path, Path]:
+    """Write a certificate for 127.0.0.1 and its key; return their paths."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = dt.datetime.now(dt.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(minutes=1))
+        .not_valid_after(now + dt.timedelta(hours=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = directory / "cert.pem", directory / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return cert_path, key_path
+
+
+def test_https_goes_through_the_checked_connection(
+    served: PathServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """TLS is spoken over the socket opened to the checked address, and the certificate
+    is verified for the URL's host."""
+    cert, key = _self_signed(tmp_path)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    served.httpd.socket = context.wrap_socket(served.httpd.socket, server_side=True)
+    url = served.serve("/doc", b"over tls").replace("http://", "https://")
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(cert))  # ignored: the environment is not read
+    assert refusal(url).kind == "unreachable"  # a certificate nobody trusts
+    monkeypatch.setattr(requests.utils, "DEFAULT_CA_BUNDLE_PATH", str(cert))
+    monkeypatch.setattr(requests.adapters, "DEFAULT_CA_BUNDLE_PATH", str(cert))
+    assert fetch_url(url, ALLOWED) == b"over tls"
+    assert refusal(url, allow=frozenset()).kind == "unsafe"

@@ -7,11 +7,17 @@ credentials, no proxy or netrc settings from the environment.
 
 from __future__ import annotations
 
+import socket
 import time
 from collections.abc import Collection
+from functools import cache
 from urllib.parse import urljoin, urlsplit
 
 import requests
+from requests.adapters import HTTPAdapter
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.exceptions import NewConnectionError
 
 from tracker.badges.rules import (
     FETCH_ACCEPT,
@@ -22,7 +28,7 @@ from tracker.badges.rules import (
     MAX_REDIRECTS,
 )
 from tracker.badges.services.verified import BadgeRefused, Fetch
-from tracker.egress import HostNotFound, PrivateHost, check_host
+from tracker.egress import EgressRefused, HostNotFound, PrivateHost, check_host, connect
 from tracker.i18n import msg
 
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
@@ -35,6 +41,12 @@ class Gone(BadgeRefused):
     def __init__(self, url: str) -> None:
         super().__init__(msg("%(url)s is gone (HTTP 410)", url=url), "unreachable")
         self.url = url
+
+
+def _private(host: str) -> BadgeRefused:
+    return BadgeRefused(
+        msg("%(host)s is a private or local address; it is not fetched", host=host), "unsafe"
+    )
 
 
 def check_url(url: str, allow_hosts: Collection[str]) -> None:
@@ -60,9 +72,67 @@ def check_url(url: str, allow_hosts: Collection[str]) -> None:
     except HostNotFound:
         raise BadgeRefused(msg("%(host)s cannot be found", host=host), "unreachable") from None
     except PrivateHost:
-        raise BadgeRefused(
-            msg("%(host)s is a private or local address; it is not fetched", host=host), "unsafe"
-        ) from None
+        raise _private(host) from None
+
+
+@cache
+def _pinned_adapter_classes(
+    allow_hosts: frozenset[str],
+) -> tuple[type[HTTPConnectionPool], type[HTTPSConnectionPool]]:
+    """Return connection pools whose connections open only to addresses egress let through.
+
+    The URL's host was checked (check_url), but urllib3 would resolve it again
+    to connect: a name that answers a public address to the check and a
+    private one to the connection (DNS rebinding) would reach inside. These
+    connections connect to the very addresses they check.
+    """
+
+    def new_conn(self: HTTPConnection) -> socket.socket:
+        try:
+            return connect(
+                (self._dns_host, self.port), allow_hosts, self.timeout, self.source_address
+            )
+        except OSError as exc:
+            raise NewConnectionError(self, f"Failed to establish a new connection: {exc}") from exc
+
+    http = type("PinnedHTTPConnection", (HTTPConnection,), {"_new_conn": new_conn})
+    https = type("PinnedHTTPSConnection", (HTTPSConnection,), {"_new_conn": new_conn})
+    return (
+        type("PinnedHTTPPool", (HTTPConnectionPool,), {"ConnectionCls": http}),
+        type("PinnedHTTPSPool", (HTTPSConnectionPool,), {"ConnectionCls": https}),
+    )
+
+
+class _PinnedAdapter(HTTPAdapter):
+    """requests' adapter, its connections opened to checked addresses only."""
+
+    def __init__(self, allow_hosts: frozenset[str]) -> None:
+        self._pools = _pinned_adapter_classes(allow_hosts)
+        super().__init__(max_retries=0)
+
+    def init_poolmanager(self, *args: object, **kwargs: object) -> None:
+        super().init_poolmanager(*args, **kwargs)  # type: ignore[arg-type]
+        http, https = self._pools
+        self.poolmanager.pool_classes_by_scheme = {"http": http, "https": https}
+
+
+def _refused_host(exc: BaseException) -> EgressRefused | None:
+    """Return the egress refusal that caused a fetch's error, if one did."""
+    seen: set[int] = set()
+    pending: list[BaseException] = [exc]
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, EgressRefused):
+            return current
+        pending += [e for e in (current.__cause__, current.__context__) if e is not None]
+        pending += [a for a in current.args if isinstance(a, BaseException)]
+        reason = getattr(current, "reason", None)
+        if isinstance(reason, BaseException):
+            pending.append(reason)
+    return None
 
 
 def fetch_url(
@@ -73,11 +143,14 @@ def fetch_url(
 ) -> bytes:
     """GET `url` and return its body; redirects followed by hand, each hop checked."""
     deadline = time.monotonic() + deadline_seconds
+    hosts = frozenset(allow_hosts)
     with requests.Session() as session:
         session.trust_env = False  # no proxies, netrc or CA settings of the environment
+        for scheme in ("http://", "https://"):
+            session.mount(scheme, _PinnedAdapter(hosts))
         current = url
         for _ in range(MAX_REDIRECTS + 1):
-            check_url(current, allow_hosts)
+            check_url(current, hosts)
             # Each wait is bounded by what is left of the deadline too.
             wait = max(0.01, min(FETCH_TIMEOUT_SECONDS, deadline - time.monotonic()))
             try:
@@ -88,7 +161,11 @@ def fetch_url(
                     stream=True,
                     timeout=(wait, wait),
                 )
-            except requests.RequestException:
+            except requests.RequestException as exc:
+                refused = _refused_host(exc)
+                if isinstance(refused, PrivateHost):
+                    # Public when checked, private when connected to: refused as private.
+                    raise _private(refused.host) from None
                 raise BadgeRefused(
                     msg("%(url)s could not be fetched", url=current), "unreachable"
                 ) from None
