@@ -161,18 +161,25 @@ def _self_signed(directory: Path) -> tuple[Path, Path]:
 
 
 def test_https_goes_through_the_checked_connection(
-    served: PathServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """TLS is spoken over the socket opened to the checked address, and the certificate
     is verified for the URL's host."""
     cert, key = _self_signed(tmp_path)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)
-    served.httpd.socket = context.wrap_socket(served.httpd.socket, server_side=True)
-    url = served.serve("/doc", b"over tls").replace("http://", "https://")
-    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(cert))  # ignored: the environment is not read
-    assert refusal(url).kind == "unreachable"  # a certificate nobody trusts
-    monkeypatch.setattr(requests.utils, "DEFAULT_CA_BUNDLE_PATH", str(cert))
-    monkeypatch.setattr(requests.adapters, "DEFAULT_CA_BUNDLE_PATH", str(cert))
-    assert fetch_url(url, ALLOWED) == b"over tls"
-    assert refusal(url, allow=frozenset()).kind == "unsafe"
+    # A server of its own: the other tests' speaks plain HTTP.
+    tls = PathServer()
+    tls.httpd.socket = context.wrap_socket(tls.httpd.socket, server_side=True)
+    tls.thread.start()
+    try:
+        url = tls.serve("/doc", b"over tls").replace("http://", "https://")
+        monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(cert))  # ignored: the environment is not read
+        assert refusal(url).kind == "unreachable"  # a certificate nobody trusts
+        monkeypatch.setattr(requests.utils, "DEFAULT_CA_BUNDLE_PATH", str(cert))
+        monkeypatch.setattr(requests.adapters, "DEFAULT_CA_BUNDLE_PATH", str(cert))
+        assert fetch_url(url, ALLOWED) == b"over tls"
+        assert refusal(url, allow=frozenset()).kind == "unsafe"
+    finally:
+        tls.httpd.shutdown()
+        tls.httpd.server_close()
