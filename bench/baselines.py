@@ -418,6 +418,7 @@ FROM (
   FROM certifications c JOIN engineers e ON e.id = c.engineer_id
   WHERE e.active = :yes AND c.expires_on >= :since AND c.expires_on <= :until
     AND NOT EXISTS (SELECT 1 FROM certifications r WHERE r.renews_id = c.id)
+    AND c.revoked_on IS NULL
 ) d
 WHERE NOT EXISTS (
     SELECT 1 FROM notifications n WHERE n.certification_id = d.id
@@ -433,6 +434,7 @@ JOIN certifications c ON c.id = i.certification_id
 JOIN engineers e ON e.id = c.engineer_id AND e.team_id = i.team_id
 WHERE e.active = :yes AND c.expires_on >= :today AND c.expires_on <= :until
   AND NOT EXISTS (SELECT 1 FROM certifications r WHERE r.renews_id = c.id)
+  AND c.revoked_on IS NULL
   AND NOT EXISTS (
     SELECT 1 FROM notifications n WHERE n.certification_id = c.id AND n.kind = 'escalation')
   AND NOT EXISTS (
@@ -504,7 +506,8 @@ def in_reach(conn: Connection, on: dt.date, grace: int = 30, widest: int = 90):
         text(
             "SELECT c.id FROM certifications c JOIN engineers e ON e.id = c.engineer_id "
             "WHERE e.active = :yes AND c.expires_on >= :since AND c.expires_on <= :until "
-            "AND NOT EXISTS (SELECT 1 FROM certifications r WHERE r.renews_id = c.id)"
+            "AND NOT EXISTS (SELECT 1 FROM certifications r WHERE r.renews_id = c.id) "
+            "AND c.revoked_on IS NULL"
         ),
         {
             "yes": True,

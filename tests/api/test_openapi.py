@@ -88,7 +88,7 @@ def test_each_operation_lists_its_parameters_body_and_refusals(doc: dict) -> Non
 
     filters = {p["name"]: p for p in paths["/api/v1/certifications"]["get"]["parameters"]}
     assert filters["status"]["schema"] == {
-        "enum": ["valid", "expiring", "expired"],
+        "enum": ["valid", "expiring", "expired", "revoked"],
         "type": "string",
     }
     assert filters["expiring_within"]["schema"]["default"] == 90

@@ -9,6 +9,7 @@ from sqlalchemy import select
 
 from tests import factories
 from tests.badges.conftest import Issuer
+from tests.helpers import Api, token_for
 from tracker.badges.models import ImportedBadge
 from tracker.badges.services.fetching import make_fetch
 from tracker.badges.services.imports import import_badge
@@ -16,7 +17,7 @@ from tracker.badges.services.mapping import map_badge_class
 from tracker.badges.services.recheck import due_for_recheck, recheck_badge, revoke
 from tracker.careers.services.bonuses import Quarter, ledger, set_bonus
 from tracker.people.models import Team
-from tracker.progress.services.validity import holding
+from tracker.progress.services.validity import Status, holding, status_on
 from tracker.readiness.services.members import load_members
 
 FETCH = make_fetch({"127.0.0.1"})
@@ -91,3 +92,27 @@ def test_a_revoked_certification_holds_no_more_from_its_revocation(db, pinned_to
     revoke(db, badge, pinned_today, "fraud")
     assert holding([cert], cert.credential, pinned_today) is None
     assert holding([cert], cert.credential, pinned_today - dt.timedelta(days=1)) is cert
+
+
+def test_a_revoked_certification_says_so_on_its_pages_and_in_the_api(
+    db, client, auth, pinned_today, issuer
+) -> None:
+    """Its status is "revoked" from the day the revocation was found, not the "valid" its
+    dates would say; the API's status filter finds it as revoked and no more as valid."""
+    _team, ada, cert, badge = _imported(db, issuer, pinned_today)
+    revoke(db, badge, pinned_today, "fraud")
+    assert status_on(cert, pinned_today) == Status.REVOKED
+    assert status_on(cert, pinned_today - dt.timedelta(days=1)) != Status.REVOKED
+    token, api = token_for(db, ada), Api(client)
+    (listed,) = api.get("/api/v1/certifications", token).json["items"]
+    assert (listed["status"], listed["revoked_on"]) == ("revoked", pinned_today.isoformat())
+    assert listed["verified"] is False
+
+    def found(status: str) -> list[int]:
+        items = api.get(f"/api/v1/certifications?status={status}", token).json["items"]
+        return [c["id"] for c in items]
+
+    assert (found("revoked"), found("valid"), found("expiring")) == ([cert.id], [], [])
+    auth.sign_in(ada)
+    page = client.get("/credentials").get_data(as_text=True)
+    assert '<span class="status status-revoked"><span aria-hidden="true">⊘</span> revoked' in page

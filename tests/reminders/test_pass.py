@@ -174,3 +174,15 @@ def test_the_days_statement_stays_short_enough_for_the_drivers_parse_cache():
 
     statement = reminders_statement(parse_windows("90,60,30,7"))
     assert len(statement.compile(dialect=dialect()).string) < 4096
+
+
+def test_a_revoked_certification_is_not_reminded_of_its_expiry(db):
+    """Its issuer revoked it: it counts for nothing, so no notice asks to renew it before
+    it expires (nor tells its manager)."""
+    manager = factories.engineer(db, name="Boss", access_role="manager")
+    _, kept = holder(db, manager=manager)
+    _, revoked = holder(db, manager=manager)
+    revoked.revoked_on = days_before(40)
+    db.flush()
+    run(db, days_before(30))
+    assert {n.certification_id for n in outbox(db, "reminder")} == {kept.id}

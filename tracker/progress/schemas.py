@@ -52,7 +52,7 @@ from tracker.schemas import (
     worded,
 )
 
-STATUSES = ("valid", "expiring", "expired")
+STATUSES = ("valid", "expiring", "expired", "revoked")
 EXPIRING_WITHIN_RULE = msg(
     "must be a whole number of days, 0 to %(most)s", most=MAX_EXPIRING_WITHIN_DAYS
 )
@@ -192,7 +192,7 @@ class CertificationsQuery(PageQuery, EngineerQuery):
 
     status: (
         Annotated[
-            Literal["valid", "expiring", "expired"],
+            Literal["valid", "expiring", "expired", "revoked"],
             BeforeValidator(_lower),
             worded(
                 msg("must be one of %(statuses)s", statuses=", ".join(STATUSES)), "literal_error"

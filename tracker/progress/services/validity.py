@@ -63,6 +63,8 @@ class Status(StrEnum):
     EXPIRING = "expiring"
     EXPIRED = "expired"
     MISSING = "missing"
+    # Its issuer revoked it (found by checking its badge): it counts for nothing.
+    REVOKED = "revoked"
 
 
 def is_valid_on(cert: Certification, on: dt.date) -> bool:
@@ -86,10 +88,14 @@ def status_on(
 
     Valid through its expiry date, expired the day after; "expiring" when valid
     and the expiry is at most `expiring_within` days away; "missing" when there
-    is none or it was earned after `on`.
+    is none or it was earned after `on`; "revoked" from the day its issuer's
+    revocation was found.
     """
     if cert is None or cert.earned_on > on:
         return Status.MISSING
+    revoked_on = getattr(cert, "revoked_on", None)
+    if revoked_on is not None and on >= revoked_on:
+        return Status.REVOKED
     if cert.expires_on is None:
         return Status.VALID
     if on > cert.expires_on:
@@ -133,7 +139,11 @@ def status_is(
     """Return the condition on Certification of status_on(cert, on, expiring_within) == status."""
     expires = Certification.expires_on
     window_ends = on + dt.timedelta(days=expiring_within)
-    held = Certification.earned_on <= on
+    revoked = and_(Certification.revoked_on.is_not(None), Certification.revoked_on <= on)
+    earned = Certification.earned_on <= on
+    if status == Status.REVOKED:
+        return and_(earned, revoked)
+    held = and_(earned, ~revoked)
     if status == Status.VALID:
         return and_(held, or_(expires.is_(None), expires > window_ends))
     if status == Status.EXPIRING:

@@ -130,6 +130,7 @@ def queue_digests(
             Certification.expires_on >= today,
             Certification.expires_on <= today + dt.timedelta(days=DIGEST_HORIZON_DAYS),
             ~exists().where(newer.renews_id == Certification.id),
+            Certification.revoked_on.is_(None),
             or_(_OwnManager.id.is_not(None), _TeamManager.id.is_not(None)),
         )
         .order_by(Certification.expires_on, Certification.id)

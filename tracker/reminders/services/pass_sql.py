@@ -99,12 +99,14 @@ _E = aliased(Engineer, name="e")
 
 
 def _in_reach() -> tuple:
-    """Criteria of the certifications that count (not renewed) and expire within reach."""
+    """Criteria of the certifications that count (not renewed nor revoked) within reach."""
     newer = aliased(Certification, name="n")
     return (
         _C.expires_on >= bindparam("reach_from", type_=Date),
         _C.expires_on <= bindparam("reach_to", type_=Date),
         ~exists().where(newer.renews_id == _C.id),
+        # Revoked, it is renewed by earning it again, not by a reminder of its expiry.
+        _C.revoked_on.is_(None),
     )
 
 
