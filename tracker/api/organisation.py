@@ -66,6 +66,8 @@ def organisation() -> tuple[Response, int]:
     admins_only()
     params = ORGANISATION.query()
     session = db_session()
+    # First: the check reads the catalog's stamp, which the catalog read then reuses.
+    up_to_date(session, session_factory(), today())
     templates = catalog_snapshot(session).templates
     codes = {t.id: t.code for t in templates}
     band = None
@@ -74,7 +76,6 @@ def organisation() -> tuple[Response, int]:
         if band is None:
             known = ", ".join(codes.values())
             raise ApiError(400, {"band": msg("must be one of %(codes)s", codes=known)})
-    up_to_date(session, session_factory(), today())
     filters = SummaryFilters(band=band, manager=params.manager or "", name=params.name or "")
     keys = [
         Key(k.column, attrgetter(k.field), KINDS[k.kind], k.descending)
