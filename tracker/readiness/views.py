@@ -303,13 +303,17 @@ def team(team_id: int):
     """Show a team's readiness for a fleet on a date, its heat map and forecast."""
     team = _team_or_404(team_id)
     form, gpus, on, status = _query(team)
-    page = team_page(db_session(), team, on, gpus)
     # A bad query shows the full page, where the form says what was wrong.
-    if request.args.get("print") and status == 200:
-        return render_template("readiness/print.html", team=team, page=page, form=form), status
-    # The history is of the team's own fleet up to today, whatever the query asks.
+    printing = bool(request.args.get("print")) and status == 200
     day = today()
-    up_to_date(db_session(), session_factory(), day, team_ids=[team.id])
+    if not printing:
+        # The history is of the team's own fleet up to today, whatever the query
+        # asks. Brought up to date first: the check reads the catalog's stamp,
+        # which the page's catalog read then reuses.
+        up_to_date(db_session(), session_factory(), day, team_ids=[team.id])
+    page = team_page(db_session(), team, on, gpus)
+    if printing:
+        return render_template("readiness/print.html", team=team, page=page, form=form), status
     history = team_history(db_session(), team.id, day)
     return render_template(
         "readiness/team.html",
