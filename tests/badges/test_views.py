@@ -150,3 +150,10 @@ def test_the_heat_map_marks_a_verified_certification(
     rows = dict(re.findall(r'<tr><th scope="row"><a [^>]*>([^<]*)</a>(.*?)</tr>', html, re.S))
     assert 'class="verified"' in rows[ada.name]
     assert 'class="verified"' not in rows[bob.name]
+    cells = {
+        line.split(",")[0]: line.split(",")[3:]
+        for line in client.get(f"/teams/{team.id}/heatmap.csv").text.splitlines()[1:]
+    }
+    assert "valid (2028-03-15) verified" in cells[ada.name]
+    assert "valid (2028-01-10)" in cells[bob.name]
+    assert not any(c.endswith("verified") for c in cells[bob.name])

@@ -347,6 +347,8 @@ def heatmap_csv(team_id: int):
                     if cell.certification and cell.certification.expires_on
                     else ""
                 )
+                # Proved by its issuer's badge, as the page's cell says.
+                + (" verified" if cell.verified else "")
                 for cell in row.cells
             ]
         )
