@@ -10,6 +10,7 @@ from sqlalchemy import select
 from tests import factories
 from tests.badges.conftest import Issuer
 from tests.helpers import Api, token_for
+from tests.webhooks.test_events import subscribe
 from tracker.badges.models import ImportedBadge
 from tracker.badges.services.fetching import make_fetch
 from tracker.badges.services.imports import import_badge
@@ -19,6 +20,8 @@ from tracker.careers.services.bonuses import Quarter, ledger, set_bonus
 from tracker.people.models import Team
 from tracker.progress.services.validity import Status, holding, status_on
 from tracker.readiness.services.members import load_members
+from tracker.webhooks.models import WebhookDelivery
+from tracker.webhooks.services.formats import summary
 
 FETCH = make_fetch({"127.0.0.1"})
 
@@ -116,3 +119,23 @@ def test_a_revoked_certification_says_so_on_its_pages_and_in_the_api(
     auth.sign_in(ada)
     page = client.get("/credentials").get_data(as_text=True)
     assert '<span class="status status-revoked"><span aria-hidden="true">⊘</span> revoked' in page
+
+
+def test_a_revocation_is_announced_to_the_endpoints_that_take_it(db, pinned_today, issuer) -> None:
+    """certification.revoked: the certification, its holder, the day and the issuer's
+    reason, queued in the re-check's transaction; nothing for an endpoint not taking it."""
+    taking = subscribe(db, "certification.revoked")
+    subscribe(db, "certification.lapsed")
+    _team, ada, cert, badge = _imported(db, issuer, pinned_today)
+    issuer.assertion(
+        "/a/1", ada.email, issued="2026-03-15", revoked=True, revocationReason="issued in error"
+    )
+    assert recheck_badge(db, badge, pinned_today, FETCH) == "revoked"
+    (delivery,) = db.scalars(select(WebhookDelivery)).all()
+    assert (delivery.endpoint_id, delivery.event) == (taking.id, "certification.revoked")
+    data = delivery.payload["data"]
+    assert data["certification"]["id"] == cert.id
+    assert data["engineer"] == {"id": ada.id, "name": ada.name}
+    assert data["revoked_on"] == pinned_today.isoformat()
+    assert "issued in error" in data["reason"]
+    assert "was revoked by its issuer" in summary(delivery.payload)

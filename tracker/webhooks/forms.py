@@ -20,6 +20,7 @@ EVENT_LABELS = {
     "certification.renewed": _l("A certification is renewed"),
     "certification.expiring": _l("A certification expires soon (at each reminder window)"),
     "certification.lapsed": _l("A certification lapsed"),
+    "certification.revoked": _l("A certification's issuer revoked its badge"),
     "readiness.dropped": _l("A lapse dropped a team's readiness"),
     "hours.logged": _l("Hours are logged"),
 }

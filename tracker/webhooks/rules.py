@@ -14,6 +14,7 @@ EVENTS = (
     "certification.renewed",
     "certification.expiring",
     "certification.lapsed",
+    "certification.revoked",
     "readiness.dropped",
     "hours.logged",
 )

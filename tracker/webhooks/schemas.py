@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated
+from typing import Annotated, Protocol
 
 from pydantic import Field
 
@@ -15,6 +15,26 @@ from tracker.webhooks.rules import EVENTS, FORMATS, MAX_URL_LENGTH
 # --- each event's data ----------------------------------------------------------------
 
 
+class HeldCredential(Protocol):
+    """A certification as events name it: its id, dates, and credential's code and name."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def earned_on(self) -> dt.date: ...
+    @property
+    def expires_on(self) -> dt.date | None: ...
+    @property
+    def credential(self) -> Coded: ...
+
+
+class Coded(Protocol):
+    @property
+    def code(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+
+
 class CertificationRef(Answer):
     """A certification: its credential's code and name, when it was earned and expires."""
 
@@ -23,6 +43,16 @@ class CertificationRef(Answer):
     name: str
     earned_on: dt.date
     expires_on: dt.date | None
+
+    @classmethod
+    def of(cls, cert: HeldCredential) -> CertificationRef:
+        return cls(
+            id=cert.id,
+            code=cert.credential.code,
+            name=cert.credential.name,
+            earned_on=cert.earned_on,
+            expires_on=cert.expires_on,
+        )
 
 
 class CertificationData(Answer):
@@ -47,6 +77,15 @@ class LapsedData(Answer):
 
     certification: CertificationRef
     engineer: PersonRef
+
+
+class RevokedData(Answer):
+    """certification.revoked: its issuer revoked the badge that proved it (the daily re-check)."""
+
+    certification: CertificationRef
+    engineer: PersonRef
+    revoked_on: dt.date
+    reason: str
 
 
 class TeamRef(Answer):

@@ -21,7 +21,12 @@ from tracker.badges.rules import MAX_REASON_LENGTH
 from tracker.badges.services.verification import reverify
 from tracker.badges.services.verified import BadgeRefused, Fetch
 from tracker.clock import utcnow
+from tracker.people.schemas import PersonRef
 from tracker.progress.models import Certification
+from tracker.webhooks.schemas import CertificationRef, RevokedData
+from tracker.webhooks.services import events as webhooks
+
+REVOKED = "certification.revoked"
 
 Outcome = Literal["verified", "revoked", "problem"]
 
@@ -69,3 +74,11 @@ def revoke(session: Session, badge: ImportedBadge, today: dt.date, reason: str) 
     badge.last_problem = reason
     session.flush()
     audit.record(session, None, cert, "update", before)
+    if webhooks.subscribers(session, REVOKED):
+        data = RevokedData(
+            certification=CertificationRef.of(cert),
+            engineer=PersonRef.of(cert.engineer),
+            revoked_on=today,
+            reason=reason,
+        )
+        webhooks.queue_event(session, REVOKED, data)

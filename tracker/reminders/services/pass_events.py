@@ -72,7 +72,7 @@ def queue_pass_events(session: Session, today: dt.date, inserted: Sequence[Row[A
     if EXPIRING in wanted:
         expiring = [
             ExpiringData(
-                certification=_ref(certs[cert_id]),
+                certification=CertificationRef.of(certs[cert_id]),
                 engineer=_person(certs[cert_id].engineer),
                 window_days=window,
                 days_left=(_expiry(certs[cert_id]) - today).days,
@@ -82,7 +82,9 @@ def queue_pass_events(session: Session, today: dt.date, inserted: Sequence[Row[A
         queued += webhooks.queue_events(session, EXPIRING, expiring)
     if LAPSED in wanted:
         gone = [
-            LapsedData(certification=_ref(certs[i]), engineer=_person(certs[i].engineer))
+            LapsedData(
+                certification=CertificationRef.of(certs[i]), engineer=_person(certs[i].engineer)
+            )
             for i in sorted(lapsed)
         ]
         queued += webhooks.queue_events(session, LAPSED, gone)
@@ -104,7 +106,7 @@ def _drops(
     return [
         ReadinessDroppedData(
             team=TeamRef(id=impact.team.id, name=impact.team.name),
-            certification=_ref(cert),
+            certification=CertificationRef.of(cert),
             engineer=_person(cert.engineer),
             impact=impact.impact,
         )
@@ -117,16 +119,6 @@ def _drops(
 def _expiry(cert: Certification) -> dt.date:
     assert cert.expires_on is not None, "the pass reminds only of certifications that expire"
     return cert.expires_on
-
-
-def _ref(cert: Certification) -> CertificationRef:
-    return CertificationRef(
-        id=cert.id,
-        code=cert.credential.code,
-        name=cert.credential.name,
-        earned_on=cert.earned_on,
-        expires_on=cert.expires_on,
-    )
 
 
 def _person(engineer: Engineer) -> PersonRef:

@@ -22,6 +22,7 @@ TITLES = {
     "certification.renewed": "Certification renewed",
     "certification.expiring": "Certification expiring",
     "certification.lapsed": "Certification lapsed",
+    "certification.revoked": "Certification revoked",
     "readiness.dropped": "Readiness dropped",
     "hours.logged": "Hours logged",
 }
@@ -46,6 +47,8 @@ def summary(payload: dict[str, Any]) -> str:
         return f"{who}'s {code} expires in {_days(data['days_left'])}, on {expires}."
     if event == "certification.lapsed":
         return f"{who}'s {code} expired on {expires}."
+    if event == "certification.revoked":
+        return f"{who}'s {code} was revoked by its issuer ({data['reason']})."
     if event == "readiness.dropped":
         team = data["team"]["name"]
         return f"{team}'s readiness dropped: {who}'s {code} lapsed on {expires} ({data['impact']})."
