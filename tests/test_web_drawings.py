@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from flask import url_for
 from flask.testing import FlaskClient
 from sqlalchemy import update
 from sqlalchemy.orm import Session
@@ -17,6 +18,7 @@ from tests import factories
 from tests.readiness.helpers import Org, build_org
 from tests.readiness.test_history import chart
 from tracker.readiness.models import OrganisationSnapshot
+from tracker.web.converters import id_url
 
 SPANISH = {"Accept-Language": "es"}
 
@@ -88,3 +90,19 @@ def test_the_years_chart_follows_its_snapshots(
     after = chart(client.get("/organisation").get_data(as_text=True))
     assert after != before
     assert "(0%); lowest 0%" in " ".join(after.split())
+
+
+def test_an_id_url_is_url_for_s_with_each_id(app) -> None:
+    with app.test_request_context("/", base_url="http://tracker.example/mounted"):
+        engineer_url = id_url("progress.engineer", "engineer_id")
+        for engineer_id in (1, 7, 987654321, 2147483647):
+            assert engineer_url(engineer_id) == url_for(
+                "progress.engineer", engineer_id=engineer_id
+            )
+        assert engineer_url(7) == "/mounted/engineers/7"
+        with_query = id_url("readiness.team", "team_id", gpus=8)
+        assert (
+            with_query(3)
+            == url_for("readiness.team", team_id=3, gpus=8)
+            == "/mounted/teams/3?gpus=8"
+        )

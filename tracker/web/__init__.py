@@ -21,7 +21,7 @@ from flask import Flask, Response
 from sqlalchemy.exc import DBAPIError
 from werkzeug.exceptions import HTTPException
 
-from tracker.web.converters import IdConverter
+from tracker.web.converters import IdConverter, id_url
 from tracker.web.current import current_request
 from tracker.web.database import (
     commit,
@@ -50,6 +50,7 @@ def init_app(app: Flask) -> None:
     install_gettext(app)
     app.add_template_global(error_name)
     app.add_template_global(error_description)
+    app.add_template_global(id_url)
     # Before any blueprint adds its rules, which read the converters.
     app.url_map.converters["int"] = IdConverter
     app.session_interface = CookieSessionOutsideApi()
