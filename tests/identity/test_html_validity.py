@@ -1,14 +1,15 @@
 """The sign-in page's single sign-on variants are valid HTML (the Nu HTML checker).
 
 The demo crawl of tests/test_html_validity.py runs without single sign-on; these
-are the pages it cannot reach: the provider's button, the folded break-glass
-form, a refusal.
+are the pages it cannot reach: the provider's button, the profile's linked
+account, the folded break-glass form, a refusal.
 """
 
 from __future__ import annotations
 
 import pytest
 
+from tests import factories
 from tests.identity.test_local_login import ROOT
 from tests.test_html_validity import JAVA, VNU_JAR, _grouped, _validate
 
@@ -25,6 +26,14 @@ def test_the_single_sign_on_pages_are_valid_html(sso, app, db, tmp_path, monkeyp
         saved[name] = label
 
     save("sign-in page", sso.client.get("/login"), 200)
+    # Signed in through the provider: the profile lists the account just linked.
+    factories.engineer(db, email="alice@example.com", name="Alice A")
+    assert sso.sign_in("alice").status_code == 302
+    profile = sso.client.get("/profile")
+    assert "Single sign-on accounts" in profile.get_data(as_text=True)
+    save("profile with a linked account", profile, 200)
+    sso.client.post("/logout")
+    sso.browser.cookies.clear()
     save("refused: no account", sso.sign_in("frank"), 403)
     sso.browser.cookies.clear()
     save("refused: the provider said no", sso.sign_in("carol", cancel=True), 401)

@@ -19,6 +19,7 @@ ACCOUNT_EVENT_KINDS: Final[dict[str, str]] = {
     "reactivated": N_("Account reactivated"),
     "role_changed": N_("Access role changed"),
     "level_changed": N_("Level changed"),
+    "identity_unlinked": N_("Identity provider account unlinked"),
 }
 
 # How: the sign-in method, or the channel a change came through.

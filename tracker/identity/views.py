@@ -14,7 +14,9 @@ from typing import Any
 from flask import (
     Blueprint,
     Flask,
+    abort,
     current_app,
+    flash,
     g,
     redirect,
     render_template,
@@ -22,24 +24,33 @@ from flask import (
     session,
     url_for,
 )
-from flask_login import current_user, login_user
+from flask_babel import gettext as _
+from flask_login import current_user, login_required, login_user
 from sqlalchemy.exc import IntegrityError
 
 from tracker.clock import today, utcnow
 from tracker.db import WRITE_INTENT
+from tracker.errors import ValidationError
 from tracker.extensions import db_session
+from tracker.identity.forms import UnlinkForm
+from tracker.identity.models import Identity
 from tracker.identity.rules import MAX_KEPT_ID_TOKEN_LENGTH
-from tracker.identity.services.linking import sign_in_person
+from tracker.identity.services.linking import linked_identities, sign_in_person, unlink_identity
 from tracker.identity.services.pending import begin_sign_in, finish_sign_in
 from tracker.identity.services.provider import OpenIdProvider
 from tracker.identity.services.refusals import SignInRefused, record_refusal
 from tracker.identity.services.settings import oidc_settings
 from tracker.people.forms import LANGUAGE_NAMES, LanguageForm, LoginForm
+from tracker.people.models import Engineer
+from tracker.people.signin import address
 from tracker.people.views import safe_next
-from tracker.signals import signing_out
+from tracker.signals import showing_profile, signing_out
 from tracker.web.language import localized
 
 bp = Blueprint("identity", __name__)
+# The profile's linked accounts: served whether or not single sign-on is on now,
+# so that an account linked before can still be unlinked.
+accounts = Blueprint("identity_accounts", __name__)
 
 PROVIDER = "tracker.oidc"
 # What the session cookie keeps: the state of the sign-in under way (it binds the
@@ -162,8 +173,35 @@ def sign_in_options() -> dict[str, Any]:
     return {"single_sign_on": provider().settings.display_name}
 
 
+@showing_profile.connect
+def _linked_accounts(engineer: Engineer) -> dict[str, Any]:
+    """Give the profile the person's provider accounts and the button that unlinks one."""
+    return {
+        "identities": linked_identities(db_session(), engineer),
+        "unlink_form": UnlinkForm(formdata=None),
+    }
+
+
+@accounts.post("/profile/identities/<int:identity_id>/unlink")
+@login_required
+def unlink(identity_id: int):
+    """Unlink one of the person's identity provider accounts (not their only way in)."""
+    if not UnlinkForm().validate_on_submit():
+        abort(400, _("The form expired: reload the page and try again."))
+    me = current_user._get_current_object()
+    try:
+        identity: Identity = unlink_identity(db_session(), me, identity_id, address())
+    except LookupError:
+        abort(404)
+    except ValidationError as exc:
+        abort(400, localized(exc.errors["identity"]))
+    flash(_("Unlinked your account at %(issuer)s.", issuer=identity.issuer), "success")
+    return redirect(url_for("people.profile"))
+
+
 def install(app: Flask) -> None:
     """Offer single sign-on when TRACKER_OIDC_ISSUER is set; check the settings (ValueError)."""
+    app.register_blueprint(accounts)
     settings = oidc_settings(app.config)
     if settings is None:
         return

@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from tracker.audit.accounts import record_account_event
 from tracker.errors import ValidationError
-from tracker.i18n import join
+from tracker.i18n import join, msg
 from tracker.identity.models import Identity
 from tracker.identity.rules import ROLE_RANK
 from tracker.identity.services.refusals import SignInRefused
@@ -32,6 +32,7 @@ from tracker.people.services.persons import (
 )
 
 METHOD = "oidc"
+ONLY_WAY_IN = msg("it is your only way to sign in; ask an admin to set a password first")
 
 
 def claim(claims: Mapping[str, Any], name: str) -> Any:
@@ -208,3 +209,49 @@ def sign_in_person(
     )
     session.flush()
     return person
+
+
+def linked_identities(session: Session, engineer: Engineer) -> list[Identity]:
+    """Return the person's accounts at OpenID providers, by provider."""
+    return list(
+        session.scalars(
+            select(Identity)
+            .where(Identity.engineer_id == engineer.id)
+            .order_by(Identity.issuer, Identity.id)
+        )
+    )
+
+
+def unlink_identity(
+    session: Session, engineer: Engineer, identity_id: int, address: str = ""
+) -> Identity:
+    """Unlink one of the person's provider accounts; record it in the account trail. Flushes.
+
+    LookupError when it is not theirs; ValidationError (`identity`) when it is
+    their only way to sign in (no password, no other account linked).
+    """
+    identity = session.get(Identity, identity_id)
+    if identity is None or identity.engineer_id != engineer.id:
+        raise LookupError(identity_id)
+    others = [i for i in linked_identities(session, engineer) if i.id != identity.id]
+    if not engineer.password_hash and not others:
+        raise ValidationError(
+            {
+                "identity": msg(
+                    "it is your only way to sign in; ask an admin to set a password first"
+                )
+            }
+        )
+    session.delete(identity)
+    session.flush()
+    record_account_event(
+        session,
+        "identity_unlinked",
+        engineer_id=engineer.id,
+        email=engineer.email,
+        method="web",
+        actor_id=engineer.id,
+        address=address,
+        detail={"issuer": identity.issuer, "subject": identity.subject},
+    )
+    return identity
