@@ -95,6 +95,17 @@ def test_a_group_name_may_hold_equals_signs():
     }
 
 
+def test_semicolons_separate_pairs_whose_group_names_hold_commas():
+    """LDAP distinguished names as groups: commas are theirs, semicolons separate pairs."""
+    text = "cn=gpu-admins,ou=groups,dc=example=admin; cn=gpu-leads,ou=groups,dc=example=manager;"
+    assert parse_role_map(text) == {
+        "cn=gpu-admins,ou=groups,dc=example": "admin",
+        "cn=gpu-leads,ou=groups,dc=example": "manager",
+    }
+    with pytest.raises(ValueError, match="must be one of"):
+        parse_role_map("cn=a,dc=x=admin;cn=b,dc=x=boss")
+
+
 @pytest.mark.parametrize("word", ["maybe", "2", "enabled"])
 def test_an_on_off_variable_holding_another_word_stops_the_start(monkeypatch, word):
     monkeypatch.setenv("TRACKER_LOCAL_LOGIN", word)

@@ -55,10 +55,18 @@ class OidcSettings:
         return f"{parts.scheme}://{parts.netloc}"
 
 
+# Separates the role map's pairs instead of commas, which then belong to group names.
+ROLE_MAP_SEPARATOR = ";"
+
+
 def parse_role_map(text: str) -> dict[str, str]:
-    """Read "group=role,group=role" (roles engineer, manager, admin); raise ValueError."""
+    """Read "group=role,group=role" (roles engineer, manager, admin); raise ValueError.
+
+    Pairs are separated by commas, or by semicolons when the text holds one: an
+    LDAP group's name holds commas (cn=gpu-admins,ou=groups,dc=example,dc=com).
+    """
     mapping: dict[str, str] = {}
-    for entry in text.split(","):
+    for entry in text.split(ROLE_MAP_SEPARATOR if ROLE_MAP_SEPARATOR in text else ","):
         if not entry.strip():
             continue
         # A group name may hold "=" (an LDAP name); the role is after the last one.
