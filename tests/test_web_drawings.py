@@ -106,3 +106,23 @@ def test_an_id_url_is_url_for_s_with_each_id(app) -> None:
             == url_for("readiness.team", team_id=3, gpus=8)
             == "/mounted/teams/3?gpus=8"
         )
+
+
+def test_a_form_with_a_csrf_token_is_drawn_for_its_session_alone(app, csrf_enabled) -> None:
+    """A query form that carries a CSRF token is never remembered: its token is the
+    session's own."""
+    from flask import render_template_string
+    from flask_wtf import FlaskForm
+    from wtforms import StringField
+
+    class Guarded(FlaskForm):
+        name = StringField("Name")
+
+    drawn = []
+    for _ in range(2):
+        with app.test_request_context("/"):
+            drawn.append(
+                render_template_string("{{ query_form(form, '/x', 'Go') }}", form=Guarded())
+            )
+    tokens = [re.search(r'name="csrf_token"[^>]*value="([^"]+)"', d).group(1) for d in drawn]
+    assert tokens[0] != tokens[1]

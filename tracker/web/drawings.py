@@ -73,7 +73,8 @@ def add_drawings(app: Flask) -> None:
                 form, action=action, submit=submit, method="get", extra_class="grid inline-query"
             )
 
-        if form.errors or form.form_errors:
+        # A form with a CSRF token holds the session's own secret: never shared.
+        if form.errors or form.form_errors or getattr(form.meta, "csrf", False):
             return Markup(draw())
         key = (type(form).__qualname__, action, str(submit), *map(_field_state, form))
         return forms.remembered(key, draw)
