@@ -9,10 +9,12 @@ from __future__ import annotations
 import re
 
 import pytest
-from flask import url_for
+from flask import render_template_string, url_for
 from flask.testing import FlaskClient
+from flask_wtf import FlaskForm
 from sqlalchemy import update
 from sqlalchemy.orm import Session
+from wtforms import StringField
 
 from tests import factories
 from tests.readiness.helpers import Org, build_org
@@ -111,9 +113,6 @@ def test_an_id_url_is_url_for_s_with_each_id(app) -> None:
 def test_a_form_with_a_csrf_token_is_drawn_for_its_session_alone(app, csrf_enabled) -> None:
     """A query form that carries a CSRF token is never remembered: its token is the
     session's own."""
-    from flask import render_template_string
-    from flask_wtf import FlaskForm
-    from wtforms import StringField
 
     class Guarded(FlaskForm):
         name = StringField("Name")
