@@ -14,6 +14,7 @@ from flask import Flask
 from tests import factories
 from tests.helpers import WEBHOOK_HOSTS, routes
 from tracker.badges.services.mapping import map_badge_class
+from tracker.identity.models import Identity
 from tracker.progress.services.hours import log_hours
 from tracker.reminders.models import Notification
 from tracker.webhooks.services.endpoints import add_endpoint
@@ -90,6 +91,8 @@ def scene(db, pinned_today):
     )
     delivery = factories.webhook_delivery(db, endpoint)
     mapping = map_badge_class(db, "https://badges.example.com/classes/matrix", "NCP-AII")
+    identity = Identity(engineer_id=victim.id, issuer="https://id.example.com", subject="matrix")
+    db.add(identity)
     # One value for both feeds (the tokens of engineers and of teams are apart).
     victim.calendar_token = team.calendar_token = "route-matrix-calendar-feed-token"
     db.flush()
@@ -102,6 +105,7 @@ def scene(db, pinned_today):
         "endpoint_id": endpoint.id,
         "delivery_id": delivery.id,
         "mapping_id": mapping.id,
+        "identity_id": identity.id,
         "token": victim.calendar_token,
         "speciality": "infiniband-rdma",
         "user_id": victim.id,
@@ -181,6 +185,9 @@ def test_route_answers_as_the_role_allows(client, auth, scene, role, endpoint, r
         assert status in ((403,) if role == "engineer" else (200, 302, 400))
     elif endpoint in CAREERS_ADMIN:
         assert status in ((200, 302, 400) if role == "admin" else (403,))
+    elif endpoint == "identity_accounts.unlink":
+        # The victim's provider account: nobody else's to unlink, not even an admin's.
+        assert status == 404
     elif any(name in rule for name in ("engineer_id", "entry_id")):
         # Another person's records: only an admin (or the person's own manager) may.
         assert status in ((200, 302, 400) if role == "admin" else (403, 404))
