@@ -151,10 +151,10 @@ def _add_drawing_helpers(state) -> None:
     def cached_history_chart(points: Sequence[HistoryPoint], title: str, id: str) -> Markup:
         # Keyed by the points themselves: a year's chart is drawn again only when
         # a snapshot changed, which is at most a few times a day.
-        chart = charts.macro(readiness, "history_chart")
-        return charts.remembered(
-            (tuple(points), str(title), id), lambda: chart(points, by_month(points), title, id)
-        )
+        def draw() -> str:
+            return charts.macro(readiness, "history_chart")(points, by_month(points), title, id)
+
+        return charts.remembered((tuple(points), str(title), id), draw)
 
     env.globals["cached_badge"] = cached_badge
     env.globals["cached_trend"] = cached_trend

@@ -66,9 +66,8 @@ def add_drawings(app: Flask) -> None:
     def query_form(form: Form, action: str, submit: str) -> Markup:
         # A page's query form (its filters, fleet and day) is drawn again for
         # every view of the page; without errors, it is what its fields hold.
-        render_form = forms.macro("_macros/forms.html", "render_form")
-
         def draw() -> str:
+            render_form = forms.macro("_macros/forms.html", "render_form")
             return render_form(
                 form, action=action, submit=submit, method="get", extra_class="grid inline-query"
             )

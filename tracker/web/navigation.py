@@ -58,11 +58,11 @@ def add_navigation(app: Flask) -> None:
     def main_menu(role: str, current: str | None) -> Markup:
         # The same few menus on every page: drawn once each (a menu is some
         # twenty links), for each place the app is mounted at.
-        menu = menus.macro("_macros/navigation.html", "menu")
-        return menus.remembered(
-            (role, current, request.script_root),
-            lambda: menu(role, current, NAV_ITEMS, NAV_GROUPS, app.view_functions),
-        )
+        def draw() -> str:
+            menu = menus.macro("_macros/navigation.html", "menu")
+            return menu(role, current, NAV_ITEMS, NAV_GROUPS, app.view_functions)
+
+        return menus.remembered((role, current, request.script_root), draw)
 
     app.jinja_env.globals["main_menu"] = main_menu
 
