@@ -19,7 +19,7 @@ import datetime as dt
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, exists, func, or_, select, update
+from sqlalchemy import ColumnElement, Date, Select, bindparam, exists, func, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -67,7 +67,9 @@ def _current_stamp() -> ColumnElement[Any]:
     return func.coalesce(STAMP_QUERY.scalar_subquery(), "")
 
 
-def _stale(stamp: ColumnElement[Any] | str, today: dt.date) -> ColumnElement[bool]:
+def _stale(
+    stamp: ColumnElement[Any] | str, today: dt.date | ColumnElement[dt.date]
+) -> ColumnElement[bool]:
     """The condition "the team's stored readiness is missing or not of its current inputs"."""
     r = StoredReadiness
     return or_(
@@ -91,17 +93,32 @@ def _stale_teams(
     )
 
 
-def any_stale(session: Session, today: dt.date, team_ids: Sequence[int] | None = None) -> bool:
-    """Return whether some team's (of `team_ids`) stored readiness is not current (one query)."""
+def _any_stale_statement(some: bool) -> Select[Any]:
     stale = (
         select(Team.id)
         .outerjoin(StoredReadiness, StoredReadiness.team_id == Team.id)
-        .where(_stale(_current_stamp(), today))
+        .where(_stale(_current_stamp(), bindparam("today", type_=Date)))
     )
-    if team_ids is not None:
-        stale = stale.where(Team.id.in_(team_ids))
+    if some:
+        stale = stale.where(Team.id.in_(bindparam("team_ids", expanding=True)))
     # The catalog's stamp rides along: the page reads the catalog next.
-    found, stamp = session.execute(select(exists(stale), STAMP_QUERY.scalar_subquery())).one()
+    return select(exists(stale), STAMP_QUERY.scalar_subquery())
+
+
+# Built once: a kept statement keeps its cache key, worked out again per call otherwise.
+_ANY_STALE = _any_stale_statement(some=False)
+_ANY_OF_STALE = _any_stale_statement(some=True)
+
+
+def any_stale(session: Session, today: dt.date, team_ids: Sequence[int] | None = None) -> bool:
+    """Return whether some team's (of `team_ids`) stored readiness is not current (one query)."""
+    if team_ids is None:
+        result = session.connection().execute(_ANY_STALE, {"today": today})
+    else:
+        result = session.connection().execute(
+            _ANY_OF_STALE, {"today": today, "team_ids": list(team_ids)}
+        )
+    found, stamp = result.one()
     keep_catalog_stamp(session, stamp)
     return bool(found)
 

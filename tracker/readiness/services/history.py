@@ -14,9 +14,10 @@ import datetime as dt
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import Select, bindparam, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
+from sqlalchemy.sql.elements import BindParameter
 
 from tracker.catalog.services.snapshot import TemplateInfo, catalog_snapshot
 from tracker.people.models import Team
@@ -27,6 +28,9 @@ from tracker.readiness.rules import HISTORY_MONTHS, PERCENT_TENTHS, TEAMS_PER_BA
 from tracker.readiness.services.current import percent_tenths, seats_filled
 from tracker.readiness.services.members import Member, load_members
 from tracker.readiness.services.organisation import lapsing_count
+
+# A day, or the parameter a kept statement binds it to at each call.
+Day = dt.date | BindParameter[dt.date]
 
 # Snapshot rows written per statement while back-filling.
 BACKFILL_ROWS = 5000
@@ -57,7 +61,9 @@ def history_since(today: dt.date, months: int = HISTORY_MONTHS) -> dt.date:
     return add_months(today, -months) + dt.timedelta(days=1)
 
 
-def team_history_statement(team_id: int, since: dt.date, until: dt.date) -> Select[Any]:
+def team_history_statement(
+    team_id: int | BindParameter[int], since: Day, until: Day
+) -> Select[Any]:
     """Return the query of a team's snapshots from `since` to `until`, unordered."""
     h = ReadinessSnapshot
     return select(h.day, h.filled, h.total, h.percent_tenths, h.lapsing).where(
@@ -65,7 +71,7 @@ def team_history_statement(team_id: int, since: dt.date, until: dt.date) -> Sele
     )
 
 
-def organisation_history_statement(since: dt.date, until: dt.date) -> Select[Any]:
+def organisation_history_statement(since: Day, until: Day) -> Select[Any]:
     """Return the query of the organisation's snapshots from `since` to `until`, unordered."""
     o = OrganisationSnapshot
     return select(o.day, o.filled, o.total, o.percent_tenths, o.lapsing, o.teams).where(
@@ -81,22 +87,32 @@ def team_history(
     session: Session, team_id: int, today: dt.date, months: int = HISTORY_MONTHS
 ) -> list[HistoryPoint]:
     """Return a team's snapshots of the `months` months that end today, oldest first."""
-    statement = team_history_statement(team_id, history_since(today, months), today)
-    return _points(session, statement.order_by(ReadinessSnapshot.day))
+    since = history_since(today, months)
+    return _points(session, _TEAM_YEAR, {"team_id": team_id, "since": since, "until": today})
 
 
 def organisation_history(
     session: Session, today: dt.date, months: int = HISTORY_MONTHS
 ) -> list[HistoryPoint]:
     """Return the organisation's snapshots of the `months` months that end today, oldest first."""
-    statement = organisation_history_statement(history_since(today, months), today)
-    return _points(session, statement.order_by(OrganisationSnapshot.day))
+    since = history_since(today, months)
+    return _points(session, _ORGANISATION_YEAR, {"since": since, "until": today})
 
 
-def _points(session: Session, statement: Select[Any]) -> list[HistoryPoint]:
+# The pages' statements, built once with their values bound at each call: a kept
+# statement keeps its cache key, which SQLAlchemy would work out again per page.
+_TEAM_YEAR = team_history_statement(
+    bindparam("team_id"), bindparam("since"), bindparam("until")
+).order_by(ReadinessSnapshot.day)
+_ORGANISATION_YEAR = organisation_history_statement(
+    bindparam("since"), bindparam("until")
+).order_by(OrganisationSnapshot.day)
+
+
+def _points(session: Session, statement: Select[Any], values: dict[str, Any]) -> list[HistoryPoint]:
     # Columns, not entities: the connection reads them without the ORM's
     # per-statement work, a third of the cost for a year of rows.
-    return [HistoryPoint(*row) for row in session.connection().execute(statement)]
+    return [HistoryPoint(*row) for row in session.connection().execute(statement, values)]
 
 
 def by_month(points: Sequence[HistoryPoint]) -> list[HistoryPoint]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import (
@@ -22,7 +23,6 @@ from sqlalchemy import (
     case,
     func,
     select,
-    true,
 )
 from sqlalchemy.orm import Session, aliased
 
@@ -42,6 +42,10 @@ _r = StoredReadiness
 # Points of percent gained since the snapshot the trend compares with (0 without one).
 _TREND = _r.percent_tenths - func.coalesce(_r.previous_tenths, _r.percent_tenths)
 _MANAGER = func.coalesce(_Manager.name, "")
+
+# Statements are built once per shape and kept: a kept statement keeps its cache key,
+# which SQLAlchemy would otherwise work out again on every page.
+STATEMENTS_KEPT = 128
 
 
 def lapsing_count(
@@ -216,22 +220,32 @@ class Totals:
         return self.percent_tenths / PERCENT_TENTHS
 
 
-def totals(session: Session, filters: SummaryFilters = SummaryFilters()) -> Totals:
-    """Return the organisation's totals and the teams the filters keep, in one query."""
+@lru_cache(maxsize=STATEMENTS_KEPT)
+def _totals_statement(filters: SummaryFilters) -> Select[Any]:
     conditions = filters.conditions()
-    kept = and_(*conditions) if conditions else true()
-    teams, matching, filled, total, lapsing = session.execute(
+    sums = (
+        func.coalesce(func.sum(_r.filled), 0),
+        func.coalesce(func.sum(_r.total), 0),
+        func.coalesce(func.sum(_r.lapsing), 0),
+    )
+    if not conditions:
+        # Every team has its stored row (a foreign key to it): no join to count them.
+        return select(func.count(), func.count(), *sums).select_from(_r)
+    return (
         select(
-            func.count(),
-            func.coalesce(func.sum(case((kept, 1), else_=0)), 0),
-            func.coalesce(func.sum(_r.filled), 0),
-            func.coalesce(func.sum(_r.total), 0),
-            func.coalesce(func.sum(_r.lapsing), 0),
+            func.count(), func.coalesce(func.sum(case((and_(*conditions), 1), else_=0)), 0), *sums
         )
         .select_from(Team)
         .join(_r, _r.team_id == Team.id)
         .outerjoin(_Manager, _Manager.id == Team.manager_id)
-    ).one()
+    )
+
+
+def totals(session: Session, filters: SummaryFilters = SummaryFilters()) -> Totals:
+    """Return the organisation's totals and the teams the filters keep, in one query."""
+    teams, matching, filled, total, lapsing = (
+        session.connection().execute(_totals_statement(filters)).one()
+    )
     return Totals(teams, matching, filled, total, lapsing)
 
 
@@ -260,12 +274,17 @@ def summary_page(
     counted = totals(session, filters)
     pages = max(1, -(-counted.matching // per_page))
     page = min(max(page, 1), pages)
-    statement = ordered(summary_statement(filters), order_keys(sort, descending))
-    rows = [
-        SummaryRow.of(row)
-        for row in session.execute(statement.limit(per_page).offset((page - 1) * per_page))
-    ]
+    statement = _page_statement(filters, sort, descending, per_page, (page - 1) * per_page)
+    rows = [SummaryRow.of(row) for row in session.connection().execute(statement)]
     return SummaryPage(rows, counted, page, per_page)
+
+
+@lru_cache(maxsize=STATEMENTS_KEPT)
+def _page_statement(
+    filters: SummaryFilters, sort: str, descending: bool, limit: int, offset: int
+) -> Select[Any]:
+    statement = ordered(summary_statement(filters), order_keys(sort, descending))
+    return statement.limit(limit).offset(offset)
 
 
 def rows_of_managers(session: Session, manager_ids: Iterable[int]) -> dict[int, list[SummaryRow]]:
