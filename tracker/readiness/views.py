@@ -13,7 +13,7 @@ from markupsafe import Markup, escape
 from sqlalchemy import select
 
 from tracker.catalog.models import RoiLine
-from tracker.catalog.services.snapshot import catalog_snapshot
+from tracker.catalog.services.snapshot import TemplateInfo, catalog_snapshot
 from tracker.clock import today
 from tracker.errors import ValidationError
 from tracker.extensions import db_session, session_factory
@@ -42,6 +42,7 @@ from tracker.readiness.services.organisation import (
     DEFAULT_SORT,
     SORTS,
     SummaryFilters,
+    SummaryRow,
     summary_page,
     summary_rows,
 )
@@ -61,6 +62,8 @@ bp = Blueprint("readiness", __name__)
 DRAWN_KEPT = 4096
 # Year charts remembered: each holds a year of points and its drawing, a few kB.
 CHARTS_KEPT = 64
+# Organisation tables remembered (a page of 50 rows each), per language, order and filters.
+TABLES_KEPT = 64
 # Stands for a drawing's element id until the drawing is given its own.
 ID = "drawn-id-placeholder"
 
@@ -108,6 +111,7 @@ def _add_drawing_helpers(state) -> None:
     env = state.app.jinja_env
     drawings = Drawings(state.app, DRAWN_KEPT)
     charts = Drawings(state.app, CHARTS_KEPT)
+    tables = Drawings(state.app, TABLES_KEPT)
     readiness, status = "_macros/readiness.html", "_macros/status.html"
 
     def cached_badge(status_name: str, days_left: int | None = None) -> Markup:
@@ -156,7 +160,33 @@ def _add_drawing_helpers(state) -> None:
 
         return charts.remembered((tuple(points), str(title), id), draw)
 
+    def cached_organisation_table(
+        rows: Sequence[SummaryRow],
+        templates: dict[int, TemplateInfo],
+        sort: str,
+        descending: bool,
+        args: dict[str, str],
+        filtered: bool,
+        expiring_within: int,
+        trend_days: int,
+    ) -> Markup:
+        # Keyed by everything it shows (the rows' figures and names, the bands as
+        # the language names them, the order and the links' query): drawn again
+        # once something on it changed.
+        locale = current_locale()
+        names = {id: in_locale(t, locale) for id, t in templates.items()}
+        bands = tuple(names[r.template_id] for r in rows)
+        query = tuple(args.items())
+        shown = (sort, descending, query, filtered, expiring_within, trend_days)
+
+        def draw() -> str:
+            table = tables.macro("_macros/organisation.html", "organisation_table")
+            return table(rows, bands, *shown)
+
+        return tables.remembered((tuple(rows), bands, *shown, request.script_root), draw, locale)
+
     env.globals["cached_badge"] = cached_badge
+    env.globals["cached_organisation_table"] = cached_organisation_table
     env.globals["cached_trend"] = cached_trend
     env.globals["cached_history_chart"] = cached_history_chart
     env.globals["progress_bars"] = progress_bars
@@ -195,7 +225,7 @@ def current_day() -> dt.date:
     return on
 
 
-def templates_by_id() -> dict[int, object]:
+def templates_by_id() -> dict[int, TemplateInfo]:
     """Return the catalog's templates by id (the bands the stored rows name)."""
     return {t.id: t for t in catalog_snapshot(db_session()).templates}
 

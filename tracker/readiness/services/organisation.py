@@ -275,7 +275,7 @@ def summary_page(
     pages = max(1, -(-counted.matching // per_page))
     page = min(max(page, 1), pages)
     statement = _page_statement(filters, sort, descending, per_page, (page - 1) * per_page)
-    rows = [SummaryRow.of(row) for row in session.connection().execute(statement)]
+    rows = [SummaryRow.of(row) for row in session.connection().execute(statement).all()]
     return SummaryPage(rows, counted, page, per_page)
 
 
