@@ -29,7 +29,7 @@ from tracker.catalog.services.snapshot import (
     catalog_snapshot,
     keep_catalog_stamp,
 )
-from tracker.db import WRITE_INTENT, writing
+from tracker.db import WRITE_INTENT, plain_rows, writing
 from tracker.people.models import Team
 from tracker.readiness.models import OrganisationSnapshot, ReadinessSnapshot, StoredReadiness
 from tracker.readiness.rules import PERCENT_TENTHS, TEAMS_PER_BATCH, TREND_DAYS
@@ -113,9 +113,9 @@ _ANY_OF_STALE = _any_stale_statement(some=True)
 def any_stale(session: Session, today: dt.date, team_ids: Sequence[int] | None = None) -> bool:
     """Return whether some team's (of `team_ids`) stored readiness is not current (one query)."""
     if team_ids is None:
-        result = session.connection().execute(_ANY_STALE, {"today": today})
+        result = plain_rows(session).execute(_ANY_STALE, {"today": today})
     else:
-        result = session.connection().execute(
+        result = plain_rows(session).execute(
             _ANY_OF_STALE, {"today": today, "team_ids": list(team_ids)}
         )
     found, stamp = result.one()

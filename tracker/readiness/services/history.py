@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import BindParameter
 
 from tracker.catalog.services.snapshot import TemplateInfo, catalog_snapshot
+from tracker.db import plain_rows
 from tracker.people.models import Team
 from tracker.progress.rules import EXPIRING_WITHIN_DAYS
 from tracker.progress.services.validity import add_months
@@ -113,7 +114,7 @@ def _points(session: Session, statement: Select[Any], values: dict[str, Any]) ->
     # Columns, not entities: the connection reads them without the ORM's
     # per-statement work, a third of the cost for a year of rows; and all at
     # once, where iterating the result fetches them one by one.
-    rows = session.connection().execute(statement, values).all()
+    rows = plain_rows(session).execute(statement, values).all()
     return [HistoryPoint(*row) for row in rows]
 
 

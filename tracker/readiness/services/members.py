@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from tracker.catalog.models import Credential, JobRole, TeamTemplate, TemplateSlot
 from tracker.catalog.services.snapshot import CredentialInfo
+from tracker.db import plain_rows
 from tracker.people.models import Engineer, JobRoleAssignment
 from tracker.progress.models import Certification
 
@@ -242,11 +243,9 @@ def load_members(
             params = {"team_id": ids[0]}
         else:
             people, certs = _member_queries(Engineer.team_id.in_(ids))
-    if session.autoflush:
-        session.flush()
     # Plain rows (Core), not the ORM's: nothing here becomes an entity; and
     # fetched at once, not row by row.
-    connection = session.connection()
+    connection = plain_rows(session)
     if credentials is None:
         held = certs.with_only_columns(Certification.credential_id).distinct()
         credentials = {

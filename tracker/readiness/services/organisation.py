@@ -26,7 +26,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session, aliased
 
-from tracker.db import Paging
+from tracker.db import Paging, plain_rows
 from tracker.people.models import Engineer, Team
 from tracker.progress.rules import EXPIRING_WITHIN_DAYS
 from tracker.readiness.models import StoredReadiness
@@ -244,7 +244,7 @@ def _totals_statement(filters: SummaryFilters) -> Select[Any]:
 def totals(session: Session, filters: SummaryFilters = SummaryFilters()) -> Totals:
     """Return the organisation's totals and the teams the filters keep, in one query."""
     teams, matching, filled, total, lapsing = (
-        session.connection().execute(_totals_statement(filters)).one()
+        plain_rows(session).execute(_totals_statement(filters)).one()
     )
     return Totals(teams, matching, filled, total, lapsing)
 
@@ -275,7 +275,7 @@ def summary_page(
     pages = max(1, -(-counted.matching // per_page))
     page = min(max(page, 1), pages)
     statement = _page_statement(filters, sort, descending, per_page, (page - 1) * per_page)
-    rows = [SummaryRow.of(row) for row in session.connection().execute(statement).all()]
+    rows = [SummaryRow.of(row) for row in plain_rows(session).execute(statement).all()]
     return SummaryPage(rows, counted, page, per_page)
 
 

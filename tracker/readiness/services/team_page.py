@@ -6,10 +6,11 @@ import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
 from tracker.catalog.services.snapshot import catalog_snapshot
+from tracker.db import plain_rows
 from tracker.people.models import Engineer, Team
 from tracker.progress.models import Certification, HourLog
 from tracker.progress.services.paths import path_progress
@@ -76,29 +77,35 @@ def team_page(
     return TeamPage(result, columns, rows, expiring, points)
 
 
+# Built once, the team bound at each call: a kept statement keeps its cache key,
+# which SQLAlchemy would work out again on every page.
+_HOURS_OF_TEAM = (
+    select(HourLog.engineer_id, HourLog.course_id, func.sum(HourLog.hours))
+    .join(Engineer, Engineer.id == HourLog.engineer_id)
+    .where(Engineer.team_id == bindparam("team_id"), Engineer.active.is_(True))
+    .group_by(HourLog.engineer_id, HourLog.course_id)
+)
+_VERIFIED_OF_TEAM = (
+    select(Certification.id)
+    .join(Engineer, Engineer.id == Certification.engineer_id)
+    .where(
+        Engineer.team_id == bindparam("team_id"),
+        Certification.verified_at.is_not(None),
+        Certification.revoked_on.is_(None),
+    )
+)
+
+
 def _logged_hours_of_team(session: Session, team_id: int) -> dict[int, dict[int, Decimal]]:
     """Return engineer id -> course id -> hours logged, for a team's active members (one query)."""
     result: dict[int, dict[int, Decimal]] = {}
-    for engineer_id, course_id, total in session.execute(
-        select(HourLog.engineer_id, HourLog.course_id, func.sum(HourLog.hours))
-        .join(Engineer, Engineer.id == HourLog.engineer_id)
-        .where(Engineer.team_id == team_id, Engineer.active.is_(True))
-        .group_by(HourLog.engineer_id, HourLog.course_id)
-    ):
+    rows = plain_rows(session).execute(_HOURS_OF_TEAM, {"team_id": team_id}).all()
+    for engineer_id, course_id, total in rows:
         result.setdefault(engineer_id, {})[course_id] = total
     return result
 
 
 def _verified_of_team(session: Session, team_id: int) -> frozenset[int]:
     """Return the ids of the team's certifications proved by their issuers' badges."""
-    return frozenset(
-        session.scalars(
-            select(Certification.id)
-            .join(Engineer, Engineer.id == Certification.engineer_id)
-            .where(
-                Engineer.team_id == team_id,
-                Certification.verified_at.is_not(None),
-                Certification.revoked_on.is_(None),
-            )
-        )
-    )
+    rows = plain_rows(session).execute(_VERIFIED_OF_TEAM, {"team_id": team_id}).all()
+    return frozenset(id for (id,) in rows)
