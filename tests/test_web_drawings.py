@@ -7,6 +7,7 @@ again; each test changes what the drawing shows and sees it change.
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
 import pytest
 from flask import render_template_string, url_for
@@ -19,6 +20,9 @@ from wtforms import StringField
 from tests import factories
 from tests.readiness.helpers import Org, build_org
 from tests.readiness.test_history import chart
+from tracker.people.services.persons import set_level
+from tracker.people.services.teams import update_team
+from tracker.progress.services.hours import log_hours
 from tracker.readiness.models import OrganisationSnapshot
 from tracker.web.converters import id_url
 
@@ -125,3 +129,45 @@ def test_a_form_with_a_csrf_token_is_drawn_for_its_session_alone(app, csrf_enabl
             )
     tokens = [re.search(r'name="csrf_token"[^>]*value="([^"]+)"', d).group(1) for d in drawn]
     assert tokens[0] != tokens[1]
+
+
+def organisation_row(html: str, team: str) -> str:
+    return re.search(rf"<tr><th scope=\"row\"><a [^>]*>{team}</a></th>.*?</tr>", html).group(0)
+
+
+def test_the_organisation_table_follows_names_and_language(
+    client: FlaskClient, auth, db: Session, org: Org
+) -> None:
+    auth.sign_in(org.admin)
+    before = organisation_row(client.get("/organisation").get_data(as_text=True), "Alpha")
+    assert "<td>Mona</td>" in before
+    update_team(db, org.alpha, name="Alpha One", gpus=org.alpha.gpus, manager_id=org.otto.id)
+    org.otto.name = "Otto Renamed"
+    db.flush()
+    after = organisation_row(client.get("/organisation").get_data(as_text=True), "Alpha One")
+    assert "<td>Otto Renamed</td>" in after
+    assert " of " in after
+    spanish = client.get("/organisation", headers=SPANISH).get_data(as_text=True)
+    assert " de " in organisation_row(spanish, "Alpha One")
+    assert "Puestos cubiertos" in spanish
+
+
+def test_the_heat_map_and_path_progress_follow_their_members(
+    client: FlaskClient, auth, db: Session, org: Org
+) -> None:
+    auth.sign_in(org.admin)
+    team = f"/teams/{org.alpha.id}"
+    before = client.get(team).get_data(as_text=True)
+    assert re.search(r">Ada</a> <small class=\"muted\">L3</small>", before)
+    set_level(db, org.ada, 4, org.admin, factories.TODAY)
+    org.ada.name = "Ada Renamed"
+    db.flush()
+    after = client.get(team).get_data(as_text=True)
+    assert re.search(r">Ada Renamed</a> <small class=\"muted\">L4</small>", after)
+    assert '<header><a href="/engineers/%d">Ada Renamed</a></header>' % org.ada.id in after
+    bars = re.findall(r'<progress id="p-%d-[^"]+" value="([^"]+)"' % org.ada.id, after)
+    log_hours(
+        db, org.ada, factories.course(db, "FDL"), factories.TODAY, Decimal(8), factories.TODAY
+    )
+    logged = client.get(team).get_data(as_text=True)
+    assert re.findall(r'<progress id="p-%d-[^"]+" value="([^"]+)"' % org.ada.id, logged) != bars

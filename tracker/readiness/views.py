@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
 
 from flask import Blueprint, abort, render_template, request
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_login import current_user
-from markupsafe import Markup, escape
 from sqlalchemy import select
 
 from tracker.catalog.models import RoiLine
@@ -18,10 +16,10 @@ from tracker.clock import today
 from tracker.errors import ValidationError
 from tracker.extensions import db_session, session_factory
 from tracker.forms import choices
-from tracker.i18n import in_locale
 from tracker.people.models import Team
 from tracker.people.rules import MANAGER_ROLES
 from tracker.progress.rules import EXPIRING_WITHIN_DAYS
+from tracker.readiness.drawings import add_drawing_helpers
 from tracker.readiness.forms import (
     SORT_NAMES,
     OrganisationQueryForm,
@@ -31,10 +29,7 @@ from tracker.readiness.forms import (
 )
 from tracker.readiness.rules import HISTORY_MONTHS, MAX_ROI_LINES, SANE_WEEKLY_HOURS, TREND_DAYS
 from tracker.readiness.services.current import up_to_date
-from tracker.readiness.services.heatmap import HeatCell, HeatRow
 from tracker.readiness.services.history import (
-    HistoryPoint,
-    by_month,
     organisation_history,
     team_history,
 )
@@ -42,7 +37,6 @@ from tracker.readiness.services.organisation import (
     DEFAULT_SORT,
     SORTS,
     SummaryFilters,
-    SummaryRow,
     summary_page,
     summary_rows,
 )
@@ -52,20 +46,11 @@ from tracker.readiness.services.team import can_view_team, team_readiness
 from tracker.readiness.services.team_page import team_page
 from tracker.signals import showing_team, template_context
 from tracker.web.downloads import csv_download
-from tracker.web.drawings import Drawings
 from tracker.web.filters import named
-from tracker.web.language import current_locale, localized_errors
+from tracker.web.language import localized_errors
 from tracker.web.roles import role_required
 
 bp = Blueprint("readiness", __name__)
-
-DRAWN_KEPT = 4096
-# Year charts remembered: each holds a year of points and its drawing, a few kB.
-CHARTS_KEPT = 64
-# Organisation tables remembered (a page of 50 rows each), per language, order and filters.
-TABLES_KEPT = 64
-# Stands for a drawing's element id until the drawing is given its own.
-ID = "drawn-id-placeholder"
 
 BAD_QUERY = _l("gpus must be a whole number of 0 or more and on a date YYYY-MM-DD")
 BAD_ORGANISATION_QUERY = _l(
@@ -75,125 +60,9 @@ BAD_ORGANISATION_QUERY = _l(
 ROI_LIST_NAMES = {"investment": _l("investment"), "returns": _l("returns")}
 
 
-def history_line(
-    points: Sequence[HistoryPoint], left: float, top: float, width: float, height: float
-) -> str:
-    """Return an SVG polyline's points: each day's percent across the box, 100 % at its top.
-
-    A year of daily points is hundreds of coordinates: formatted here in one
-    pass rather than by a template loop, which costs several times as much.
-    """
-    if not points:
-        return ""
-    first = points[0].day
-    span = max((points[-1].day - first).days, 1)
-    return " ".join(
-        [
-            f"{left + (p.day - first).days / span * width:.1f},"
-            f"{top + (1000 - p.percent_tenths) / 1000 * height:.1f}"
-            for p in points
-        ]
-    )
-
-
 @bp.record_once
-def _add_drawing_helpers(state) -> None:
-    """Give the app's templates macros drawn once per set of arguments.
-
-    A heat map draws hundreds of cells and badges, and a macro call costs many
-    times a lookup; the macros stay the one drawing of a cell and a badge.
-    `cached_badge(status, days_left)` is _macros/status.html's `status_badge`,
-    `heat_cells(cells)` the `heat_cell` of _macros/readiness.html for each cell,
-    `cached_trend(points)` its `trend_cell`, `progress_bars(row)` the
-    `progress_bar` of each of a member's paths, `cached_history_chart(points,
-    title, id)` the `history_chart` of a year of snapshots.
-    """
-    env = state.app.jinja_env
-    drawings = Drawings(state.app, DRAWN_KEPT)
-    charts = Drawings(state.app, CHARTS_KEPT)
-    tables = Drawings(state.app, TABLES_KEPT)
-    readiness, status = "_macros/readiness.html", "_macros/status.html"
-
-    def cached_badge(status_name: str, days_left: int | None = None) -> Markup:
-        return drawings.draw(status, "status_badge", status_name, days_left)
-
-    def heat_cells(cells: list[HeatCell]) -> Markup:
-        locale = current_locale()
-        return Markup("").join(
-            [
-                drawings.draw(
-                    readiness, "heat_cell", c.status.value, c.days_left, c.verified, locale=locale
-                )
-                for c in cells
-            ]
-        )
-
-    def progress_bars(row: HeatRow) -> Markup:
-        # The bar drawn once per label and figures, its element ids put in after:
-        # a team page draws one bar per member and path.
-        locale = current_locale()
-        return Markup("").join(
-            [
-                Markup(
-                    drawings.draw(
-                        status,
-                        "progress_bar",
-                        in_locale(p.path, locale),
-                        p.counted,
-                        p.required,
-                        ID,
-                        locale=locale,
-                    ).replace(ID, escape(f"p-{row.member.id}-{p.path.code}"))
-                )
-                for p in row.paths
-            ]
-        )
-
-    def cached_trend(points: int | None) -> Markup:
-        return drawings.draw(readiness, "trend_cell", points)
-
-    def cached_history_chart(points: Sequence[HistoryPoint], title: str, id: str) -> Markup:
-        # Keyed by the points themselves: a year's chart is drawn again only when
-        # a snapshot changed, which is at most a few times a day.
-        def draw() -> str:
-            return charts.macro(readiness, "history_chart")(points, by_month(points), title, id)
-
-        return charts.remembered((tuple(points), str(title), id), draw)
-
-    def cached_organisation_table(
-        rows: Sequence[SummaryRow],
-        templates: dict[int, TemplateInfo],
-        sort: str,
-        descending: bool,
-        args: dict[str, str],
-        filtered: bool,
-        expiring_within: int,
-        trend_days: int,
-    ) -> Markup:
-        # Keyed by everything it shows (the rows' figures and names, the bands as
-        # the language names them, the order and the links' query): drawn again
-        # once something on it changed.
-        locale = current_locale()
-        names = {id: in_locale(t, locale) for id, t in templates.items()}
-        bands = tuple(names[r.template_id] for r in rows)
-        query = tuple(args.items())
-        shown = (sort, descending, query, filtered, expiring_within, trend_days)
-
-        def draw() -> str:
-            table = tables.macro("_macros/organisation.html", "organisation_table")
-            return table(rows, bands, *shown)
-
-        return tables.remembered((tuple(rows), bands, *shown, request.script_root), draw, locale)
-
-    env.globals["cached_badge"] = cached_badge
-    env.globals["cached_organisation_table"] = cached_organisation_table
-    env.globals["cached_trend"] = cached_trend
-    env.globals["cached_history_chart"] = cached_history_chart
-    env.globals["progress_bars"] = progress_bars
-    env.globals["heat_cells"] = heat_cells
-    env.globals["history_line"] = history_line
-    # The heat map's legend states the window its cells are judged by.
-    env.globals["expiring_within_days"] = EXPIRING_WITHIN_DAYS
+def _add_drawings(state) -> None:
+    add_drawing_helpers(state.app)
 
 
 def _team_or_404(team_id: int) -> Team:
