@@ -347,6 +347,36 @@ def _by_month(points) -> list[tuple]:
     return list(last.values())
 
 
+# Who is asking: the session's engineer, still active and of the session's epoch
+# (a password change signs every other session out), as every signed-in page reads.
+SIGNED_IN_SQL = (
+    "SELECT id, name, access_role FROM engineers"
+    " WHERE id = :id AND active = :yes AND session_epoch = :epoch"
+)
+# Whether a team's stored readiness is missing or not of its inputs (its revision,
+# the catalog's stamp, today), as the pages check before reading it.
+STALE_SQL = (
+    "SELECT EXISTS (SELECT 1 FROM teams t LEFT JOIN team_readiness r ON r.team_id = t.id"
+    " WHERE {where}(r.team_id IS NULL OR r.revision <> t.readiness_revision"
+    " OR r.catalog_stamp <> coalesce((SELECT stamp FROM catalog_version WHERE id = 1), '')"
+    " OR r.computed_on <> :today))"
+)
+
+
+def signed_in(conn: Connection, user_id: str) -> tuple:
+    """Return the signed-in engineer's (id, name, access role) of a session's user id."""
+    engineer_id, epoch = (int(part) for part in user_id.split(":"))
+    params = {"id": engineer_id, "epoch": epoch, "yes": True}
+    return tuple(conn.execute(text(SIGNED_IN_SQL), params).one())
+
+
+def any_stale(conn: Connection, on: dt.date, team_id: int | None = None) -> bool:
+    """Return whether a team's (any team's) stored readiness is not current on `on`."""
+    where = "" if team_id is None else "t.id = :team_id AND "
+    params = {"today": on, "team_id": team_id}
+    return bool(conn.execute(text(STALE_SQL.format(where=where)), params).scalar_one())
+
+
 ORGANISATION_ROWS_SQL = (
     "SELECT t.id, t.name, t.gpus, t.manager_id, m.name, r.template_id, r.band_gpus, r.filled,"
     " r.total, r.percent_tenths, r.lapsing, r.previous_tenths "

@@ -19,11 +19,11 @@ import sys
 import time
 
 import pyotp
-from flask import Flask
+from flask import Flask, session
 from sqlalchemy import event, func, select
 
 from bench import baselines, drawing
-from bench.common import make_app
+from bench.common import SECRET, make_app
 
 PAGE_TARGET = 1.2
 # The organisation page reads stored rows a page at a time: flat in the organisation's size.
@@ -110,18 +110,31 @@ def check_numbers(session, engine, team_id: int, today: dt.date) -> int:
 
 
 def bare_pages(engine, today: dt.date, catalog) -> Flask:
-    """The pages' baselines served by the same framework: hand-written SQL, HTML by hand."""
+    """The pages' baselines served by the same framework: hand-written SQL, HTML by hand.
+
+    Each makes the reads its page must make, in plain SQL: who is asking (the
+    session cookie's engineer, signed with the same key), whether the stored
+    readiness it shows is current, then the page's own numbers.
+    """
     bare = Flask("bare_pages")
+    bare.secret_key = SECRET
+
+    def signed_in(conn) -> None:
+        assert baselines.signed_in(conn, session["_user_id"]), "the session's engineer"
 
     @bare.get("/teams/<int:team_id>")
     def team(team_id: int) -> str:
         with engine.connect() as conn:
+            signed_in(conn)
+            assert not baselines.any_stale(conn, today, team_id), "a stale team"
             numbers = baselines.team_numbers(conn, team_id, today, catalog=catalog)
         return drawing.team_html(numbers, numbers["name"], today)
 
     @bare.get("/organisation")
     def organisation() -> str:
         with engine.connect() as conn:
+            signed_in(conn)
+            assert not baselines.any_stale(conn, today), "a stale team"
             numbers = baselines.organisation_page_numbers(conn, today)
         return drawing.organisation_html(numbers, today)
 
@@ -164,7 +177,8 @@ def measure(url: str, size: int, admin: str, password: str, today: dt.date) -> l
     with engine.connect() as conn:
         catalog = baselines.read_catalog(conn)
 
-    bare = bare_pages(engine, today, catalog).test_client()
+    bare_app = bare_pages(engine, today, catalog)
+    bare = bare_app.test_client()
     client = app.test_client()
     response = client.post("/login", data={"email": admin, "password": password})
     assert response.status_code in (302, 303), f"sign-in answered {response.status_code}"
@@ -172,6 +186,9 @@ def measure(url: str, size: int, admin: str, password: str, today: dt.date) -> l
     code = pyotp.TOTP(DEMO_ADMIN_TOTP_SECRET).now()
     response = client.post("/login/totp", data={"code": code})
     assert response.status_code in (302, 303), f"the second step answered {response.status_code}"
+    # The bare pages read who is asking from the same signed session cookie.
+    cookie = bare_app.config["SESSION_COOKIE_NAME"]
+    bare.set_cookie(cookie, client.get_cookie(cookie).value)
     times = {}
     for label, path, repeat in (
         ("team page", f"/teams/{team_id}", 21),
