@@ -23,11 +23,15 @@ from tests.readiness.helpers import FAR, Org, build_org, person
 from tests.readiness.test_views import table, text
 from tracker.readiness.models import ReadinessSnapshot
 from tracker.readiness.rules import ORGANISATION_PAGE_ROWS, TREND_DAYS
+from tracker.readiness.services.current import refresh
 from tracker.readiness.services.organisation import (
     SORTS,
+    SummaryFilters,
     order_keys,
     ordered,
+    summary_page,
     summary_statement,
+    totals,
 )
 
 TODAY = factories.TODAY
@@ -367,3 +371,19 @@ def test_a_first_page_by_a_stored_column_is_read_off_its_index(
         plan = "\n".join(db.execute(sql(f"EXPLAIN {compiled}")).scalars())
         assert f"ix_team_readiness_{index}" in plan, plan
         assert "Incremental Sort" in plan, plan
+
+
+def test_a_page_without_rows_still_has_the_totals(db: Session, org: Org) -> None:
+    refresh(db, TODAY)
+    everything = summary_page(db)
+    teams = everything.totals.teams
+    assert teams == everything.totals.matching == 3
+    for page in (-3, 0, 1, 7):
+        none = summary_page(db, SummaryFilters(name="no such team"), page=page)
+        assert none.rows == [] and none.page == 1
+        assert (none.totals.teams, none.totals.matching) == (teams, 0)
+        assert none.totals.filled == everything.totals.filled
+    # The rows' totals are the totals query's.
+    assert summary_page(db, SummaryFilters(name="alp")).totals == totals(
+        db, SummaryFilters(name="alp")
+    )

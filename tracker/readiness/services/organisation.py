@@ -23,6 +23,7 @@ from sqlalchemy import (
     case,
     func,
     select,
+    true,
 )
 from sqlalchemy.orm import Session, aliased
 
@@ -220,8 +221,13 @@ class Totals:
         return self.percent_tenths / PERCENT_TENTHS
 
 
+# Totals' fields, the columns of its query.
+TOTALS = ("teams", "matching", "filled", "total", "lapsing")
+
+
 @lru_cache(maxsize=STATEMENTS_KEPT)
 def _totals_statement(filters: SummaryFilters) -> Select[Any]:
+    """Return the query of `Totals`, in its fields' order (TOTALS)."""
     conditions = filters.conditions()
     sums = (
         func.coalesce(func.sum(_r.filled), 0),
@@ -270,20 +276,35 @@ def summary_page(
     page: int = 1,
     per_page: int = ORGANISATION_PAGE_ROWS,
 ) -> SummaryPage:
-    """Return a page of the table (a page past the end shows the last) and the totals."""
-    counted = totals(session, filters)
-    pages = max(1, -(-counted.matching // per_page))
-    page = min(max(page, 1), pages)
+    """Return a page of the table (a page past the end shows the last) and the totals.
+
+    One query when the page holds rows: its rows carry the totals. A page past
+    the end (or a table without rows) reads the totals first, then the last page.
+    """
+    page = max(page, 1)
+    connection = plain_rows(session)
     statement = _page_statement(filters, sort, descending, per_page, (page - 1) * per_page)
-    rows = [SummaryRow.of(row) for row in plain_rows(session).execute(statement).all()]
-    return SummaryPage(rows, counted, page, per_page)
+    found = connection.execute(statement).all()
+    if found:
+        counted = Totals(*found[0][-len(TOTALS) :])
+    else:
+        counted = totals(session, filters)
+        last = max(1, -(-counted.matching // per_page))
+        if page > last:
+            page = last
+            statement = _page_statement(filters, sort, descending, per_page, (page - 1) * per_page)
+            found = connection.execute(statement).all()
+    return SummaryPage([SummaryRow.of(row) for row in found], counted, page, per_page)
 
 
 @lru_cache(maxsize=STATEMENTS_KEPT)
 def _page_statement(
     filters: SummaryFilters, sort: str, descending: bool, limit: int, offset: int
 ) -> Select[Any]:
+    # The totals ride along on each row: a one-row subquery, computed once.
+    counted = _totals_statement(filters).subquery("totals")
     statement = ordered(summary_statement(filters), order_keys(sort, descending))
+    statement = statement.add_columns(*counted.c).join(counted, true())
     return statement.limit(limit).offset(offset)
 
 
