@@ -14,7 +14,7 @@ import datetime as dt
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
-from sqlalchemy import Select, bindparam, func, select
+from sqlalchemy import Select, bindparam, func, null, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import BindParameter
@@ -65,9 +65,13 @@ def history_since(today: dt.date, months: int = HISTORY_MONTHS) -> dt.date:
 def team_history_statement(
     team_id: int | BindParameter[int], since: Day, until: Day
 ) -> Select[Any]:
-    """Return the query of a team's snapshots from `since` to `until`, unordered."""
+    """Return the query of a team's snapshots from `since` to `until`, unordered.
+
+    Its rows are `HistoryPoint`s' fields, a team's count of teams empty (NULL).
+    """
     h = ReadinessSnapshot
-    return select(h.day, h.filled, h.total, h.percent_tenths, h.lapsing).where(
+    teams = null().label("teams")
+    return select(h.day, h.filled, h.total, h.percent_tenths, h.lapsing, teams).where(
         h.team_id == team_id, h.day >= since, h.day <= until
     )
 
@@ -81,7 +85,7 @@ def organisation_history_statement(since: Day, until: Day) -> Select[Any]:
 
 
 def point(row: Any) -> HistoryPoint:
-    return HistoryPoint(*row)
+    return HistoryPoint._make(row)
 
 
 def team_history(
@@ -115,7 +119,7 @@ def _points(session: Session, statement: Select[Any], values: dict[str, Any]) ->
     # per-statement work, a third of the cost for a year of rows; and all at
     # once, where iterating the result fetches them one by one.
     rows = plain_rows(session).execute(statement, values).all()
-    return [HistoryPoint(*row) for row in rows]
+    return list(map(HistoryPoint._make, rows))
 
 
 def by_month(points: Sequence[HistoryPoint]) -> list[HistoryPoint]:
