@@ -164,10 +164,11 @@ def test_the_heat_map_and_path_progress_follow_their_members(
     db.flush()
     after = client.get(team).get_data(as_text=True)
     assert re.search(r">Ada Renamed</a> <small class=\"muted\">L4</small>", after)
-    assert '<header><a href="/engineers/%d">Ada Renamed</a></header>' % org.ada.id in after
-    bars = re.findall(r'<progress id="p-%d-[^"]+" value="([^"]+)"' % org.ada.id, after)
+    assert f'<header><a href="/engineers/{org.ada.id}">Ada Renamed</a></header>' in after
+    bar = rf'<progress id="p-{org.ada.id}-[^"]+" value="([^"]+)"'
+    bars = re.findall(bar, after)
     log_hours(
         db, org.ada, factories.course(db, "FDL"), factories.TODAY, Decimal(8), factories.TODAY
     )
     logged = client.get(team).get_data(as_text=True)
-    assert re.findall(r'<progress id="p-%d-[^"]+" value="([^"]+)"' % org.ada.id, logged) != bars
+    assert re.findall(bar, logged) != bars
