@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import threading
 
 import pytest
-from sqlalchemy import event
+from sqlalchemy import event, make_url, text
 
 from tracker import create_app
 from tracker.config import Config
@@ -58,3 +59,29 @@ def test_a_pool_size_that_is_not_a_whole_number_stops_the_start(monkeypatch, val
 def test_a_pool_size_given_is_the_pool_s(monkeypatch) -> None:
     monkeypatch.setenv("TRACKER_DATABASE_POOL_SIZE", " 12 ")
     assert Config(SECRET_KEY="x").DATABASE_POOL_SIZE == 12
+
+
+def _suite_postgres_url() -> str:
+    url = os.environ.get("TRACKER_TEST_DATABASE_URL", "")
+    if not url.startswith("postgresql"):
+        pytest.skip("PostgreSQL only (set TRACKER_TEST_DATABASE_URL)")
+    return url
+
+
+def _parallel_workers(url: str) -> str:
+    engine = make_engine(url)
+    try:
+        with engine.connect() as conn:
+            return conn.execute(text("SHOW max_parallel_workers_per_gather")).scalar_one()
+    finally:
+        engine.dispose()
+
+
+def test_postgresql_plans_without_parallel_workers() -> None:
+    assert _parallel_workers(_suite_postgres_url()) == "0"
+
+
+def test_a_url_that_sets_its_own_options_keeps_them() -> None:
+    url = make_url(_suite_postgres_url())
+    own = url.update_query_dict({"options": "-c max_parallel_workers_per_gather=1"})
+    assert _parallel_workers(own.render_as_string(hide_password=False)) == "1"

@@ -115,6 +115,14 @@ DEFAULT_SQLITE_BUSY_TIMEOUT_MS = 15000
 DEFAULT_POOL_SIZE = 8
 
 
+# PostgreSQL plans without parallel workers. The tracker's reads are many small
+# ones, and a parallel plan's workers cost more to start than they save: a team's
+# hours at 50,000 engineers took 13 ms with one (a parallel scan of the people),
+# 0.7 ms without, until a prepared statement's generic plan took over after ten
+# runs on that connection. An URL that sets `options` itself is left as it is.
+SERIAL_PLANS = "-c max_parallel_workers_per_gather=0"
+
+
 def _configure_sqlite(engine: Engine, busy_timeout_ms: int) -> None:
     """Turn on foreign keys, WAL and a busy timeout, and let SQLAlchemy own BEGIN."""
 
@@ -147,8 +155,13 @@ def make_engine(
     On SQLite a writer waits up to `sqlite_busy_timeout_ms` for the write lock
     before failing with "database is locked" (answered 503 by the web layer).
     The pool keeps up to `pool_size` connections open (at least the threads
-    that share it).
+    that share it). PostgreSQL plans without parallel workers (SERIAL_PLANS).
     """
+    if url.startswith("postgresql") and "options=" not in url:
+        given: dict[str, object] = kwargs.pop("connect_args", None) or {}  # type: ignore[assignment]
+        connect_args = {**given}
+        connect_args.setdefault("options", SERIAL_PLANS)
+        kwargs["connect_args"] = connect_args
     engine = create_engine(url, pool_size=pool_size, **kwargs)
     if engine.dialect.name == "sqlite":
         _configure_sqlite(engine, sqlite_busy_timeout_ms)
