@@ -235,7 +235,7 @@ def _totals_statement(filters: SummaryFilters) -> Select[Any]:
         func.coalesce(func.sum(_r.lapsing), 0),
     )
     if not conditions:
-        # Every team has its stored row (a foreign key to it): no join to count them.
+        # A stored row is one team's (keyed by a foreign key to it): counted without a join.
         return select(func.count(), func.count(), *sums).select_from(_r)
     return (
         select(
