@@ -208,7 +208,11 @@ def plain_rows(session: Session) -> Connection:
     """Return the session's connection, flushed first, for reads of plain rows (no entities).
 
     What `session.execute` does before a read, without the ORM's work per statement:
-    a page reading hundreds of rows through it pays that work for each.
+    a page reading hundreds of rows through it pays that work for each. The pages'
+    statements read this way are kept ("kept statements"), built once with their
+    values bound at each call: a new statement object has SQLAlchemy work out its
+    cache key again on every page. Their results are fetched at once (`.all()`):
+    iterating one fetches its rows one by one.
     """
     if session.autoflush:
         session.flush()

@@ -62,7 +62,7 @@ def add_drawing_helpers(app: Flask) -> None:
     times a lookup; the macros stay the one drawing of a cell and a badge.
     `cached_badge(status, days_left)` is _macros/status.html's `status_badge`,
     `heat_cells(cells)` the `heat_cell` of _macros/readiness.html for each cell,
-    `cached_trend(points)` its `trend_cell`, `progress_bars(row)` the
+    `progress_bars(row)` the
     `progress_bar` of each of a member's paths, `cached_history_chart(points,
     title, id)` the `history_chart` of a year of snapshots. Whole sections:
     `cached_heat_map(page)` is the `heat_map` of a team page,
@@ -110,9 +110,6 @@ def add_drawing_helpers(app: Flask) -> None:
             ]
         )
 
-    def cached_trend(points: int | None) -> Markup:
-        return drawings.draw(readiness, "trend_cell", points)
-
     def cached_history_chart(points: Sequence[HistoryPoint], title: str, id: str) -> Markup:
         # Keyed by the points themselves: a year's chart is drawn again only when
         # a snapshot changed, which is at most a few times a day.
@@ -144,7 +141,8 @@ def add_drawing_helpers(app: Flask) -> None:
             table = sections.macro("_macros/organisation.html", "organisation_table")
             return table(rows, bands, *shown)
 
-        return sections.remembered((tuple(rows), bands, *shown, request.script_root), draw, locale)
+        key = ("organisation table", tuple(rows), bands, *shown, request.script_root)
+        return sections.remembered(key, draw, locale)
 
     def cached_heat_map(page: TeamPage) -> Markup:
         # Keyed by what it shows: the columns as the language names them, and
@@ -197,7 +195,6 @@ def add_drawing_helpers(app: Flask) -> None:
     env.globals["cached_heat_map"] = cached_heat_map
     env.globals["cached_path_progress"] = cached_path_progress
     env.globals["cached_organisation_table"] = cached_organisation_table
-    env.globals["cached_trend"] = cached_trend
     env.globals["cached_history_chart"] = cached_history_chart
     env.globals["progress_bars"] = progress_bars
     env.globals["heat_cells"] = heat_cells

@@ -105,7 +105,7 @@ def _any_stale_statement(some: bool) -> Select[Any]:
     return select(exists(stale), STAMP_QUERY.scalar_subquery())
 
 
-# Built once: a kept statement keeps its cache key, worked out again per call otherwise.
+# Kept statements (see tracker.db.plain_rows).
 _ANY_STALE = _any_stale_statement(some=False)
 _ANY_OF_STALE = _any_stale_statement(some=True)
 

@@ -104,8 +104,7 @@ def organisation_history(
     return _points(session, _ORGANISATION_YEAR, {"since": since, "until": today})
 
 
-# The pages' statements, built once with their values bound at each call: a kept
-# statement keeps its cache key, which SQLAlchemy would work out again per page.
+# Kept statements (see tracker.db.plain_rows).
 _TEAM_YEAR = team_history_statement(
     bindparam("team_id"), bindparam("since"), bindparam("until")
 ).order_by(ReadinessSnapshot.day)
@@ -115,9 +114,7 @@ _ORGANISATION_YEAR = organisation_history_statement(
 
 
 def _points(session: Session, statement: Select[Any], values: dict[str, Any]) -> list[HistoryPoint]:
-    # Columns, not entities: the connection reads them without the ORM's
-    # per-statement work, a third of the cost for a year of rows; and all at
-    # once, where iterating the result fetches them one by one.
+    # Columns, not entities: a third of the ORM's cost for a year of rows.
     rows = plain_rows(session).execute(statement, values).all()
     return list(map(HistoryPoint._make, rows))
 

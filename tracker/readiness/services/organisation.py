@@ -44,8 +44,7 @@ _r = StoredReadiness
 _TREND = _r.percent_tenths - func.coalesce(_r.previous_tenths, _r.percent_tenths)
 _MANAGER = func.coalesce(_Manager.name, "")
 
-# Statements are built once per shape and kept: a kept statement keeps its cache key,
-# which SQLAlchemy would otherwise work out again on every page.
+# Kept statements, one per shape of the table's query (see tracker.db.plain_rows).
 STATEMENTS_KEPT = 128
 
 

@@ -77,8 +77,7 @@ def team_page(
     return TeamPage(result, columns, rows, expiring, points)
 
 
-# Built once, the team bound at each call: a kept statement keeps its cache key,
-# which SQLAlchemy would work out again on every page.
+# Kept statements, the team bound at each call (see tracker.db.plain_rows).
 _HOURS_OF_TEAM = (
     select(HourLog.engineer_id, HourLog.course_id, func.sum(HourLog.hours))
     .join(Engineer, Engineer.id == HourLog.engineer_id)
@@ -107,5 +106,6 @@ def _logged_hours_of_team(session: Session, team_id: int) -> dict[int, dict[int,
 
 def _verified_of_team(session: Session, team_id: int) -> frozenset[int]:
     """Return the ids of the team's certifications proved by their issuers' badges."""
-    rows = plain_rows(session).execute(_VERIFIED_OF_TEAM, {"team_id": team_id}).all()
-    return frozenset(id for (id,) in rows)
+    return frozenset(
+        plain_rows(session).execute(_VERIFIED_OF_TEAM, {"team_id": team_id}).scalars().all()
+    )
