@@ -353,13 +353,22 @@ SIGNED_IN_SQL = (
     "SELECT id, name, access_role FROM engineers"
     " WHERE id = :id AND active = :yes AND session_epoch = :epoch"
 )
-# Whether a team's stored readiness is missing or not of its inputs (its revision,
-# the catalog's stamp, today), as the pages check before reading it.
+# Whether some team's stored readiness is not of its inputs, as the pages check before
+# reading it: a mark of a revision not stored yet is left, or a row is of another day
+# or catalog (the first and the last row by day and stamp say whether any is).
+STAMP_SQL = "coalesce((SELECT stamp FROM catalog_version WHERE id = 1), '')"
 STALE_SQL = (
-    "SELECT EXISTS (SELECT 1 FROM teams t LEFT JOIN team_readiness r ON r.team_id = t.id"
-    " WHERE {where}(r.team_id IS NULL OR r.revision <> t.readiness_revision"
-    " OR r.catalog_stamp <> coalesce((SELECT stamp FROM catalog_version WHERE id = 1), '')"
-    " OR r.computed_on <> :today))"
+    "SELECT EXISTS (SELECT 1 FROM readiness_marks)"
+    f" OR (SELECT computed_on <> :today OR catalog_stamp <> {STAMP_SQL} FROM team_readiness"
+    " ORDER BY computed_on, catalog_stamp LIMIT 1)"
+    f" OR (SELECT computed_on <> :today OR catalog_stamp <> {STAMP_SQL} FROM team_readiness"
+    " ORDER BY computed_on DESC, catalog_stamp DESC LIMIT 1)"
+)
+# The same of one team.
+TEAM_STALE_SQL = (
+    "SELECT EXISTS (SELECT 1 FROM readiness_marks WHERE team_id = :team_id)"
+    " OR EXISTS (SELECT 1 FROM team_readiness WHERE team_id = :team_id"
+    f" AND (computed_on <> :today OR catalog_stamp <> {STAMP_SQL}))"
 )
 
 
@@ -372,9 +381,10 @@ def signed_in(conn: Connection, user_id: str) -> tuple:
 
 def any_stale(conn: Connection, on: dt.date, team_id: int | None = None) -> bool:
     """Return whether a team's (any team's) stored readiness is not current on `on`."""
-    where = "" if team_id is None else "t.id = :team_id AND "
+    if team_id is None:
+        return bool(conn.execute(text(STALE_SQL), {"today": on}).scalar_one())
     params = {"today": on, "team_id": team_id}
-    return bool(conn.execute(text(STALE_SQL.format(where=where)), params).scalar_one())
+    return bool(conn.execute(text(TEAM_STALE_SQL), params).scalar_one())
 
 
 ORGANISATION_ROWS_SQL = (

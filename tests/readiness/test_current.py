@@ -30,9 +30,17 @@ from tracker.catalog.models import (
 from tracker.catalog.services.snapshot import catalog_stamp
 from tracker.people.services.persons import set_active, update_engineer
 from tracker.progress.services.certifications import record_attempt
-from tracker.readiness.models import OrganisationSnapshot, ReadinessSnapshot, StoredReadiness
+from tracker.readiness.models import (
+    OrganisationSnapshot,
+    ReadinessMark,
+    ReadinessSnapshot,
+    StoredReadiness,
+    bump_readiness_revisions,
+)
 from tracker.readiness.rules import TEAMS_PER_BATCH
+from tracker.readiness.services import current
 from tracker.readiness.services.current import any_stale, refresh
+from tracker.readiness.services.members import load_members
 from tracker.readiness.services.organisation import summary_rows
 
 TODAY = factories.TODAY
@@ -47,6 +55,11 @@ def org(db: Session) -> Org:
     person(db, "Dee", found.alpha)
     found.tokens = {"admin": token_for(db, found.admin)}
     return found
+
+
+def marks(db: Session) -> set[tuple[int, int]]:
+    """Return the (team id, revision) marks outstanding."""
+    return {tuple(row) for row in db.execute(select(ReadinessMark.team_id, ReadinessMark.revision))}
 
 
 def shown(client: FlaskClient, api: Api, org: Org) -> dict[str, tuple[int, int]]:
@@ -185,15 +198,91 @@ def test_only_the_teams_whose_inputs_moved_are_recomputed(db: Session, org: Org)
     assert refresh(db, TODAY + dt.timedelta(days=1)) == 2
 
 
-def test_a_row_stored_from_an_older_revision_is_recomputed(db: Session, org: Org) -> None:
+def test_a_row_stored_from_an_older_revision_is_recomputed(
+    db: Session, org: Org, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The revision is read before the members: a change committed in between leaves the
-    row one revision behind, and the next reader recomputes it."""
+    row one revision behind, and that revision's mark with it, so the next reader
+    recomputes it."""
     refresh(db, TODAY)
+    update_engineer(db, org.ben, org.admin, TODAY, level=4)
+
+    def members_after_a_racer(session: Session, *args: object) -> object:
+        bump_readiness_revisions(session, {org.alpha.id}, set())
+        return load_members(session, *args)
+
+    monkeypatch.setattr(current, "load_members", members_after_a_racer)
+    assert refresh(db, TODAY) == 1
+    monkeypatch.undo()
+    db.refresh(org.alpha)
     stored = db.get(StoredReadiness, org.alpha.id)
-    stored.revision -= 1
+    db.refresh(stored)
+    assert stored.revision == org.alpha.readiness_revision - 1
+    assert marks(db) == {(org.alpha.id, org.alpha.readiness_revision)}
+    assert any_stale(db, TODAY)
+    assert any_stale(db, TODAY, [org.alpha.id])
+    assert not any_stale(db, TODAY, [org.bravo.id])
+    assert refresh(db, TODAY) == 1
+    assert marks(db) == set()
+    assert not any_stale(db, TODAY)
+
+
+def test_a_refresh_never_replaces_a_row_of_a_newer_revision(db: Session, org: Org) -> None:
+    """A refresh that read an older revision than a racing one stored leaves its row, and
+    the day's snapshot and sum the racer wrote with it."""
+    refresh(db, TODAY)
+    # The racer's: Alpha's row of the next revision, its snapshot and the day's sum.
+    stored = db.get(StoredReadiness, org.alpha.id)
+    snapshot = db.get(ReadinessSnapshot, (org.alpha.id, TODAY))
+    day = db.get(OrganisationSnapshot, TODAY)
+    stored.revision += 1
+    stored.filled = snapshot.filled = 0
+    day.filled -= 2
+    db.flush()
+    sums = (day.filled, day.total, day.lapsing)
+    assert refresh(db, TODAY, every=True) == 2
+    for row in (stored, snapshot, day):
+        db.refresh(row)
+    assert (stored.filled, snapshot.filled) == (0, 0)
+    assert (day.filled, day.total, day.lapsing) == sums
+
+
+def test_a_new_team_is_stale_until_its_row_is_stored(db: Session, org: Org) -> None:
+    refresh(db, TODAY)
+    assert not any_stale(db, TODAY)
+    gamma = factories.team(db, gpus=8, name="Gamma")
+    assert marks(db) == {(gamma.id, gamma.readiness_revision)}
+    assert any_stale(db, TODAY)
+    assert any_stale(db, TODAY, [gamma.id])
+    assert not any_stale(db, TODAY, [org.alpha.id])
+    assert refresh(db, TODAY) == 1
+    assert not any_stale(db, TODAY)
+
+
+@pytest.mark.parametrize("day", [TODAY - dt.timedelta(days=1), TODAY + dt.timedelta(days=1)])
+def test_one_row_of_another_day_is_stale(db: Session, org: Org, day: dt.date) -> None:
+    """Older or newer than today, the first or the last row by day: either is seen."""
+    refresh(db, TODAY)
+    refresh(db, day, team_ids=[org.bravo.id])
+    assert any_stale(db, TODAY)
+    assert any_stale(db, TODAY, [org.bravo.id])
+    assert not any_stale(db, TODAY, [org.alpha.id])
+    assert refresh(db, TODAY) == 1
+    assert not any_stale(db, TODAY)
+
+
+@pytest.mark.parametrize("stamp", ["", "zzzz"])
+def test_one_row_of_another_catalog_is_stale(db: Session, org: Org, stamp: str) -> None:
+    """A stamp sorting before or after the catalog's, on the day's first or last row."""
+    refresh(db, TODAY)
+    stored = db.get(StoredReadiness, org.bravo.id)
+    stored.catalog_stamp = stamp
     db.flush()
     assert any_stale(db, TODAY)
+    assert any_stale(db, TODAY, [org.bravo.id])
+    assert not any_stale(db, TODAY, [org.alpha.id])
     assert refresh(db, TODAY) == 1
+    assert not any_stale(db, TODAY)
 
 
 def test_deactivated_people_are_out_of_every_count(db: Session, org: Org) -> None:
@@ -237,7 +326,7 @@ def test_bringing_teams_up_to_date_costs_queries_per_batch_not_per_team(
 ) -> None:
     """A batch of TEAMS_PER_BATCH teams: its members in two queries, the trend's
     snapshots in one, the day's snapshots so far (what the organisation's sum moves by)
-    in one, the rows and the snapshots written in one statement each."""
+    in one, the rows, the snapshots and the marks covered written in one statement each."""
     for n in range(TEAMS_PER_BATCH - 2):
         grow(db, factories.team(db, gpus=100 + n, name=f"Batch {n:02d}"), 3, f"B{n}-")
     one_batch, _ = count_statements(db, lambda: refresh(db, TODAY))
@@ -247,7 +336,7 @@ def test_bringing_teams_up_to_date_costs_queries_per_batch_not_per_team(
     db.info.pop(CATALOG_STAMP_KEY, None)
     two_batches, changed = count_statements(db, lambda: refresh(db, TODAY, every=True))
     assert changed == 2 * TEAMS_PER_BATCH
-    assert two_batches - one_batch == 6
+    assert two_batches - one_batch == 7
 
 
 def test_a_catalog_without_templates_stores_nothing(db: Session, org: Org) -> None:

@@ -52,6 +52,7 @@ class LapseImpact(Base):
     team: Mapped[Team] = relationship()
 
 
+STAMP_INDEX = "ix_team_readiness_computed_on_catalog_stamp"
 # Index name suffix -> the stored columns the organisation table sorts by (not the
 # band: a handful of bands, each thousands of teams to sort by name, gain nothing).
 SORT_INDEXES = {
@@ -78,6 +79,9 @@ class StoredReadiness(Base):
         # of teams is read off the index (the team names of equal rows sorted
         # after), not every row sorted.
         *(Index(f"ix_team_readiness_{name}", *columns) for name, columns in SORT_INDEXES.items()),
+        # The stale check reads the first and the last row by day and stamp off it: every
+        # row is of today and the catalog's stamp when those two are.
+        Index(STAMP_INDEX, "computed_on", "catalog_stamp"),
     )
 
     team_id: Mapped[int] = mapped_column(
@@ -96,6 +100,22 @@ class StoredReadiness(Base):
     lapsing: Mapped[int] = mapped_column(Integer)
     # The percent of the snapshot the trend compares with (none: no history that far back).
     previous_tenths: Mapped[int | None] = mapped_column(Integer)
+
+
+class ReadinessMark(Base):
+    """A team's readiness revision that its stored row may not be of yet.
+
+    Written by the database (tracker.readiness.ddl) for each new team and each
+    new revision, in the writer's transaction; a refresh deletes those its stored
+    row covers. The stale check asks whether any is left.
+    """
+
+    __tablename__ = "readiness_marks"
+
+    team_id: Mapped[int] = mapped_column(
+        ForeignKey("teams.id", ondelete="CASCADE"), primary_key=True
+    )
+    revision: Mapped[int] = mapped_column(Integer, primary_key=True)
 
 
 class ReadinessSnapshot(Base):

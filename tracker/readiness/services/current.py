@@ -16,10 +16,22 @@ it recomputed and the organisation's sum (the history the trend charts draw).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, Date, Select, bindparam, exists, func, or_, select, update
+from sqlalchemy import (
+    BindParameter,
+    ColumnElement,
+    Date,
+    Select,
+    bindparam,
+    delete,
+    exists,
+    func,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -29,9 +41,14 @@ from tracker.catalog.services.snapshot import (
     catalog_snapshot,
     keep_catalog_stamp,
 )
-from tracker.db import WRITE_INTENT, plain_rows, writing
+from tracker.db import WRITE_INTENT, plain_rows, sql_literal, writing
 from tracker.people.models import Team
-from tracker.readiness.models import OrganisationSnapshot, ReadinessSnapshot, StoredReadiness
+from tracker.readiness.models import (
+    OrganisationSnapshot,
+    ReadinessMark,
+    ReadinessSnapshot,
+    StoredReadiness,
+)
 from tracker.readiness.rules import PERCENT_TENTHS, TEAMS_PER_BATCH, TREND_DAYS
 from tracker.readiness.services.matching import (
     choose_template,
@@ -93,32 +110,74 @@ def _stale_teams(
     )
 
 
-def _any_stale_statement(some: bool) -> Select[Any]:
-    stale = (
-        select(Team.id)
-        .outerjoin(StoredReadiness, StoredReadiness.team_id == Team.id)
-        .where(_stale(_current_stamp(), bindparam("today", type_=Date)))
+def _end_row(column: Any, last: bool) -> Any:
+    """The stored rows' first (or last) `column` by day and catalog stamp (an index probe)."""
+    r = StoredReadiness
+    order = (r.computed_on, r.catalog_stamp)
+    return (
+        select(column)
+        .order_by(*(c.desc() if last else c for c in order))
+        .limit(sql_literal(1))
+        .scalar_subquery()
     )
-    if some:
-        stale = stale.where(Team.id.in_(bindparam("team_ids", expanding=True)))
+
+
+def _any_stale_statement() -> Select[Any]:
+    """The marks outstanding, the stored rows' first and last day and stamp, the stamp.
+
+    Every row is of today and the catalog's stamp when the first and the last are
+    (in that order): a few index probes, whatever the organisation's size.
+    """
+    r = StoredReadiness
     # The catalog's stamp rides along: the page reads the catalog next.
-    return select(exists(stale), STAMP_QUERY.scalar_subquery())
+    return select(
+        exists(select(ReadinessMark.team_id)),
+        *(_end_row(c, last) for last in (False, True) for c in (r.computed_on, r.catalog_stamp)),
+        STAMP_QUERY.scalar_subquery(),
+    )
+
+
+def _any_of_stale_statement() -> Select[Any]:
+    r = StoredReadiness
+    teams: BindParameter[list[int]] = bindparam("team_ids", expanding=True)
+    stale = exists(select(ReadinessMark.team_id).where(ReadinessMark.team_id.in_(teams))) | exists(
+        select(r.team_id).where(
+            r.team_id.in_(teams),
+            or_(
+                r.catalog_stamp != _current_stamp(),
+                r.computed_on != bindparam("today", type_=Date),
+            ),
+        )
+    )
+    return select(stale, STAMP_QUERY.scalar_subquery())
 
 
 # Kept statements (see tracker.db.plain_rows).
-_ANY_STALE = _any_stale_statement(some=False)
-_ANY_OF_STALE = _any_stale_statement(some=True)
+_ANY_STALE = _any_stale_statement()
+_ANY_OF_STALE = _any_of_stale_statement()
 
 
 def any_stale(session: Session, today: dt.date, team_ids: Sequence[int] | None = None) -> bool:
-    """Return whether some team's (of `team_ids`) stored readiness is not current (one query)."""
+    """Return whether some team's (of `team_ids`) stored readiness is not current (one query).
+
+    A team is stale while a mark of its revision is left (tracker.readiness.ddl: a
+    new team has one until its row is stored), or its row is of another day or
+    catalog.
+    """
     if team_ids is None:
-        result = plain_rows(session).execute(_ANY_STALE, {"today": today})
-    else:
-        result = plain_rows(session).execute(
-            _ANY_OF_STALE, {"today": today, "team_ids": list(team_ids)}
+        marked, *ends, stamp = plain_rows(session).execute(_ANY_STALE).one()
+        keep_catalog_stamp(session, stamp)
+        days, stamps = ends[0::2], ends[1::2]
+        current = stamp or ""
+        return bool(marked) or any(
+            day not in (None, today) or end not in (None, current)
+            for day, end in zip(days, stamps, strict=True)
         )
-    found, stamp = result.one()
+    found, stamp = (
+        plain_rows(session)
+        .execute(_ANY_OF_STALE, {"today": today, "team_ids": list(team_ids)})
+        .one()
+    )
     keep_catalog_stamp(session, stamp)
     return bool(found)
 
@@ -176,14 +235,26 @@ def refresh(
                     "previous_tenths": previous.get(team_id),
                 }
             )
-        _upsert(session, StoredReadiness, rows, ("team_id",))
+        # Never over a row of a newer revision (a racing refresh that read later): the
+        # teams it kept are left out of the day's snapshots and the sum as well.
+        written = _upsert(
+            session,
+            StoredReadiness,
+            rows,
+            ("team_id",),
+            where=lambda excluded: StoredReadiness.revision <= excluded.revision,
+        )
+        session.execute(_covered_marks(ids))
+        if len(written) < len(rows):
+            rows = [row for row in rows if row["team_id"] in written]
+            counts = {team_id: counts[team_id] for team_id in written}
         history = [
             {k: row[k] for k in ("team_id", "filled", "total", "percent_tenths", "lapsing")}
             | {"day": today}
             for row in rows
         ]
         _upsert(session, ReadinessSnapshot, history, ("team_id", "day"))
-        if change is not None and len(before) == len(counts):
+        if change is not None and counts.keys() <= before.keys():
             for team_id, now in counts.items():
                 for i, (value, was) in enumerate(zip(now, before[team_id], strict=True)):
                     change[i] += value - was
@@ -305,12 +376,31 @@ def _previous_percents(session: Session, team_ids: Iterable[int], today: dt.date
     )
 
 
+def _covered_marks(team_ids: Sequence[int]) -> Any:
+    """Delete the teams' marks their stored rows cover: those of their revision or older.
+
+    A mark of a revision committed after the refresh read the team's stays:
+    the team is stale until the next refresh stores that revision.
+    """
+    m, r = ReadinessMark, StoredReadiness
+    covered = select(r.revision).where(r.team_id == m.team_id).scalar_subquery()
+    return delete(m).where(m.team_id.in_(list(team_ids)), m.revision <= covered)
+
+
 def _upsert(
-    session: Session, entity: type[Any], rows: list[dict[str, Any]], keys: tuple[str, ...]
-) -> None:
-    """Insert `rows`, replacing those whose `keys` are already stored (safe against a racer)."""
+    session: Session,
+    entity: type[Any],
+    rows: list[dict[str, Any]],
+    keys: tuple[str, ...],
+    where: Callable[[Any], ColumnElement[bool]] | None = None,
+) -> set[Any]:
+    """Insert `rows`, replacing those whose `keys` are already stored (safe against a racer).
+
+    `where`, given the rows offered (`excluded`), says which stored rows they replace.
+    Return the first key of each row written.
+    """
     if not rows:
-        return
+        return set()
     insert = (
         postgresql.insert(entity)
         if session.get_bind().dialect.name == "postgresql"
@@ -320,8 +410,10 @@ def _upsert(
     statement = statement.on_conflict_do_update(
         index_elements=list(keys),
         set_={name: statement.excluded[name] for name in rows[0] if name not in keys},
+        where=None if where is None else where(statement.excluded),
     )
-    session.execute(statement)
+    key = getattr(entity, keys[0])
+    return set(session.execute(statement.returning(key)).scalars())
 
 
 def up_to_date(
