@@ -13,18 +13,20 @@ import pytest
 from flask import render_template_string, url_for
 from flask.testing import FlaskClient
 from flask_wtf import FlaskForm
-from sqlalchemy import update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 from wtforms import StringField
 
 from tests import factories
 from tests.readiness.helpers import Org, build_org
 from tests.readiness.test_history import chart
+from tracker.catalog.models import TeamTemplate
 from tracker.people.services.persons import set_level
 from tracker.people.services.teams import update_team
 from tracker.progress.services.hours import log_hours
 from tracker.readiness.models import OrganisationSnapshot
 from tracker.web.converters import id_url
+from tracker.web.drawings import BlankQuery
 
 SPANISH = {"Accept-Language": "es"}
 
@@ -129,6 +131,43 @@ def test_a_form_with_a_csrf_token_is_drawn_for_its_session_alone(app, csrf_enabl
             )
     tokens = [re.search(r'name="csrf_token"[^>]*value="([^"]+)"', d).group(1) for d in drawn]
     assert tokens[0] != tokens[1]
+
+
+def band_options(html: str) -> list[str]:
+    select = re.search(r'<select[^>]*name="band".*?</select>', html, re.S).group(0)
+    return re.findall(r"<option[^>]*>([^<]*)</option>", select)
+
+
+def test_the_blank_organisation_form_follows_the_catalogs_bands(
+    client: FlaskClient, auth, db: Session, org: Org
+) -> None:
+    """The organisation page asked nothing draws its form once per catalog and language:
+    a band renamed, or the page in Spanish, shows at the next request."""
+    auth.sign_in(org.admin)
+    template = db.scalars(select(TeamTemplate).order_by(TeamTemplate.min_gpus)).first()
+    english = band_options(client.get("/organisation").get_data(as_text=True))
+    assert template.name in english
+    spanish = band_options(client.get("/organisation", headers=SPANISH).get_data(as_text=True))
+    assert spanish != english
+    assert template.name_es in spanish
+    template.name = "Renamed band"
+    db.flush()
+    renamed = band_options(client.get("/organisation").get_data(as_text=True))
+    assert "Renamed band" in renamed
+    assert len(renamed) == len(english)
+    # A query draws its own form, and the blank one is still the catalog's.
+    asked = client.get("/organisation?name=alp").get_data(as_text=True)
+    assert "Renamed band" in band_options(asked)
+
+
+def test_a_blank_query_form_is_never_one_with_a_csrf_token(app, csrf_enabled) -> None:
+    class Guarded(FlaskForm):
+        name = StringField("Name")
+
+    with app.test_request_context("/"), pytest.raises(TypeError, match="CSRF"):
+        render_template_string(
+            "{{ query_form(form, '/x', 'Go') }}", form=BlankQuery(Guarded, "guarded")
+        )
 
 
 def organisation_row(html: str, team: str) -> str:

@@ -42,6 +42,7 @@ from tracker.people.services.accounts import (
     authenticate,
     password_allowed,
     set_password,
+    signed_in_engineer,
     verify_password,
 )
 from tracker.people.services.persons import find_engineer, set_locale
@@ -452,16 +453,11 @@ def change_password():
 
 def load_user(user_id: str):
     """Load the signed-in engineer if the session's epoch is still current."""
-    from tracker.people.models import Engineer
-
     try:
         engineer_id, epoch = (int(part) for part in user_id.split(":"))
     except ValueError:
         return None
-    engineer = db_session().get(Engineer, engineer_id)
-    if engineer is None or not engineer.active or engineer.session_epoch != epoch:
-        return None
-    return engineer
+    return signed_in_engineer(db_session(), engineer_id, epoch)
 
 
 def forbid_unless(allowed: bool) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 
 from flask import Blueprint, abort, render_template, request
 from flask_babel import gettext as _
@@ -46,6 +47,7 @@ from tracker.readiness.services.team import can_view_team, team_readiness
 from tracker.readiness.services.team_page import team_page
 from tracker.signals import showing_team, template_context
 from tracker.web.downloads import csv_download
+from tracker.web.drawings import BlankQuery
 from tracker.web.filters import named
 from tracker.web.language import localized_errors
 from tracker.web.roles import role_required
@@ -113,12 +115,24 @@ def teams():
 ORGANISATION_ARGS = ("name", "manager", "band", "sort", "order")
 
 
-def _organisation_query() -> tuple[OrganisationQueryForm, SummaryFilters, str, bool, dict, int]:
-    """Read ?name=&manager=&band=&sort=&order= (a bad value: 400, the table unfiltered)."""
-    templates = catalog_snapshot(db_session()).templates
+def _organisation_form(templates: Sequence[TemplateInfo]) -> OrganisationQueryForm:
     form = OrganisationQueryForm(request.args)
     form.band.choices = choices([("", _("any band")), *((t.code, named(t)) for t in templates)])
-    status = 200 if not request.args or form.validate() else 400
+    return form
+
+
+def _organisation_query() -> tuple[
+    OrganisationQueryForm | BlankQuery, SummaryFilters, str, bool, dict, int
+]:
+    """Read ?name=&manager=&band=&sort=&order= (a bad value: 400, the table unfiltered)."""
+    catalog = catalog_snapshot(db_session())
+    templates = catalog.templates
+    if not request.args:
+        # The page as most open it: its form is drawn by the catalog's bands alone.
+        blank = BlankQuery(lambda: _organisation_form(templates), catalog.stamp)
+        return blank, SummaryFilters(), DEFAULT_SORT, False, {}, 200
+    form = _organisation_form(templates)
+    status = 200 if form.validate() else 400
     if status != 200:
         return form, SummaryFilters(), DEFAULT_SORT, False, {}, status
     band = next((t.id for t in templates if t.code == form.band.data), None)

@@ -9,6 +9,7 @@ arguments, in each language.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 
 from flask import Flask
 from markupsafe import Markup
@@ -59,23 +60,46 @@ def _field_state(field: Field) -> Hashable:
     return (field.name, repr(field.data), raw, repr(getattr(field, "choices", None)))
 
 
+@dataclass(frozen=True)
+class BlankQuery:
+    """A page's query form when nothing is asked: built only when its drawing is not kept.
+
+    `key` holds what the blank form's drawing depends on beside its page and
+    language (the choices' source, such as the catalog's stamp).
+    """
+
+    make: Callable[[], Form]
+    key: Hashable
+
+
 def add_drawings(app: Flask) -> None:
     """Give templates `query_form(form, action, submit)`: a GET form of a page's query."""
     forms = Drawings(app, QUERY_FORMS_KEPT)
 
-    def query_form(form: Form, action: str, submit: str) -> Markup:
+    def query_form(form: Form | BlankQuery, action: str, submit: str) -> Markup:
         # A page's query form (its filters, fleet and day) is drawn again for
         # every view of the page; without errors, it is what its fields hold.
-        def draw() -> str:
+        def draw(form: Form) -> str:
             render_form = forms.macro("_macros/forms.html", "render_form")
             return render_form(
                 form, action=action, submit=submit, method="get", extra_class="grid inline-query"
             )
 
+        if isinstance(form, BlankQuery):
+            blank = form
+
+            def draw_blank() -> str:
+                made = blank.make()
+                if getattr(made.meta, "csrf", False):
+                    raise TypeError("a query form with a CSRF token cannot be drawn blank")
+                return draw(made)
+
+            return forms.remembered(("blank", blank.key, action, str(submit)), draw_blank)
+
         # A form with a CSRF token holds the session's own secret: never shared.
         if form.errors or form.form_errors or getattr(form.meta, "csrf", False):
-            return Markup(draw())
+            return Markup(draw(form))
         key = (type(form).__qualname__, action, str(submit), *map(_field_state, form))
-        return forms.remembered(key, draw)
+        return forms.remembered(key, lambda: draw(form))
 
     app.jinja_env.globals["query_form"] = query_form

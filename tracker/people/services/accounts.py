@@ -63,6 +63,22 @@ def authenticate(session: Session, email: str, password: str) -> Engineer | None
     return engineer
 
 
+# Built once and kept: every signed-in request reads its engineer (see tracker.db.plain_rows).
+_SIGNED_IN = select(Engineer).where(
+    Engineer.id == bindparam("id"),
+    Engineer.active.is_(True),
+    Engineer.session_epoch == bindparam("epoch"),
+)
+
+
+def signed_in_engineer(session: Session, engineer_id: int, epoch: int) -> Engineer | None:
+    """Return the active engineer of a session, if the session's epoch is still theirs."""
+    found: Engineer | None = session.execute(
+        _SIGNED_IN, {"id": engineer_id, "epoch": epoch}
+    ).scalar_one_or_none()
+    return found
+
+
 def set_password(session: Session, engineer: Engineer, password: str) -> None:
     """Set a new password and end every session signed in with the old one."""
     engineer.password_hash = hash_password(password)
