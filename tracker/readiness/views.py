@@ -127,8 +127,9 @@ def _organisation_query() -> tuple[
     """Read ?name=&manager=&band=&sort=&order= (a bad value: 400, the table unfiltered)."""
     catalog = catalog_snapshot(db_session())
     templates = catalog.templates
-    if not request.args:
-        # The page as most open it: its form is drawn by the catalog's bands alone.
+    if not request.args and catalog.stamp is not None:
+        # The page as most people open it: its form is drawn by the catalog's bands alone
+        # (which its stamp names: a catalog without one is read afresh, its form too).
         blank = BlankQuery(lambda: _organisation_form(templates), catalog.stamp)
         return blank, SummaryFilters(), DEFAULT_SORT, False, {}, 200
     form = _organisation_form(templates)

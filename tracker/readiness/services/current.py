@@ -5,7 +5,9 @@ catalog stamp and the day it was computed from. Every change that can move a
 team's readiness bumps its revision in the writing transaction
 (tracker.readiness.models), a catalog write changes the stamp, and the passing
 day lapses certifications and moves the 90-day window: a row that differs from
-the team's current three is stale. Readers call `up_to_date` first, which
+the team's current three is stale. The database marks each new revision
+(tracker.readiness.ddl), so asking whether anything is stale reads the marks
+left and two stored rows, not every team. Readers call `up_to_date` first, which
 recomputes only the stale teams (in batches, the members of TEAMS_PER_BATCH
 teams a query) and stores them, so a page costs what changed plus its reads,
 and shows nothing stale. The daily pass and a job at midnight run `refresh`
