@@ -234,3 +234,47 @@ def test_integrity_lives_in_the_database(fresh_url, statement):
     with pytest.raises(IntegrityError), engine.begin() as conn:
         conn.execute(text(statement))
     engine.dispose()
+
+
+def test_readiness_marks_are_filled_for_teams_already_stale_then_kept_by_the_database(fresh_url):
+    """The upgrade marks each team without a stored row, or with one of an older revision;
+    from then on the triggers mark each new team and each new revision."""
+    cfg = alembic_config(fresh_url)
+    command.upgrade(cfg, "8c3f2a6d4e10")
+    stored = (
+        "INSERT INTO team_readiness (team_id, revision, catalog_stamp, computed_on, template_id,"
+        " band_gpus, filled, total, percent_tenths, lapsing) VALUES"
+        " (:team, :revision, 's', '2026-01-01', 1, 0, 0, 1, 0, 0)"
+    )
+    engine = make_engine(fresh_url)
+    try:
+        with engine.begin() as conn:
+            for team, name, revision in ((1, "Atlas", 1), (2, "Boreal", 3), (3, "Cirrus", 2)):
+                conn.execute(
+                    text(
+                        "INSERT INTO teams (id, name, gpus, readiness_revision, created_at)"
+                        " VALUES (:team, :name, 8, :revision, '2026-01-01 00:00:00')"
+                    ),
+                    {"team": team, "name": name, "revision": revision},
+                )
+            conn.execute(text(stored), [{"team": 2, "revision": 2}, {"team": 3, "revision": 2}])
+        command.upgrade(cfg, "head")
+        with engine.begin() as conn:
+            marks = "SELECT team_id, revision FROM readiness_marks ORDER BY team_id, revision"
+            assert [tuple(r) for r in conn.execute(text(marks))] == [(1, 1), (2, 3)]
+            conn.execute(
+                text(
+                    "INSERT INTO teams (id, name, gpus, created_at)"
+                    " VALUES (4, 'Dune', 8, '2026-01-01 00:00:00')"
+                )
+            )
+            conn.execute(text("UPDATE teams SET readiness_revision = 3 WHERE id = 3"))
+            conn.execute(text("UPDATE teams SET gpus = 16 WHERE id = 1"))
+            assert [tuple(r) for r in conn.execute(text(marks))] == [
+                (1, 1),
+                (2, 3),
+                (3, 3),
+                (4, 1),
+            ]
+    finally:
+        engine.dispose()
