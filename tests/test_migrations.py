@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from alembic import command
 from alembic.config import Config as AlembicConfig
@@ -278,3 +280,39 @@ def test_readiness_marks_are_filled_for_teams_already_stale_then_kept_by_the_dat
             ]
     finally:
         engine.dispose()
+
+
+def declared_triggers(dialect: str) -> set[str]:
+    """Return the trigger names the DDL modules create on a dialect."""
+    from tracker.progress import ddl as progress_ddl
+    from tracker.readiness import ddl as readiness_ddl
+
+    if dialect == "sqlite":
+        statements = [*progress_ddl.SQLITE_TRIGGERS, *readiness_ddl.SQLITE_TRIGGERS]
+    else:
+        statements = [progress_ddl.POSTGRESQL_TRIGGER, readiness_ddl.POSTGRESQL_TRIGGER]
+    return {name for s in statements for name in re.findall(r"CREATE TRIGGER (\w+)", s)}
+
+
+def database_triggers(conn) -> set[str]:
+    """Return the names of the triggers a database holds (not the foreign keys' own)."""
+    if conn.dialect.name == "sqlite":
+        query = "SELECT name FROM sqlite_master WHERE type = 'trigger'"
+    else:
+        query = "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal"
+    return set(conn.execute(text(query)).scalars())
+
+
+def test_every_declared_trigger_is_in_the_migrated_database(fresh_url, db):
+    """A batch migration on SQLite recreates a table without its triggers: none is missing."""
+    command.upgrade(alembic_config(fresh_url), "head")
+    engine = make_engine(fresh_url)
+    try:
+        with engine.connect() as conn:
+            assert database_triggers(conn) == declared_triggers("sqlite")
+    finally:
+        engine.dispose()
+    # And the suite's own database, SQLite or PostgreSQL.
+    conn = db.connection()
+    assert database_triggers(conn) == declared_triggers(conn.dialect.name)
+    assert len(declared_triggers(conn.dialect.name)) >= 3
