@@ -12,6 +12,8 @@ from sqlalchemy import inspect, text
 
 from tracker.config import PROJECT_ROOT
 from tracker.db import Base, make_engine
+from tracker.progress import ddl as progress_ddl
+from tracker.readiness import ddl as readiness_ddl
 
 # Rows written against the first release's schema; every later migration
 # must carry them over: an upgrade keeps existing rows.
@@ -284,9 +286,6 @@ def test_readiness_marks_are_filled_for_teams_already_stale_then_kept_by_the_dat
 
 def declared_triggers(dialect: str) -> set[str]:
     """Return the trigger names the DDL modules create on a dialect."""
-    from tracker.progress import ddl as progress_ddl
-    from tracker.readiness import ddl as readiness_ddl
-
     if dialect == "sqlite":
         statements = [*progress_ddl.SQLITE_TRIGGERS, *readiness_ddl.SQLITE_TRIGGERS]
     else:
