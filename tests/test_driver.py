@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 from sqlalchemy import JSON, Integer, bindparam, create_engine, event, insert, select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, InvalidRequestError
 from sqlalchemy.orm import Session
 
 from tracker.db import MAX_ID, Fixed
@@ -35,6 +35,17 @@ def test_a_row_is_the_one_sqlalchemy_returns(db: Session) -> None:
     row = DriverStatement(_STATEMENT).first(connection, params)
     assert row == tuple(connection.execute(_STATEMENT, params).one())
     assert row == (Decimal("1.50"), {"hours": "1.5", "note": "labs"}, 7)
+
+
+def test_a_missing_value_is_refused_and_a_bind_with_its_own_value_takes_it(db: Session) -> None:
+    _postgresql(db)
+    connection = db.connection()
+    with pytest.raises(InvalidRequestError, match="'data'"):
+        DriverStatement(_STATEMENT).first(connection, {"amount": Decimal(1)})
+    counted = iter(range(10, 20))
+    called = select(bindparam("n", callable_=lambda: next(counted), type_=Integer))
+    statement = DriverStatement(called)
+    assert [statement.first(connection, {}) for _ in range(2)] == [(10,), (11,)]
 
 
 def test_no_row_is_none(db: Session) -> None:

@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from sqlalchemy.engine import Connection, Dialect
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, InvalidRequestError
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.elements import BindParameter
 
 _Processor = Callable[[Any], Any]
 
@@ -29,8 +30,8 @@ _Processor = Callable[[Any], Any]
 class _Compiled:
     sql: str
     # Every bind's name, its processor (None when the driver takes the value
-    # as it is) and its value when the caller gives none.
-    binds: tuple[tuple[str, _Processor | None, Any], ...]
+    # as it is) and the bind itself, whose own value stands in for one not given.
+    binds: tuple[tuple[str, _Processor | None, BindParameter[Any]], ...]
     results: tuple[_Processor | None, ...]
 
 
@@ -58,11 +59,7 @@ class DriverStatement:
         if compiled.literal_execute_params or compiled.post_compile_params:
             raise ValueError("a driver statement binds plain values only")
         binds = tuple(
-            (
-                name,
-                bind.type.dialect_impl(dialect).bind_processor(dialect),
-                None if bind.required else bind.effective_value,
-            )
+            (name, bind.type.dialect_impl(dialect).bind_processor(dialect), bind)
             for name, bind in compiled.binds.items()
         )
         columns = getattr(self.statement, "selected_columns", ())
@@ -76,14 +73,15 @@ class DriverStatement:
         """Run the statement with `params`; return its first row as a tuple, or None."""
         dialect = connection.dialect
         compiled = self._compile(dialect)
-        values = {
-            name: (
-                (process(params[name]) if process is not None else params[name])
-                if name in params
-                else default
-            )
-            for name, process, default in compiled.binds
-        }
+        values: dict[str, Any] = {}
+        for name, process, bind in compiled.binds:
+            if name in params:
+                value = params[name]
+            elif bind.required:
+                raise InvalidRequestError(f"a value is required for bind parameter {name!r}")
+            else:
+                value = bind.effective_value
+            values[name] = process(value) if process is not None else value
         sql = compiled.sql
         dispatch = connection.dispatch
         raw = connection.connection.driver_connection
