@@ -47,10 +47,12 @@ class DriverStatement:
 
     def __init__(self, statement: ClauseElement) -> None:
         self.statement = statement
-        self._compiled: dict[str, _Compiled] = {}
+        # By dialect, not its name: each engine's dialect has its own settings
+        # (a JSON serializer, say), which the binds' processors carry.
+        self._compiled: dict[Dialect, _Compiled] = {}
 
     def _compile(self, dialect: Dialect) -> _Compiled:
-        found = self._compiled.get(dialect.name)
+        found = self._compiled.get(dialect)
         if found is not None:
             return found
         if dialect.driver != "psycopg":
@@ -66,7 +68,7 @@ class DriverStatement:
         results = tuple(
             column.type.dialect_impl(dialect).result_processor(dialect, None) for column in columns
         )
-        found = self._compiled[dialect.name] = _Compiled(compiled.string, binds, results)
+        found = self._compiled[dialect] = _Compiled(compiled.string, binds, results)
         return found
 
     def first(self, connection: Connection, params: Mapping[str, Any]) -> tuple[Any, ...] | None:
