@@ -10,8 +10,8 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy import ColumnElement, exists, or_, select
+from sqlalchemy.orm import Session, aliased, selectinload
 
 from tracker.audit import services as audit
 from tracker.badges.services import proofs
@@ -213,6 +213,15 @@ def revoked(row: IssuedCredential) -> bool:
     """Return whether a credential no longer stands: revoked, its certification gone or renewed."""
     cert = row.certification
     return row.revoked_at is not None or cert is None or cert.renewed_by is not None
+
+
+_renewal = aliased(Certification)
+# revoked() in SQL, for the status list: one query however many credentials were issued.
+NO_LONGER_STANDS: ColumnElement[bool] = or_(
+    IssuedCredential.revoked_at.is_not(None),
+    IssuedCredential.certification_id.is_(None),
+    exists().where(_renewal.renews_id == IssuedCredential.certification_id),
+)
 
 
 def public_state(row: IssuedCredential, today: dt.date) -> str:

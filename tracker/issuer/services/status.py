@@ -6,21 +6,24 @@ import datetime as dt
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session
 
 from tracker.badges.services import proofs, status_lists
 from tracker.issuer.models import IssuedCredential
 from tracker.issuer.rules import STATUS_LIST_BITS, STATUS_PURPOSE
 from tracker.issuer.services import keys
-from tracker.issuer.services.credentials import Issuer, revoked
+from tracker.issuer.services.credentials import NO_LONGER_STANDS, Issuer
 
 
 def revoked_indexes(session: Session) -> list[int]:
-    """Return the list entries of every credential that no longer stands."""
-    rows = session.scalars(
-        select(IssuedCredential).options(selectinload(IssuedCredential.certification))
+    """Return the list entries of every credential that no longer stands, in one query."""
+    return list(
+        session.scalars(
+            select(IssuedCredential.status_index)
+            .where(NO_LONGER_STANDS)
+            .order_by(IssuedCredential.status_index)
+        )
     )
-    return sorted(row.status_index for row in rows if revoked(row))
 
 
 def status_list_credential(session: Session, issuer: Issuer, now: dt.datetime) -> dict[str, Any]:
