@@ -293,6 +293,34 @@ def test_the_spanish_catalogue_translates_every_string_marked_in_code_and_templa
     assert not fuzzy, f"fuzzy in messages.po (check and drop the flag): {fuzzy}"
 
 
+# Words a template may show as they are, in every language.
+UNTRANSLATED_WORDS = {"API"}
+_TEMPLATE_CODE = (
+    r"\{#.*?#\}",  # comments
+    r"\{%-?\s*trans\b.*?\{%-?\s*endtrans\s*-?%\}",  # marked blocks
+    r"\{%.*?%\}",
+    r"\{\{.*?\}\}",
+    r"<(script|style|code|pre)\b.*?</\1>",  # commands, file names, JSON: not prose
+)
+
+
+def test_every_word_a_template_shows_is_marked_for_translation():
+    # What the catalogue test cannot see: text left outside _() and {% trans %}.
+    unmarked = []
+    for template in sorted((PROJECT_ROOT / "templates").rglob("*.html")):
+        source = template.read_text()
+        for pattern in _TEMPLATE_CODE:
+            source = re.sub(pattern, " ", source, flags=re.S)
+        attributes = re.findall(r'\b(?:aria-label|title|placeholder|alt)="([^"]*)"', source)
+        texts = re.sub(r"<[^>]*>", "\n", source).splitlines() + attributes
+        unmarked += [
+            f"{template.relative_to(PROJECT_ROOT)}: {text.strip()!r}"
+            for text in texts
+            if re.search(r"[A-Za-z]{2,}", text) and text.strip() not in UNTRANSLATED_WORDS
+        ]
+    assert not unmarked, f"mark these with _() or {{% trans %}}: {unmarked}"
+
+
 # --- marked messages: the domain marks, the boundary translates ------------------------
 
 
