@@ -46,6 +46,30 @@ def test_a_badge_as_json_object_or_text(db, client, pinned_today, issuer: Issuer
     assert again.json["errors"] == {"badge_json": "this badge is already recorded"}
 
 
+def test_a_badge_object_with_fractions_is_read_as_its_text_would_be(
+    db, client, pinned_today, issuer: Issuer
+) -> None:
+    ada = factories.engineer(db, email="ada@example.com")
+    token = token_for(db, ada)
+    badge = {**issuer.assertion("/a/1", ada.email), "score": 97.5}
+    api = Api(client)
+    response = api.post("/api/v1/credentials", token, {"badge_json": badge})
+    assert response.status_code == 201, response.json
+    # A number no float holds is refused, naming the field, and stores nothing.
+    huge = json.dumps({**issuer.assertion("/a/2", ada.email), "score": 0}).replace(
+        '"score": 0', '"score": 1e400'
+    )
+    refused = client.post(
+        "/api/v1/credentials",
+        data=f'{{"badge_json": {huge}}}',
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert refused.status_code == 400, refused.json
+    assert refused.json["errors"] == {"badge_json": "a number in the badge is out of range"}
+    assert count(db, Certification) == 1
+
+
 def test_a_baked_image_uploaded(db, client, pinned_today, issuer: Issuer) -> None:
     ada = factories.engineer(db, email="ada@example.com")
     issuer.assertion("/a/1", ada.email)

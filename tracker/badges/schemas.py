@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import math
+from decimal import Decimal
 from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from tracker.badges.rules import MAX_DOCUMENT_BYTES, MAX_URL_LENGTH
 from tracker.badges.rules import BadgeSource as Source
@@ -17,9 +19,31 @@ from tracker.progress.rules import (
     MAX_ISSUER_LENGTH,
 )
 from tracker.progress.schemas import CredentialBody
-from tracker.schemas import Body, Date, Id, text
+from tracker.schemas import Body, Date, Id, refusal, text
 
 BADGE_FIELDS = ("badge_url", "badge_json")
+NUMBER_OUT_OF_RANGE = N_("a number in the badge is out of range")
+
+
+def _as_parsed(document: dict[str, Any]) -> dict[str, Any]:
+    """Return a badge sent as an object with its numbers as a verifier parses them: floats.
+
+    The API reads a body's fractions as Decimals, which a badge's JSON text
+    cannot be written from; the same badge sent as text is read with floats.
+    """
+    stack: list[Any] = [document]
+    while stack:
+        node = stack.pop()
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, value in items:
+            if isinstance(value, Decimal):
+                number = float(value)
+                if not math.isfinite(number):
+                    raise refusal(NUMBER_OUT_OF_RANGE)
+                node[key] = number
+            elif isinstance(value, dict | list):
+                stack.append(value)
+    return document
 
 
 class CredentialOrBadgeBody(Body):
@@ -42,6 +66,11 @@ class CredentialOrBadgeBody(Body):
     badge_json: Annotated[str, text(MAX_DOCUMENT_BYTES, required=True)] | dict[str, Any] | None = (
         None
     )
+
+    @field_validator("badge_json")
+    @classmethod
+    def _badge_as_parsed(cls, value: str | dict[str, Any] | None) -> str | dict[str, Any] | None:
+        return _as_parsed(value) if isinstance(value, dict) else value
 
     @classmethod
     def cross_errors(cls, data: dict[str, Any]) -> dict[str, str]:
