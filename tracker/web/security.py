@@ -27,6 +27,19 @@ SECURITY_HEADERS = (
     ("Referrer-Policy", "same-origin"),
 )
 
+# The token-only JSON API; /api/docs beside it is a page like the others (signed in or not).
+API_PATH = "/api/v1/"
+
+# A JSON API answer is data, never a document: should a browser render one, it
+# may load nothing and be framed by nothing, and it sends no referrer.
+API_CSP = "default-src 'none'; frame-ancestors 'none'"
+API_SECURITY_HEADERS = (
+    ("Content-Security-Policy", API_CSP),
+    ("X-Content-Type-Options", "nosniff"),
+    ("X-Frame-Options", "DENY"),
+    ("Referrer-Policy", "no-referrer"),
+)
+
 
 def security_headers(app: Flask) -> tuple[tuple[str, str], ...]:
     """Return the headers every answer gets, built once per app.
@@ -48,19 +61,20 @@ def security_headers(app: Flask) -> tuple[tuple[str, str], ...]:
 
 
 def harden(app: Flask, response: Response) -> None:
-    """Give an answer the security headers a view did not set itself, HSTS and its caching."""
+    """Give an answer the security headers a view did not set itself, HSTS and its caching.
+
+    Pages get the page policy (security_headers); JSON API answers the data one.
+    """
     # One pass over the headers.
     present = {name.lower() for name in response.headers.keys()}  # noqa: SIM118
+    current = current_request()
+    headers = API_SECURITY_HEADERS if current.path.startswith(API_PATH) else security_headers(app)
     response.headers.extend(
-        [(name, value) for name, value in security_headers(app) if name.lower() not in present]
+        [(name, value) for name, value in headers if name.lower() not in present]
     )
     if app.config.get("SESSION_COOKIE_SECURE") and "strict-transport-security" not in present:
         response.headers.add("Strict-Transport-Security", "max-age=31536000")
-    private_caching(response, current_request())
-
-
-# The token-only JSON API; /api/docs beside it is a page like the others (signed in or not).
-API_PATH = "/api/v1/"
+    private_caching(response, current)
 
 
 # What a browser, proxy or back button may keep of a page for someone signed in
