@@ -4,14 +4,22 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pytest
 from flask_babel import lazy_gettext as _l
 from werkzeug.datastructures import MultiDict
-from wtforms import DecimalField, Form, SelectField
+from wtforms import DecimalField, Form, IntegerField, SelectField
 from wtforms.validators import InputRequired, Optional
 
 from tests.test_i18n import ENGLISH, SPANISH
 from tracker.catalog.rules import LEVEL_RULE
-from tracker.forms import ChosenSelect, DecimalRange, ListedChoice, choices, optional_id
+from tracker.forms import (
+    ChosenSelect,
+    DecimalRange,
+    ListedChoice,
+    WholeRange,
+    choices,
+    optional_id,
+)
 
 
 class Scene(Form):
@@ -60,6 +68,31 @@ def test_the_server_still_refuses_a_required_select_sent_blank() -> None:
     assert form.course.errors
     ok = Scene(MultiDict({"kind": "talk", "team": "1", "course": "7"}))
     assert ok.validate(), ok.errors
+
+
+class Fleet(Form):
+    gpus = IntegerField(
+        "GPUs",
+        validators=[InputRequired(), WholeRange(min=0, max=100, message="from %(min)s to %(max)s")],
+    )
+
+
+@pytest.mark.parametrize(
+    ("sent", "error"),
+    [
+        ("0", None),
+        ("100", None),
+        ("101", "from 0 to 100"),
+        ("-1", "from 0 to 100"),
+        # No float holds these: they are out of range all the same.
+        ("9" * 400, "from 0 to 100"),
+        ("-" + "9" * 400, "from 0 to 100"),
+    ],
+)
+def test_a_whole_number_of_any_length_is_checked_against_its_range(sent, error) -> None:
+    form = Fleet(MultiDict({"gpus": sent}))
+    assert form.validate() is (error is None)
+    assert form.gpus.errors == ([error] if error else [])
 
 
 def test_a_form_posting_to_its_own_page_has_no_empty_action(client) -> None:

@@ -11,7 +11,7 @@ from flask_babel.speaklater import LazyString
 from markupsafe import Markup, escape
 from wtforms import Field, Form, SelectField
 from wtforms.fields.choices import SelectChoice
-from wtforms.validators import ValidationError
+from wtforms.validators import NumberRange, ValidationError
 from wtforms.widgets import Select
 
 from tracker.errors import ValidationError as DomainError
@@ -77,6 +77,26 @@ def ListedChoice(label: str, not_listed: str = NOT_LISTED, **kw: Any) -> SelectF
 def choices(pairs: Iterable[tuple[Any, Any]]) -> list[SelectChoice]:
     """Return (value, label) pairs as WTForms choices."""
     return [SelectChoice(value=value, label=label) for value, label in pairs]
+
+
+class WholeRange(NumberRange):
+    """NumberRange for an IntegerField, whose whole numbers it compares exactly.
+
+    NumberRange first asks math.isnan, which turns the number into a float: one
+    of more than 308 digits then raised OverflowError instead of being out of range.
+    """
+
+    def __init__(self, min: int | None = None, max: int | None = None, *, message: Any) -> None:
+        super().__init__(min=min, max=max, message=message)
+
+    def __call__(self, form: Form, field: Field) -> None:
+        value = field.data
+        if isinstance(value, int):
+            low, high = self._resolve(self.min), self._resolve(self.max)
+            if (low is None or value >= low) and (high is None or value <= high):
+                return
+            raise ValidationError(str(self.message) % {"min": low, "max": high})
+        super().__call__(form, field)
 
 
 class DecimalRange:

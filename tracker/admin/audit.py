@@ -19,6 +19,7 @@ from tracker.clock import today
 from tracker.extensions import db_session
 from tracker.people.services.trail import TrailRow, account_trail, account_trail_rows
 from tracker.people.views import access_role_label
+from tracker.web.converters import requested_page
 from tracker.web.downloads import csv_download
 from tracker.web.language import localized
 from tracker.web.roles import role_required
@@ -95,9 +96,7 @@ def _form() -> tuple[AccountTrailFilterForm, int]:
 def page():
     """List the account trail newest first; filter by person, event, method and days."""
     form, status = _form()
-    trail = account_trail(
-        db_session(), **_filters(form), page=request.args.get("page", 1, type=int)
-    )
+    trail = account_trail(db_session(), **_filters(form), page=requested_page())
     filters = {k: request.args[k] for k in TRAIL_ARGS if k != "page" and request.args.get(k)}
     return render_template(
         "admin/audit.html",

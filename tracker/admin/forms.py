@@ -25,7 +25,6 @@ from wtforms.validators import (
     Email,
     InputRequired,
     Length,
-    NumberRange,
     Optional,
     ValidationError,
 )
@@ -45,7 +44,7 @@ from tracker.catalog.rules import (
     MIN_TARGET_MONTHS,
     MIN_VALIDITY_MONTHS,
 )
-from tracker.forms import ListedChoice, choices, optional_id
+from tracker.forms import ListedChoice, WholeRange, choices, optional_id
 from tracker.people.forms import LANGUAGE_NAMES, NOT_A_LANGUAGE
 from tracker.people.rules import (
     ACCESS_ROLE_RULE,
@@ -168,7 +167,7 @@ def _experience():
         default=0,
         validators=[
             InputRequired(message=_l("experience is required (0 or more months)")),
-            NumberRange(
+            WholeRange(
                 min=0,
                 max=MAX_EXPERIENCE_MONTHS,
                 message=_l("experience must be from %(min)d to %(max)d months"),
@@ -259,7 +258,7 @@ class TeamForm(FlaskForm):
         _l("Fleet size (GPUs)"),
         validators=[
             InputRequired(message=_l("a fleet size is required (0 or more GPUs)")),
-            NumberRange(min=0, max=MAX_GPUS, message=rule(GPUS_RULE)),
+            WholeRange(min=0, max=MAX_GPUS, message=rule(GPUS_RULE)),
         ],
     )
     manager = _manager()
@@ -291,7 +290,7 @@ class TrackForm(FlaskForm):
         default=DEFAULT_TRACK_VALIDITY_MONTHS,
         validators=[
             InputRequired(message=_l("a validity is required")),
-            NumberRange(
+            WholeRange(
                 min=MIN_VALIDITY_MONTHS,
                 max=MAX_VALIDITY_MONTHS,
                 message=_l("validity must be from %(min)d to %(max)d months"),
@@ -309,7 +308,7 @@ class TrackForm(FlaskForm):
         default=0,
         validators=[
             InputRequired(message=_l("experience is required (0 or more months)")),
-            NumberRange(
+            WholeRange(
                 min=0,
                 max=MAX_REQUIRED_EXPERIENCE_MONTHS,
                 message=_l("experience must be from %(min)d to %(max)d months"),
@@ -321,7 +320,7 @@ class TrackForm(FlaskForm):
         default=DEFAULT_RETAKE_WAIT_DAYS,
         validators=[
             InputRequired(message=_l("a retake wait is required (0 or more days)")),
-            NumberRange(
+            WholeRange(
                 min=0,
                 max=MAX_RETAKE_WAIT_DAYS,
                 message=_l("retake wait must be from %(min)d to %(max)d days"),
@@ -361,7 +360,7 @@ class TrackForm(FlaskForm):
         default=DEFAULT_TARGET_MONTHS,
         validators=[
             InputRequired(message=_l("a target duration is required")),
-            NumberRange(
+            WholeRange(
                 min=MIN_TARGET_MONTHS,
                 max=MAX_TARGET_MONTHS,
                 message=_l("target duration must be from %(min)d to %(max)d months"),

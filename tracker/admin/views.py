@@ -74,6 +74,7 @@ from tracker.reminders.models import Notification
 from tracker.reminders.services.delivery import retry_failed
 from tracker.reminders.services.outbox import outbox as outbox_page
 from tracker.reminders.services.outbox import outbox_counts
+from tracker.web.converters import requested_page
 from tracker.web.filters import named
 from tracker.web.language import localized, localized_errors
 from tracker.web.roles import role_required
@@ -441,7 +442,7 @@ def _outbox_page(status: int = 200, error: str | None = None):
         status=form.status.data if valid else None,
         kind=form.kind.data if valid else None,
         search=(form.q.data or "") if valid else "",
-        page=request.args.get("page", 1, type=int),
+        page=requested_page(),
     )
     filters = {k: v for k, v in _outbox_args().items() if k != "page"}
     retry_forms = {

@@ -17,7 +17,6 @@ from wtforms.validators import (
     DataRequired,
     InputRequired,
     Length,
-    NumberRange,
     Optional,
     Regexp,
 )
@@ -38,7 +37,7 @@ from tracker.careers.rules import (
     USUAL_APPRENTICESHIP_MONTHS,
 )
 from tracker.catalog.rules import DECIMAL_PLACES, HUNDREDTH, LEVEL_RULE
-from tracker.forms import DecimalRange, ListedChoice, choices, optional_id
+from tracker.forms import DecimalRange, ListedChoice, WholeRange, choices, optional_id
 from tracker.i18n import msg
 from tracker.web.language import lazy_localized, localized
 
@@ -144,7 +143,7 @@ class ApprenticeshipForm(FlaskForm):
         default=DEFAULT_APPRENTICESHIP_MONTHS,
         validators=[
             InputRequired(message=_l("a number of months is required")),
-            NumberRange(
+            WholeRange(
                 min=MIN_APPRENTICESHIP_MONTHS,
                 max=MAX_APPRENTICESHIP_MONTHS,
                 message=_l("months must be from %(min)d to %(max)d"),

@@ -6,9 +6,9 @@ from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import HiddenField, IntegerField, PasswordField, StringField, TextAreaField
 from wtforms.fields.choices import SelectChoice
-from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional
+from wtforms.validators import DataRequired, InputRequired, Length, Optional
 
-from tracker.forms import ListedChoice, choices
+from tracker.forms import ListedChoice, WholeRange, choices
 from tracker.people.rules import (
     BROWSER_LOCALE,
     LOCALES,
@@ -43,7 +43,7 @@ class ProfileForm(FlaskForm):
         _l("Documented experience before joining (months)"),
         validators=[
             InputRequired(message=_l("experience is required (0 or more months)")),
-            NumberRange(
+            WholeRange(
                 min=0,
                 max=MAX_EXPERIENCE_MONTHS,
                 message=_l("months must be from %(min)d to %(max)d"),

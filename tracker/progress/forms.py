@@ -19,12 +19,11 @@ from wtforms.validators import (
     DataRequired,
     InputRequired,
     Length,
-    NumberRange,
     Optional,
 )
 
 from tracker.catalog.rules import DECIMAL_PLACES
-from tracker.forms import ChosenSelect, DecimalRange
+from tracker.forms import ChosenSelect, DecimalRange, WholeRange
 from tracker.progress.rules import (
     HOURS_FORM_STEP,
     HOURS_PER_DAY,
@@ -76,7 +75,7 @@ class AttemptForm(FlaskForm):
         _l("Score (%)"),
         validators=[
             InputRequired(message=_l("a score is required")),
-            NumberRange(
+            WholeRange(
                 min=MIN_SCORE,
                 max=MAX_SCORE,
                 message=_l("score must be from %(min)s to %(max)s"),

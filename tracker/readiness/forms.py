@@ -5,9 +5,9 @@ from __future__ import annotations
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import DateField, FieldList, FormField, IntegerField, StringField
-from wtforms.validators import InputRequired, Length, NumberRange, Optional, ValidationError
+from wtforms.validators import InputRequired, Length, Optional, ValidationError
 
-from tracker.forms import ListedChoice, choices
+from tracker.forms import ListedChoice, WholeRange, choices
 from tracker.people.rules import MAX_GPUS, MAX_NAME_LENGTH, MAX_TEAM_NAME_LENGTH
 from tracker.readiness.rules import (
     CALENDAR_RULE,
@@ -51,7 +51,7 @@ class ReadinessQueryForm(FlaskForm):
         _l("Fleet size (GPUs)"),
         validators=[
             Optional(),
-            NumberRange(min=0, max=MAX_GPUS, message=lazy_localized(FLEET_GPUS_RULE)),
+            WholeRange(min=0, max=MAX_GPUS, message=lazy_localized(FLEET_GPUS_RULE)),
         ],
     )
     on = DateField(_l("On date"), validators=[Optional(), within_calendar])
@@ -67,7 +67,7 @@ class PlanQueryForm(FlaskForm):
         _l("Target fleet size (GPUs)"),
         validators=[
             InputRequired(message=_l("a target fleet size is required")),
-            NumberRange(min=0, max=MAX_GPUS, message=lazy_localized(FLEET_GPUS_RULE)),
+            WholeRange(min=0, max=MAX_GPUS, message=lazy_localized(FLEET_GPUS_RULE)),
         ],
     )
     target = DateField(
@@ -85,7 +85,7 @@ class RoiLineForm(FlaskForm):
         _l("Amount (USD)"),
         validators=[
             InputRequired(message=_l("an amount is required")),
-            NumberRange(min=0, max=MAX_ROI_AMOUNT, message=lazy_localized(ROI_AMOUNT_RULE)),
+            WholeRange(min=0, max=MAX_ROI_AMOUNT, message=lazy_localized(ROI_AMOUNT_RULE)),
         ],
     )
 

@@ -46,6 +46,7 @@ from tracker.readiness.services.roi import roi as compute_roi
 from tracker.readiness.services.team import can_view_team, team_readiness
 from tracker.readiness.services.team_page import team_page
 from tracker.signals import showing_team, template_context
+from tracker.web.converters import requested_page
 from tracker.web.downloads import csv_download
 from tracker.web.drawings import BlankQuery
 from tracker.web.filters import named
@@ -148,9 +149,7 @@ def organisation():
     """Show the organisation table: a row per team, sorted, filtered, paged; each opens its team."""
     on = current_day()
     form, filters, sort, descending, args, status = _organisation_query()
-    page = summary_page(
-        db_session(), filters, sort, descending, page=request.args.get("page", 1, type=int)
-    )
+    page = summary_page(db_session(), filters, sort, descending, page=requested_page())
     history = organisation_history(db_session(), on)
     return render_template(
         "readiness/organisation.html",

@@ -1,11 +1,11 @@
-"""URL converters: `<int:...>` names a record id, 1 to what an INTEGER column holds."""
+"""URL converters: `<int:...>` names a record id, 1 to what an INTEGER column holds; ?page=."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from flask import url_for
+from flask import request, url_for
 from werkzeug.routing import IntegerConverter
 
 from tracker.db import MAX_ID
@@ -59,3 +59,12 @@ def id_url(endpoint: str, name: str, **values: Any) -> Callable[[int], str]:
     assert base.count(any_id) == 1, base
     head, tail = base.split(any_id)
     return lambda record_id: f"{head}{int(record_id)}{tail}"
+
+
+def requested_page() -> int:
+    """Return ?page= as a page number, 1 to MAX_ID: 1 when it is not a whole number.
+
+    A number past the last page shows the last one; one past any table is held
+    to MAX_ID, so that its offset stays within what the database counts in.
+    """
+    return min(max(request.args.get("page", 1, type=int), 1), MAX_ID)

@@ -1,0 +1,150 @@
+"""Every form on every page a role opens, each field given junk: a refusal, never a 500.
+
+The forms are read from the pages themselves (tests/security/test_matrix.py's
+routes, each role's own objects), so a new form or field is covered without
+editing this file. A form that posts is sent once per field and junk value,
+the other fields as the page filled them in; a form that filters (GET) is sent
+each junk value in each of its fields, and every page is asked for a junk ?page=.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+
+import pytest
+from flask.testing import FlaskClient
+from werkzeug.datastructures import MultiDict
+
+from tests.helpers import sign_in
+from tests.security.conftest import World
+from tests.security.test_matrix import ROUTES, objects, url_for_rule
+
+# Values a field of no kind takes, each of which has found a 500 somewhere: numbers no
+# float or INTEGER column holds, non-numbers, impossible dates, text no field holds.
+JUNK = (
+    "",
+    "-1",
+    "9" * 400,
+    "-" + "9" * 30,
+    "1e400",
+    "NaN",
+    "abc",
+    "2026-13-45",
+    "0001-01-01",
+    "x" * 5000,
+    "ñ€😀",
+)
+# Signing out ends the session the rest of the crawl needs.
+SKIPPED_ACTIONS = ("/logout",)
+PAGES = [(e, r) for e, r, m in ROUTES if m == "GET" and not e.startswith(("api.", "scim."))]
+
+
+@dataclass
+class PageForm:
+    """A form as the page draws it: where it goes, how, and what it would send."""
+
+    action: str
+    method: str
+    names: list[str] = field(default_factory=list)
+    sent: list[tuple[str, str]] = field(default_factory=list)
+
+
+class FormReader(HTMLParser):
+    """Read a page's forms: each field's name and the value it would be sent with."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.forms: list[PageForm] = []
+        self._form: PageForm | None = None
+        self._select: str | None = None
+        self._chosen = False
+        self._textarea: str | None = None
+        self._text = ""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        name = found.get("name")
+        if tag == "form":
+            method = (found.get("method") or "get").lower()
+            self._form = PageForm(found.get("action") or "", method)
+            self.forms.append(self._form)
+        elif self._form is None:
+            return
+        elif tag == "input" and name:
+            self._form.names.append(name)
+            if found.get("type") not in ("checkbox", "radio") or "checked" in found:
+                self._form.sent.append((name, found.get("value") or ""))
+        elif tag == "select" and name:
+            self._form.names.append(name)
+            self._select, self._chosen = name, False
+        elif tag == "option" and self._select and (not self._chosen or "selected" in found):
+            self._form.sent = [(n, v) for n, v in self._form.sent if n != self._select]
+            self._form.sent.append((self._select, found.get("value") or ""))
+            self._chosen = True
+        elif tag == "textarea" and name:
+            self._form.names.append(name)
+            self._textarea, self._text = name, ""
+
+    def handle_data(self, data: str) -> None:
+        if self._textarea:
+            self._text += data
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "form":
+            self._form = None
+        elif tag == "select":
+            self._select = None
+        elif tag == "textarea" and self._form is not None and self._textarea:
+            self._form.sent.append((self._textarea, self._text))
+            self._textarea = None
+
+
+def _with(sent: list[tuple[str, str]], name: str, value: str) -> MultiDict:
+    """Return the form's values with `name` sent as `value` (sent once)."""
+    return MultiDict([*((n, v) for n, v in sent if n != name), (name, value)])
+
+
+@pytest.mark.parametrize("role", ["engineer", "manager", "admin"])
+def test_junk_in_any_field_of_any_form_is_refused_not_a_500(
+    client: FlaskClient, world: World, role: str
+) -> None:
+    email = world.person(role).email
+    sign_in(client, email)
+    failures: list[str] = []
+    seen: set[tuple[str, str, tuple[str, ...]]] = set()
+    posted = 0
+    for endpoint, rule in PAGES:
+        url = url_for_rule(rule, objects(world, role, "own", endpoint))
+        page = client.get(url)
+        if page.status_code != 200 or page.mimetype != "text/html":
+            continue
+        for junk in JUNK:
+            answer = client.get(url, query_string={"page": junk})
+            if answer.status_code >= 500:
+                failures.append(f"GET {url}?page={junk[:20]!r}: {answer.status_code}")
+        reader = FormReader()
+        reader.feed(page.get_data(as_text=True))
+        for form in reader.forms:
+            action = form.action or url
+            key = (form.method, action.partition("#")[0], tuple(form.names))
+            if action.startswith(SKIPPED_ACTIONS) or key in seen:
+                continue
+            seen.add(key)
+            for name in sorted(set(form.names) - {"csrf_token"}):
+                for junk in JUNK:
+                    values = _with(form.sent, name, junk)
+                    if form.method == "post":
+                        answer = client.post(action, data=values)
+                        posted += 1
+                    else:
+                        answer = client.get(action, query_string=values)
+                    if answer.status_code >= 500:
+                        failures.append(
+                            f"{form.method.upper()} {action} {name}={junk[:20]!r}: "
+                            f"{answer.status_code}"
+                        )
+                    if "/login" in answer.headers.get("Location", ""):
+                        sign_in(client, email)  # the junk ended the session: sign in again
+    assert posted > 100, f"the crawl reached few forms ({posted} posts)"
+    assert not failures, failures
