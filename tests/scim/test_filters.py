@@ -71,6 +71,15 @@ def test_paging_by_start_index_and_count(scim):
     assert whole["itemsPerPage"] == 2 and whole["totalResults"] >= 5
 
 
+def test_a_start_index_past_every_row_is_an_empty_page_however_long(scim):
+    scim.create_user("only@example.com")
+    for path in ("/Users", "/Groups"):
+        start = "9" * 400
+        page = _list(scim, path, None, startIndex=start)
+        assert (page["itemsPerPage"], page["startIndex"]) == (0, int(start)), path
+        assert "Resources" not in page
+
+
 def test_attributes_and_excluded_attributes(scim):
     scim.create_user("attrs@example.com", externalId="e1")
     only = _list(scim, "/Users", 'userName eq "attrs@example.com"', attributes="externalId")

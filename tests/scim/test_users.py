@@ -50,6 +50,18 @@ def test_a_user_name_that_is_no_email_address_is_refused_and_nothing_stored(scim
     assert db.query(Engineer).count() == before
 
 
+def test_text_no_database_can_hold_is_refused_and_nothing_stored(scim, db):
+    made = scim.create_user("held@example.com")
+    before = db.query(Engineer).count()
+    for text in ("Ada\x00Lovelace", "Ada \ud800"):
+        for method, path in (("POST", "/Users"), ("PUT", f"/Users/{made['id']}")):
+            body = user_body("nul@example.com", name=text)
+            detail = error_of(scim.call(method, path, body), 400, "invalidValue")
+            assert detail == "text must not contain NUL characters or unpaired surrogates"
+    assert db.query(Engineer).count() == before
+    assert scim.get(f"/Users/{made['id']}").get_json(force=True)["userName"] == "held@example.com"
+
+
 def test_missing_user_name_and_bad_json_are_refused(scim):
     error_of(
         scim.post("/Users", {"schemas": [USER], "name": {"formatted": "X"}}), 400, "invalidValue"

@@ -22,6 +22,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from tracker.api.errors import ApiError, refusals
 from tracker.schemas import Answer, Query
 from tracker.web.current import current_request
+from tracker.web.security import UNSTORABLE_TEXT, storable
 
 M = TypeVar("M", bound=pydantic.BaseModel)
 
@@ -65,39 +66,13 @@ def parse_json_object(raw: bytes, allowed: Iterable[str]) -> dict[str, Any]:
     if unknown:
         known = ", ".join(sorted(allowed))
         raise ApiError(400, dict.fromkeys(sorted(unknown), f"unknown field (known: {known})"))
-    unstorable = sorted(name for name, value in data.items() if not _storable(value))
+    unstorable = sorted(name for name, value in data.items() if not storable(value))
     if unstorable:
         raise ApiError(
             400,
-            dict.fromkeys(
-                unstorable, "text must not contain NUL characters or unpaired surrogates"
-            ),
+            dict.fromkeys(unstorable, UNSTORABLE_TEXT),
         )
     return data
-
-
-def _storable(value: Any) -> bool:
-    """Return whether every string in `value` can be stored: UTF-8 encodable, without NUL.
-
-    JSON may escape a lone surrogate ("\\ud800") or NUL ("\\u0000"); neither can be
-    stored as text (SQLite cannot encode the one, PostgreSQL refuses the other).
-    """
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            if "\x00" in item:
-                return False
-            try:
-                item.encode("utf-8")
-            except UnicodeEncodeError:
-                return False
-        elif isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return True
 
 
 def json_body(model: type[pydantic.BaseModel]) -> dict[str, Any]:

@@ -45,6 +45,7 @@ from tracker.scim.services import groups, users
 from tracker.scim.services.queries import list_groups, list_users, read_search
 from tracker.scim.services.tokens import live_scim_token
 from tracker.web.language import localized
+from tracker.web.security import UNSTORABLE_TEXT, storable
 
 bp = Blueprint("scim", __name__, url_prefix="/scim/v2")
 csrf.exempt(bp)
@@ -136,6 +137,8 @@ def _body() -> Any:
     payload = request.get_json(force=True, silent=True)
     if payload is None:
         raise InvalidSyntaxException(detail=N_("the body must be JSON"))
+    if not storable(payload):
+        raise InvalidValueException(detail=UNSTORABLE_TEXT)
     return payload
 
 

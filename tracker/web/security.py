@@ -13,6 +13,7 @@ from flask import Flask, Request, Response, abort, g
 from flask import session as cookie_session
 from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
 
+from tracker.i18n import N_
 from tracker.web.current import current_request
 
 CSP = (
@@ -169,6 +170,33 @@ def refuse_nul_characters(current: Request) -> None:
     for values in sources:
         if any("\x00" in value for _, items in values.lists() for value in items):
             abort(400, "The request holds a NUL character; text must not contain one.")
+
+
+UNSTORABLE_TEXT = N_("text must not contain NUL characters or unpaired surrogates")
+
+
+def storable(value: Any) -> bool:
+    """Return whether every string in `value` can be stored: UTF-8 encodable, without NUL.
+
+    JSON may escape a lone surrogate ("\\ud800") or NUL ("\\u0000"); neither can be
+    stored as text (SQLite cannot encode the one, PostgreSQL refuses the other).
+    """
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return False
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return False
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return True
 
 
 class CookieSessionOutsideApi(SecureCookieSessionInterface):

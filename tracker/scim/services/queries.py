@@ -32,6 +32,7 @@ from scim2_models.path.expressions import (
 from sqlalchemy import ColumnElement, Select, false, func, select
 from sqlalchemy.orm import Session
 
+from tracker.db import MAX_ID
 from tracker.people.models import Engineer, Team
 from tracker.scim.models import ScimGroup, ScimUser
 from tracker.scim.rules import DEFAULT_COUNT, MAX_COUNT
@@ -124,13 +125,22 @@ def _bounds(request: SearchRequest[Any]) -> tuple[int, int]:
     return start, count
 
 
+def _offset(start: int) -> int:
+    """Return the rows before a page that starts at `start`, as a database counts them.
+
+    A start past every row (however many digits it has) is an empty page, so it is
+    held to MAX_ID: an OFFSET beyond a 64-bit integer fails the query instead.
+    """
+    return min(start, MAX_ID) - 1
+
+
 def list_users(session: Session, request: SearchRequest[Any], base_url: str) -> ListResponse[Any]:
     """Return a page of the Users the request's filter matches, by id."""
     start, count = _bounds(request)
     query: Select[Any] = visible_users().order_by(Engineer.id)
     if request.filter is None:
         total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
-        rows = session.execute(query.offset(start - 1).limit(count)).tuples().all()
+        rows = session.execute(query.offset(_offset(start)).limit(count)).tuples().all()
         return _page(User, [user_resource(e, s, base_url) for e, s in rows], total, start)
     for condition in _narrowing(request.filter.ast, _user_condition):
         query = query.where(condition)
@@ -148,7 +158,7 @@ def list_groups(session: Session, request: SearchRequest[Any], base_url: str) ->
     query: Select[Any] = visible_groups().order_by(Team.id)
     if request.filter is None:
         total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
-        rows = session.execute(query.offset(start - 1).limit(count)).tuples().all()
+        rows = session.execute(query.offset(_offset(start)).limit(count)).tuples().all()
         resources = [group_resource(session, t, s, base_url) for t, s in rows]
         return _page(Group, resources, total, start)
     for condition in _narrowing(request.filter.ast, _group_condition):
