@@ -101,6 +101,7 @@ def test_a_compressed_chunk_is_inflated_within_the_limit() -> None:
         (SVG.encode(), "carries no badge"),
         (b'<!DOCTYPE svg [<!ENTITY a "b">]><svg>&a;</svg>', "document type"),
         (b"<svg><unclosed></svg>", "not valid XML"),
+        (b'<?xml version="1.0" encoding="no-such"?><svg/>', "not valid XML"),
     ],
 )
 def test_images_without_a_badge_are_refused(image: bytes | None, reason: str) -> None:

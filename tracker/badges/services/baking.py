@@ -97,7 +97,8 @@ def unbake_svg(image: bytes) -> Baked:
         raise BadgeRefused(N_("SVG images with a document type are not read"))
     try:
         root = ElementTree.fromstring(image)
-    except ElementTree.ParseError:
+    except (ElementTree.ParseError, LookupError):
+        # LookupError: the XML declaration names an encoding Python does not know.
         raise BadgeRefused(N_("the SVG image is not valid XML")) from None
     for element in root.iter():
         if element.tag in ELEMENTS:
