@@ -15,6 +15,7 @@ from tests.factories import PASSWORD
 from tracker.api.tokens import caller_for_token
 from tracker.errors import ValidationError
 from tracker.people.models import ApiToken, Engineer
+from tracker.people.rules import ONE_LINE_RULE
 from tracker.people.services import accounts
 from tracker.people.services.access import can_view, manages, visible_engineers
 from tracker.people.services.accounts import (
@@ -25,7 +26,8 @@ from tracker.people.services.accounts import (
     set_password,
     verify_password,
 )
-from tracker.people.services.persons import set_active
+from tracker.people.services.persons import create_person, set_active, set_identity
+from tracker.people.services.teams import create_team
 
 NOW = dt.datetime(2026, 11, 29, 9, 30)
 
@@ -354,3 +356,25 @@ def test_scrypt_hash_from_production_verifies(db):
     who.password_hash = generate_password_hash("produced by scrypt", method="scrypt")
     db.flush()
     assert authenticate(db, who.email, "produced by scrypt") is who
+
+
+# --- names ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name", ["Ada\nLovelace", "Ada\r\nBcc: x@example.com", "Ada\tL", "Ada\u2028L"]
+)
+def test_a_name_is_one_line_for_people_and_teams(db, name):
+    today = dt.date(2026, 11, 29)
+    with pytest.raises(ValidationError) as refused:
+        create_person(db, email="ada@example.com", name=name, today=today)
+    assert refused.value.errors == {"name": ONE_LINE_RULE}
+    person = factories.engineer(db, name="Ada Lovelace")
+    with pytest.raises(ValidationError) as refused:
+        set_identity(db, person, email=person.email, name=name)
+    assert refused.value.errors == {"name": ONE_LINE_RULE}
+    with pytest.raises(ValidationError) as refused:
+        create_team(db, name, 8)
+    assert refused.value.errors == {"name": ONE_LINE_RULE}
+    # Spaces around a name are trimmed, not refused.
+    assert create_person(db, email="eve@example.com", name=" Eve\n", today=today).name == "Eve"

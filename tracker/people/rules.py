@@ -6,6 +6,8 @@ A person's level is a rung of the catalog's ladder: its range is the catalog's
 
 from __future__ import annotations
 
+import unicodedata
+
 from tracker.i18n import LOCALES, N_
 
 __all__ = ["LOCALES"]
@@ -22,6 +24,19 @@ LAST_ADMIN_RULE = N_(
 
 MAX_NAME_LENGTH = 120
 MAX_TEAM_NAME_LENGTH = 120
+# A person's or a team's name is one line: mail subjects name people (an escalation
+# names the engineer), and a header cannot hold a line break; pages, CSV cells and
+# calendar summaries show a name on one line too.
+ONE_LINE_RULE = N_("a name must be one line, without line breaks or control characters")
+# Control characters (tab and line feed among them) and the line and paragraph separators.
+LINE_BREAKING_CATEGORIES = frozenset({"Cc", "Zl", "Zp"})
+
+
+def is_one_line(text: str) -> bool:
+    """Return whether `text` holds no line break nor any other control character."""
+    return not any(unicodedata.category(char) in LINE_BREAKING_CATEGORIES for char in text)
+
+
 MAX_EMAIL_LENGTH = 254
 MIN_PASSWORD_LENGTH = 10
 MAX_PASSWORD_LENGTH = 200

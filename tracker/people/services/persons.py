@@ -28,7 +28,9 @@ from tracker.people.rules import (
     LOCALES,
     MAX_EXPERIENCE_MONTHS,
     MAX_NAME_LENGTH,
+    ONE_LINE_RULE,
     TOTP_REQUIRED_ROLES,
+    is_one_line,
 )
 from tracker.people.services.access import is_whole, resolve_manager
 from tracker.people.services.accounts import hash_password
@@ -144,6 +146,8 @@ def locale_error(locale: object) -> str | None:
 def _name_error(name: str) -> str | None:
     if not name.strip() or len(name.strip()) > MAX_NAME_LENGTH:
         return msg("name must be 1 to %(max)s characters", max=MAX_NAME_LENGTH)
+    if not is_one_line(name.strip()):
+        return ONE_LINE_RULE
     return None
 
 

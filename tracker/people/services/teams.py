@@ -8,7 +8,13 @@ from sqlalchemy.orm import Session, selectinload
 from tracker.errors import ValidationError
 from tracker.i18n import msg
 from tracker.people.models import Engineer, Team
-from tracker.people.rules import GPUS_RULE, MAX_GPUS, MAX_TEAM_NAME_LENGTH
+from tracker.people.rules import (
+    GPUS_RULE,
+    MAX_GPUS,
+    MAX_TEAM_NAME_LENGTH,
+    ONE_LINE_RULE,
+    is_one_line,
+)
 from tracker.people.services.access import is_whole, resolve_manager
 
 
@@ -59,6 +65,8 @@ def _team_errors(
     name = name.strip()
     if not name or len(name) > MAX_TEAM_NAME_LENGTH:
         errors["name"] = msg("name must be 1 to %(max)s characters", max=MAX_TEAM_NAME_LENGTH)
+    elif not is_one_line(name):
+        errors["name"] = ONE_LINE_RULE
     else:
         other = find_team(session, name)
         if other is not None and other is not team:
