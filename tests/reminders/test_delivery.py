@@ -301,6 +301,19 @@ def test_a_5xx_for_one_row_does_not_hold_up_the_rest_of_the_batch(db, factory, s
     assert sorted(fresh(db, n).status for n in rows) == ["failed", "sent", "sent"]
 
 
+def test_a_notice_no_mail_can_carry_fails_alone_and_the_batch_goes_on(db, factory, smtp):
+    rows = queue(db, people=3)
+    # Stored before names had to be one line: a header cannot hold the line break.
+    rows[1].subject = "Escalation: Ada\nBcc: someone@example.com"
+    db.flush()
+    report = deliver(factory, smtp.settings, NOW)
+    assert (report.sent, report.retried, report.failed) == (2, 0, 1)
+    broken = fresh(db, rows[1])
+    assert broken.status == "failed" and broken.attempts == 1
+    assert broken.last_error.startswith("not sent: the message cannot be written")
+    assert len(smtp.mailbox.received) == 2
+
+
 def test_a_4xx_for_one_row_retries_that_row_and_sends_the_rest(db, factory, smtp):
     rows = queue(db, people=3)
     smtp.mailbox.next_replies = ["451 try later"]

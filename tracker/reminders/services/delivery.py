@@ -296,17 +296,33 @@ def _send_one(
         return
     to = [a.strip() for a in row.to_addrs.split(",") if a.strip()]
     cc = [a.strip() for a in row.cc_addrs.split(",") if a.strip()]
-    message = messages.build_email(
-        mail_from=settings.mail_from,
-        to=to,
-        cc=cc,
-        subject=row.subject,
-        text=row.body_text,
-        html=row.body_html,
-        message_id=row.message_id,
-        ics=row.ics,
-        date=now,
-    )
+    try:
+        message = messages.build_email(
+            mail_from=settings.mail_from,
+            to=to,
+            cc=cc,
+            subject=row.subject,
+            text=row.body_text,
+            html=row.body_html,
+            message_id=row.message_id,
+            ics=row.ics,
+            date=now,
+        )
+    except ValueError as exc:
+        # A notice no mail can carry (a line break in its subject, stored before the
+        # rules refused one) fails alone, shown to admins, instead of stopping the batch
+        # at it again on every run.
+        finish(
+            marks,
+            row,
+            worker,
+            now,
+            status="failed",
+            attempts=row.attempts + 1,
+            last_error=f"not sent: the message cannot be written: {exc}"[:ERROR_TEXT_LIMIT],
+        )
+        report.failed += 1
+        return
     try:
         refused = smtp.send_message(message, from_addr=settings.mail_from, to_addrs=to + cc)
     except smtplib.SMTPRecipientsRefused as exc:
