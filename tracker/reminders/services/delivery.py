@@ -175,6 +175,22 @@ def _retry(
     report.retried += 1
 
 
+def _fail(
+    marks: Marks, row: Row[Any], worker: str, now: dt.datetime, error: str, report: DeliveryReport
+) -> None:
+    """Mark a row failed for good with `error`: the outbox shows it, an admin may retry it."""
+    finish(
+        marks,
+        row,
+        worker,
+        now,
+        status="failed",
+        attempts=row.attempts + 1,
+        last_error=error[:ERROR_TEXT_LIMIT],
+    )
+    report.failed += 1
+
+
 def deliver(
     factory: sessionmaker[Session],
     settings: SmtpSettings,
@@ -312,16 +328,7 @@ def _send_one(
         # A notice no mail can carry (a line break in its subject, stored before the
         # rules refused one) fails alone, shown to admins, instead of stopping the batch
         # at it again on every run.
-        finish(
-            marks,
-            row,
-            worker,
-            now,
-            status="failed",
-            attempts=row.attempts + 1,
-            last_error=f"not sent: the message cannot be written: {exc}"[:ERROR_TEXT_LIMIT],
-        )
-        report.failed += 1
+        _fail(marks, row, worker, now, f"not sent: the message cannot be written: {exc}", report)
         return
     try:
         refused = smtp.send_message(message, from_addr=settings.mail_from, to_addrs=to + cc)
@@ -333,16 +340,7 @@ def _send_one(
             for addr, (code, msg) in exc.recipients.items()
         )
         if codes and all(500 <= c < 600 for c in codes):
-            finish(
-                marks,
-                row,
-                worker,
-                now,
-                status="failed",
-                attempts=row.attempts + 1,
-                last_error=detail[:ERROR_TEXT_LIMIT],
-            )
-            report.failed += 1
+            _fail(marks, row, worker, now, detail, report)
         else:
             _retry(marks, row, worker, now, detail, report)
         return
@@ -354,16 +352,7 @@ def _send_one(
             # Refused, timed out, dropped, or 421 "closing": the rest of the batch waits.
             raise _ConnectionLost(f"connection lost: {_describe(exc)}") from exc
         if 500 <= code < 600:
-            finish(
-                marks,
-                row,
-                worker,
-                now,
-                status="failed",
-                attempts=row.attempts + 1,
-                last_error=_describe(exc)[:ERROR_TEXT_LIMIT],
-            )
-            report.failed += 1
+            _fail(marks, row, worker, now, _describe(exc), report)
         else:
             _retry(marks, row, worker, now, _describe(exc), report)
         return
