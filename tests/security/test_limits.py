@@ -169,3 +169,18 @@ def test_ids_beyond_an_integer_column_name_nothing(client: FlaskClient, world: W
             assert response.status_code == 404, f"{method} {url}: {response.status_code}"
             checked += 1
     assert checked > 20
+
+
+@pytest.mark.parametrize("path", ["/", "/login", "/admin/people", "/no-such-page", "/api/v1/me"])
+@pytest.mark.parametrize("signed_in", [False, True])
+def test_a_host_header_no_url_can_be_built_for_is_a_plain_400(
+    client: FlaskClient, world: World, path: str, signed_in: bool
+):
+    # A label over 63 characters cannot be encoded as IDNA: no URL of the page can be built.
+    if signed_in:
+        sign_in(client, world.engineer.email)
+    response = client.get(path, headers={"Host": "x" * 64 + ".example"})
+    assert response.status_code == 400, path
+    expected = "application/json" if path.startswith("/api/") else "text/plain"
+    assert response.mimetype == expected
+    assert response.headers["X-Content-Type-Options"] == "nosniff"

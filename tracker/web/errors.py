@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Flask, Response, jsonify, render_template, request
 from flask_babel import lazy_gettext as _l
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import BadHost, HTTPException
 
 # The error page's title and text for the statuses the tracker answers, in the
 # page's language; Werkzeug's own English is the source text. A description given
@@ -85,6 +85,10 @@ def http_error(app: Flask, exc: HTTPException) -> Response:
     """Answer an HTTP error: the error page, or `{"errors": {"request": ...}}` for the API."""
     if wants_json():
         response = jsonify({"errors": {"request": exc.description}})
+    elif isinstance(exc, BadHost):
+        # A Host header no URL can be built for (a label over 63 characters...): the page's
+        # links could not be drawn, so the answer is its status alone.
+        response = app.response_class(f"{exc.code} {exc.name}\n", mimetype="text/plain")
     else:
         response = app.make_response(render_template("error.html", error=exc))
     # What the exception says besides its page: a 405's Allow, a 401's challenge.
