@@ -68,10 +68,7 @@ def parse_json_object(raw: bytes, allowed: Iterable[str]) -> dict[str, Any]:
         raise ApiError(400, dict.fromkeys(sorted(unknown), f"unknown field (known: {known})"))
     unstorable = sorted(name for name, value in data.items() if not storable(value))
     if unstorable:
-        raise ApiError(
-            400,
-            dict.fromkeys(unstorable, UNSTORABLE_TEXT),
-        )
+        raise ApiError(400, dict.fromkeys(unstorable, UNSTORABLE_TEXT))
     return data
 
 
