@@ -135,6 +135,34 @@ def test_an_admin_revokes_a_badge_and_its_status_bit_is_set(
     )
 
 
+def test_the_status_list_is_signed_again_only_when_it_changes(
+    app, db, client, auth, holder, monkeypatch
+):
+    person, cert = holder
+    auth.sign_in(person)
+    row = _issue(client, cert)
+    # A clock that moves a minute a request: a list signed again would say so.
+    minutes = iter(range(1000))
+    monkeypatch.setattr(
+        "tracker.issuer.views.utcnow",
+        lambda: dt.datetime(2026, 12, 1, 9) + dt.timedelta(minutes=next(minutes)),
+    )
+    first = client.get("/ob/status")
+    assert first.status_code == 200 and first.headers["ETag"]
+
+    assert client.get("/ob/status").get_json() == first.get_json()
+    held = client.get("/ob/status", headers={"If-None-Match": first.headers["ETag"]})
+    assert held.status_code == 304 and held.get_data() == b""
+
+    auth.logout()
+    auth.sign_in(factories.engineer(db, access_role="admin"))
+    assert client.post(f"/open-badges/{row.id}/revoke").status_code == 302
+    changed = client.get("/ob/status", headers={"If-None-Match": first.headers["ETag"]})
+    assert changed.status_code == 200
+    assert changed.get_json()["proof"]["created"] != first.get_json()["proof"]["created"]
+    assert vc_node.verify(json.loads(row.document), NOW, _handed(app))["revoked"] is True
+
+
 def test_a_renewed_or_deleted_certification_revokes_its_badge(
     app, db, client, auth, holder, internal
 ):

@@ -221,8 +221,10 @@ def badge_svg(token: str):
 
 @bp.route("/ob/status")
 def status_list():
-    """Serve the status list credential, signed now."""
-    return _json(status_list_credential(db_session(), _issuer(), utcnow()), VC_TYPE)
+    """Serve the status list credential; a verifier holding the same list gets a 304."""
+    response = _json(status_list_credential(db_session(), _issuer(), utcnow()), VC_TYPE)
+    response.add_etag()
+    return response.make_conditional(request)
 
 
 @bp.route("/ob/achievements/<code>")

@@ -14,6 +14,13 @@ from tracker.issuer.rules import STATUS_LIST_BITS, STATUS_PURPOSE
 from tracker.issuer.services import keys
 from tracker.issuer.services.credentials import NO_LONGER_STANDS, Issuer
 
+# The last list signed, by what it says and the key that signed it. Signing
+# canonicalizes the document (RDF) and decrypts the key, milliseconds each time,
+# and a verifier fetches the list for every credential it checks: the same list
+# is served as it was signed until a revocation or a new key changes it. Keyed on
+# the key's public part, not its id: a key made again under a reused id differs.
+_signed: dict[tuple[str, str, str, tuple[int, ...]], dict[str, Any]] = {}
+
 
 def revoked_indexes(session: Session) -> list[int]:
     """Return the list entries of every credential that no longer stands, in one query."""
@@ -27,11 +34,20 @@ def revoked_indexes(session: Session) -> list[int]:
 
 
 def status_list_credential(session: Session, issuer: Issuer, now: dt.datetime) -> dict[str, Any]:
-    """Return the status list as a credential signed now by the issuer's key."""
-    bits = status_lists.empty_list(STATUS_LIST_BITS)
-    for index in revoked_indexes(session):
-        status_lists.set_bit(bits, index)
+    """Return the status list as a credential signed by the issuer's newest key.
+
+    Signed now, or when the same list was last signed by the same key.
+    """
+    revoked = tuple(revoked_indexes(session))
     url = issuer.status_list_url
+    key = keys.signing_key(session, issuer.secret, now)
+    cache_key = (issuer.did, url, key.public_key, revoked)
+    found = _signed.get(cache_key)
+    if found is not None:
+        return found
+    bits = status_lists.empty_list(STATUS_LIST_BITS)
+    for index in revoked:
+        status_lists.set_bit(bits, index)
     document = {
         "@context": ["https://www.w3.org/ns/credentials/v2"],
         "id": url,
@@ -45,7 +61,9 @@ def status_list_credential(session: Session, issuer: Issuer, now: dt.datetime) -
             "encodedList": status_lists.encode(bits),
         },
     }
-    key = keys.signing_key(session, issuer.secret, now)
-    return proofs.sign(
+    signed = proofs.sign(
         document, keys.private_key(key, issuer.secret), keys.method_id(issuer.did, key), now
     )
+    _signed.clear()  # one list is current: the older ones are of no more use
+    _signed[cache_key] = signed
+    return signed
