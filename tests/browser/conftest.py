@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from urllib.parse import urljoin
 
 import pytest
 
@@ -166,3 +167,15 @@ def sign_in(
         page.locator("input[name=code]").fill(app_code(email))
         page.locator("main form:has(input[name=code]) [type=submit]").click()
         page.wait_for_url("**/dashboard")
+
+
+def open_link(page, name: str, *, exact: bool = True) -> None:
+    """Follow the link named `name` and wait until the page it opens has loaded.
+
+    A click returns once the navigation starts, so reading the page right
+    after it can read the old page or a half-parsed new one.
+    """
+    link = page.get_by_role("link", name=name, exact=exact)
+    target = urljoin(page.url, link.get_attribute("href"))
+    link.click()
+    page.wait_for_url(lambda url: url == target)

@@ -10,7 +10,7 @@ import csv
 import io
 import re
 
-from tests.browser.conftest import sign_in, snap
+from tests.browser.conftest import open_link, sign_in, snap
 from tests.live import LiveServer, free_port
 
 STATES = ("valid", "expiring", "expired", "missing")
@@ -18,7 +18,7 @@ STATES = ("valid", "expiring", "expired", "missing")
 
 def test_a_manager_reads_the_team_page_changes_the_fleet_and_downloads_the_csv(page):
     sign_in(page, "omar@example.com")
-    page.get_by_role("link", name="Teams", exact=True).click()
+    open_link(page, "Teams")
     teams = page.locator("main table tbody tr")
     assert sorted(teams.locator("td:first-child").all_inner_texts()) == [
         "Borealis Cluster",
@@ -26,7 +26,7 @@ def test_a_manager_reads_the_team_page_changes_the_fleet_and_downloads_the_csv(p
     ]
     snap(page, "teams")
 
-    page.get_by_role("link", name="Borealis Cluster").click()
+    open_link(page, "Borealis Cluster")
     summary = page.locator("main hgroup p")
     assert "480 GPUs" in summary.inner_text()
     assert "Medium (100-1,000 GPUs)" in summary.inner_text()
@@ -81,7 +81,7 @@ def test_an_admin_opens_the_outbox(page, server: LiveServer):
     # The admin's pages open from the menu's "Admin" group.
     page.locator("header nav summary", has_text="Admin").click()
     snap(page, "admin menu open")
-    page.get_by_role("link", name="Outbox", exact=True).click()
+    open_link(page, "Outbox")
     assert page.get_by_role("heading", name="Outbox", level=1).is_visible()
     rows = page.locator("table.outbox tbody tr")
     assert rows.count() >= 1

@@ -98,7 +98,7 @@ def test_a_new_admin_sets_up_an_app_from_the_qr_code(page, browser, server: Live
     page.get_by_label("Code the app shows").fill(pyotp.TOTP(secret).now())
     page.get_by_role("button", name="Confirm and show recovery codes").click()
     expect(page.get_by_role("heading", name="Your recovery codes")).to_be_visible()
-    assert page.locator("ol.recovery-codes li").count() == 10
+    expect(page.locator("ol.recovery-codes li")).to_have_count(10)
     _assert_passes_axe(page, "recovery codes")
     snap(page, "recovery codes")
     page.get_by_role("button", name="I have kept them: continue").click()
