@@ -102,6 +102,9 @@ def test_round_trip_on_a_database_holding_rows(fresh_url):
     try:
         result = app.test_cli_runner().invoke(args=["init", "--demo"])
         assert result.exit_code == 0, result.output
+        # The demo admin's app secret is encrypted: a downgrade past that needs it plain.
+        result = app.test_cli_runner().invoke(args=["user", "decrypt-totp"])
+        assert result.exit_code == 0, result.output
     finally:
         app.extensions["tracker.engine"].dispose()
     assert row_counts(fresh_url)["engineers"] > 12
@@ -154,6 +157,39 @@ def test_upgrades_from_the_first_release_keep_every_row(fresh_url):
     assert hours == 150 and str(expires) == "2026-02-28"
     assert amount == 50000 and str(effective_on) == "1970-01-01"
     assert (scope, token_expires) == ("write", None)
+
+
+def test_a_downgrade_past_encrypted_totp_secrets_refuses_until_they_are_plain(fresh_url):
+    """The narrower column cannot hold an encrypted secret: the downgrade stops, losing none."""
+    from tracker import create_app
+    from tracker.people.services.totp import encrypt_secret, new_secret
+
+    cfg = alembic_config(fresh_url)
+    command.upgrade(cfg, "14dac304ec02")
+    secret = new_secret()
+    engine = make_engine(fresh_url)
+    with engine.begin() as conn:
+        for statement in FIRST_RELEASE_ROWS[:7]:  # up to the engineer
+            conn.execute(text(statement))
+        conn.execute(
+            text("UPDATE engineers SET totp_secret = :s"), {"s": encrypt_secret(secret, "k")}
+        )
+    with pytest.raises(RuntimeError, match=r"1 two-step sign-in secret.*user decrypt-totp"):
+        command.downgrade(cfg, "c4e1a9d2b7f3")
+    with engine.connect() as conn:
+        kept = conn.execute(text("SELECT totp_secret FROM engineers")).scalar_one()
+    assert kept != secret and len(kept) > 32
+
+    app = create_app({"DATABASE_URL": fresh_url, "SECRET_KEY": "k"})
+    try:
+        result = app.test_cli_runner().invoke(args=["user", "decrypt-totp"])
+        assert result.exit_code == 0, result.output
+    finally:
+        app.extensions["tracker.engine"].dispose()
+    command.downgrade(cfg, "c4e1a9d2b7f3")
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT totp_secret FROM engineers")).scalar_one() == secret
+    engine.dispose()
 
 
 def test_a_downgrade_past_token_scopes_revokes_read_and_expiring_tokens(fresh_url):

@@ -28,8 +28,18 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    # An encrypted secret does not fit back: those people set up their app again.
-    op.execute("UPDATE engineers SET totp_secret = NULL WHERE length(totp_secret) > 32")
+    # An encrypted secret does not fit back, and a migration cannot decrypt it (it
+    # does not know the secret key): refuse rather than make those people set up
+    # their app again.
+    encrypted = op.get_bind().execute(
+        sa.text("SELECT count(*) FROM engineers WHERE length(totp_secret) > 32")
+    ).scalar_one()
+    if encrypted:
+        raise RuntimeError(
+            f"{encrypted} two-step sign-in secret(s) are stored encrypted, which this"
+            " downgrade cannot keep: stop the servers and run `tracker user decrypt-totp`"
+            " with the deployment's TRACKER_SECRET_KEY first"
+        )
     with op.batch_alter_table('engineers', schema=None) as batch_op:
         batch_op.alter_column(
             'totp_secret',

@@ -199,12 +199,30 @@ def test_encrypt_totp_names_the_secrets_this_key_cannot_open(runner, db):
     assert kept is not None and decrypt_secret(kept, KEY) == secret
 
 
+def test_decrypt_totp_stores_every_secret_plain_and_names_those_it_cannot_open(runner, db):
+    encrypted, plain, lost = (factories.engineer(db) for _ in range(3))
+    secrets = {encrypted.id: new_secret(), plain.id: new_secret()}
+    set_secret(db, encrypted, secrets[encrypted.id], secret_key=KEY)
+    store_plain(db, plain, secrets[plain.id])
+    set_secret(db, lost, new_secret(), secret_key="the key before")
+    token = stored(db, lost)
+    db.flush()
+
+    result = runner.invoke(args=["user", "decrypt-totp"])
+    assert result.exit_code != 0
+    assert "1 two-step sign-in secret(s) stored plain" in result.output
+    assert f"(was it changed?): {lost.email}" in result.output
+    assert stored(db, encrypted) == secrets[encrypted.id]
+    assert stored(db, plain) == secrets[plain.id]
+    assert stored(db, lost) == token
+
+
 def test_encrypt_plain_secrets_reports_what_it_did(db):
     plain, lost = factories.engineer(db), factories.engineer(db)
     store_plain(db, plain, new_secret())
     set_secret(db, lost, new_secret(), secret_key="the key before")
     done = encrypt_plain_secrets(db, KEY)
-    assert (done.encrypted, done.unreadable) == (1, [lost.email])
+    assert (done.rewritten, done.unreadable) == (1, [lost.email])
 
 
 # --- a secret key that does not open the secret ---------------------------------------------

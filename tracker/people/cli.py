@@ -17,7 +17,7 @@ from tracker.people.rules import ACCESS_ROLES, BROWSER_LOCALE, LOCALES, TOKEN_SC
 from tracker.people.services.accounts import create_token, expired, revoke_token, set_password
 from tracker.people.services.persons import create_person, find_engineer
 from tracker.people.services.teams import create_team, find_team
-from tracker.people.services.totp import encrypt_plain_secrets, reset
+from tracker.people.services.totp import Rewrite, encrypt_plain_secrets, reset, store_secrets_plain
 
 user_cli = AppGroup(
     "user", help="Add people, set their passwords, reset or encrypt their two-step sign-in."
@@ -157,7 +157,25 @@ def user_encrypt_totp() -> None:
     session = db_session()
     done = encrypt_plain_secrets(session, secret_key())
     session.commit()
-    click.echo(f"{done.encrypted} plain two-step sign-in secret(s) encrypted")
+    click.echo(f"{done.rewritten} plain two-step sign-in secret(s) encrypted")
+    _refuse_unreadable(done)
+
+
+@user_cli.command("decrypt-totp")
+def user_decrypt_totp() -> None:
+    """Store every authenticator secret plain again, before a downgrade past their encryption.
+
+    Run it with the servers stopped: a sign-in encrypts its secret again.
+    Fails when some do not open with this TRACKER_SECRET_KEY.
+    """
+    session = db_session()
+    done = store_secrets_plain(session, secret_key())
+    session.commit()
+    click.echo(f"{done.rewritten} two-step sign-in secret(s) stored plain")
+    _refuse_unreadable(done)
+
+
+def _refuse_unreadable(done: Rewrite) -> None:
     if done.unreadable:
         raise click.ClickException(
             f"{len(done.unreadable)} secret(s) do not decrypt with this TRACKER_SECRET_KEY"

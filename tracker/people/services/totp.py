@@ -322,39 +322,54 @@ def set_secret(session: Session, engineer: Engineer, secret: str, *, secret_key:
 
 
 @dataclass
-class Encryption:
-    """What `encrypt_plain_secrets` did: how many it encrypted, whose secrets it cannot read."""
+class Rewrite:
+    """What a pass over the stored secrets did: how many it rewrote, whose it cannot read."""
 
-    encrypted: int = 0
+    rewritten: int = 0
     unreadable: list[str] = field(default_factory=list)
 
 
-def encrypt_plain_secrets(session: Session, secret_key: str) -> Encryption:
+def encrypt_plain_secrets(session: Session, secret_key: str) -> Rewrite:
     """Encrypt every secret still stored plain; report the encrypted ones this key cannot open.
 
     A migration cannot do this: it does not know the secret key.
     """
-    done = Encryption()
+    return _rewrite_secrets(session, secret_key, encrypt=True)
+
+
+def store_secrets_plain(session: Session, secret_key: str) -> Rewrite:
+    """Decrypt every encrypted secret back to plain; report the ones this key cannot open.
+
+    Before a downgrade past the secrets' encryption, whose narrower column holds
+    only plain secrets: without it those people would set up their app again.
+    """
+    return _rewrite_secrets(session, secret_key, encrypt=False)
+
+
+def _rewrite_secrets(session: Session, secret_key: str, *, encrypt: bool) -> Rewrite:
+    done = Rewrite()
     rows = session.execute(
         select(Engineer.id, Engineer.email, Engineer.totp_secret)
         .where(Engineer.totp_secret.is_not(None))
         .order_by(Engineer.id)
     ).all()
     for engineer_id, email, stored in rows:
-        if not is_plain(stored):
-            try:
-                decrypt_secret(stored, secret_key)
-            except SecretUnreadable:
-                done.unreadable.append(email)
+        try:
+            secret = decrypt_secret(stored, secret_key)
+        except SecretUnreadable:
+            done.unreadable.append(email)
             continue
-        # Only if it is still that plain value: a sign-in meanwhile encrypted it already.
+        if is_plain(stored) != encrypt:
+            continue  # already as asked
+        value = encrypt_secret(secret, secret_key) if encrypt else secret
+        # Only if it is still that value: a sign-in meanwhile rewrote it already.
         changed = session.execute(
             update(Engineer)
             .where(Engineer.id == engineer_id, Engineer.totp_secret == stored)
-            .values(totp_secret=encrypt_secret(stored, secret_key), updated_at=Engineer.updated_at)
+            .values(totp_secret=value, updated_at=Engineer.updated_at)
             .execution_options(synchronize_session=False)
         )
-        done.encrypted += changed.rowcount  # type: ignore[attr-defined]  # a CursorResult
+        done.rewritten += changed.rowcount  # type: ignore[attr-defined]  # a CursorResult
     session.flush()
     return done
 
