@@ -8,9 +8,13 @@ named hosts or addresses through. Each feature words its own refusals.
 
 from __future__ import annotations
 
+import http.client
 import ipaddress
 import socket
-from collections.abc import Collection
+import sys
+import urllib.request
+from collections.abc import Callable, Collection
+from functools import cache
 from typing import Any
 
 # What getaddrinfo answers: (family, type, proto, canonname, sockaddr).
@@ -104,3 +108,79 @@ def connect(
         return sock
     assert error is not None  # resolve() answers at least one address
     raise error
+
+
+# --- HTTP over checked connections --------------------------------------------------
+
+
+class CheckedHTTPConnection(http.client.HTTPConnection):
+    """An HTTP connection that opens only to an address `resolve` lets through.
+
+    http.client's own connect resolves the name again, which a name answering a
+    public address to the check and a private one to the connection (DNS
+    rebinding) would use to reach inside. No proxy, so no tunnel.
+    """
+
+    allow_hosts: Collection[str] = frozenset()
+
+    def connect(self) -> None:
+        sys.audit("http.client.connect", self, self.host, self.port)
+        # source_address is HTTPConnection's (its constructor's argument); typeshed omits it.
+        source: tuple[str, int] | None = getattr(self, "source_address", None)
+        self.sock = connect((self.host, self.port), self.allow_hosts, self.timeout, source)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
+class CheckedHTTPSConnection(http.client.HTTPSConnection, CheckedHTTPConnection):
+    """HTTPS over a checked connection: HTTPSConnection wraps what CheckedHTTPConnection opens."""
+
+
+def _checked(
+    kind: type[CheckedHTTPConnection], allow_hosts: frozenset[str]
+) -> Callable[..., CheckedHTTPConnection]:
+    def make(*args: Any, **kwargs: Any) -> CheckedHTTPConnection:
+        connection = kind(*args, **kwargs)
+        connection.allow_hosts = allow_hosts
+        return connection
+
+    return make
+
+
+class _CheckedHTTPHandler(urllib.request.HTTPHandler):
+    def __init__(self, allow_hosts: frozenset[str]) -> None:
+        super().__init__()
+        self.allow_hosts = allow_hosts
+
+    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(_checked(CheckedHTTPConnection, self.allow_hosts), req)
+
+
+class _CheckedHTTPSHandler(urllib.request.HTTPSHandler):
+    def __init__(self, allow_hosts: frozenset[str]) -> None:
+        super().__init__()
+        self.allow_hosts = allow_hosts
+
+    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(_checked(CheckedHTTPSConnection, self.allow_hosts), req)
+
+
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """Answer a redirect as an HTTPError: a caller that follows one checks its hop first."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+@cache
+def opener(allow_hosts: frozenset[str]) -> urllib.request.OpenerDirector:
+    """Return an opener connecting only where egress lets it: no redirects, proxies or cookies.
+
+    Every answer that is not 2xx, redirects included, raises urllib's HTTPError,
+    which is a response too (status, headers, body).
+    """
+    return urllib.request.build_opener(
+        urllib.request.ProxyHandler({}),
+        _NoRedirects,
+        _CheckedHTTPHandler(allow_hosts),
+        _CheckedHTTPSHandler(allow_hosts),
+    )

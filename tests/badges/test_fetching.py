@@ -8,7 +8,6 @@ import ssl
 from pathlib import Path
 
 import pytest
-import requests
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -174,10 +173,9 @@ def test_https_goes_through_the_checked_connection(
     tls.thread.start()
     try:
         url = tls.serve("/doc", b"over tls").replace("http://", "https://")
-        monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(cert))  # ignored: the environment is not read
         assert refusal(url).kind == "unreachable"  # a certificate nobody trusts
-        monkeypatch.setattr(requests.utils, "DEFAULT_CA_BUNDLE_PATH", str(cert))
-        monkeypatch.setattr(requests.adapters, "DEFAULT_CA_BUNDLE_PATH", str(cert))
+        # Trusted as the system's store is told to (an operator's own CA, say).
+        monkeypatch.setenv("SSL_CERT_FILE", str(cert))
         assert fetch_url(url, ALLOWED) == b"over tls"
         assert refusal(url, allow=frozenset()).kind == "unsafe"
     finally:

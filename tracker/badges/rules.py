@@ -17,6 +17,8 @@ MAX_REDIRECTS = 5
 FETCH_SCHEMES = frozenset({"http", "https"})
 # What a fetch tells the issuer's server it reads.
 FETCH_ACCEPT = "application/ld+json, application/json;q=0.9, */*;q=0.1"
+# Who is asking, to the issuer's server (and its logs).
+FETCH_USER_AGENT = "tracker-badge-verifier"
 
 # A baked image or a pasted document is read up to this size too.
 MAX_IMAGE_BYTES = MAX_FETCH_BYTES

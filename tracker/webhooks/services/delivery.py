@@ -24,14 +24,14 @@ import urllib.request
 import uuid
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from functools import cache, partial
+from functools import partial
 from typing import Any, cast
 
 from sqlalchemy import Row, Table, func, or_, select, text, update
 from sqlalchemy.orm import Session, selectinload, sessionmaker
 
 from tracker.db import writing
-from tracker.egress import EgressRefused, HostNotFound, connect
+from tracker.egress import EgressRefused, HostNotFound, opener
 from tracker.errors import ValidationError
 from tracker.i18n import N_
 from tracker.outbox import CLAIM_LEASE, ERROR_TEXT_LIMIT, backoff
@@ -69,69 +69,6 @@ class WebhookReport:
         return {"sent": self.sent, "retried": self.retried, "failed": self.failed}
 
 
-class _NoRedirects(urllib.request.HTTPRedirectHandler):
-    """Answer a redirect as the error it is for a webhook, instead of following it."""
-
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-
-class _CheckedHTTP(http.client.HTTPConnection):
-    """An HTTP connection that opens only to a host tracker.egress lets through."""
-
-    def __init__(self, *args: Any, allow_hosts: Collection[str], **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        # http.client opens its socket with this; HTTPS wraps the socket it answers.
-        self._create_connection = partial(_open_checked, allow_hosts=allow_hosts)
-
-
-class _CheckedHTTPS(http.client.HTTPSConnection):
-    """An HTTPS connection that opens only to a host tracker.egress lets through."""
-
-    def __init__(self, *args: Any, allow_hosts: Collection[str], **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._create_connection = partial(_open_checked, allow_hosts=allow_hosts)
-
-
-def _open_checked(
-    address: tuple[str, int],
-    timeout: object = None,
-    source_address: tuple[str, int] | None = None,
-    *,
-    allow_hosts: Collection[str],
-) -> socket.socket:
-    return connect(address, allow_hosts, timeout, source_address)
-
-
-class _CheckedHTTPHandler(urllib.request.HTTPHandler):
-    def __init__(self, allow_hosts: frozenset[str]) -> None:
-        super().__init__()
-        self.allow_hosts = allow_hosts
-
-    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-        return self.do_open(partial(_CheckedHTTP, allow_hosts=self.allow_hosts), req)
-
-
-class _CheckedHTTPSHandler(urllib.request.HTTPSHandler):
-    def __init__(self, allow_hosts: frozenset[str]) -> None:
-        super().__init__()
-        self.allow_hosts = allow_hosts
-
-    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-        return self.do_open(partial(_CheckedHTTPS, allow_hosts=self.allow_hosts), req)
-
-
-@cache
-def _opener(allow_hosts: frozenset[str]) -> urllib.request.OpenerDirector:
-    """Return the opener for one allow list: checked connections, no redirects, no proxies."""
-    return urllib.request.build_opener(
-        urllib.request.ProxyHandler({}),
-        _NoRedirects,
-        _CheckedHTTPHandler(allow_hosts),
-        _CheckedHTTPSHandler(allow_hosts),
-    )
-
-
 def post(
     url: str,
     body: bytes,
@@ -148,7 +85,7 @@ def post(
         raise ValueError("not an http or https URL")
     request = urllib.request.Request(url, data=body, headers=dict(headers), method="POST")
     try:
-        with _opener(frozenset(allow_hosts)).open(request, timeout=timeout) as response:
+        with opener(frozenset(allow_hosts)).open(request, timeout=timeout) as response:
             return response.status, response.read(ANSWER_TEXT_LIMIT).decode(errors="replace")
     except urllib.error.HTTPError as exc:
         try:
