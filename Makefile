@@ -54,7 +54,7 @@ test-tools:
 # schemathesis over the API as each role (tests/api/test_fuzz.py), longer than the run
 # `make test` includes: FUZZ_EXAMPLES cases per operation; FUZZ_SEED=N runs a seed again.
 FUZZ_EXAMPLES ?= 200
-FUZZ_SEED ?=
+FUZZ_SEED ?= random
 fuzz: install
 	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_SEED=$(FUZZ_SEED) \
 		$(BIN)/python -m pytest tests/api/test_fuzz.py $(PYTEST_ARGS)

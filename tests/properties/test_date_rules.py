@@ -22,7 +22,8 @@ from tracker.progress.services.validity import (
     whole_months_between,
 )
 
-SETTINGS = settings(max_examples=300, deadline=None, database=None)
+# The same cases every run: the suite fails for what changed, never for a draw.
+SETTINGS = settings(max_examples=300, deadline=None, database=None, derandomize=True)
 DATES = st.dates(min_value=dt.date(1990, 1, 1), max_value=dt.date(2150, 12, 31))
 MONTHS = st.integers(min_value=-240, max_value=240)
 
