@@ -31,7 +31,10 @@ class BadgeForm(FlaskForm):
     badge_json = TextAreaField(
         _l("Badge JSON"),
         validators=[Optional(), Length(max=MAX_DOCUMENT_BYTES)],
-        description=_l("The badge's assertion as JSON (or an Open Badges 3.0 credential)."),
+        description=_l(
+            "The badge's assertion as JSON, or as its signed text (JWS) when its issuer"
+            " signs it (or an Open Badges 3.0 credential)."
+        ),
     )
 
 

@@ -50,7 +50,8 @@ class CredentialOrBadgeBody(Body):
     """A credential earned elsewhere (a catalog `code`, or `name` and `issuer`), or a badge.
 
     A badge comes as `badge_url` (where its issuer hosts it) or `badge_json` (the
-    assertion or credential, as an object or as text); the tracker verifies it
+    assertion or credential, as an object or as text; a signed 2.0 assertion as
+    its compact JWS); the tracker verifies it
     and takes the credential, dates and evidence from it.
     """
 

@@ -3,7 +3,8 @@
 The copy that counts is the one the issuer hosts at the assertion's `id`: a
 pasted or baked assertion only names it, and must agree with it. The badge
 class and the issuer are fetched from their ids too, and each must say it is
-what its URL names.
+what its URL names. A signed assertion (ob2_signed) shares every check but
+where the issuer vouches for it.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import datetime as dt
 import hashlib
 import hmac
 import json
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -40,7 +41,8 @@ def parse_json(text: str | bytes, what: str) -> Json:
     return found
 
 
-def _types(document: Json) -> set[str]:
+def types_of(document: Json) -> set[str]:
+    """Return the types a document says it has (`type`, or JSON-LD's `@type`)."""
     kind = document.get("type", document.get("@type"))
     if isinstance(kind, str):
         return {kind}
@@ -49,7 +51,7 @@ def _types(document: Json) -> set[str]:
     return set()
 
 
-def _url_of(value: object, what: str) -> str:
+def url_of(value: object, what: str) -> str:
     """Return the URL `value` names: the string itself, or an embedded object's `id`."""
     if isinstance(value, dict):
         value = value.get("id")
@@ -68,15 +70,20 @@ def hosted_url(assertion: Json) -> str:
     if isinstance(verification, dict):
         kind = str(verification.get("type", "hosted")).lower()
         if kind in ("signed", "signedbadge"):
+            # Its JSON alone proves nothing: the signature is over the JWS.
             raise BadgeRefused(
-                N_("signed Open Badges 2.0 assertions are not accepted; give its hosted URL")
+                N_(
+                    "a signed Open Badges 2.0 assertion is verified from its signed text (the JWS)"
+                    " or its baked image, not from its JSON"
+                )
             )
         if "url" in verification and not str(assertion.get("id", "")).startswith("http"):
-            return _url_of(verification["url"], N_("assertion"))
-    return _url_of(assertion.get("id"), N_("assertion"))
+            return url_of(verification["url"], N_("assertion"))
+    return url_of(assertion.get("id"), N_("assertion"))
 
 
-def _fetch_json(fetch: Fetch, url: str, what: str) -> Json:
+def fetch_json(fetch: Fetch, url: str, what: str) -> Json:
+    """Fetch the JSON object at `url`; refused unless it says it is that URL."""
     found = parse_json(fetch(url), what)
     if found.get("id") != url:
         raise BadgeRefused(
@@ -151,7 +158,7 @@ def _revoked_in_list(fetch: Fetch, issuer: Json, assertion_url: str, uid: object
     if "revocationList" not in issuer:
         return None
     listing = parse_json(
-        fetch(_url_of(issuer["revocationList"], N_("revocation list"))), N_("revocation list")
+        fetch(url_of(issuer["revocationList"], N_("revocation list"))), N_("revocation list")
     )
     for entry in listing.get("revokedAssertions") or ():
         entry_id = entry.get("id") if isinstance(entry, dict) else entry
@@ -192,7 +199,7 @@ def verify_hosted(
             raise _revoked("") from None
     text = body.decode("utf-8", "replace")
     assertion = parse_json(text, N_("assertion"))
-    if "Assertion" not in _types(assertion):
+    if "Assertion" not in types_of(assertion):
         raise BadgeRefused(N_("the document is not an Open Badges assertion"))
     if assertion.get("id") != url:
         raise BadgeRefused(
@@ -202,22 +209,43 @@ def verify_hosted(
         received.get(key) != assertion.get(key) for key in ("recipient", "badge", "issuedOn")
     ):
         raise BadgeRefused(N_("the badge given differs from the one its issuer hosts"))
+
+    def vouched(issuer: Json) -> None:
+        if not _same_origin(url, issuer):
+            raise BadgeRefused(
+                N_("the assertion is hosted where its issuer does not vouch for it (wrong issuer)")
+            )
+
+    return verify_assertion(assertion, url, text, emails, today, fetch, vouched)
+
+
+def verify_assertion(
+    assertion: Json,
+    assertion_id: str,
+    document: str,
+    emails: Collection[str],
+    today: dt.date,
+    fetch: Fetch,
+    vouch: Callable[[Json], None],
+) -> VerifiedBadge:
+    """Verify an assertion's badge class, issuer, recipient, revocation and dates.
+
+    `vouch` refuses the issuer's profile unless the issuer stands by this very
+    assertion: where it is hosted, or the key it is signed with.
+    """
     if assertion.get("revoked") is True:
         raise _revoked(str(assertion.get("revocationReason") or ""))
-    badge_url = _url_of(assertion.get("badge"), N_("badge class"))
-    badge = _fetch_json(fetch, badge_url, N_("badge class"))
-    if "BadgeClass" not in _types(badge):
+    badge_url = url_of(assertion.get("badge"), N_("badge class"))
+    badge = fetch_json(fetch, badge_url, N_("badge class"))
+    if "BadgeClass" not in types_of(badge):
         raise BadgeRefused(N_("the assertion's badge is not a badge class"))
-    issuer_url = _url_of(badge.get("issuer"), N_("issuer"))
-    issuer = _fetch_json(fetch, issuer_url, N_("issuer"))
-    if not _types(issuer) & {"Issuer", "Profile"}:
+    issuer_url = url_of(badge.get("issuer"), N_("issuer"))
+    issuer = fetch_json(fetch, issuer_url, N_("issuer"))
+    if not types_of(issuer) & {"Issuer", "Profile"}:
         raise BadgeRefused(N_("the badge class's issuer is not an issuer profile"))
-    if not _same_origin(url, issuer):
-        raise BadgeRefused(
-            N_("the assertion is hosted where its issuer does not vouch for it (wrong issuer)")
-        )
+    vouch(issuer)
     recipient = _recipient(assertion, emails)
-    reason = _revoked_in_list(fetch, issuer, url, assertion.get("uid"))
+    reason = _revoked_in_list(fetch, issuer, assertion_id, assertion.get("uid"))
     if reason is not None:
         raise _revoked(reason)
     issued_on = _date(assertion.get("issuedOn"), "issuedOn")
@@ -234,7 +262,7 @@ def verify_hosted(
             )
     return VerifiedBadge(
         format="ob2",
-        assertion_id=url,
+        assertion_id=assertion_id,
         badge_class_id=badge_url,
         badge_name=_name(badge, N_("badge class"), MAX_BADGE_NAME_LENGTH),
         issuer_id=issuer_url,
@@ -242,7 +270,7 @@ def verify_hosted(
         recipient=recipient,
         issued_on=issued_on,
         expires_on=expires_on,
-        document=text,
+        document=document,
     )
 
 
