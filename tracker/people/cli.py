@@ -20,7 +20,7 @@ from tracker.people.services.teams import create_team, find_team
 from tracker.people.services.totp import Rewrite, encrypt_plain_secrets, reset, store_secrets_plain
 
 user_cli = AppGroup(
-    "user", help="Add people, set their passwords, reset or encrypt their two-step sign-in."
+    "user", help="Add people, set their passwords, reset, encrypt or decrypt their app secrets."
 )
 token_cli = AppGroup("token", help="Create, list and revoke API tokens.")
 team_cli = AppGroup("team", help="Add teams.")
