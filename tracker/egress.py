@@ -146,19 +146,15 @@ def _checked(
     return make
 
 
-class _CheckedHTTPHandler(urllib.request.HTTPHandler):
+class _CheckedHandler(urllib.request.HTTPHandler, urllib.request.HTTPSHandler):
+    """http and https, each over a connection to the addresses checked (replaces both defaults)."""
+
     def __init__(self, allow_hosts: frozenset[str]) -> None:
         super().__init__()
         self.allow_hosts = allow_hosts
 
     def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
         return self.do_open(_checked(CheckedHTTPConnection, self.allow_hosts), req)
-
-
-class _CheckedHTTPSHandler(urllib.request.HTTPSHandler):
-    def __init__(self, allow_hosts: frozenset[str]) -> None:
-        super().__init__()
-        self.allow_hosts = allow_hosts
 
     def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
         return self.do_open(_checked(CheckedHTTPSConnection, self.allow_hosts), req)
@@ -173,14 +169,20 @@ class _NoRedirects(urllib.request.HTTPRedirectHandler):
 
 @cache
 def opener(allow_hosts: frozenset[str]) -> urllib.request.OpenerDirector:
-    """Return an opener connecting only where egress lets it: no redirects, proxies or cookies.
+    """Return an opener of http(s) only, connecting only where egress lets it.
 
-    Every answer that is not 2xx, redirects included, raises urllib's HTTPError,
-    which is a response too (status, headers, body).
+    No proxy, redirect or cookie; no file, ftp or data URL (build_opener would
+    add their handlers). Every answer that is not 2xx, redirects included,
+    raises urllib's HTTPError, which is a response too (status, headers, body).
     """
-    return urllib.request.build_opener(
+    director = urllib.request.OpenerDirector()
+    for handler in (
         urllib.request.ProxyHandler({}),
-        _NoRedirects,
-        _CheckedHTTPHandler(allow_hosts),
-        _CheckedHTTPSHandler(allow_hosts),
-    )
+        urllib.request.UnknownHandler(),
+        urllib.request.HTTPDefaultErrorHandler(),
+        _NoRedirects(),
+        _CheckedHandler(allow_hosts),
+        urllib.request.HTTPErrorProcessor(),
+    ):
+        director.add_handler(handler)
+    return director
