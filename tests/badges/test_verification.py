@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 
 import pytest
@@ -175,3 +176,24 @@ def test_a_vc_goes_to_the_open_badges_3_verifier(
 
 def test_an_open_badges_2_assertion_does_not_go_to_the_3_verifier(issuer: Issuer) -> None:
     assert not is_ob3(json.dumps(issuer.assertion("/a/1", EMAIL)))
+
+
+def _b64(text: str) -> str:
+    return base64.urlsafe_b64encode(text.encode()).rstrip(b"=").decode()
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        DEEP,
+        '{"a": ' + DEEP + "}",
+        f"{_b64('{}')}.{_b64(DEEP)}.c2ln",
+        f"{_b64(DEEP)}.{_b64('{}')}.c2ln",
+    ],
+)
+def test_a_badge_nested_too_deep_is_refused_not_an_error(served: PathServer, text: str) -> None:
+    with pytest.raises(BadgeRefused):
+        verify_document(text, [EMAIL], TODAY, FETCH)

@@ -72,6 +72,13 @@ def test_missing_user_name_and_bad_json_are_refused(scim):
         headers={"Authorization": f"Bearer {scim.token}", "Content-Type": "application/scim+json"},
     )
     error_of(response, 400, "invalidSyntax")
+    # Nested deeper than the parser follows: bad JSON too, not a server error.
+    response = scim.client.post(
+        "/scim/v2/Users",
+        data="[" * 100_000,
+        headers={"Authorization": f"Bearer {scim.token}", "Content-Type": "application/scim+json"},
+    )
+    error_of(response, 400, "invalidSyntax")
 
 
 def test_name_comes_from_display_name_or_given_and_family_names(scim):

@@ -9,7 +9,6 @@ reads every field, so one 400 names each problem.
 from __future__ import annotations
 
 import functools
-import json
 import re
 from collections.abc import Iterable
 from decimal import Decimal
@@ -19,6 +18,7 @@ import pydantic
 from flask import Response, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
+from tracker import jsontext
 from tracker.api.errors import ApiError, refusals
 from tracker.schemas import Answer, Query
 from tracker.web.current import current_request
@@ -57,8 +57,8 @@ def _number(text: str) -> Decimal | int:
 def parse_json_object(raw: bytes, allowed: Iterable[str]) -> dict[str, Any]:
     """Return the JSON object in `raw`; 400 when it is not JSON, not an object or has extras."""
     try:
-        data = json.loads(raw, parse_float=_number, parse_constant=_reject_constant)
-    except (ValueError, RecursionError) as exc:
+        data = jsontext.loads(raw, parse_float=_number, parse_constant=_reject_constant)
+    except ValueError as exc:
         raise ApiError(400, {"request": f"the body is not valid JSON: {exc}"}) from None
     if not isinstance(data, dict):
         raise ApiError(400, {"request": "the body must be a JSON object"})

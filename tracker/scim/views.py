@@ -36,6 +36,7 @@ from scim2_models import (
 )
 from werkzeug.exceptions import RequestEntityTooLarge
 
+from tracker import jsontext
 from tracker.clock import today, utcnow
 from tracker.extensions import csrf, db_session
 from tracker.i18n import N_
@@ -134,7 +135,10 @@ def _base_url() -> str:
 
 
 def _body() -> Any:
-    payload = request.get_json(force=True, silent=True)
+    try:
+        payload = jsontext.loads(request.get_data())
+    except ValueError:
+        payload = None
     if payload is None:
         raise InvalidSyntaxException(detail=N_("the body must be JSON"))
     if not storable(payload):

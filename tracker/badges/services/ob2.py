@@ -12,11 +12,11 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import hmac
-import json
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
+from tracker import jsontext
 from tracker.badges.rules import (
     MAX_BADGE_NAME_LENGTH,
     MAX_ISSUER_NAME_LENGTH,
@@ -33,7 +33,7 @@ Json = Mapping[str, Any]
 def parse_json(text: str | bytes, what: str) -> Json:
     """Return the JSON object of `text`; refused when it is not one."""
     try:
-        found = json.loads(text)
+        found = jsontext.loads(text)
     except (ValueError, UnicodeDecodeError):
         raise BadgeRefused(msg("the %(what)s is not valid JSON", what=what)) from None
     if not isinstance(found, dict):

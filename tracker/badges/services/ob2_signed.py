@@ -11,7 +11,6 @@ the JWS, so that a re-check verifies the signature again.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 from collections.abc import Collection
 from typing import Any
@@ -21,6 +20,7 @@ from joserfc.errors import JoseError
 from joserfc.jwk import RSAKey
 from joserfc.util import urlsafe_b64decode
 
+from tracker import jsontext
 from tracker.badges.rules import MAX_URL_LENGTH
 from tracker.badges.services.ob2 import (
     Json,
@@ -46,8 +46,8 @@ def _decoded(token: str) -> tuple[Json, Json] | None:
         return None
     header_part, payload_part, _ = token.split(".")
     try:
-        header = json.loads(urlsafe_b64decode(header_part.encode()))
-        payload = json.loads(urlsafe_b64decode(payload_part.encode()))
+        header = jsontext.loads(urlsafe_b64decode(header_part.encode()))
+        payload = jsontext.loads(urlsafe_b64decode(payload_part.encode()))
     except ValueError:
         return None
     if not isinstance(header, dict) or not isinstance(payload, dict):

@@ -16,7 +16,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import hmac
-import json
 import warnings
 from collections.abc import Collection, Mapping
 from typing import Any
@@ -27,6 +26,7 @@ from joserfc.errors import JoseError
 from joserfc.jwk import OKPKey
 from joserfc.util import urlsafe_b64decode
 
+from tracker import jsontext
 from tracker.badges.services import proofs, status_lists
 from tracker.badges.services.verified import BadgeRefused, Fetch, VerifiedBadge
 from tracker.i18n import N_, day, msg
@@ -131,8 +131,8 @@ def _jwt_credential(token: bytes, fetch: Fetch) -> Json:
     if len(parts) != 3:
         raise BadgeRefused(N_("the badge is neither JSON nor a compact VC-JWT"))
     try:
-        header = json.loads(urlsafe_b64decode(parts[0]))
-        claims = json.loads(urlsafe_b64decode(parts[1]))
+        header = jsontext.loads(urlsafe_b64decode(parts[0]))
+        claims = jsontext.loads(urlsafe_b64decode(parts[1]))
     except ValueError as error:
         raise BadgeRefused(N_("the badge's JWT is not base64url JSON")) from error
     if not isinstance(header, dict) or not isinstance(claims, dict):

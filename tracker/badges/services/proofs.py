@@ -19,6 +19,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from joserfc.util import urlsafe_b64decode, urlsafe_b64encode
 from pyld import jsonld
 
+from tracker import jsontext
 from tracker.badges.services.verified import BadgeRefused
 from tracker.i18n import N_, msg
 
@@ -296,7 +297,7 @@ def _list(value: object) -> list[object]:
 def parse_json(body: bytes) -> Json:
     """Return a fetched JSON document, refusing what is not a JSON object."""
     try:
-        value = json.loads(body)
+        value = jsontext.loads(body)
     except (ValueError, UnicodeDecodeError) as error:
         raise BadgeRefused(N_("the issuer's document is not JSON")) from error
     if not isinstance(value, dict):

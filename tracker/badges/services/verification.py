@@ -9,10 +9,10 @@ anything else to `verify_ob2`.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 from collections.abc import Collection
 
+from tracker import jsontext
 from tracker.badges.rules import MAX_DOCUMENT_BYTES, VC_CONTEXTS
 from tracker.badges.services import ob2, ob2_signed, ob3
 from tracker.badges.services.baking import unbake
@@ -32,7 +32,7 @@ def is_ob3(text: str) -> bool:
     if not text.startswith("{"):
         return False
     try:
-        document = json.loads(text)
+        document = jsontext.loads(text)
     except ValueError:
         return False
     context = document.get("@context") if isinstance(document, dict) else None
