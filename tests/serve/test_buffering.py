@@ -1,10 +1,13 @@
-"""When the serving worker deems a request whole, and how it answers `Expect: 100-continue`."""
+"""When the serving worker deems a request whole, how it answers `Expect: 100-continue`, its app."""
 
 from __future__ import annotations
 
+import gc
+from types import SimpleNamespace
+
 import pytest
 
-from tracker.server import HEAD_LIMIT, answer_expect_continue, request_complete
+from tracker.server import HEAD_LIMIT, BufferingWorker, answer_expect_continue, request_complete
 
 LIMIT = 1000
 HEAD = b"POST /x HTTP/1.1\r\nHost: t\r\n"
@@ -37,3 +40,18 @@ def test_expect_continue_is_answered_once_and_dropped_from_the_head():
     assert bytes(data) == HEAD + b"Content-Length: 3\r\n\r\n"
     assert not answer_expect_continue(data)
     assert not answer_expect_continue(bytearray(HEAD))
+
+
+def test_a_worker_freezes_the_app_it_loaded_out_of_the_collectors_passes():
+    app = {"loaded": [object()]}
+    worker = BufferingWorker.__new__(BufferingWorker)
+    worker.app = SimpleNamespace(wsgi=lambda: app)
+    assert gc.get_freeze_count() == 0
+    try:
+        worker.load_wsgi()
+        assert worker.wsgi is app
+        assert gc.get_freeze_count() > 0
+        # Frozen objects are in no generation the collector walks.
+        assert all(found is not app for found in gc.get_objects())
+    finally:
+        gc.unfreeze()
