@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 
 from sqlalchemy import func, insert, select, text, update
+from sqlalchemy.orm import sessionmaker
 
 from bench import baselines
 from bench.common import (
@@ -326,16 +327,20 @@ def bench_reminders(url: str, size: int, today, figures: Figures) -> None:
 
     def weekly_pass() -> None:
         # As the scheduler runs a day: every team's readiness brought to the day
-        # first (`jobs.refresh_readiness`, at midnight and before the pass, each
-        # in a transaction of its own), then the pass. The pass's digests read
-        # that readiness; measured together, the week's first pass paid the
-        # day's recomputation of every team.
+        # first (`jobs.refresh_readiness`, at midnight and before the pass, in units
+        # of work of their own: savepoints here, rolled back with the rest), then
+        # the pass. The pass's digests read that readiness; measured together, the
+        # week's first pass paid the day's recomputation of every team.
         with writing():
-            session = factory()
+            connection = engine.connect()
+            outer = connection.begin()
+            units = sessionmaker(
+                bind=connection, join_transaction_mode="create_savepoint", expire_on_commit=False
+            )
+            session = units()
             try:
                 began = time.perf_counter()
-                day_boundary(session, monday)
-                session.flush()
+                day_boundary(units, monday)
                 boundaries.append(time.perf_counter() - began)
                 began = time.perf_counter()
                 count = plan(session, monday, windows, mail, keep=False, compose=False)
@@ -343,8 +348,9 @@ def bench_reminders(url: str, size: int, today, figures: Figures) -> None:
                 weeklies.append(time.perf_counter() - began)
                 queued.append(count.count() - count.count("copy"))
             finally:
-                session.rollback()
                 session.close()
+                outer.rollback()
+                connection.close()
 
     for _ in range(3):
         weekly_pass()

@@ -25,6 +25,7 @@ from tracker.people.models import Team
 from tracker.people.services.persons import set_active
 from tracker.progress.models import Certification
 from tracker.readiness.models import OrganisationSnapshot, ReadinessSnapshot
+from tracker.readiness.services import current
 from tracker.readiness.services.current import day_boundary, refresh, seats_filled
 from tracker.readiness.services.history import (
     backfill,
@@ -135,12 +136,39 @@ def test_a_stretch_of_unchanged_days_equals_each_day_judged_alone(db: Session) -
     assert len({row[1:] for row in got}) > 3  # the scene does change over the year
 
 
-def test_the_daily_pass_keeps_a_snapshot_of_every_team_each_day(db: Session, org: Org) -> None:
-    day_boundary(db, TODAY)
-    day_boundary(db, TODAY + dt.timedelta(days=1))
+def test_the_daily_pass_keeps_a_snapshot_of_every_team_each_day(
+    app: Flask, db: Session, org: Org
+) -> None:
+    units = app.extensions["tracker.sessions"]
+    day_boundary(units, TODAY)
+    day_boundary(units, TODAY + dt.timedelta(days=1))
     assert set(snapshots(db, org.alpha)) == {TODAY, TODAY + dt.timedelta(days=1)}
     assert set(snapshots(db, org.bravo)) == {TODAY, TODAY + dt.timedelta(days=1)}
     assert count(db, OrganisationSnapshot) == 2
+
+
+def test_the_day_boundary_commits_the_teams_a_unit_at_a_time_then_the_days_sums(
+    app: Flask, db: Session, org: Org, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(current, "TEAMS_PER_COMMIT", 1)
+    units = app.extensions["tracker.sessions"]
+    committed: list[tuple[int, bool]] = []
+
+    def record(session: Session) -> None:
+        kept = session.execute(select(func.count()).select_from(ReadinessSnapshot)).scalar_one()
+        summed = session.get(OrganisationSnapshot, TODAY) is not None
+        committed.append((kept, summed))
+
+    event.listen(units, "before_commit", record)
+    try:
+        assert day_boundary(units, TODAY) == 2
+    finally:
+        event.remove(units, "before_commit", record)
+    # Alpha, then Bravo, each in its own unit; then the day's sum of both.
+    assert committed == [(1, False), (2, False), (2, True)]
+    day = db.get(OrganisationSnapshot, TODAY)
+    assert (day.teams, day.filled, day.total) == (2, 3, 8)
+    assert day_boundary(units, TODAY) == 0
 
 
 def test_a_teams_page_refresh_leaves_the_organisations_day_to_a_whole_refresh(

@@ -57,6 +57,10 @@ ROI_AMOUNT_RULE = msg("amount must be from 0 to %(max)s", max=grouped(MAX_ROI_AM
 
 # Teams whose lapses are judged per round trip: members of 25 teams load in one query.
 TEAMS_PER_BATCH = 25
+# Teams the day boundary brings to the new day per unit of work, committed at once:
+# a page reading a team meanwhile waits for one unit's row locks at most, never for
+# the whole organisation's.
+TEAMS_PER_COMMIT = 4 * TEAMS_PER_BATCH
 
 # The trend compares a team's readiness today with its snapshot this many days
 # before (or the latest one before that, no older than twice as many days).

@@ -60,8 +60,7 @@ def mail_settings(app: Flask) -> Mail:
 
 def refresh_readiness(app: Flask, today: dt.date) -> int:
     """Bring every team's stored readiness to `today`, with the day's snapshots; commit."""
-    with session_scope(app.extensions["tracker.sessions"]) as session:
-        return day_boundary(session, today)
+    return day_boundary(app.extensions["tracker.sessions"], today)
 
 
 def run_pass(app: Flask, today: dt.date) -> int:

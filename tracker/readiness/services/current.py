@@ -10,9 +10,10 @@ the team's current three is stale. The database marks each new revision
 left and two stored rows, not every team. Readers call `up_to_date` first, which
 recomputes only the stale teams (in batches, the members of TEAMS_PER_BATCH
 teams a query) and stores them, so a page costs what changed plus its reads,
-and shows nothing stale. The daily pass and a job at midnight run `refresh`
-for the day boundary. Each refresh also writes the day's snapshot of the teams
-it recomputed and the organisation's sum (the history the trend charts draw).
+and shows nothing stale. The daily pass and a job at midnight run
+`day_boundary`, a unit of work per TEAMS_PER_COMMIT teams. Each refresh also
+writes the day's snapshot of the teams it recomputed and the organisation's
+sum (the history the trend charts draw).
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ from tracker.readiness.models import (
     ReadinessSnapshot,
     StoredReadiness,
 )
-from tracker.readiness.rules import PERCENT_TENTHS, TEAMS_PER_BATCH, TREND_DAYS
+from tracker.readiness.rules import PERCENT_TENTHS, TEAMS_PER_BATCH, TEAMS_PER_COMMIT, TREND_DAYS
 from tracker.readiness.services.matching import (
     choose_template,
     filled_percent,
@@ -447,14 +448,34 @@ def up_to_date(
     return changed
 
 
-def day_boundary(session: Session, today: dt.date) -> int:
-    """Bring every team to `today` (the day's lapses) and close yesterday's organisation sum.
+def stale_team_ids(session: Session, today: dt.date) -> list[int]:
+    """Return the ids of the teams whose stored readiness is not current on `today`, in order."""
+    catalog = catalog_snapshot(session)
+    if not catalog.templates:
+        return []
+    query = _stale_teams(catalog.stamp or "", today, False, None)
+    return [team_id for team_id, _, _ in session.execute(query).tuples()]
+
+
+def day_boundary(factory: sessionmaker[Session], today: dt.date) -> int:
+    """Bring every team to `today` (the day's lapses) and close the organisation's sums.
 
     The daily pass and the midnight job run it; return how many teams were
-    recomputed. Yesterday's organisation snapshot is summed again from its
-    teams' snapshots, so that a refresh that raced another that day leaves
+    recomputed. The teams stale when it starts are recomputed TEAMS_PER_COMMIT
+    at a time, each unit of work committed at once: a page read meanwhile
+    waits for one unit's row locks at most, and finds the teams done so far
+    current. Then today's and yesterday's organisation snapshots are summed
+    again from their teams' snapshots: the units leave a new day without a sum
+    (as a team's page does), and a refresh that raced another yesterday leaves
     no sum short of one of them.
     """
-    changed = refresh(session, today)
-    store_organisation_day(session, today - dt.timedelta(days=1))
+    with factory() as session:
+        stale = stale_team_ids(session, today)
+    changed = 0
+    for start in range(0, len(stale), TEAMS_PER_COMMIT):
+        with writing(), factory() as session, session.begin():
+            changed += refresh(session, today, team_ids=stale[start : start + TEAMS_PER_COMMIT])
+    with writing(), factory() as session, session.begin():
+        store_organisation_day(session, today)
+        store_organisation_day(session, today - dt.timedelta(days=1))
     return changed
