@@ -7,6 +7,7 @@ TODAY (2026-11-29) is pinned in app.config.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import re
 
 import pytest
@@ -38,6 +39,20 @@ from tracker.readiness.services.organisation import lapsing_count
 
 TODAY = factories.TODAY
 D = dt.date
+MONTHS_FROM_DECEMBER = (
+    "Dec",
+    "Jan",
+    "Feb",
+    "Mar",
+    "Apr",
+    "May",
+    "Jun",
+    "Jul",
+    "Aug",
+    "Sep",
+    "Oct",
+    "Nov",
+)
 
 pytestmark = pytest.mark.usefixtures("pinned_today")
 
@@ -282,6 +297,11 @@ def test_the_team_page_draws_a_year_of_readiness_with_its_figures(
     )
     polyline = re.search(r'<polyline class="line" points="([^"]+)"', svg).group(1)
     assert len(polyline.split()) == 365  # a year of days, today's the last
+    ticks = re.findall(r'<text x="([\d.]+)" y="200" class="tick" text-anchor="end">(\w+)<', svg)
+    # November 2025 is one day of the chart: too short for its name, left unnamed.
+    assert [name for _, name in ticks] == list(MONTHS_FROM_DECEMBER)
+    ends = [44.0] + [float(x) for x, _ in ticks]  # the plot starts at x = 44
+    assert min(b - a for a, b in itertools.pairwise(ends)) >= 30
     page = text(html)
     assert "Readiness over the last 12 months" in page
     assert "The figures month by month" in page
