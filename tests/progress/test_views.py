@@ -25,6 +25,7 @@ from tracker.catalog.models import Credential
 from tracker.catalog.services.reads import paths_with_courses
 from tracker.people.models import Engineer
 from tracker.progress.models import Certification, ExamAttempt, ExamPlan, HourLog
+from tracker.progress.rules import HOUR_LOG_PAGE_SIZE
 from tracker.progress.services.certifications import credential_for_entry, record_attempt
 from tracker.progress.services.hours import log_hours
 
@@ -588,6 +589,30 @@ def test_hours_page_lists_only_the_signed_in_engineers_entries(db, client, auth,
 
     assert any("Fundamentals of Deep Learning" in r for r in listing.rows)
     assert not any("GPU Architecture Essentials" in r for r in listing.rows)
+
+
+def test_the_hours_page_lists_every_entry_a_page_at_a_time(db, client, auth, alice):
+    logged = HOUR_LOG_PAGE_SIZE + 3
+    for n in range(logged):
+        log(db, alice, "FDL", "0.5", on=YESTERDAY - dt.timedelta(days=n))
+    auth.sign_in(alice)
+
+    first = page(client.get("/hours"))
+    entries = [row for row in first.rows if "Fundamentals of Deep Learning" in row]
+    assert len(entries) == HOUR_LOG_PAGE_SIZE
+    assert f"{logged} entries, {logged / 2} h in all." in first.text
+    assert "Page 1 of 2" in first.text
+    html = client.get("/hours").get_data(as_text=True)
+    assert 'href="/hours?page=2" rel="next"' in html
+    assert 'rel="prev"' not in html
+
+    # The oldest three, on the second page; a page past the end shows the last.
+    for url in ("/hours?page=2", "/hours?page=99"):
+        last = page(client.get(url))
+        oldest = [row for row in last.rows if "Fundamentals of Deep Learning" in row]
+        assert len(oldest) == 3
+        assert "Page 2 of 2" in last.text
+        assert "← Newer" in last.text and "Older" not in last.text
 
 
 def test_owner_edits_an_entry_and_the_history_shows_both_versions(db, client, auth, alice):

@@ -116,7 +116,8 @@ def test_the_hours_page_lists_entries_in_spanish(db, client, auth, ana):
         r.startswith("28 nov 2026 Fundamentals of Deep Learning 2,5 laboratorio") for r in view.rows
     )
     assert "Editar la entrada del 28 nov 2026" in view.text
-    absent(view.text, "Log hours", "Your entries", "Logged 2.5 h", "Delete entry")
+    assert "1 entrada, 2,5 h en total." in view.text
+    absent(view.text, "Log hours", "Your entries", "Logged 2.5 h", "Delete entry", "in all")
 
 
 def test_a_refused_entry_is_explained_in_spanish_next_to_its_field(db, client, auth, ana):

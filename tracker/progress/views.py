@@ -38,11 +38,13 @@ from tracker.progress.services.certifications import (
     record_credential,
 )
 from tracker.progress.services.exam_plans import open_plans, plan_exam, plan_outlook
+from tracker.progress.services.hour_log_pages import hour_log_page
 from tracker.progress.services.hours import delete_hours as delete_entry
 from tracker.progress.services.hours import log_hours, update_hours
 from tracker.progress.services.overview import course_to_study, overview
 from tracker.progress.services.validity import status_on
 from tracker.signals import showing_credentials, showing_dashboard, template_context
+from tracker.web.converters import requested_page
 from tracker.web.filters import named
 from tracker.web.language import localized
 
@@ -168,13 +170,7 @@ def hours():
             return redirect(url_for("progress.hours"))
     if form.is_submitted():
         status = 400
-    entries = session.scalars(
-        select(HourLog)
-        .where(HourLog.engineer_id == current_user.id)
-        .options(selectinload(HourLog.course))
-        .order_by(HourLog.logged_on.desc(), HourLog.id.desc())
-        .limit(200)
-    ).all()
+    entries = hour_log_page(session, current_user.id, requested_page())
     return render_template("progress/hours.html", form=form, entries=entries), status
 
 
