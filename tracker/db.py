@@ -5,9 +5,10 @@ from __future__ import annotations
 import contextvars
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from sqlalchemy import (
     ColumnElement,
@@ -249,6 +250,19 @@ def run_migrations(url: str) -> str:
     return ScriptDirectory.from_config(cfg).get_current_head() or ""
 
 
+Row = TypeVar("Row")
+
+
+def page_count(total: int, per_page: int) -> int:
+    """Return how many pages `total` rows fill, `per_page` a page (one when there are none)."""
+    return max(1, -(-total // per_page))
+
+
+def within_pages(page: int, total: int, per_page: int) -> int:
+    """Return `page` held to the pages `total` rows fill: a page past the end is the last."""
+    return min(max(page, 1), page_count(total, per_page))
+
+
 class Paging:
     """Where one page of rows sits among the pages: a mixin of the paged reads' results."""
 
@@ -261,7 +275,7 @@ class Paging:
 
     @property
     def pages(self) -> int:
-        return max(1, -(-self._count() // self.per_page))
+        return page_count(self._count(), self.per_page)
 
     @property
     def has_prev(self) -> bool:
@@ -270,3 +284,16 @@ class Paging:
     @property
     def has_next(self) -> bool:
         return self.page < self.pages
+
+
+@dataclass(frozen=True)
+class CountedPage(Paging, Generic[Row]):
+    """One page of rows, with how many rows there are across every page."""
+
+    rows: list[Row]
+    total: int
+    page: int
+    per_page: int
+
+    def _count(self) -> int:
+        return self.total

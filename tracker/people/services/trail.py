@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session, aliased
 from tracker.audit.accounts import record_account_event
 from tracker.audit.models import AccountEvent
 from tracker.audit.services import jsonable
-from tracker.db import Paging
+from tracker.db import CountedPage, within_pages
 from tracker.people.models import Engineer
 
 
@@ -65,17 +65,8 @@ class TrailRow:
     actor_name: str | None
 
 
-@dataclass(frozen=True)
-class TrailPage(Paging):
+class TrailPage(CountedPage[TrailRow]):
     """One page of the account trail, newest first, and where it sits among the pages."""
-
-    rows: list[TrailRow]
-    total: int
-    page: int
-    per_page: int
-
-    def _count(self) -> int:
-        return self.total
 
 
 _person = aliased(Engineer)
@@ -132,8 +123,7 @@ def account_trail(
     """
     query = _trail_query(search, kind, method, since, until)
     total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
-    pages = max(1, -(-total // per_page))
-    page = min(max(page, 1), pages)
+    page = within_pages(page, total, per_page)
     rows = session.execute(
         query.order_by(AccountEvent.at.desc(), AccountEvent.id.desc())
         .limit(per_page)

@@ -8,23 +8,16 @@ from decimal import Decimal
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
-from tracker.db import Paging
+from tracker.db import CountedPage, within_pages
 from tracker.progress.models import HourLog
 from tracker.progress.rules import HOUR_LOG_PAGE_SIZE
 
 
 @dataclass(frozen=True)
-class HourLogPage(Paging):
+class HourLogPage(CountedPage[HourLog]):
     """One page of an engineer's entries, and where it sits among the pages."""
 
-    rows: list[HourLog]
-    total: int
-    hours: Decimal
-    page: int
-    per_page: int
-
-    def _count(self) -> int:
-        return self.total
+    hours: Decimal  # over every page
 
 
 def hour_log_page(
@@ -38,8 +31,7 @@ def hour_log_page(
     total, hours = session.execute(
         select(func.count(), func.coalesce(func.sum(HourLog.hours), 0)).where(mine)
     ).one()
-    pages = max(1, -(-total // per_page))
-    page = min(max(page, 1), pages)
+    page = within_pages(page, total, per_page)
     rows = session.scalars(
         select(HourLog)
         .where(mine)
@@ -48,4 +40,4 @@ def hour_log_page(
         .limit(per_page)
         .offset((page - 1) * per_page)
     ).all()
-    return HourLogPage(list(rows), total, Decimal(hours), page, per_page)
+    return HourLogPage(list(rows), total, page, per_page, Decimal(hours))

@@ -27,7 +27,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session, aliased
 
-from tracker.db import Paging, plain_rows
+from tracker.db import Paging, page_count, plain_rows
 from tracker.people.models import Engineer, Team
 from tracker.progress.rules import EXPIRING_WITHIN_DAYS
 from tracker.readiness.models import StoredReadiness
@@ -288,7 +288,7 @@ def summary_page(
         counted = Totals(*found[0][-len(TOTALS) :])
     else:
         counted = totals(session, filters)
-        last = max(1, -(-counted.matching // per_page))
+        last = page_count(counted.matching, per_page)
         if page > last:
             page = last
             statement = _page_statement(filters, sort, descending, per_page, (page - 1) * per_page)

@@ -2,28 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
-from tracker.db import Paging
+from tracker.db import CountedPage, within_pages
 from tracker.reminders.models import Notification
 
 OUTBOX_PAGE_SIZE = 50
 
 
-@dataclass(frozen=True)
-class OutboxPage(Paging):
+class OutboxPage(CountedPage[Notification]):
     """One page of outbox rows, newest first, and where it sits among the pages."""
-
-    rows: list[Notification]
-    total: int
-    page: int
-    per_page: int
-
-    def _count(self) -> int:
-        return self.total
 
 
 def outbox(
@@ -55,8 +44,7 @@ def outbox(
             )
         )
     total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
-    pages = max(1, -(-total // per_page))
-    page = min(max(page, 1), pages)
+    page = within_pages(page, total, per_page)
     rows = session.scalars(
         query.order_by(Notification.created_at.desc(), Notification.id.desc())
         .limit(per_page)
