@@ -263,7 +263,7 @@ def test_promotions_page(client, db, auth, people: People):
     factories.certification(db, people.junior, "NCA-AIIO", D(2026, 1, 1), D(2028, 1, 1))
     auth.sign_in(people.manager)
     html = page(client, "/careers/promotions")
-    ready, others = html.split("Not yet")
+    ready, others = html.split("<h2>Not yet")
     assert "Jules Junior" in ready and "level 2 · Operational" in ready
     assert "Remy Report" in others and "a valid NCP-AII" in others
     assert "Otto Outsider" not in html
