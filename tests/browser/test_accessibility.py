@@ -482,25 +482,25 @@ def test_the_admins_wide_tables_scroll_by_keyboard(crawler):
         page.set_viewport_size({"width": 1280, "height": 900})
 
 
-# Elements of the page's main part whose right edge passes the window's, outside any
+# Elements of the page whose right edge passes the window's, outside any
 # element that scrolls sideways: the page itself would scroll both ways (WCAG 1.4.10).
 SPILLS = """() => {
   const width = document.documentElement.clientWidth;
   const scrolls = (el) => ['auto', 'scroll', 'hidden'].includes(getComputedStyle(el).overflowX);
   const found = [];
-  for (const el of document.querySelectorAll('main *')) {
+  for (const el of document.querySelectorAll('body *')) {
     const box = el.getBoundingClientRect();
     if (!box.width || box.right <= width + 1) continue;
     let up = el.parentElement;
-    while (up && up.tagName !== 'MAIN' && !scrolls(up)) up = up.parentElement;
-    if (up && up.tagName !== 'MAIN') continue;
+    while (up && up !== document.body && !scrolls(up)) up = up.parentElement;
+    if (up && up !== document.body) continue;
     found.push(el.outerHTML.slice(0, 120));
   }
   return found.slice(0, 3);
 }"""
 
 
-@pytest.mark.parametrize("role", ["engineer", "manager"])
+@pytest.mark.parametrize("role", ROLES)
 def test_no_page_spills_sideways_on_a_phone(crawler, role):
     """At 390 px wide, a table too wide scrolls in its own region; the page never does."""
     crawl = crawler.crawl(role)
@@ -512,7 +512,7 @@ def test_no_page_spills_sideways_on_a_phone(crawler, role):
             if visit.status != 200:
                 continue
             page.goto(visit.url)
-            spilled += [f"{visit.url}: {html}" for html in page.evaluate(SPILLS)]
+            spilled += [f"{visit.url}: {html}" for html in page.evaluate(SPILLS)[:1]]
         assert not spilled, "\n".join(spilled)
     finally:
         page.set_viewport_size({"width": 1280, "height": 900})

@@ -444,7 +444,7 @@ def test_the_amounts_page_keeps_earlier_amounts_with_their_dates(client, db, aut
         )
     auth.sign_in(people.admin)
     html = page(client, "/careers/bonuses/amounts")
-    current, earlier = html.split("Earlier amounts")
+    current, earlier = html.split("<h2>Earlier amounts")
     assert "$800" in current and "from 2026-06-01" in current
     assert "$500" in earlier and "from 2025-01-01 to 2026-05-31" in earlier
 
