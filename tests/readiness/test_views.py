@@ -896,6 +896,8 @@ def test_plan_opened_from_the_team_page_shows_the_form_without_errors(
     assert "aria-invalid" not in html
     assert "a target date is required" not in html
     assert f'name="gpus" required type="number" value="{gpus}"' in html
+    # Six months ahead of today (2026-11-29), ready to plan.
+    assert 'name="target" required type="date" value="2027-05-29"' in html
     assert "<h2>Hires</h2>" not in html
 
 

@@ -71,6 +71,9 @@ TREND_DAYS = 30
 HISTORY_MONTHS = 12
 MAX_HISTORY_MONTHS = 60
 
+# The plan's target date when the page opens without one: this many months ahead.
+PLAN_DEFAULT_MONTHS = 6
+
 # Stored percentages are whole tenths of a percent (87.5 % is 875).
 PERCENT_TENTHS = 10
 

@@ -20,6 +20,7 @@ from tracker.forms import choices
 from tracker.people.models import Team
 from tracker.people.rules import MANAGER_ROLES
 from tracker.progress.rules import EXPIRING_WITHIN_DAYS
+from tracker.progress.services.validity import add_months
 from tracker.readiness.drawings import add_drawing_helpers
 from tracker.readiness.forms import (
     SORT_NAMES,
@@ -28,7 +29,13 @@ from tracker.readiness.forms import (
     ReadinessQueryForm,
     RoiForm,
 )
-from tracker.readiness.rules import HISTORY_MONTHS, MAX_ROI_LINES, SANE_WEEKLY_HOURS, TREND_DAYS
+from tracker.readiness.rules import (
+    HISTORY_MONTHS,
+    MAX_ROI_LINES,
+    PLAN_DEFAULT_MONTHS,
+    SANE_WEEKLY_HOURS,
+    TREND_DAYS,
+)
 from tracker.readiness.services.current import up_to_date
 from tracker.readiness.services.history import (
     organisation_history,
@@ -326,7 +333,11 @@ def plan(team_id: int):
     # The team page's link carries only the fleet size to start from; the form
     # is submitted once it carries the target date, empty or not.
     if "target" not in request.args:
-        form = PlanQueryForm(None, gpus=request.args.get("gpus", team.gpus, type=int))
+        form = PlanQueryForm(
+            None,
+            gpus=request.args.get("gpus", team.gpus, type=int),
+            target=add_months(today(), PLAN_DEFAULT_MONTHS),
+        )
     else:
         form = PlanQueryForm(request.args)
         if form.validate():
