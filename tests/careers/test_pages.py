@@ -272,6 +272,15 @@ def test_promotions_page(client, db, auth, people: People):
     page(client, "/careers/promotions", 403)
 
 
+def test_promotions_name_the_top_of_the_ladder_apart(client, db, auth, people: People):
+    factories.engineer(db, name="Tess Top", team=people.team, level=5)
+    auth.sign_in(people.manager)
+    html = page(client, "/careers/promotions")
+    others, top = html.split("<h2>Not yet")[1].split("<h2>At the top of the ladder (1)")
+    assert "Tess Top" not in others
+    assert "Tess Top" in top and "Sasha Senior" not in top
+
+
 def test_coverage_page(client, db, auth, people: People):
     p = people
     assess(db, p.senior, find_speciality(db, "mig"), 4, p.manager)

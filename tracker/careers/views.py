@@ -333,7 +333,9 @@ def promotions():
     return render_template(
         "careers/promotions.html",
         ready=[c for c in rows if c.meets_next_level],
-        others=[c for c in rows if not c.meets_next_level],
+        others=[c for c in rows if not c.meets_next_level and c.next_level is not None],
+        # Nothing to be promoted to: named apart, not as lacking something.
+        top=[c for c in rows if c.next_level is None],
         rotations={c.engineer.id: rotation(c.engineer) for c in rows},
         on=on,
     )
