@@ -24,6 +24,18 @@ def test_a_manager_reads_the_team_page_changes_the_fleet_and_downloads_the_csv(p
         "Borealis Cluster",
         "Cygnus Supercompute",
     ]
+    # Each team's readiness bar has its percentage beside it, on the same line.
+    for row in teams.all():
+        bar, figure = row.locator("progress").evaluate(
+            """bar => {
+                const text = document.createRange();
+                text.selectNodeContents(bar.parentElement);
+                text.setStartAfter(bar);
+                const [b, t] = [bar.getBoundingClientRect(), text.getBoundingClientRect()];
+                return [[b.left, b.right, (b.top + b.bottom) / 2], [t.left, t.top, t.bottom]];
+            }"""
+        )
+        assert figure[0] >= bar[1] and figure[1] <= bar[2] <= figure[2], (bar, figure)
     snap(page, "teams")
 
     open_link(page, "Borealis Cluster")
