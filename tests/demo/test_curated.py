@@ -10,7 +10,7 @@ from tracker.demo.services.common import DEMO_ADMIN_TOTP_SECRET
 from tracker.demo.services.curated import LANGUAGES, build_demo, language_of
 from tracker.people.models import Engineer
 from tracker.people.services.totp import decrypt_secret, is_plain
-from tracker.progress.models import Certification
+from tracker.progress.models import Certification, ExamAttempt, HourLog
 from tracker.progress.services.validity import newest_per_credential
 from tracker.reminders.rules import COPY_MANAGER_FROM_DAYS
 
@@ -53,3 +53,31 @@ def test_a_spanish_engineer_has_an_english_manager_and_a_reminder_copied_to_them
     assert any(0 <= days <= COPY_MANAGER_FROM_DAYS for days in days_left), days_left
     diego, omar = everyone["Diego Alvarez"], everyone["Omar Haddad"]
     assert (diego.locale, omar.locale, diego.manager_id) == ("es", "", omar.id)
+
+
+def test_each_person_writes_the_demos_notes_in_the_language_they_read(db: Session):
+    everyone = people(db)
+    notes = {
+        name: {log.note for log in db.scalars(select(HourLog).where(HourLog.engineer_id == e.id))}
+        for name, e in everyone.items()
+    }
+    proctored = {
+        name: {
+            a.proctoring
+            for a in db.scalars(select(ExamAttempt).where(ExamAttempt.engineer_id == e.id))
+        }
+        for name, e in everyone.items()
+    }
+    # Lena reads Spanish, Grace English, Sam their browser's (the default, English).
+    assert notes["Lena Ortiz"] == {"sesión de estudio de demostración"}
+    assert notes["Grace Liu"] == notes["Sam Park"] == {"demo study session"}
+    assert proctored["Lena Ortiz"] == {"en línea, con supervisión remota"}
+    assert proctored["Grace Liu"] == {"online, remotely proctored"}
+    experience = {name: e.experience_text for name, e in everyone.items() if e.experience_months}
+    spanish = [name for name in experience if everyone[name].locale == "es"]
+    english = [name for name in experience if everyone[name].locale != "es"]
+    assert spanish and english
+    for name in spanish:
+        assert experience[name].endswith("meses operando clústeres de GPU antes de incorporarse")
+    for name in english:
+        assert experience[name].endswith("months running GPU clusters before joining")

@@ -18,8 +18,10 @@ from tracker.demo.services.common import (
     DEMO_ADMIN_TOTP_SECRET,
     DEMO_PASSWORD,
     DOMAIN,
-    PROCTORING,
+    evidence,
     experience_text,
+    proctoring,
+    study_note,
 )
 from tracker.people.models import Engineer, Team
 from tracker.people.services.persons import create_person, find_engineer
@@ -279,6 +281,7 @@ def build_demo(session: Session, today: dt.date, *, secret_key: str) -> list[tup
             job_roles=("lead",),
             hired_on=add_months(today, -80),
             experience_months=36,
+            experience_text=experience_text(36, language_of(name)),
             password=DEMO_PASSWORD,
             locale=language_of(name),
         )
@@ -377,7 +380,7 @@ def _add_person(
         manager_id=manager.id,
         hired_on=hired_on,
         experience_months=person.experience,
-        experience_text=experience_text(person.experience),
+        experience_text=experience_text(person.experience, language_of(person.name)),
         password=DEMO_PASSWORD,
         locale=language_of(person.name),
     )
@@ -389,7 +392,13 @@ def _add_person(
         while left > 0:
             chunk = min(Decimal(4), left)
             log_hours(
-                session, engineer, course, min(day, today), chunk, today, note="demo study session"
+                session,
+                engineer,
+                course,
+                min(day, today),
+                chunk,
+                today,
+                note=study_note(engineer.locale),
             )
             left -= chunk
             day += dt.timedelta(days=1)
@@ -403,7 +412,7 @@ def _add_person(
             passed,
             today,
             recorded_by=manager,
-            proctoring=PROCTORING,
+            proctoring=proctoring(engineer.locale),
         )
     for code, days_ago, expires_in in person.credentials:
         record_credential(
@@ -412,6 +421,6 @@ def _add_person(
             credentials[code],
             today - dt.timedelta(days=days_ago),
             today,
-            evidence=f"certificate {code}-{engineer.id:04d}",
+            evidence=evidence(code, engineer.id, engineer.locale),
             expires_on=None if expires_in is None else today + dt.timedelta(days=expires_in),
         )

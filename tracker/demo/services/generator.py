@@ -23,7 +23,14 @@ from sqlalchemy.orm import Session
 from tracker.catalog.models import Course, Credential, Exam, JobRole, Level
 from tracker.catalog.services.reads import paths_with_courses
 from tracker.demo.services.bulk import BulkWriter
-from tracker.demo.services.common import DEMO_ADMIN_TOTP_SECRET, DEMO_PASSWORD, DOMAIN
+from tracker.demo.services.common import (
+    DEMO_ADMIN_TOTP_SECRET,
+    DEMO_PASSWORD,
+    DOMAIN,
+    bootcamp_note,
+    experience_text,
+    proctoring,
+)
 from tracker.demo.services.history import plan_history
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer, JobRoleAssignment, Team
@@ -251,6 +258,8 @@ def generate_organisation(
     ) -> int:
         engineer_id = w.new_id("engineers")
         email = email or f"{first}.{last}.{engineer_id}@{domain}".lower()
+        if locale is None:
+            locale = _weighted(language_rng, LANGUAGES)
         w.add(
             "engineers",
             (
@@ -263,11 +272,11 @@ def generate_organisation(
                 team_id,
                 manager_id,
                 hired_on,
-                f"{experience} months running GPU clusters before joining" if experience else "",
+                experience_text(experience, locale),
                 experience,
                 active,
                 0,
-                _weighted(language_rng, LANGUAGES) if locale is None else locale,
+                locale,
                 now,
                 now,
             ),
@@ -372,6 +381,7 @@ def generate_organisation(
             experience = max(0, level_months.get(level, 0) - since_hire)
             if experience or rng.random() < 0.3:
                 experience += rng.randint(0, 18)
+            locale = _weighted(language_rng, LANGUAGES)
             engineer_id = add_engineer(
                 first,
                 last,
@@ -382,6 +392,7 @@ def generate_organisation(
                 hired_on=hired_on,
                 experience=experience,
                 active=rng.random() >= 0.01,
+                locale=locale,
             )
             held_roles = [role]
             if rng.random() < 0.2 and SECOND_ROLE[role] in roles:
@@ -422,6 +433,8 @@ def generate_organisation(
                 exams=exams,
                 externals=externals,
                 mean_tenure_days=(20 + 365 * years) / 2,
+                bootcamp_note=bootcamp_note(locale),
+                proctoring=proctoring(locale),
             )
     w.finish()
     if w.postgres:

@@ -10,7 +10,6 @@ from decimal import Decimal
 from tracker.catalog.models import Course, Exam
 from tracker.catalog.rules import DECIMAL_PLACES
 from tracker.demo.services.bulk import BulkWriter
-from tracker.demo.services.common import PROCTORING
 from tracker.progress.rules import STORED_HOURS_PER_DAY
 from tracker.progress.services.validity import add_months, expiry_date, whole_months_between
 
@@ -71,6 +70,8 @@ def plan_history(
     exams: list[Exam],
     externals: dict[str, int],
     mean_tenure_days: float,
+    bootcamp_note: str,
+    proctoring: str,
 ) -> None:
     """Plan one engineer's hour logs, exam attempts and certifications, keeping every rule."""
     tenure = (today - hired_on).days
@@ -103,7 +104,7 @@ def plan_history(
                 course.id,
                 hired_on + dt.timedelta(days=offset),
                 hundredths,
-                "" if hundredths < 800 else "bootcamp day",
+                "" if hundredths < 800 else bootcamp_note,
                 now,
                 now,
             ),
@@ -182,7 +183,7 @@ def plan_history(
                 passed,
                 _stored(exam.list_price) if exam.list_price is not None else None,
                 "",
-                exam.delivery or PROCTORING,
+                proctoring,
                 "",
                 manager_id,
                 now,
