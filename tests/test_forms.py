@@ -14,11 +14,15 @@ from tests.test_i18n import ENGLISH, SPANISH
 from tracker.catalog.rules import LEVEL_RULE
 from tracker.forms import (
     ChosenSelect,
+    DayField,
     DecimalRange,
     ListedChoice,
+    LocalDecimalField,
+    WholeField,
     WholeRange,
     choices,
     optional_id,
+    read_decimal,
 )
 
 
@@ -140,3 +144,65 @@ def test_the_shared_validators_speak_the_requests_language(app) -> None:
         assert form.cost.errors == ["«cost» debe ser como mínimo 0 y como máximo 1.000.000"]
         # A domain rule given as a select's refusal is shown in the request's language.
         assert [str(e) for e in form.level.errors] == ["el nivel debe estar entre 1 y 5"]
+
+
+class Typed(Form):
+    hours = LocalDecimalField("Hours", validators=[Optional()])
+    gpus = WholeField("GPUs", validators=[Optional(), WholeRange(min=0, max=10, message="x")])
+    on = DayField("On date", validators=[Optional()])
+
+
+@pytest.mark.parametrize(
+    ("locale", "typed", "read"),
+    [
+        ("es", "1,5", Decimal("1.5")),
+        ("es", "1.234,5", Decimal("1234.5")),
+        ("es", "1.500", Decimal("1500")),  # grouped thousands, as Spanish groups them
+        ("es", " 0,25 ", Decimal("0.25")),
+        ("es", "2.5", Decimal("2.5")),  # one mark, digits after: no language groups so
+        ("en", "1.5", Decimal("1.5")),
+        ("en", "1,234.5", Decimal("1234.5")),
+        ("en", "1,500", Decimal("1500")),
+        ("en", "1,5", Decimal("1.5")),  # a Spanish reader on an English browser
+        ("en", "1 234.5", Decimal("1234.5")),
+    ],
+)
+def test_a_decimal_is_read_as_the_reader_writes_it(locale, typed, read) -> None:
+    assert read_decimal(typed, locale) == read
+
+
+@pytest.mark.parametrize("typed", ["abc", "1,234.5,6", "1.2.3", "", "1,5,"])
+def test_what_is_no_number_in_either_language_is_refused(typed) -> None:
+    for locale in ("en", "es"):
+        with pytest.raises(ValueError):
+            read_decimal(typed, locale)
+
+
+def test_a_decimal_field_reads_and_shows_the_readers_numbers(app) -> None:
+    with app.test_request_context("/", headers=SPANISH):
+        form = Typed(MultiDict({"hours": "1,5"}))
+        assert form.validate(), form.errors
+        assert form.hours.data == Decimal("1.5")
+        # A text box with a decimal keypad, not a number box a browser reads by its own language.
+        drawn = form.hours()
+        assert 'type="text"' in drawn and 'inputmode="decimal"' in drawn
+        assert 'value="1,5"' in drawn
+        assert Typed(data={"hours": Decimal("2.50")}).hours().count('value="2,5"') == 1
+    with app.test_request_context("/", headers=ENGLISH):
+        assert 'value="2.5"' in Typed(data={"hours": Decimal("2.50")}).hours()
+
+
+def test_what_a_field_cannot_read_is_refused_once_naming_the_field(app) -> None:
+    with app.test_request_context("/", headers=ENGLISH):
+        form = Typed(MultiDict({"hours": "lots", "gpus": "many", "on": "soon"}))
+        assert not form.validate()
+        assert form.hours.errors == ["Hours must be a number, written like 1,234.5"]
+        # One message, not the reading's and then the range's glued together.
+        assert form.gpus.errors == ["GPUs must be a whole number"]
+        assert form.on.errors == ["On date must be a date written YYYY-MM-DD (2026-03-31)"]
+    with app.test_request_context("/", headers=SPANISH):
+        form = Typed(MultiDict({"hours": "muchas", "gpus": "2,5", "on": "mañana"}))
+        assert not form.validate()
+        assert form.hours.errors == ["Hours debe ser un número, escrito como 1.234,5"]
+        assert form.gpus.errors == ["GPUs debe ser un número entero"]
+        assert form.on.errors == ["On date debe ser una fecha escrita AAAA-MM-DD (2026-03-31)"]

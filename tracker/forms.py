@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from babel.numbers import NumberFormatError, format_decimal, parse_decimal
 from flask_babel import lazy_gettext as _l
 from flask_babel.speaklater import LazyString
 from markupsafe import Markup, escape
-from wtforms import Field, Form, SelectField
+from wtforms import DateField, DecimalField, Field, Form, IntegerField, SelectField
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import NumberRange, ValidationError
-from wtforms.widgets import Select
+from wtforms.widgets import Select, TextInput
 
 from tracker.errors import ValidationError as DomainError
-from tracker.i18n import Message, amount, msg
-from tracker.web.language import localized, localized_errors
+from tracker.i18n import N_, Message, amount, msg
+from tracker.web.language import current_locale, localized, localized_errors
 
 # The choice that leaves an optional select empty (optional_id reads it as None).
 NO_CHOICE = ("", _l("— none —"))
@@ -79,6 +81,107 @@ def choices(pairs: Iterable[tuple[Any, Any]]) -> list[SelectChoice]:
     return [SelectChoice(value=value, label=label) for value, label in pairs]
 
 
+class _NamedRefusal:
+    """A field whose refusal of what it cannot read names the field and what it takes."""
+
+    refusal: str  # marked with N_, "%(label)s" standing for the field's label
+    label: Any
+
+    def process_formdata(self, valuelist: list[Any]) -> None:
+        try:
+            super().process_formdata(valuelist)  # type: ignore[misc]
+        except ValueError:
+            raise ValueError(localized(msg(self.refusal, label=str(self.label.text)))) from None
+
+
+class WholeField(_NamedRefusal, IntegerField):
+    """An IntegerField whose refusal of what is not a whole number names the field."""
+
+    refusal = N_("%(label)s must be a whole number")
+    data: Any
+
+
+class DayField(_NamedRefusal, DateField):
+    """A DateField whose refusal of what is not a date names the field and the format."""
+
+    refusal = N_("%(label)s must be a date written YYYY-MM-DD (2026-03-31)")
+    data: Any
+
+
+# One decimal mark and digits after it: a decimal whatever the reader's language,
+# since no language groups thousands that way (1,5 / 1.5 / 0,25).
+_ONE_DECIMAL_MARK = re.compile(r"[+-]?[0-9]*[.,][0-9]+")
+# Spaces a number may be typed or pasted with (some languages group thousands by them).
+_SPACES = re.compile(r"[\s\u00a0\u202f]+")
+
+
+def read_decimal(text: str, locale: str) -> Decimal:
+    """Return the number `text` as a reader of `locale` writes it; ValueError when it is none.
+
+    1,5 is one and a half in Spanish and 1.5 in English; 1.234,5 and 1,234.5 are
+    grouped as each language groups them. A single mark with digits after it is a
+    decimal mark in either language (no language groups like that), so a
+    Spanish reader on an English browser, or the other way round, is understood.
+    """
+    typed = _SPACES.sub("", text)
+    try:
+        return parse_decimal(typed, locale=locale, strict=True)
+    except NumberFormatError:
+        if _ONE_DECIMAL_MARK.fullmatch(typed):
+            return Decimal(typed.replace(",", "."))
+        raise ValueError(typed) from None
+
+
+class LocalDecimalField(DecimalField):
+    """A decimal typed as the reader writes numbers (1,5 in Spanish, 1.5 in English).
+
+    A text box with a decimal keypad, not `type=number`: a browser reads a
+    number box by its own language, and an English one drops the comma of a
+    Spanish reader's 1,5 and sends 15.
+    """
+
+    widget = TextInput()
+    data: Any
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        render_kw = {"inputmode": "decimal", "autocomplete": "off", **kwargs.pop("render_kw", {})}
+        # A text box takes no step, min or max: the validators say the rule.
+        for attribute in ("step", "min", "max"):
+            render_kw.pop(attribute, None)
+        super().__init__(*args, render_kw=render_kw, **kwargs)
+
+    def process_formdata(self, valuelist: list[Any]) -> None:
+        if not valuelist or not str(valuelist[0]).strip():
+            self.data = None
+            return
+        locale = current_locale()
+        try:
+            self.data = read_decimal(str(valuelist[0]), locale)
+        except ValueError:
+            self.data = None
+            example = format_decimal(Decimal("1234.5"), format="#,##0.0", locale=locale)
+            raise ValueError(
+                localized(
+                    msg(
+                        "%(label)s must be a number, written like %(example)s",
+                        label=str(self.label.text),
+                        example=example,
+                    )
+                )
+            ) from None
+
+    def _value(self) -> str:
+        if self.raw_data:
+            return str(self.raw_data[0])
+        if self.data is None:
+            return ""
+        # As the reader writes it, without grouping: 1,5 in Spanish.
+        exact = Decimal(self.data).normalize()
+        places = max(0, -int(exact.as_tuple().exponent))
+        pattern = "0." + "#" * places if places else "0"
+        return format_decimal(exact, format=pattern, locale=current_locale())
+
+
 class WholeRange(NumberRange):
     """NumberRange for an IntegerField, whose whole numbers it compares exactly.
 
@@ -90,6 +193,8 @@ class WholeRange(NumberRange):
         super().__init__(min=min, max=max, message=message)
 
     def __call__(self, form: Form, field: Field) -> None:
+        if field.process_errors:
+            return  # not a whole number: the field said so already
         value = field.data
         if isinstance(value, int):
             low, high = self._resolve(self.min), self._resolve(self.max)
@@ -124,7 +229,7 @@ class DecimalRange:
 
     def __call__(self, form: object, field: Field) -> None:
         value = field.data
-        if value is None:
+        if value is None or field.process_errors:
             return
         try:
             if not isinstance(value, Decimal) or not value.is_finite():

@@ -124,10 +124,10 @@ BAD_ADDS = [
     ("team", "blue", "choose one of the listed teams"),
     ("manager", "999999", "choose one of the listed managers"),
     ("hired_on", "2027-01-01", "hire date must not be in the future"),
-    ("hired_on", "01/03/2025", "Not a valid date value"),
+    ("hired_on", "01/03/2025", "must be a date written YYYY-MM-DD"),
     ("experience_months", "-1", "experience must be from 0 to 600 months"),
     ("experience_months", "9" * 30, "experience must be from 0 to 600 months"),
-    ("experience_months", "many", "Not a valid integer value"),
+    ("experience_months", "many", "must be a whole number"),
     ("password", "short", "password must be 10 to 200 characters"),
 ]
 

@@ -51,7 +51,7 @@ def test_add_team_without_manager(admin_client, db):
         ("name", "x" * 121, "name must be at most 120 characters"),
         ("name", "EXISTING", "a team named 'Existing' already exists"),
         ("gpus", "-1", "fleet size must be a whole number of GPUs from 0"),
-        ("gpus", "lots", "Not a valid integer value"),
+        ("gpus", "lots", "must be a whole number"),
         ("gpus", "", "a fleet size is required"),
         ("manager", "999999", "choose one of the listed managers"),
     ],

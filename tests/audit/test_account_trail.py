@@ -335,7 +335,7 @@ def test_the_filters_keep_the_matching_events(admin_client, trail, query, shown)
         ("since=2026-11-03&until=2026-11-01", "the last day must not be before the first"),
         ("kind=hacked", "choose one of the listed events"),
         ("method=pigeon", "choose one of the listed ways"),
-        ("since=yesterday", "Not a valid date value"),
+        ("since=yesterday", "must be a date written YYYY-MM-DD"),
     ],
 )
 def test_a_bad_filter_is_refused_naming_it(admin_client, trail, query, message):

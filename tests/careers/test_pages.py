@@ -162,7 +162,7 @@ def test_evidence_is_recorded_and_escaped(client, db, auth, people: People):
     ("change", "message"),
     [
         ({"evidence-occurred_on": "2026-11-30"}, "date must not be in the future"),
-        ({"evidence-occurred_on": "someday"}, "Not a valid date value"),
+        ({"evidence-occurred_on": "someday"}, "must be a date written YYYY-MM-DD"),
         ({"evidence-kind": "talk"}, "kind must be a patent, a publication or a deployment led"),
         ({"evidence-title": ""}, "a title is required"),
         ({"evidence-title": "t" * 301}, "title must be at most 300 characters"),

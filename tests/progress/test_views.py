@@ -580,6 +580,20 @@ def test_logging_hours_shows_the_entry_and_moves_the_bar(db, client, auth, alice
     assert bars["path-FOUNDATIONS"] == (Decimal("2.5"), 48)
 
 
+def test_a_spanish_reader_logs_one_and_a_half_hours_as_they_write_it(db, client, auth, alice):
+    # An English browser's number box would have sent "1,5" as 15.
+    alice.locale = "es"
+    auth.sign_in(alice)
+
+    response = client.post("/hours", data=hours_form(db, hours="1,5"))
+
+    assert response.status_code == 302
+    entry = db.scalars(select(HourLog).where(HourLog.engineer_id == alice.id)).one()
+    assert entry.hours == Decimal("1.5")
+    edit = client.get(f"/hours/{entry.id}/edit").get_data(as_text=True)
+    assert re.search(r'<input[^>]*id="hours"[^>]*value="1,5"', edit), edit
+
+
 def test_hours_page_lists_only_the_signed_in_engineers_entries(db, client, auth, alice, bob):
     log(db, bob, "GPU-ARCH", 3)
     log(db, alice, "FDL", 1)

@@ -383,11 +383,11 @@ def test_the_template_follows_the_fleet_asked_for(
     ("query", "field", "message"),
     [
         ("?gpus=-1", "gpus", "GPUs must be from 0 to 10,000,000"),
-        ("?gpus=abc", "gpus", "Not a valid integer value"),
-        ("?gpus=2.5", "gpus", "Not a valid integer value"),
-        ("?on=not-a-date", "on", "Not a valid date value"),
-        ("?on=2027-02-30", "on", "Not a valid date value"),
-        ("?gpus=10&on=2027-13-01", "on", "Not a valid date value"),
+        ("?gpus=abc", "gpus", "must be a whole number"),
+        ("?gpus=2.5", "gpus", "must be a whole number"),
+        ("?on=not-a-date", "on", "must be a date written YYYY-MM-DD"),
+        ("?on=2027-02-30", "on", "must be a date written YYYY-MM-DD"),
+        ("?gpus=10&on=2027-13-01", "on", "must be a date written YYYY-MM-DD"),
     ],
 )
 def test_bad_query_answers_400_with_the_message_next_to_the_field(
@@ -919,10 +919,10 @@ def test_plan_flags_an_overloaded_week(client: FlaskClient, auth, db: Session, o
     [
         ("?target=2027-05-29", "gpus", "a target fleet size is required"),
         ("?gpus=&target=2027-05-29", "gpus", "a target fleet size is required"),
-        ("?gpus=abc&target=2027-05-29", "gpus", "Not a valid integer value"),
+        ("?gpus=abc&target=2027-05-29", "gpus", "must be a whole number"),
         ("?gpus=-5&target=2027-05-29", "gpus", "GPUs must be from 0 to 10,000,000"),
         ("?gpus=500&target=", "target", "a target date is required"),
-        ("?gpus=500&target=soon", "target", "Not a valid date value"),
+        ("?gpus=500&target=soon", "target", "must be a date written YYYY-MM-DD"),
         ("?gpus=500&target=2026-01-01", "target", "the target date must be after today"),
         ("?gpus=500&target=2026-11-29", "target", "the target date must be after today"),
     ],
@@ -1007,8 +1007,8 @@ def test_roi_post_of_the_example_answers_365_and_465(client: FlaskClient, auth, 
     ("amount", "message"),
     [
         (-1, "amount must be from 0 to 10,000,000,000"),
-        ("lots", "Not a valid integer value"),
-        ("1.5", "Not a valid integer value"),
+        ("lots", "must be a whole number"),
+        ("1.5", "must be a whole number"),
         ("", "an amount is required"),
     ],
 )

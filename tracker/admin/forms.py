@@ -12,8 +12,6 @@ from flask_babel.speaklater import LazyString
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
 from wtforms import (
-    DateField,
-    IntegerField,
     PasswordField,
     SelectMultipleField,
     StringField,
@@ -44,7 +42,7 @@ from tracker.catalog.rules import (
     MIN_TARGET_MONTHS,
     MIN_VALIDITY_MONTHS,
 )
-from tracker.forms import ListedChoice, WholeRange, choices, optional_id
+from tracker.forms import DayField, ListedChoice, WholeField, WholeRange, choices, optional_id
 from tracker.people.forms import LANGUAGE_NAMES, NOT_A_LANGUAGE
 from tracker.people.rules import (
     ACCESS_ROLE_RULE,
@@ -158,11 +156,11 @@ def _manager():
 
 
 def _hired_on():
-    return DateField(_l("Hire date"), validators=[Optional()])
+    return DayField(_l("Hire date"), validators=[Optional()])
 
 
 def _experience():
-    return IntegerField(
+    return WholeField(
         _l("Experience before joining (months)"),
         default=0,
         validators=[
@@ -254,7 +252,7 @@ class TeamForm(FlaskForm):
             Length(max=MAX_TEAM_NAME_LENGTH, message=_l("name must be at most %(max)d characters")),
         ],
     )
-    gpus = IntegerField(
+    gpus = WholeField(
         _l("Fleet size (GPUs)"),
         validators=[
             InputRequired(message=_l("a fleet size is required (0 or more GPUs)")),
@@ -285,7 +283,7 @@ class TrackForm(FlaskForm):
         validators=[Optional(), Length(max=MAX_TITLE_LENGTH)],
         description=_l("Optional: without it, Spanish readers see the exam name above."),
     )
-    validity_months = IntegerField(
+    validity_months = WholeField(
         _l("Validity (months)"),
         default=DEFAULT_TRACK_VALIDITY_MONTHS,
         validators=[
@@ -303,7 +301,7 @@ class TrackForm(FlaskForm):
         not_listed=_l("choose prerequisites among the catalog's credentials"),
         description=_l("Credentials that must be valid on the attempt date. Ctrl/Cmd for several."),
     )
-    experience_months = IntegerField(
+    experience_months = WholeField(
         _l("Documented experience required (months)"),
         default=0,
         validators=[
@@ -315,7 +313,7 @@ class TrackForm(FlaskForm):
             ),
         ],
     )
-    retake_wait_days = IntegerField(
+    retake_wait_days = WholeField(
         _l("Retake wait (days)"),
         default=DEFAULT_RETAKE_WAIT_DAYS,
         validators=[
@@ -355,7 +353,7 @@ class TrackForm(FlaskForm):
         validators=[Optional(), Length(max=MAX_TITLE_LENGTH)],
         description=_l("Optional: without it, Spanish readers see the path name above."),
     )
-    target_months = IntegerField(
+    target_months = WholeField(
         _l("Target duration (months)"),
         default=DEFAULT_TARGET_MONTHS,
         validators=[
@@ -451,9 +449,9 @@ class AccountTrailFilterForm(FlaskForm):
         default="",
         not_listed=_l("choose one of the listed ways"),
     )
-    since = DateField(_l("From (UTC day)"), validators=[Optional()])
-    until = DateField(_l("To (UTC day)"), validators=[Optional()])
+    since = DayField(_l("From (UTC day)"), validators=[Optional()])
+    until = DayField(_l("To (UTC day)"), validators=[Optional()])
 
-    def validate_until(self, field: DateField) -> None:
+    def validate_until(self, field: DayField) -> None:
         if field.data and self.since.data and field.data < self.since.data:
             raise ValidationError(gettext("the last day must not be before the first"))

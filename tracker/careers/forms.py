@@ -12,7 +12,7 @@ from decimal import Decimal
 from flask_babel import lazy_gettext as _l
 from flask_babel.speaklater import LazyString
 from flask_wtf import FlaskForm
-from wtforms import BooleanField, DateField, DecimalField, IntegerField, StringField, TextAreaField
+from wtforms import BooleanField, StringField, TextAreaField
 from wtforms.validators import (
     DataRequired,
     InputRequired,
@@ -37,7 +37,16 @@ from tracker.careers.rules import (
     USUAL_APPRENTICESHIP_MONTHS,
 )
 from tracker.catalog.rules import DECIMAL_PLACES, HUNDREDTH, LEVEL_RULE
-from tracker.forms import DecimalRange, ListedChoice, WholeRange, choices, optional_id
+from tracker.forms import (
+    DayField,
+    DecimalRange,
+    ListedChoice,
+    LocalDecimalField,
+    WholeField,
+    WholeRange,
+    choices,
+    optional_id,
+)
 from tracker.i18n import msg
 from tracker.web.language import lazy_localized, localized
 
@@ -77,9 +86,7 @@ class EvidenceForm(FlaskForm):
         ],
         description=_l("The patent, the publication or the deployment (e.g. 2,048-GPU cluster)."),
     )
-    occurred_on = DateField(
-        _l("Date"), validators=[InputRequired(message=_l("a date is required"))]
-    )
+    occurred_on = DayField(_l("Date"), validators=[InputRequired(message=_l("a date is required"))])
     note = TextAreaField(
         _l("Note"),
         validators=[
@@ -135,10 +142,10 @@ class ApprenticeshipForm(FlaskForm):
         not_listed=_l("choose one of the listed paths"),
         description=_l("Left empty: the junior's first unfinished path."),
     )
-    starts_on = DateField(
+    starts_on = DayField(
         _l("Starts on"), validators=[InputRequired(message=_l("a date is required"))]
     )
-    months = IntegerField(
+    months = WholeField(
         _l("Months"),
         default=DEFAULT_APPRENTICESHIP_MONTHS,
         validators=[
@@ -170,7 +177,7 @@ class BonusForm(FlaskForm):
         validators=[InputRequired(message=_l("a certification is required"))],
         not_listed=_l("choose one of the listed certifications"),
     )
-    amount = DecimalField(
+    amount = LocalDecimalField(
         _l("Amount (USD)"),
         places=None,
         validators=[
@@ -183,7 +190,7 @@ class BonusForm(FlaskForm):
     verified_only = BooleanField(
         _l("Only a verified credential earns it (proved by its issuer's badge)")
     )
-    effective_on = DateField(
+    effective_on = DayField(
         _l("Effective from"),
         validators=[InputRequired(message=_l("effective from is required (YYYY-MM-DD)"))],
         description=_l(

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms import HiddenField, IntegerField, PasswordField, StringField, TextAreaField
+from wtforms import HiddenField, PasswordField, StringField, TextAreaField
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import DataRequired, InputRequired, Length, Optional
 
-from tracker.forms import ListedChoice, WholeRange, choices
+from tracker.forms import ListedChoice, WholeField, WholeRange, choices
 from tracker.people.rules import (
     BROWSER_LOCALE,
     LOCALES,
@@ -39,7 +39,7 @@ class LoginForm(FlaskForm):
 
 
 class ProfileForm(FlaskForm):
-    experience_months = IntegerField(
+    experience_months = WholeField(
         _l("Documented experience before joining (months)"),
         validators=[
             InputRequired(message=_l("experience is required (0 or more months)")),

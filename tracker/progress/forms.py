@@ -8,9 +8,6 @@ from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import (
     BooleanField,
-    DateField,
-    DecimalField,
-    IntegerField,
     SelectField,
     StringField,
     TextAreaField,
@@ -23,7 +20,14 @@ from wtforms.validators import (
 )
 
 from tracker.catalog.rules import DECIMAL_PLACES
-from tracker.forms import ChosenSelect, DecimalRange, WholeRange
+from tracker.forms import (
+    ChosenSelect,
+    DayField,
+    DecimalRange,
+    LocalDecimalField,
+    WholeField,
+    WholeRange,
+)
 from tracker.progress.rules import (
     HOURS_FORM_STEP,
     HOURS_PER_DAY,
@@ -43,8 +47,8 @@ class HoursForm(FlaskForm):
     course = SelectField(
         _l("Course"), coerce=int, validators=[InputRequired()], widget=ChosenSelect()
     )
-    logged_on = DateField(_l("Date"), validators=[InputRequired(message=_l("a date is required"))])
-    hours = DecimalField(
+    logged_on = DayField(_l("Date"), validators=[InputRequired(message=_l("a date is required"))])
+    hours = LocalDecimalField(
         _l("Hours"),
         places=None,
         validators=[
@@ -68,10 +72,10 @@ class AttemptForm(FlaskForm):
         _l("Engineer"), coerce=int, validators=[InputRequired()], widget=ChosenSelect()
     )
     exam = SelectField(_l("Exam"), coerce=int, validators=[InputRequired()], widget=ChosenSelect())
-    attempted_on = DateField(
+    attempted_on = DayField(
         _l("Date"), validators=[InputRequired(message=_l("a date is required"))]
     )
-    score = IntegerField(
+    score = WholeField(
         _l("Score (%)"),
         validators=[
             InputRequired(message=_l("a score is required")),
@@ -83,7 +87,7 @@ class AttemptForm(FlaskForm):
         ],
     )
     passed = BooleanField(_l("Passed"))
-    cost = DecimalField(
+    cost = LocalDecimalField(
         _l("Cost (USD)"),
         places=None,
         validators=[
@@ -122,10 +126,10 @@ class CredentialForm(FlaskForm):
     issuer = StringField(
         _l("Issuer (other credential)"), validators=[Optional(), Length(max=MAX_ISSUER_LENGTH)]
     )
-    issued_on = DateField(
+    issued_on = DayField(
         _l("Issued on"), validators=[InputRequired(message=_l("a date is required"))]
     )
-    expires_on = DateField(_l("Expires on"), validators=[Optional()])
+    expires_on = DayField(_l("Expires on"), validators=[Optional()])
     evidence = TextAreaField(
         _l("Evidence"),
         validators=[
@@ -138,6 +142,6 @@ class CredentialForm(FlaskForm):
 
 class PlanForm(FlaskForm):
     exam = SelectField(_l("Exam"), coerce=int, validators=[InputRequired()], widget=ChosenSelect())
-    planned_on = DateField(
+    planned_on = DayField(
         _l("Planned date"), validators=[InputRequired(message=_l("a date is required"))]
     )

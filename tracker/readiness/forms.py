@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms import DateField, FieldList, FormField, IntegerField, StringField
+from wtforms import FieldList, FormField, StringField
 from wtforms.validators import InputRequired, Length, Optional, ValidationError
 
-from tracker.forms import ListedChoice, WholeRange, choices
+from tracker.forms import DayField, ListedChoice, WholeField, WholeRange, choices
 from tracker.people.rules import MAX_GPUS, MAX_NAME_LENGTH, MAX_TEAM_NAME_LENGTH
 from tracker.readiness.rules import (
     CALENDAR_RULE,
@@ -35,7 +35,7 @@ SORT_NAMES = {
 ORDERS = ("asc", "desc")
 
 
-def within_calendar(form: FlaskForm, field: DateField) -> None:
+def within_calendar(form: FlaskForm, field: DayField) -> None:
     """Keep dates where a 12-month forecast from them still fits the calendar."""
     if field.data is not None and not FIRST_DAY <= field.data <= LAST_DAY:
         raise ValidationError(localized(CALENDAR_RULE))
@@ -47,14 +47,14 @@ class ReadinessQueryForm(FlaskForm):
     class Meta:
         csrf = False
 
-    gpus = IntegerField(
+    gpus = WholeField(
         _l("Fleet size (GPUs)"),
         validators=[
             Optional(),
             WholeRange(min=0, max=MAX_GPUS, message=lazy_localized(FLEET_GPUS_RULE)),
         ],
     )
-    on = DateField(_l("On date"), validators=[Optional(), within_calendar])
+    on = DayField(_l("On date"), validators=[Optional(), within_calendar])
 
 
 class PlanQueryForm(FlaskForm):
@@ -63,14 +63,14 @@ class PlanQueryForm(FlaskForm):
     class Meta:
         csrf = False
 
-    gpus = IntegerField(
+    gpus = WholeField(
         _l("Target fleet size (GPUs)"),
         validators=[
             InputRequired(message=_l("a target fleet size is required")),
             WholeRange(min=0, max=MAX_GPUS, message=lazy_localized(FLEET_GPUS_RULE)),
         ],
     )
-    target = DateField(
+    target = DayField(
         _l("Target date"),
         validators=[InputRequired(message=_l("a target date is required")), within_calendar],
     )
@@ -81,7 +81,7 @@ class RoiLineForm(FlaskForm):
         csrf = False
 
     label = StringField(_l("Line"), validators=[InputRequired(), Length(max=MAX_ROI_LABEL_LENGTH)])
-    amount = IntegerField(
+    amount = WholeField(
         _l("Amount (USD)"),
         validators=[
             InputRequired(message=_l("an amount is required")),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from typing import Any
 
 from flask import Blueprint, abort, render_template, request
 from flask_babel import gettext as _
@@ -347,7 +348,8 @@ def plan(team_id: int):
                 )
             except ValidationError as exc:
                 for key, message in localized_errors(exc.errors).items():
-                    getattr(form, key, form.gpus).errors.append(message)
+                    field: Any = getattr(form, key, form.gpus)
+                    field.errors.append(message)
                 status = 400
         else:
             status = 400
