@@ -793,6 +793,42 @@ def test_retake_within_wait_after_failure_refused_then_accepted_on_opening_day(d
     assert attempt.certification.expires_on == D(2028, 3, 15)
 
 
+@pytest.mark.parametrize(
+    ("score", "passed", "message"),
+    [
+        (69, True, "a pass of NCA-AIIO needs a score of at least 70: 69 fails it"),
+        (10, True, "a pass of NCA-AIIO needs a score of at least 70: 10 fails it"),
+        (70, False, "a score of 70 passes NCA-AIIO (70 or more): mark the attempt passed"),
+    ],
+)
+def test_a_score_that_disagrees_with_the_pass_is_refused(db, score, passed, message):
+    who = factories.engineer(db)
+    exam = factories.exam(db, "NCA-AIIO")
+    assert exam.passing_score == 70
+    assert_refused(
+        db,
+        lambda: record_attempt(db, who, exam, D(2026, 3, 1), score, passed, TODAY),
+        "score",
+        message,
+    )
+    assert record_attempt(db, who, exam, D(2026, 3, 1), 70, True, TODAY).passed
+
+
+def test_an_exam_is_sat_once_a_day(db):
+    who = factories.engineer(db)
+    exam = factories.exam(db, "NCA-AIIO")
+    record_attempt(db, who, exam, D(2026, 3, 1), 88, True, TODAY)
+    assert_refused(
+        db,
+        lambda: record_attempt(db, who, exam, D(2026, 3, 1), 90, True, TODAY),
+        "attempted_on",
+        "an attempt of NCA-AIIO on 2026-03-01 is recorded already",
+    )
+    # The next day is another sitting (a renewal), and another engineer's is theirs.
+    assert record_attempt(db, who, exam, D(2026, 3, 2), 90, True, TODAY).passed
+    assert record_attempt(db, factories.engineer(db), exam, D(2026, 3, 1), 90, True, TODAY)
+
+
 def test_retake_wait_runs_from_the_latest_failure(db):
     who = factories.engineer(db)
     exam = factories.exam(db, "NCA-AIIO")

@@ -36,6 +36,7 @@ from tests.factories import TODAY
 from tests.properties.test_date_rules import ref_add_months
 from tracker.audit.models import AuditEvent
 from tracker.catalog.models import Course
+from tracker.catalog.rules import DEFAULT_PASSING_SCORE
 from tracker.people.models import Engineer
 from tracker.people.services.accounts import create_token
 from tracker.progress.models import Certification, ExamAttempt, HourLog
@@ -362,6 +363,9 @@ def expect_attempt(body: Any, scene: Scene) -> dict[str, Any]:
         raise Refused
     passed = body.get("passed")
     if not isinstance(passed, bool):
+        raise Refused
+    # A pass needs the exam's passing score, and a score that reaches it is a pass.
+    if passed != (score >= DEFAULT_PASSING_SCORE):
         raise Refused
     cost = body.get("cost")
     if cost is not None:

@@ -86,8 +86,10 @@ def record_attempt(
     """Record an exam attempt; a pass creates the certification with its expiry.
 
     Refused (ValidationError, nothing written) when the date is in the future
-    or before the hire date, the score is outside 0-100, a retake comes inside
-    the exam's waiting period, or a prerequisite is not met on the date.
+    or before the hire date or holds an attempt at the exam already, the score
+    is outside 0-100 or disagrees with the pass (the exam's passing score), a
+    retake comes inside the exam's waiting period, or a prerequisite is not met
+    on the date.
     """
     errors: dict[str, str] = {}
     if attempted_on > today:
@@ -98,6 +100,20 @@ def record_attempt(
         )
     if isinstance(score, bool) or not isinstance(score, int) or not MIN_SCORE <= score <= MAX_SCORE:
         errors["score"] = SCORE_TEXT
+    elif passed and score < exam.passing_score:
+        errors["score"] = msg(
+            "a pass of %(exam)s needs a score of at least %(passing)s: %(score)s fails it",
+            exam=exam.code,
+            passing=exam.passing_score,
+            score=score,
+        )
+    elif not passed and score >= exam.passing_score:
+        errors["score"] = msg(
+            "a score of %(score)s passes %(exam)s (%(passing)s or more): mark the attempt passed",
+            exam=exam.code,
+            passing=exam.passing_score,
+            score=score,
+        )
     for name, limit, rule in (
         (
             "voucher_code",
@@ -133,6 +149,17 @@ def record_attempt(
                     )
                 }
             )
+    # One sitting of an exam a day (a retake after a failure waits longer, above).
+    if _attempted_that_day(session, engineer, exam, attempted_on):
+        raise ValidationError(
+            {
+                "attempted_on": msg(
+                    "an attempt of %(exam)s on %(date)s is recorded already",
+                    exam=exam.code,
+                    date=day(attempted_on),
+                )
+            }
+        )
 
     attempt = ExamAttempt(
         engineer=engineer,
@@ -282,6 +309,18 @@ def credential_for_entry(
     session.add(credential)
     session.flush()
     return credential
+
+
+def _attempted_that_day(session: Session, engineer: Engineer, exam: Exam, on: dt.date) -> bool:
+    """Return whether the engineer has an attempt at `exam` recorded on the day `on`."""
+    found = session.scalars(
+        select(ExamAttempt.id).where(
+            ExamAttempt.engineer_id == engineer.id,
+            ExamAttempt.exam_id == exam.id,
+            ExamAttempt.attempted_on == on,
+        )
+    ).first()
+    return found is not None
 
 
 def last_failure(
