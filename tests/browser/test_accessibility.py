@@ -488,6 +488,9 @@ SPILLS = """() => {
   const width = document.documentElement.clientWidth;
   const scrolls = (el) => ['auto', 'scroll', 'hidden'].includes(getComputedStyle(el).overflowX);
   const found = [];
+  // Whatever widens it (an absolutely placed element escapes its scrolling region).
+  const wide = document.documentElement.scrollWidth;
+  if (wide > width + 1) found.push(`the page scrolls sideways: ${wide} px wide in ${width}`);
   for (const el of document.querySelectorAll('body *')) {
     const box = el.getBoundingClientRect();
     if (!box.width || box.right <= width + 1) continue;

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+import re
 from decimal import Decimal
 
 import pytest
@@ -253,7 +254,10 @@ def test_the_rotation_flags_work_across_domains(client, db, auth, people: People
     assert '<time datetime="2021-01-01">Jan 1, 2021</time>' in html
     assert '<time datetime="2024-06-01">Jun 1, 2024</time>' in html
     assert "Has worked across" not in page(client, f"/careers/engineers/{people.junior.id}")
-    assert "(across domains)" in page(client, "/careers/promotions")
+    promotions = page(client, "/careers/promotions")
+    # The roles by their names (in the reader's language), not their codes.
+    assert "Network Specialist, Storage Specialist <span" in promotions
+    assert "(across domains)" in promotions
 
 
 # --- promotions and coverage ---------------------------------------------------------------
@@ -290,6 +294,10 @@ def test_coverage_page(client, db, auth, people: People):
     html = page(client, f"/careers/teams/{p.team.id}/skills")
     assert "Single points of failure (1)" in html
     assert "MIG partitioning: only Sasha Senior" in html
+    # What nobody holds is worse than one holder, and said as plainly.
+    nobody = re.search(r"(\d+) specialities nobody holds: ([^<]*)\.", html)
+    assert nobody and int(nobody.group(1)) == html.count("✖ nobody") > 0
+    assert "MIG partitioning" not in nobody.group(2)
     client.post("/logout")
     auth.sign_in(people.other_manager)
     page(client, f"/careers/teams/{p.team.id}/skills", 403)

@@ -87,7 +87,7 @@ def test_the_seed_gives_every_wording_its_spanish():
     assert roles["operations"] == "Ingeniero de Operaciones"
     assert roles["network"] == "Especialista en Redes"
     small = data.templates[0]
-    assert small.name_es == "Equipo pequeño (10-100 GPUs)"
+    assert small.name_es == "Equipo pequeño (10-100 GPU)"
     assert [s.title_es for s in small.slots] == [
         "Líder de Infraestructura",
         "Ingeniero de Operaciones",
@@ -232,7 +232,7 @@ def test_plain_data_and_the_readiness_copy_read_alike(db: Session):
     assert in_locale(catalog["paths"][0]["courses"][0], "es") == "Fundamentals of Deep Learning"
     snapshot = load_snapshot(db)
     small = snapshot.templates[0]
-    assert small.in_locale("es") == "Equipo pequeño (10-100 GPUs)"
+    assert small.in_locale("es") == "Equipo pequeño (10-100 GPU)"
     assert small.slots[0].in_locale("es") == "Líder de Infraestructura"
     assert small.slots[0].job_role.in_locale("es") == "Líder de Infraestructura"
     groups = {c.code: c for c in snapshot.credentials.values()}
@@ -251,7 +251,7 @@ def test_the_catalog_page_names_levels_templates_and_ways_to_train_in_spanish(cl
     for spanish in (
         *(f"{n} · {name}" for n, name in enumerate(ARTICLE_LEVELS, start=1)),
         "0-6 meses",
-        "Equipo pequeño (10-100 GPUs)",
+        "Equipo pequeño (10-100 GPU)",
         "Ingeniero de Operaciones",
         "Arquitecto de Infraestructura",
         "Inmersión bootcamp",
@@ -294,7 +294,7 @@ def test_the_team_page_names_template_and_seats_in_spanish(client, auth, db, pin
     factories.engineer(db, team=team, manager=manager, level=2, hired_on=dt.date(2024, 1, 1))
     auth.sign_in(manager)
     page = client.get(f"/teams/{team.id}").get_data(as_text=True)
-    assert "Equipo pequeño (10-100 GPUs)" in page
+    assert "Equipo pequeño (10-100 GPU)" in page
     assert "Líder de Infraestructura" in page and "Especialista en Redes" in page
     assert "Small (10-100 GPUs)" not in page and "Network Specialist" not in page
 

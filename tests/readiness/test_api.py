@@ -194,7 +194,7 @@ def test_readiness_json_shape(api: Api, org: Org) -> None:
         {
             "engineer": {"id": org.cy.id, "name": "Cy"},
             "lacks": [
-                "job role lead",
+                "job role Infrastructure Lead",
                 "level 4 (is 2)",
                 "certification NVIDIA-PROFESSIONAL",
                 "certification VENDOR-EXPERT",

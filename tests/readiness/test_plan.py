@@ -112,7 +112,7 @@ def test_financial_services_case(db: Session) -> None:
     assert hires == {"architect": 1, "senior": 2, "network": 2, "storage": 1}
     # Costs by strategy.
     costs = costs_by_code(plan)
-    assert costs["bootcamp"][:2] == (4 * 15000, 4 * 25000)
+    assert costs["bootcamp"] == (4 * 15000, 4 * 25000, "4 × 15,000-25,000 a participant")
     low, high, note = costs["vendor-partnership"]
     assert (low, high) == (4 * 15000, 4 * 25000)
     assert "no discount" in note and "10" in note
@@ -273,7 +273,7 @@ def test_vendor_discount_with_ten_or_more_trainees(db: Session) -> None:
     assert costs["bootcamp"][:2] == (150_000, 250_000)
     low, high, note = costs["vendor-partnership"]
     assert (low, high) == (150_000 * 30 // 100, 250_000 * 50 // 100)
-    assert "50-70 %" in note
+    assert "50-70% off list price" in note
 
 
 def test_no_vendor_discount_with_nine_trainees(db: Session) -> None:

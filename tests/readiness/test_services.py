@@ -250,7 +250,7 @@ def test_a_member_without_the_job_role_is_not_placed(db: Session) -> None:
     person(db, "Stor", crew, roles=("storage",), level=2, certs={"NCA-AIIO": FAR})
     result = team_readiness(db, crew, TODAY)
     assert result.filled == 0
-    assert candidate_lacks(gap(result, "operations")) == {"Stor": ["job role operations"]}
+    assert candidate_lacks(gap(result, "operations")) == {"Stor": ["job role Operations Engineer"]}
 
 
 def test_an_ended_job_role_does_not_count(db: Session) -> None:
@@ -261,7 +261,9 @@ def test_an_ended_job_role_does_not_count(db: Session) -> None:
     db.flush()
     result = team_readiness(db, crew, TODAY)
     assert result.filled == 0
-    assert candidate_lacks(gap(result, "operations")) == {"Rotated": ["job role operations"]}
+    assert candidate_lacks(gap(result, "operations")) == {
+        "Rotated": ["job role Operations Engineer"]
+    }
 
 
 # --- 3. readiness on a date, gaps and what candidates lack -------------------
@@ -281,13 +283,13 @@ def test_lacks_wording(db: Session) -> None:
     assert lacks(by_name["B-high"], ops, TODAY) == ["level at most 3 (is 4)"]
     assert lacks(by_name["C-nocert"], ops, TODAY) == ["certification NVIDIA-ASSOCIATE+"]
     assert lacks(by_name["D-norole"], ops, TODAY) == [
-        "job role operations",
+        "job role Operations Engineer",
         "level 2 (is 1)",
         "certification NVIDIA-ASSOCIATE+",
     ]
     lead = slot(db, "small", "lead")
     assert lacks(by_name["B-high"], lead, TODAY) == [
-        "job role lead",
+        "job role Infrastructure Lead",
         "certification NVIDIA-PROFESSIONAL",
         "certification VENDOR-EXPERT",
     ]
@@ -376,7 +378,7 @@ def test_candidates_ranked_by_fewest_lacks_at_most_three(db: Session) -> None:
     assert len(network_gap.candidates) == NEAREST_CANDIDATES == 3
     assert candidate_lacks(network_gap) == {
         "Dee": ["valid NVIDIA-NETWORKING (expired 2026-06-01)"],
-        "Fay": ["job role network"],
+        "Fay": ["job role Network Specialist"],
         "Eve": ["level 3 (is 2)", "certification NVIDIA-NETWORKING"],
     }
     assert [c.member.name for c in network_gap.candidates] == ["Dee", "Fay", "Eve"]

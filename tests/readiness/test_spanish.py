@@ -45,7 +45,7 @@ def test_the_team_page_speaks_spanish_with_its_percentages_and_dates(
     html = spanish(client, f"/teams/{org.alpha.id}")
     page = text(html)
     assert (
-        "50 GPU → plantilla Equipo pequeño (10-100 GPUs) · 2 de 4 puestos cubiertos · "
+        "50 GPU → plantilla Equipo pequeño (10-100 GPU) · 2 de 4 puestos cubiertos · "
         "50 % de preparación el 29 nov 2026"
     ) in page
     assert "Ver la preparación" in page and "Mapa de calor (CSV)" in page
@@ -122,7 +122,7 @@ def test_the_organisation_page_speaks_spanish(client: FlaskClient, auth, org: Or
     assert "Preparación de la organización" in page
     assert "Todos los equipos el 29 nov 2026: 3 de 8 puestos cubiertos." in page
     assert "Caducan en 90 días o menos" in page
-    assert "Equipo pequeño (10-100 GPUs)" in page and "2 de 4" in page and "50 %" in page
+    assert "Equipo pequeño (10-100 GPU)" in page and "2 de 4" in page and "50 %" in page
     assert "2 equipos · Descargar esta tabla (CSV)" in page
     assert "Tendencia en 30 días" in page and "sin instantánea anterior" in page
     assert "El nombre del equipo contiene" in page and "Ordenar por" in page
@@ -141,12 +141,12 @@ def test_the_plan_speaks_spanish_with_money_in_us_dollars(
     assert f"1.355.000{NBSP}US$" in html
     page = text(html)
     assert (
-        "Equipo mediano (100-1000 GPUs) para 500 GPU el 29 may 2027: "
+        "Equipo mediano (100-1.000 GPU) para 500 GPU el 29 may 2027: "
         "preparados, 1; por formar, 2; por contratar, 7."
     ) in page
     assert f"Arquitecto de Infraestructura (nivel 5), 250.000 US${DASH}400.000 US$/año" in page
     # The strategies' notes are the domain's messages, their numbers grouped in Spanish.
-    assert "2 participantes x 15.000-25.000" in page
+    assert "2 × 15.000-25.000 por participante" in page
     assert "necesita un sénior (nivel 4 o 5) al que acompañar" in page
     assert f"1.355.000 US${DASH}2.275.000 US$" in page
     for english in ("to hire", "USD", "participants", "Who trains", "/yr", "Medium ("):
@@ -230,5 +230,5 @@ def test_the_print_view_is_drawn_in_the_pages_language(client: FlaskClient, auth
     html = spanish(client, f"/teams/{org.alpha.id}?print=1&gpus=500")
     page = text(html)
     assert "Alpha · preparación el 29 nov 2026" in page
-    assert "500 GPU · Equipo mediano (100-1000 GPUs) · 2 de 10 puestos (20 %)" in page
+    assert "500 GPU · Equipo mediano (100-1.000 GPU) · 2 de 10 puestos (20 %)" in page
     assert "Volver a la página del equipo" in page and "Back to the team page" not in page

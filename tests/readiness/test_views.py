@@ -284,7 +284,7 @@ def test_team_page_gaps_name_the_nearest_candidates_and_what_each_lacks(
     gaps = section(html, "<h2>Gaps</h2>", "</section>")
     assert (
         "Infrastructure Lead (level 4, NVIDIA-PROFESSIONAL, VENDOR-EXPERT) open — nearest: "
-        "Cy lacks job role lead, level 4 (is 2), certification NVIDIA-PROFESSIONAL, "
+        "Cy lacks job role Infrastructure Lead, level 4 (is 2), certification NVIDIA-PROFESSIONAL, "
         "certification VENDOR-EXPERT"
     ) in gaps
     assert (
@@ -744,7 +744,7 @@ def test_gaps_csv(client: FlaskClient, auth, org: Org) -> None:
             "4",
             "4",
             "Cy",
-            "job role lead; level 4 (is 2); certification NVIDIA-PROFESSIONAL; "
+            "job role Infrastructure Lead; level 4 (is 2); certification NVIDIA-PROFESSIONAL; "
             "certification VENDOR-EXPERT",
         ],
         [

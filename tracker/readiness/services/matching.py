@@ -10,7 +10,7 @@ from typing import Any, Generic, TypeVar, overload
 
 from tracker.catalog.models import TeamTemplate, TemplateSlot
 from tracker.catalog.services.snapshot import SlotInfo, TemplateInfo
-from tracker.i18n import day, msg
+from tracker.i18n import day, msg, named
 from tracker.readiness.services.members import Member
 
 # Readiness reads the mapped catalog or the snapshot's plain copy of it, alike.
@@ -63,7 +63,7 @@ def lacks(member: Member, slot: Slot, on: dt.date) -> list[str]:
     """Return what keeps a member from the slot on `on`: job role, level, certifications."""
     missing: list[str] = []
     if slot.job_role.code not in member.role_codes:
-        missing.append(msg("job role %(role)s", role=slot.job_role.code))
+        missing.append(msg("job role %(role)s", role=named(slot.job_role)))
     if member.level < slot.min_level:
         missing.append(
             msg("level %(level)s (is %(current)s)", level=slot.min_level, current=member.level)

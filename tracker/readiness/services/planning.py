@@ -268,7 +268,7 @@ def _strategy_costs(
                     participants * strategy.cost_min,
                     participants * strategy.cost_max,
                     msg(
-                        "%(participants)s participants x %(low)s-%(high)s",
+                        "%(participants)s × %(low)s-%(high)s a participant",
                         participants=participants,
                         low=grouped(strategy.cost_min),
                         high=grouped(strategy.cost_max),
@@ -286,7 +286,7 @@ def _strategy_costs(
                         low * (100 - strategy.discount_max_percent) // 100,
                         high * (100 - strategy.discount_min_percent) // 100,
                         msg(
-                            "%(low)s-%(high)s %% off list price for %(participants)s participants",
+                            "%(low)s-%(high)s%% off list price for %(participants)s participants",
                             low=strategy.discount_min_percent,
                             high=strategy.discount_max_percent,
                             participants=participants,
@@ -322,7 +322,7 @@ def _strategy_costs(
                     low,
                     high,
                     msg(
-                        "%(loss)s %% of %(senior)s's time (level %(level)s midpoint "
+                        "%(loss)s%% of %(senior)s's time (level %(level)s midpoint "
                         "%(midpoint)s) for %(min_weeks)s-%(max_weeks)s weeks per apprentice",
                         loss=strategy.productivity_loss_percent,
                         senior=senior.name,
