@@ -112,7 +112,7 @@ def test_financial_services_case(db: Session) -> None:
     assert hires == {"architect": 1, "senior": 2, "network": 2, "storage": 1}
     # Costs by strategy.
     costs = costs_by_code(plan)
-    assert costs["bootcamp"] == (4 * 15000, 4 * 25000, "4 × 15,000-25,000 a participant")
+    assert costs["bootcamp"] == (4 * 15000, 4 * 25000, "4 x 15,000-25,000 a participant")
     low, high, note = costs["vendor-partnership"]
     assert (low, high) == (4 * 15000, 4 * 25000)
     assert "no discount" in note and "10" in note

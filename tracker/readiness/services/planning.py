@@ -268,7 +268,7 @@ def _strategy_costs(
                     participants * strategy.cost_min,
                     participants * strategy.cost_max,
                     msg(
-                        "%(participants)s × %(low)s-%(high)s a participant",
+                        "%(participants)s x %(low)s-%(high)s a participant",
                         participants=participants,
                         low=grouped(strategy.cost_min),
                         high=grouped(strategy.cost_max),
