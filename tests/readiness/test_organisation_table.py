@@ -301,6 +301,17 @@ def test_bad_filters_are_refused_naming_the_field(
         assert client.get(f"/organisation.csv{query}").status_code == 400
 
 
+def test_empty_parameters_mean_their_defaults_on_the_page_the_csv_and_the_api(
+    client: FlaskClient, auth, api: Api, org: Org
+) -> None:
+    """A form or a link may send ?sort=&band=: empty is absent, as the API reads it."""
+    empty = "?sort=&order=&band=&name=&manager="
+    auth.sign_in(org.admin)
+    assert page_names(client, empty) == page_names(client, "")
+    assert client.get(f"/organisation.csv{empty}").status_code == 200
+    assert api.get(f"/api/v1/organisation{empty}", org.tokens["admin"]).status_code == 200
+
+
 def test_the_organisation_is_for_admins(client: FlaskClient, auth, api: Api, org: Org) -> None:
     response = api.get("/api/v1/organisation", org.tokens["mona"])
     assert response.status_code == 403

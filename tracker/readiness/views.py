@@ -11,6 +11,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_login import current_user
 from sqlalchemy import select
+from werkzeug.datastructures import MultiDict
 
 from tracker.catalog.models import RoiLine
 from tracker.catalog.services.snapshot import TemplateInfo, catalog_snapshot
@@ -125,7 +126,10 @@ ORGANISATION_ARGS = ("name", "manager", "band", "sort", "order")
 
 
 def _organisation_form(templates: Sequence[TemplateInfo]) -> OrganisationQueryForm:
-    form = OrganisationQueryForm(request.args)
+    # An empty parameter (?sort=&band=, as a form or a hand-edited link sends it) means
+    # its default, as in the API: only a value given is checked.
+    given = MultiDict([(k, v) for k, v in request.args.items(multi=True) if v.strip()])
+    form = OrganisationQueryForm(given)
     form.band.choices = choices([("", _("any band")), *((t.code, named(t)) for t in templates)])
     return form
 
