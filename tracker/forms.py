@@ -25,6 +25,11 @@ NO_CHOICE = ("", _l("— none —"))
 NOT_LISTED = _l("choose one of the listed options")
 
 
+def stripped(value: object) -> object:
+    """A field filter: text without the spaces around it (as pasted from a mail or a sheet)."""
+    return value.strip() if isinstance(value, str) else value
+
+
 def optional_id(value: str | int | None) -> int | None:
     """Coerce a select's value to an id; the empty choice is None."""
     if value is None or value in ("", "None"):

@@ -42,7 +42,15 @@ from tracker.catalog.rules import (
     MIN_TARGET_MONTHS,
     MIN_VALIDITY_MONTHS,
 )
-from tracker.forms import DayField, ListedChoice, WholeField, WholeRange, choices, optional_id
+from tracker.forms import (
+    DayField,
+    ListedChoice,
+    WholeField,
+    WholeRange,
+    choices,
+    optional_id,
+    stripped,
+)
 from tracker.people.forms import LANGUAGE_NAMES, NOT_A_LANGUAGE
 from tracker.people.rules import (
     ACCESS_ROLE_RULE,
@@ -205,6 +213,7 @@ class PersonAddForm(FlaskForm):
             Length(max=MAX_EMAIL_LENGTH, message=_l("email must be at most %(max)d characters")),
             Email(message=_l("not a valid email address (name@example.com)")),
         ],
+        filters=[stripped],
         render_kw={"autocomplete": "off"},
     )
     access_role = _access_role()
