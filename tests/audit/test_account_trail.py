@@ -341,8 +341,12 @@ def test_the_filters_keep_the_matching_events(admin_client, trail, query, shown)
 def test_a_bad_filter_is_refused_naming_it(admin_client, trail, query, message):
     response = admin_client.get(f"/admin/audit?{query}")
     assert response.status_code == 400
-    assert message in response.get_data(as_text=True)
+    html = response.get_data(as_text=True)
+    assert message in html
     assert admin_client.get(f"/admin/audit.csv?{query}").status_code == 400
+    # Refused filters filter nothing: no "match", and the links carry none of them.
+    assert "events match" not in html and "clear the filters" not in html
+    assert 'href="/admin/audit.csv" download' in html
 
 
 def test_the_trail_pages(db, trail):

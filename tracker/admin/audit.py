@@ -97,7 +97,13 @@ def page():
     """List the account trail newest first; filter by person, event, method and days."""
     form, status = _form()
     trail = account_trail(db_session(), **_filters(form), page=requested_page())
-    filters = {k: request.args[k] for k in TRAIL_ARGS if k != "page" and request.args.get(k)}
+    # Refused filters filter nothing: the list, its count and its links (the CSV,
+    # the pages) are the whole trail's, and the form says what was wrong.
+    filters = (
+        {k: request.args[k] for k in TRAIL_ARGS if k != "page" and request.args.get(k)}
+        if status == 200
+        else {}
+    )
     return render_template(
         "admin/audit.html",
         form=form,
