@@ -176,6 +176,8 @@ def person(db):
 
 def edit_data(person, **changes):
     data = {
+        "name": person.name,
+        "email": person.email,
         "access_role": person.access_role,
         "job_roles": sorted(person.job_role_codes),
         "level": str(person.level),
@@ -186,6 +188,32 @@ def edit_data(person, **changes):
     }
     data.update(changes)
     return data
+
+
+def test_an_admin_fixes_a_name_and_an_email_typed_wrong(admin_client, db, person):
+    other = factories.engineer(db, name="Ada Other", email="ada.other@example.com")
+    page = admin_client.get(f"/admin/people/{person.id}").text
+    assert f'value="{person.email}"' in page
+    # Refused next to the field, and nothing saved.
+    refused = admin_client.post(f"/admin/people/{person.id}", data=edit_data(person, name=" "))
+    assert refused.status_code == 400
+    assert field_error(refused.text, "name") == "a name is required"
+    refused = admin_client.post(
+        f"/admin/people/{person.id}",
+        data=edit_data(person, name="Ana Fixed", email=" ADA.OTHER@example.com "),
+    )
+    assert refused.status_code == 400
+    assert "already exists" in field_error(refused.text, "email")
+    db.refresh(person)
+    assert person.name != "Ana Fixed" and other.email == "ada.other@example.com"
+
+    response = admin_client.post(
+        f"/admin/people/{person.id}",
+        data=edit_data(person, name="Ana Fixed", email=" Ana.Fixed@Example.com "),
+    )
+    assert response.status_code == 302
+    db.refresh(person)
+    assert (person.name, person.email) == ("Ana Fixed", "ana.fixed@example.com")
 
 
 def test_edit_page_shows_current_values(admin_client, person):

@@ -100,6 +100,8 @@ def test_a_service_refusal_is_shown_in_spanish(admin_es, db):
     response = admin_es.post(
         f"/admin/people/{boss.id}",
         data={
+            "name": boss.name,
+            "email": boss.email,
             "access_role": "engineer",
             "level": "1",
             "experience_months": "0",

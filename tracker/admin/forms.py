@@ -198,15 +198,18 @@ def _locale():
     )
 
 
-class PersonAddForm(FlaskForm):
-    name = StringField(
+def _name() -> StringField:
+    return StringField(
         _l("Name"),
         validators=[
             DataRequired(message=_l("a name is required")),
             Length(max=MAX_NAME_LENGTH, message=_l("name must be at most %(max)d characters")),
         ],
     )
-    email = StringField(
+
+
+def _email() -> StringField:
+    return StringField(
         _l("Email"),
         validators=[
             DataRequired(message=_l("an email is required")),
@@ -216,6 +219,11 @@ class PersonAddForm(FlaskForm):
         filters=[stripped],
         render_kw={"autocomplete": "off"},
     )
+
+
+class PersonAddForm(FlaskForm):
+    name = _name()
+    email = _email()
     access_role = _access_role()
     job_roles = _job_roles()
     level = _level()
@@ -239,6 +247,10 @@ class PersonAddForm(FlaskForm):
 
 
 class PersonEditForm(FlaskForm):
+    # Their sign-in: a typo made when adding them is fixed here (a provisioning
+    # identity provider sends its own at its next sync).
+    name = _name()
+    email = _email()
     access_role = _access_role()
     job_roles = _job_roles()
     level = _level()

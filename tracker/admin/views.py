@@ -65,6 +65,7 @@ from tracker.people.services.persons import (
     levels,
     people_overview,
     set_active,
+    set_identity,
     update_engineer,
 )
 from tracker.people.services.teams import create_team, teams_overview, update_team
@@ -137,6 +138,8 @@ def _first_record(session: Session, person: Engineer) -> dt.date | None:
 
 
 def _fill_person_form(form: PersonEditForm, person: Engineer) -> None:
+    form.name.data = person.name
+    form.email.data = person.email
     form.access_role.data = person.access_role
     form.job_roles.data = sorted(person.job_role_codes)
     form.level.data = person.level
@@ -199,7 +202,7 @@ def add_person():
 @bp.route("/people/<int:person_id>", methods=["GET", "POST"])
 @role_required("admin")
 def edit_person(person_id: int):
-    """Edit a person: access role, job roles, level, team, manager, hire date, experience."""
+    """Edit a person: name, email, access role, job roles, level, team, manager, hire date..."""
     session = db_session()
     person = _get_or_404(Engineer, person_id)
     form = PersonEditForm()
@@ -207,6 +210,19 @@ def edit_person(person_id: int):
     if not form.is_submitted():
         _fill_person_form(form, person)
     elif form.validate():
+        # Every refusal at once: the identity's and the rest's (a 400 commits neither).
+        errors: dict[str, str] = {}
+        try:
+            set_identity(
+                session,
+                person,
+                email=form.email.data,
+                name=form.name.data,
+                actor=_actor(),
+                via="web",
+            )
+        except ValidationError as exc:
+            errors.update(exc.errors)
         try:
             update_engineer(
                 session,
@@ -225,7 +241,9 @@ def edit_person(person_id: int):
                 locale=form.locale.data,
             )
         except ValidationError as exc:
-            show_errors(form, exc)
+            errors.update(exc.errors)
+        if errors:
+            show_errors(form, ValidationError(errors))
         else:
             flash(_("%(name)s saved.", name=person.name), "success")
             return redirect(url_for("admin.edit_person", person_id=person.id))
