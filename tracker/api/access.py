@@ -10,6 +10,7 @@ from tracker.api.errors import ApiError
 from tracker.api.inputs import validated
 from tracker.db import MAX_ID
 from tracker.extensions import db_session
+from tracker.i18n import N_, msg
 from tracker.people.models import Engineer, Team
 from tracker.people.rules import MANAGER_ROLES
 from tracker.people.schemas import EngineerField
@@ -17,6 +18,8 @@ from tracker.people.services.access import can_view
 from tracker.readiness.services.team import can_view_team
 
 R = TypeVar("R")
+
+NOT_YOURS = N_("you may not see this engineer's records")
 
 
 def get_record(model: type[R], record_id: int | None) -> R | None:
@@ -30,9 +33,9 @@ def engineer_in_url(engineer_id: int) -> Engineer:
     """Return the engineer the URL names when the caller may see their records."""
     engineer = get_record(Engineer, engineer_id)
     if engineer is None:
-        raise ApiError(404, {"engineer": f"no engineer with id {engineer_id}"})
+        raise ApiError(404, {"engineer": msg("no engineer with id %(id)s", id=engineer_id)})
     if not can_view(caller(), engineer):
-        raise ApiError(403, {"engineer": "you may not see this engineer's records"})
+        raise ApiError(403, {"engineer": NOT_YOURS})
     return engineer
 
 
@@ -44,29 +47,37 @@ def engineer_in_query(engineer_id: int | None) -> Engineer:
 def engineer_in_body(
     data: dict[str, Any], allowed: Callable[[Engineer, Engineer], bool], action: str
 ) -> Engineer:
-    """Return the engineer a write is for: `engineer` in the body, else the caller."""
+    """Return the engineer a write is for: `engineer` in the body, else the caller.
+
+    `action` names the write in a refusal ("you may not ACTION for this engineer"):
+    a text marked with N_, so that it is translated with the message.
+    """
     engineer_id = validated(EngineerField, data).engineer
     if engineer_id is None:
         engineer = caller()
     else:
         found = get_record(Engineer, engineer_id)
         if found is None:
-            raise ApiError(400, {"engineer": f"no engineer with id {engineer_id}"})
+            raise ApiError(400, {"engineer": msg("no engineer with id %(id)s", id=engineer_id)})
         engineer = found
     if not allowed(caller(), engineer):
-        raise ApiError(403, {"engineer": f"you may not {action} for this engineer"})
+        raise ApiError(
+            403, {"engineer": msg("you may not %(action)s for this engineer", action=action)}
+        )
     return engineer
 
 
 def managers_only() -> None:
     if caller().access_role not in MANAGER_ROLES:
-        raise ApiError(403, {"engineer": "team readiness is for managers and admins"})
+        raise ApiError(403, {"engineer": N_("team readiness is for managers and admins")})
 
 
 def team_in_url(team_id: int) -> Team:
     team = get_record(Team, team_id)
     if team is None:
-        raise ApiError(404, {"team": f"no team with id {team_id}"})
+        raise ApiError(404, {"team": msg("no team with id %(id)s", id=team_id)})
     if not can_view_team(caller(), team):
-        raise ApiError(403, {"team": "only the team's manager or an admin may see its readiness"})
+        raise ApiError(
+            403, {"team": N_("only the team's manager or an admin may see its readiness")}
+        )
     return team

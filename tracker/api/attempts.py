@@ -14,6 +14,7 @@ from tracker.catalog.models import Credential, Exam
 from tracker.clock import today
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
+from tracker.i18n import N_, msg
 from tracker.people.services.access import can_record_results
 from tracker.progress.models import Certification
 from tracker.progress.schemas import AttemptBody, AttemptOut
@@ -30,7 +31,10 @@ def _exam(code: str) -> Exam:
         known = ", ".join(
             session.scalars(select(Credential.code).join(Credential.exam).order_by(Credential.code))
         )
-        raise ApiError(400, {"exam": f"unknown exam code {code!r} (known: {known})"})
+        raise ApiError(
+            400,
+            {"exam": msg("unknown exam code %(code)r (known: %(known)s)", code=code, known=known)},
+        )
     return exam
 
 
@@ -42,7 +46,7 @@ RECORD_ATTEMPT = Operation(answers={201: AttemptOut}, body_model=AttemptBody, re
 def post_attempt() -> tuple[Response, int]:
     """Record an exam attempt; a pass answers with the certification and its expiry."""
     data = RECORD_ATTEMPT.json_body()
-    engineer = engineer_in_body(data, can_record_results, "record exam attempts")
+    engineer = engineer_in_body(data, can_record_results, N_("record exam attempts"))
     body = RECORD_ATTEMPT.validated(data)
     exam = _exam(body.exam)
     session = db_session()

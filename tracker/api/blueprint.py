@@ -23,6 +23,7 @@ from tracker.api.auth import authenticate
 from tracker.api.errors import ApiError, ErrorsOut
 from tracker.errors import ValidationError
 from tracker.extensions import csrf
+from tracker.web.language import localized_errors
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 csrf.exempt(bp)
@@ -39,4 +40,4 @@ def api_error(exc: ApiError) -> tuple[Response, int]:
 @bp.errorhandler(ValidationError)
 def validation_error(exc: ValidationError) -> tuple[Response, int]:
     # Views rename the fields a service names; this catches any they do not.
-    return jsonify(ErrorsOut(errors=exc.errors).dump()), 400
+    return jsonify(ErrorsOut(errors=localized_errors(exc.errors)).dump()), 400

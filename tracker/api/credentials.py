@@ -17,6 +17,7 @@ from tracker.badges.services.imports import Source, import_badge
 from tracker.clock import today
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
+from tracker.i18n import N_
 from tracker.people.models import Engineer
 from tracker.people.services.access import can_record_results
 from tracker.progress.models import Certification
@@ -29,7 +30,7 @@ RECORD_CREDENTIAL = Operation(
     upload_model=BadgeUpload,
     refusals=(403,),
 )
-ACTION = "record credentials"
+ACTION = N_("record credentials")
 
 
 @bp.post("/credentials", endpoint="record_credential")

@@ -138,7 +138,9 @@ def put_level(engineer_id: int) -> tuple[Response, int]:
     """Set a report's level (their manager or an admin); the history keeps who, when, from, to."""
     engineer = engineer_in_url(engineer_id)
     if caller().id == engineer.id or not can_manage(caller(), engineer):
-        raise ApiError(403, {"engineer": "only this engineer's manager or an admin sets the level"})
+        raise ApiError(
+            403, {"engineer": N_("only this engineer's manager or an admin sets the level")}
+        )
     level = SET_LEVEL.body().level
     change_level(db_session(), engineer, level, caller(), today(), via="api")
     return SET_LEVEL.answer(CareerOut.of(career(db_session(), engineer, today())))

@@ -86,13 +86,16 @@ def rename(errors: Mapping[str, str], names: Mapping[str, str]) -> dict[str, str
     return {names.get(key, key): message for key, message in errors.items()}
 
 
+INVALID_TOKEN = N_(
+    "the token is not valid: unknown, revoked, expired, or its account is deactivated"
+)
+MISSING_TOKEN = N_("send an API token in the header Authorization: Bearer TOKEN")
+
+
 def invalid_token() -> ApiError:
     return ApiError(
         401,
-        {
-            "token": "the token is not valid: unknown, revoked, expired,"
-            " or its account is deactivated"
-        },
+        {"token": INVALID_TOKEN},
         {"WWW-Authenticate": 'Bearer realm="tracker", error="invalid_token"'},
     )
 
@@ -100,7 +103,7 @@ def invalid_token() -> ApiError:
 def missing_token() -> ApiError:
     return ApiError(
         401,
-        {"token": "send an API token in the header Authorization: Bearer TOKEN"},
+        {"token": MISSING_TOKEN},
         {"WWW-Authenticate": 'Bearer realm="tracker"'},
     )
 

@@ -8,7 +8,7 @@ from flask import Response, g, url_for
 from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
-from tracker.api.access import engineer_in_body, engineer_in_query, get_record
+from tracker.api.access import NOT_YOURS, engineer_in_body, engineer_in_query, get_record
 from tracker.api.auth import authenticate_deferred, caller, token_first
 from tracker.api.blueprint import bp
 from tracker.api.errors import ApiError, invalid_token, rename
@@ -20,6 +20,7 @@ from tracker.catalog.models import Course
 from tracker.clock import today, utcnow
 from tracker.errors import ValidationError
 from tracker.extensions import db_session, single_statements
+from tracker.i18n import N_, msg
 from tracker.people.schemas import Named
 from tracker.people.services.access import can_log_hours, can_view
 from tracker.progress.models import HourLog
@@ -61,7 +62,7 @@ def _course(body: HoursBody) -> Course:
     if body.course_id is not None:
         course = get_record(Course, body.course_id)
         if course is None:
-            raise ApiError(400, {"course_id": f"no course with id {body.course_id}"})
+            raise ApiError(400, {"course_id": msg("no course with id %(id)s", id=body.course_id)})
         return course
     code = body.course or ""
     found = (
@@ -70,18 +71,18 @@ def _course(body: HoursBody) -> Course:
         .one_or_none()
     )
     if found is None:
-        raise ApiError(400, {"course": f"unknown course code {code!r}"})
+        raise ApiError(400, {"course": msg("unknown course code %(code)r", code=code)})
     return found
 
 
 def _entry(entry_id: int, write: bool) -> HourLog:
     entry = get_record(HourLog, entry_id)
     if entry is None:
-        raise ApiError(404, {"entry": f"no hour log entry with id {entry_id}"})
+        raise ApiError(404, {"entry": msg("no hour log entry with id %(id)s", id=entry_id)})
     if not can_view(caller(), entry.engineer):
-        raise ApiError(403, {"entry": "you may not see this engineer's records"})
+        raise ApiError(403, {"entry": NOT_YOURS})
     if write and not can_log_hours(caller(), entry.engineer):
-        raise ApiError(403, {"entry": "only the owner or an admin may change hour logs"})
+        raise ApiError(403, {"entry": N_("only the owner or an admin may change hour logs")})
     return entry
 
 
@@ -132,7 +133,7 @@ def log_hours() -> tuple[Response, int]:
     if for_someone:
         # An admin may name someone else: the token first, then the engineer.
         authenticate_deferred()
-        engineer = engineer_in_body(data, can_log_hours, "log hours")
+        engineer = engineer_in_body(data, can_log_hours, N_("log hours"))
     day = today()
     with token_first(), HOURS_ERRORS:
         body = LOG_HOURS.validated(data)

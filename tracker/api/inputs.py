@@ -20,6 +20,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 
 from tracker import jsontext
 from tracker.api.errors import ApiError, refusals
+from tracker.i18n import N_, msg
 from tracker.schemas import Answer, Query
 from tracker.web.current import current_request
 from tracker.web.security import UNSTORABLE_TEXT, storable
@@ -59,13 +60,18 @@ def parse_json_object(raw: bytes, allowed: Iterable[str]) -> dict[str, Any]:
     try:
         data = jsontext.loads(raw, parse_float=_number, parse_constant=_reject_constant)
     except ValueError as exc:
-        raise ApiError(400, {"request": f"the body is not valid JSON: {exc}"}) from None
+        raise ApiError(
+            400, {"request": msg("the body is not valid JSON: %(error)s", error=str(exc))}
+        ) from None
     if not isinstance(data, dict):
-        raise ApiError(400, {"request": "the body must be a JSON object"})
+        raise ApiError(400, {"request": N_("the body must be a JSON object")})
     unknown = data.keys() - set(allowed)
     if unknown:
         known = ", ".join(sorted(allowed))
-        raise ApiError(400, dict.fromkeys(sorted(unknown), f"unknown field (known: {known})"))
+        raise ApiError(
+            400,
+            dict.fromkeys(sorted(unknown), msg("unknown field (known: %(known)s)", known=known)),
+        )
     unstorable = sorted(name for name, value in data.items() if not storable(value))
     if unstorable:
         raise ApiError(400, dict.fromkeys(unstorable, UNSTORABLE_TEXT))
@@ -80,7 +86,7 @@ def json_body(model: type[pydantic.BaseModel]) -> dict[str, Any]:
     current = current_request()
     if not current.is_json:
         raise ApiError(
-            415, {"request": "send the body as JSON with Content-Type: application/json"}
+            415, {"request": N_("send the body as JSON with Content-Type: application/json")}
         )
     # Werkzeug answers 413 when Content-Length passes MAX_CONTENT_LENGTH; a
     # chunked body (no Content-Length) is instead cut at the limit, so a body
@@ -107,7 +113,9 @@ def form_body(model: type[M]) -> M:
     unknown = sorted(names - set(allowed))
     if unknown:
         known = ", ".join(allowed)
-        raise ApiError(400, dict.fromkeys(unknown, f"unknown field (known: {known})"))
+        raise ApiError(
+            400, dict.fromkeys(unknown, msg("unknown field (known: %(known)s)", known=known))
+        )
     data: dict[str, Any] = {
         name: int(value) if _WHOLE.fullmatch(value) else value
         for name, value in request.form.items()
@@ -136,7 +144,9 @@ def query(model: type[M]) -> M:
     unknown = sorted(set(request.args) - set(allowed))
     if unknown:
         known = ", ".join(allowed)
-        raise ApiError(400, dict.fromkeys(unknown, f"unknown parameter (known: {known})"))
+        raise ApiError(
+            400, dict.fromkeys(unknown, msg("unknown parameter (known: %(known)s)", known=known))
+        )
     return validated(model, request.args.to_dict())
 
 

@@ -24,6 +24,7 @@ from tracker.careers.services.skills import (
 )
 from tracker.catalog.rules import MAX_CODE_LENGTH
 from tracker.extensions import db_session
+from tracker.i18n import N_, msg
 from tracker.people.models import Engineer
 from tracker.people.schemas import PersonRef
 
@@ -65,14 +66,21 @@ def put_skill(engineer_id: int, speciality: str) -> tuple[Response, int]:
     """Set a proficiency 0-4: self-assessed by the engineer, confirmed by their manager."""
     engineer = engineer_in_url(engineer_id)
     if not can_assess(caller(), engineer):
-        raise ApiError(403, {"engineer": "you may not assess this engineer's skills"})
+        raise ApiError(403, {"engineer": N_("you may not assess this engineer's skills")})
     session = db_session()
     # The URL names the speciality as it names the engineer: no such code, no such record.
     found = find_speciality(session, speciality) if len(speciality) <= MAX_CODE_LENGTH else None
     if found is None:
         known = ", ".join(s.code for s in specialities(session))
         shown = speciality[:MAX_CODE_LENGTH]
-        raise ApiError(404, {"speciality": f"unknown speciality {shown!r} (known: {known})"})
+        raise ApiError(
+            404,
+            {
+                "speciality": msg(
+                    "unknown speciality %(code)r (known: %(known)s)", code=shown, known=known
+                )
+            },
+        )
     level = PUT_SKILL.body().level
     row = assess(session, engineer, found, level, caller())
     return PUT_SKILL.answer(AssessedOut.of_engineer(row, caller(), engineer))

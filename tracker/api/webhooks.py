@@ -13,6 +13,7 @@ from tracker.api.openapi import Operation
 from tracker.api.pages import Key, page
 from tracker.clock import utcnow
 from tracker.extensions import db_session
+from tracker.i18n import N_, msg
 from tracker.schemas import PageQuery
 from tracker.webhooks.models import WebhookEndpoint
 from tracker.webhooks.schemas import WebhookBody, WebhookOut, WebhookSecretOut, WebhooksOut
@@ -39,14 +40,14 @@ ROTATE_SECRET = Operation(answers={200: WebhookSecretOut}, refusals=(403, 404))
 
 def _admins_only() -> None:
     if caller().access_role != "admin":
-        raise ApiError(403, {"webhooks": "only an admin manages webhooks"})
+        raise ApiError(403, {"webhooks": N_("only an admin manages webhooks")})
 
 
 def _endpoint(endpoint_id: int) -> WebhookEndpoint:
     _admins_only()
     endpoint = get_record(WebhookEndpoint, endpoint_id)
     if endpoint is None:
-        raise ApiError(404, {"webhook": f"no webhook endpoint with id {endpoint_id}"})
+        raise ApiError(404, {"webhook": msg("no webhook endpoint with id %(id)s", id=endpoint_id)})
     return endpoint
 
 

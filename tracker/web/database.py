@@ -9,6 +9,7 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from tracker.db import WRITE_INTENT
 from tracker.i18n import N_
 from tracker.web.errors import wants_json
+from tracker.web.language import localized
 from tracker.web.security import API_PATH
 
 DATABASE_UNAVAILABLE = N_(
@@ -56,14 +57,14 @@ def database_unavailable(app: Flask, exc: BaseException) -> Response:
             session.close()
     # A message the view flashed ("Logged 2 h") would tell a lie on the next page.
     cookie_session.pop("_flashes", None)
-    if wants_json():
-        response = jsonify({"errors": {"database": DATABASE_UNAVAILABLE}})
-    else:
-        from flask_login import AnonymousUserMixin
+    from flask_login import AnonymousUserMixin
 
-        # The page must not query the database: draw it for no one in particular
-        # (the signed-in user may be the very query that failed).
-        g._login_user = AnonymousUserMixin()
+    # The answer must not query the database: drawn for no one in particular, in the
+    # visitor's language (the signed-in user may be the very query that failed).
+    g._login_user = AnonymousUserMixin()
+    if wants_json():
+        response = jsonify({"errors": {"database": localized(DATABASE_UNAVAILABLE)}})
+    else:
         response = Response(render_template("unavailable.html", message=DATABASE_UNAVAILABLE))
     response.status_code = 503
     response.headers["Retry-After"] = "60"

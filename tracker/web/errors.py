@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from flask import Flask, Response, jsonify, render_template, request
 from flask_babel import lazy_gettext as _l
-from werkzeug.exceptions import BadHost, HTTPException
+from werkzeug.exceptions import BadHost, HTTPException, MethodNotAllowed
+
+from tracker.i18n import N_, msg
+from tracker.web.language import localized
 
 # The error page's title and text for the statuses the tracker answers, in the
 # page's language; Werkzeug's own English is the source text. A description given
@@ -62,6 +65,12 @@ HTTP_ERRORS = {
 }
 
 
+# The API's words for the statuses Werkzeug answers before a view runs; its other
+# statuses say what the error page says.
+API_NOT_FOUND = N_("no such URL in the API")
+API_TOO_LARGE = N_("the body is too large")
+
+
 def error_name(exc: HTTPException) -> object:
     """Return the status's name in the page's language."""
     known = HTTP_ERRORS.get(exc.code or 0)
@@ -73,7 +82,28 @@ def error_description(exc: HTTPException) -> object:
     known = HTTP_ERRORS.get(exc.code or 0)
     if known and exc.description == type(exc).description:
         return known[1]
-    return exc.description
+    return localized(exc.description) if isinstance(exc.description, str) else exc.description
+
+
+def api_error_message(exc: HTTPException) -> str:
+    """Return an HTTP error's message for the API, in the request's language."""
+    if exc.description is not None and exc.description != type(exc).description:
+        # What abort() said, translated when it is marked.
+        return str(error_description(exc))
+    if exc.code == 404:
+        return localized(API_NOT_FOUND)
+    if exc.code == 413:
+        return localized(API_TOO_LARGE)
+    if isinstance(exc, MethodNotAllowed) and exc.valid_methods:
+        allowed = ", ".join(sorted(exc.valid_methods))
+        return localized(
+            msg(
+                "%(method)s is not allowed here; allowed: %(allowed)s",
+                method=request.method,
+                allowed=allowed,
+            )
+        )
+    return str(error_description(exc))
 
 
 def wants_json() -> bool:
@@ -84,7 +114,7 @@ def wants_json() -> bool:
 def http_error(app: Flask, exc: HTTPException) -> Response:
     """Answer an HTTP error: the error page, or `{"errors": {"request": ...}}` for the API."""
     if wants_json():
-        response = jsonify({"errors": {"request": exc.description}})
+        response = jsonify({"errors": {"request": api_error_message(exc)}})
     elif isinstance(exc, BadHost):
         # A Host header no URL can be built for (a label over 63 characters...): the page's
         # links could not be drawn, so the answer is its status alone.

@@ -155,13 +155,14 @@ def _signed_in() -> bool:
 
 
 FORM_MIMETYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+NUL_IN_REQUEST = N_("The request holds a NUL character; text must not contain one.")
 
 
 def refuse_nul_characters(current: Request) -> None:
     """Answer 400 to a path, query or form holding NUL: no text column can store it."""
     # A path that matches no route names nothing (404), NUL or not.
     if current.url_rule is not None and "\x00" in current.path:
-        abort(400, "The request holds a NUL character; text must not contain one.")
+        abort(400, NUL_IN_REQUEST)
     # Only a form body fills request.form: a JSON body is not parsed for it.
     form = current.mimetype in FORM_MIMETYPES
     if not form and not current.query_string:
@@ -169,7 +170,7 @@ def refuse_nul_characters(current: Request) -> None:
     sources = (current.args, current.form) if form else (current.args,)
     for values in sources:
         if any("\x00" in value for _, items in values.lists() for value in items):
-            abort(400, "The request holds a NUL character; text must not contain one.")
+            abort(400, NUL_IN_REQUEST)
 
 
 UNSTORABLE_TEXT = N_("text must not contain NUL characters or unpaired surrogates")

@@ -1,0 +1,179 @@
+"""The API's refusals in the request's language: Spanish with `Accept-Language: es`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.api.conftest import Scene
+from tests.helpers import Api
+
+HOURS = {"course": "FDL", "date": "2026-11-20", "hours": 2}
+JSON = {"content_type": "application/json"}
+
+# What is sent (method, URL, the token of whom, and the rest of the call), the answer's
+# status and field, and its message in English and in Spanish.
+REFUSALS = [
+    pytest.param(
+        ("GET", "/api/v1/hours", "no token", {}),
+        401,
+        "token",
+        "send an API token in the header Authorization: Bearer TOKEN",
+        "envía un token de la API en la cabecera Authorization: Bearer TOKEN",
+        id="no token",
+    ),
+    pytest.param(
+        ("GET", "/api/v1/hours", "revoked token", {}),
+        401,
+        "token",
+        "the token is not valid: unknown, revoked, expired, or its account is deactivated",
+        "el token no es válido: es desconocido, está revocado o caducado, o su cuenta está"
+        " desactivada",
+        id="revoked token",
+    ),
+    pytest.param(
+        ("POST", "/api/v1/hours", "self", {"data": "{", **JSON}),
+        400,
+        "request",
+        "the body is not valid JSON: Expecting property name enclosed in double quotes:"
+        " line 1 column 2 (char 1)",
+        "el cuerpo no es JSON válido: Expecting property name enclosed in double quotes:"
+        " line 1 column 2 (char 1)",
+        id="not JSON",
+    ),
+    pytest.param(
+        ("POST", "/api/v1/hours", "self", {"data": "[]", **JSON}),
+        400,
+        "request",
+        "the body must be a JSON object",
+        "el cuerpo debe ser un objeto JSON",
+        id="not an object",
+    ),
+    pytest.param(
+        ("POST", "/api/v1/hours", "self", {"json": {**HOURS, "colour": "red"}}),
+        400,
+        "colour",
+        "unknown field (known: course, course_id, date, engineer, hours, note)",
+        "campo desconocido (conocidos: course, course_id, date, engineer, hours, note)",
+        id="unknown field",
+    ),
+    pytest.param(
+        ("GET", "/api/v1/hours?colour=red", "self", {}),
+        400,
+        "colour",
+        "unknown parameter (known: cursor, engineer, limit)",
+        "parámetro desconocido (conocidos: cursor, engineer, limit)",
+        id="unknown parameter",
+    ),
+    pytest.param(
+        ("POST", "/api/v1/hours", "self", {"data": "course=FDL", "content_type": "text/plain"}),
+        415,
+        "request",
+        "send the body as JSON with Content-Type: application/json",
+        "envía el cuerpo como JSON con Content-Type: application/json",
+        id="not sent as JSON",
+    ),
+    pytest.param(
+        ("GET", "/api/v1/nothing-here", "self", {}),
+        404,
+        "request",
+        "no such URL in the API",
+        "no existe esa URL en la API",
+        id="unknown URL",
+    ),
+    pytest.param(
+        ("TRACE", "/api/v1/hours", "self", {}),
+        405,
+        "request",
+        "TRACE is not allowed here; allowed: GET, HEAD, OPTIONS, POST",
+        "aquí no se admite TRACE; se admiten: GET, HEAD, OPTIONS, POST",
+        id="wrong method",
+    ),
+    pytest.param(
+        ("GET", "/api/v1/engineers/99999", "admin", {}),
+        404,
+        "engineer",
+        "no engineer with id 99999",
+        "no hay ningún ingeniero con id 99999",
+        id="no such engineer",
+    ),
+    pytest.param(
+        ("GET", "/api/v1/hours/99999", "self", {}),
+        404,
+        "entry",
+        "no hour log entry with id 99999",
+        "no hay ninguna entrada del registro de horas con id 99999",
+        id="no such entry",
+    ),
+    pytest.param(
+        ("GET", "/api/v1/hours?engineer={other}", "self", {}),
+        403,
+        "engineer",
+        "you may not see this engineer's records",
+        "no puedes ver los registros de este ingeniero",
+        id="another person's records",
+    ),
+    pytest.param(
+        ("POST", "/api/v1/hours", "self", {"json": {**HOURS, "engineer": "{other}"}}),
+        403,
+        "engineer",
+        "you may not log hours for this engineer",
+        "no puedes registrar horas para este ingeniero",
+        id="hours for another person",
+    ),
+    pytest.param(
+        ("GET", "/api/v1/teams/99999/readiness", "manager", {}),
+        404,
+        "team",
+        "no team with id 99999",
+        "no hay ningún equipo con id 99999",
+        id="no such team",
+    ),
+    pytest.param(
+        ("GET", "/api/v1/webhooks", "self", {}),
+        403,
+        "webhooks",
+        "only an admin manages webhooks",
+        "solo un administrador gestiona los webhooks",
+        id="webhooks for admins",
+    ),
+    pytest.param(
+        ("GET", "/api/v1/hours?engineer=1%00", "self", {}),
+        400,
+        "request",
+        "The request holds a NUL character; text must not contain one.",
+        "La solicitud contiene un carácter NUL; el texto no debe contener ninguno.",
+        id="NUL in the query",
+    ),
+]
+
+
+def _call(api: Api, scene: Scene, call: tuple[str, str, str, dict[str, Any]], language: str) -> Any:
+    method, url, role, kwargs = call
+    other = str(scene.other.id)
+    url = url.replace("{other}", other)
+    kwargs = dict(kwargs)
+    if "json" in kwargs:
+        kwargs["json"] = {
+            k: scene.other.id if v == "{other}" else v for k, v in kwargs["json"].items()
+        }
+    return api.call(
+        method, url, scene.tokens[role], headers={"Accept-Language": language}, **kwargs
+    )
+
+
+@pytest.mark.parametrize(("call", "status", "field", "english", "spanish"), REFUSALS)
+def test_a_refusal_speaks_the_requests_language(
+    api: Api,
+    scene: Scene,
+    call: tuple[str, str, str, dict[str, Any]],
+    status: int,
+    field: str,
+    english: str,
+    spanish: str,
+) -> None:
+    for language, message in (("es", spanish), ("en", english)):
+        response = _call(api, scene, call, language)
+        assert response.status_code == status, response.get_data(as_text=True)
+        assert response.get_json() == {"errors": {field: message}}
