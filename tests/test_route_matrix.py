@@ -6,6 +6,7 @@ without editing this file (a new kind of URL parameter must be mapped below).
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 
 import pytest
@@ -15,6 +16,7 @@ from tests import factories
 from tests.helpers import WEBHOOK_HOSTS, routes
 from tracker.badges.services.mapping import map_badge_class
 from tracker.identity.models import Identity
+from tracker.progress.services.exam_plans import plan_exam
 from tracker.progress.services.hours import log_hours
 from tracker.reminders.models import Notification
 from tracker.webhooks.services.endpoints import add_endpoint
@@ -91,6 +93,13 @@ def scene(db, pinned_today):
     )
     delivery = factories.webhook_delivery(db, endpoint)
     mapping = map_badge_class(db, "https://badges.example.com/classes/matrix", "NCP-AII")
+    plan = plan_exam(
+        db,
+        victim,
+        factories.exam(db, "NCA-AIIO"),
+        factories.TODAY + dt.timedelta(days=30),
+        factories.TODAY,
+    )
     identity = Identity(engineer_id=victim.id, issuer="https://id.example.com", subject="matrix")
     db.add(identity)
     # One value for both feeds (the tokens of engineers and of teams are apart).
@@ -100,6 +109,7 @@ def scene(db, pinned_today):
         "engineer_id": victim.id,
         "person_id": victim.id,
         "entry_id": entry.id,
+        "plan_id": plan.id,
         "team_id": team.id,
         "notification_id": notification.id,
         "endpoint_id": endpoint.id,
@@ -185,8 +195,8 @@ def test_route_answers_as_the_role_allows(client, auth, scene, role, endpoint, r
         assert status in ((403,) if role == "engineer" else (200, 302, 400))
     elif endpoint in CAREERS_ADMIN:
         assert status in ((200, 302, 400) if role == "admin" else (403,))
-    elif endpoint == "identity_accounts.unlink":
-        # The victim's provider account: nobody else's to unlink, not even an admin's.
+    elif endpoint in ("identity_accounts.unlink", "progress.cancel_planned_exam"):
+        # The victim's provider account, or planned exam: nobody else's, not even an admin's.
         assert status == 404
     elif any(name in rule for name in ("engineer_id", "entry_id")):
         # Another person's records: only an admin (or the person's own manager) may.

@@ -1222,6 +1222,39 @@ def test_planning_ncp_aii_when_eligible_then(db, client, auth, alice):
     assert re.search(eligible, page(client.get("/dashboard")).text)
 
 
+def test_an_engineer_cancels_a_planned_exam_from_either_page(db, client, auth, alice, bob):
+    auth.sign_in(alice)
+    client.post("/exams/plan", data=plan_form(db))
+    client.post("/exams/plan", data=plan_form(db, "NCA-AIIO", "2027-02-01"))
+    first, second = db.scalars(
+        select(ExamPlan).where(ExamPlan.engineer_id == alice.id).order_by(ExamPlan.planned_on)
+    ).all()
+    assert f'action="/exams/plans/{first.id}/cancel"' in client.get("/exams").text
+
+    response = client.post(f"/exams/plans/{first.id}/cancel", follow_redirects=True)
+    assert response.request.path == "/exams"
+    assert "NCA-AIIO on 2027-02-01 is no longer planned." in page(response).flashes
+    db.refresh(first)
+    db.refresh(second)
+    assert first.cancelled_at is not None and second.cancelled_at is None
+    assert f"/exams/plans/{first.id}/cancel" not in response.text
+    # From the dashboard, back to the dashboard.
+    response = client.post(f"/exams/plans/{second.id}/cancel", data={"back": "dashboard"})
+    assert response.headers["Location"] == "/dashboard"
+    assert "Planned exams" not in client.get("/dashboard").text
+    # Nobody cancels another's plan, nor one twice.
+    client.post("/logout")
+    auth.sign_in(bob)
+    client.post("/exams/plan", data=plan_form(db))
+    theirs = db.scalars(select(ExamPlan).where(ExamPlan.engineer_id == bob.id)).one()
+    client.post("/logout")
+    auth.sign_in(alice)
+    assert client.post(f"/exams/plans/{theirs.id}/cancel").status_code == 404
+    assert client.post(f"/exams/plans/{first.id}/cancel").status_code == 404
+    db.refresh(theirs)
+    assert theirs.cancelled_at is None
+
+
 def test_planning_ncp_aii_without_nca_aiio_says_not_eligible(db, client, auth, alice):
     auth.sign_in(alice)
 

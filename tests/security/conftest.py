@@ -30,7 +30,8 @@ from tracker.db import Base
 from tracker.extensions import SignInLimiter
 from tracker.people.models import Engineer, Team
 from tracker.people.services.accounts import create_token
-from tracker.progress.models import HourLog
+from tracker.progress.models import ExamPlan, HourLog
+from tracker.progress.services.exam_plans import plan_exam
 from tracker.progress.services.hours import log_hours
 from tracker.reminders.models import Notification
 from tracker.webhooks.models import WebhookDelivery, WebhookEndpoint
@@ -68,6 +69,8 @@ class World:
     delivery: WebhookDelivery
     mapping: BadgeMapping
     tokens: dict[str, str] = field(default_factory=dict)
+    # Each role's planned exam, and the stranger's ("victim").
+    plans: dict[str, ExamPlan] = field(default_factory=dict)
 
     def person(self, role: str) -> Engineer:
         return {"admin": self.admin, "manager": self.manager, "engineer": self.engineer}[role]
@@ -138,6 +141,11 @@ def world(db: Session) -> World:
     )
     for role in ("admin", "manager", "engineer"):
         world.tokens[role] = create_token(db, world.person(role), "security")[1]
+    for role in ("admin", "manager", "engineer", "victim"):
+        who = victim if role == "victim" else world.person(role)
+        world.plans[role] = plan_exam(
+            db, who, factories.exam(db, "NCA-AIIO"), TODAY + dt.timedelta(days=30), TODAY
+        )
     return world
 
 

@@ -91,6 +91,7 @@ def params_of(rule: str) -> list[str]:
 
 def objects(world: World, role: str, scope: str, endpoint: str) -> dict[str, Any]:
     """Return the ids a role's request names: its own objects, or the stranger's."""
+    plan = world.plans["victim" if scope == "other" or role == "anonymous" else role]
     if scope == "other" or role == "anonymous":
         person, entry, team = world.victim, world.entries["victim"], world.victim_team
     elif role == "engineer":
@@ -104,6 +105,7 @@ def objects(world: World, role: str, scope: str, endpoint: str) -> dict[str, Any
         "engineer_id": person.id,
         "person_id": person.id,
         "entry_id": entry.id,
+        "plan_id": plan.id,
         "team_id": team.id,
         "notification_id": world.notification.id,
         "endpoint_id": world.webhook.id,

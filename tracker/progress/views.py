@@ -16,7 +16,7 @@ from sqlalchemy.orm import selectinload
 
 from tracker.audit.models import AuditEvent
 from tracker.catalog.models import Course, Credential, Exam
-from tracker.clock import today
+from tracker.clock import today, utcnow
 from tracker.db import Base
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
@@ -30,14 +30,19 @@ from tracker.people.services.access import (
     visible_engineers,
 )
 from tracker.progress.forms import AttemptForm, CredentialForm, HoursForm, PlanForm
-from tracker.progress.models import ExamAttempt, HourLog
+from tracker.progress.models import ExamAttempt, ExamPlan, HourLog
 from tracker.progress.services.certifications import (
     certifications_of,
     credential_for_entry,
     record_attempt,
     record_credential,
 )
-from tracker.progress.services.exam_plans import open_plans, plan_exam, plan_outlook
+from tracker.progress.services.exam_plans import (
+    cancel_plan,
+    open_plans,
+    plan_exam,
+    plan_outlook,
+)
 from tracker.progress.services.hour_log_pages import hour_log_page
 from tracker.progress.services.hours import delete_hours as delete_entry
 from tracker.progress.services.hours import log_hours, update_hours
@@ -368,6 +373,28 @@ def plan():
     return render_template(
         "progress/exams.html", form=form, plan_form=plan_form, **_ledger(session)
     ), 400
+
+
+@bp.post("/exams/plans/<int:plan_id>/cancel")
+@login_required
+def cancel_planned_exam(plan_id: int):
+    """Cancel one of the signed-in engineer's planned exams."""
+    session = db_session()
+    plan = session.get(ExamPlan, plan_id)
+    if plan is None or plan.engineer_id != current_user.id or plan.cancelled_at is not None:
+        abort(404)
+    cancel_plan(session, plan, utcnow())
+    flash(
+        _(
+            "%(exam)s on %(date)s is no longer planned.",
+            exam=plan.exam.code,
+            date=_day(plan.planned_on),
+        ),
+        "success",
+    )
+    # Back to the page the button was on.
+    back = "progress.dashboard" if request.form.get("back") == "dashboard" else "progress.attempts"
+    return redirect(url_for(back))
 
 
 # --- external credentials ---------------------------------------------------

@@ -92,6 +92,13 @@ def plan_exam(
     return plan
 
 
+def cancel_plan(session: Session, plan: ExamPlan, now: dt.datetime) -> None:
+    """Cancel a planned exam: it no longer shows, and its renewal's reminders come again."""
+    if plan.cancelled_at is None:
+        plan.cancelled_at = now
+        session.flush()
+
+
 def open_plans(session: Session, engineer_id: int) -> list[ExamPlan]:
     """Return an engineer's plans that are not cancelled, soonest first."""
     return list(
