@@ -308,6 +308,28 @@ def test_edit_team_manager_hire_date(admin_client, db, person):
     assert person.access_role == "manager"
 
 
+def test_a_person_moved_to_another_team_reports_to_its_manager(admin_client, db):
+    maya = factories.engineer(db, name="Maya Lead", access_role="manager")
+    omar = factories.engineer(db, name="Omar Lead", access_role="manager")
+    kai = factories.engineer(db, name="Kai Lead", access_role="manager")
+    atlas = factories.team(db, name="Atlas", manager=maya)
+    borealis = factories.team(db, name="Borealis", manager=omar)
+    zoe = factories.engineer(db, name="Zoe Mover", team=atlas, manager=maya)
+    dotted = factories.engineer(db, name="Dot Ted", team=atlas, manager=kai)
+
+    # The form sends the manager it showed: unchanged, it follows the team.
+    moved = admin_client.post(f"/admin/people/{zoe.id}", data=edit_data(zoe, team=str(borealis.id)))
+    assert moved.status_code == 302
+    assert fresh(db, zoe).manager_id == omar.id
+    # A manager named with the move is kept; so is one who was not the team's.
+    admin_client.post(
+        f"/admin/people/{zoe.id}", data=edit_data(zoe, team=str(atlas.id), manager=str(kai.id))
+    )
+    assert (fresh(db, zoe).team_id, fresh(db, zoe).manager_id) == (atlas.id, kai.id)
+    admin_client.post(f"/admin/people/{dotted.id}", data=edit_data(dotted, team=str(borealis.id)))
+    assert (fresh(db, dotted).team_id, fresh(db, dotted).manager_id) == (borealis.id, kai.id)
+
+
 def test_person_cannot_be_their_own_manager(admin_client, db, person):
     person.access_role = "manager"
     db.flush()

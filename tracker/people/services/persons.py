@@ -395,7 +395,9 @@ def update_engineer(
     """Change a person's role, job roles, level, team, manager, hire date, experience, language.
 
     `first_record` is the day of the person's first recorded hours or exam
-    attempt, which a new hire date must not be after. A level change writes a
+    attempt, which a new hire date must not be after. Someone moved to another
+    team who reported to their team's manager reports to the new team's, unless
+    the change names another manager. A level change writes a
     LevelChange (from, to, today, actor); job-role changes end and open
     assignments on `today`. The account trail records a role change, a level
     change and the other fields changed, through `via`. All rules are checked
@@ -442,6 +444,15 @@ def update_engineer(
         errors["locale"] = problem
     if errors:
         raise ValidationError(errors)
+    moved = team is not None and team.id != engineer.team_id
+    manager_kept = changes.get("manager_id", engineer.manager_id) == engineer.manager_id
+    if moved and manager_kept and _reports_to_team_manager(engineer):
+        # Moved to another team: they report to its manager now, unless the change
+        # names someone else (a form sends the manager it showed, unchanged).
+        assert team is not None
+        if team.manager_id is not None and team.manager_id != engineer.id:
+            manager = team.manager
+            changes["manager_id"] = team.manager_id
 
     before = trail_fields(engineer)
     if "access_role" in changes and changes["access_role"] != engineer.access_role:
@@ -478,6 +489,13 @@ def update_engineer(
         trail(session, "updated", engineer, actor, via, changed)
     session.flush()
     return engineer
+
+
+def _reports_to_team_manager(engineer: Engineer) -> bool:
+    """Return whether the engineer's manager is their team's (or they have neither)."""
+    if engineer.team is None:
+        return engineer.manager_id is None
+    return engineer.manager_id in (None, engineer.team.manager_id)
 
 
 def set_active(
