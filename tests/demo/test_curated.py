@@ -6,6 +6,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tests.factories import SECRET_KEY, TODAY
+from tracker.audit.models import AccountEvent
 from tracker.demo.services.common import DEMO_ADMIN_TOTP_SECRET
 from tracker.demo.services.curated import LANGUAGES, build_demo, language_of
 from tracker.people.models import Engineer
@@ -81,3 +82,10 @@ def test_each_person_writes_the_demos_notes_in_the_language_they_read(db: Sessio
         assert experience[name].endswith("meses operando clústeres de GPU antes de incorporarse")
     for name in english:
         assert experience[name].endswith("months running GPU clusters before joining")
+
+
+def test_the_account_trail_says_the_command_line_created_the_demos_accounts(db: Session):
+    everyone = people(db)
+    created = db.scalars(select(AccountEvent).where(AccountEvent.kind == "provisioned")).all()
+    assert {e.engineer_id for e in created} == {e.id for e in everyone.values()}
+    assert {e.method for e in created} == {"cli"}

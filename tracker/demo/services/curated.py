@@ -237,6 +237,11 @@ LANGUAGES = {
 }
 
 
+# The demo is made by `tracker demo` (or `tracker init --demo`): the account trail's
+# method for the accounts it creates.
+DEMO_VIA = "cli"
+
+
 def language_of(name: str) -> str:
     """Return the language a demo person reads the tracker in ("" for their browser's)."""
     return LANGUAGES.get(name, "")
@@ -266,6 +271,7 @@ def build_demo(session: Session, today: dt.date, *, secret_key: str) -> list[tup
         access_role="admin",
         level=3,
         password=DEMO_PASSWORD,
+        via=DEMO_VIA,
         hired_on=add_months(today, -70),
     )
     # Admins sign in with a second step: a known secret, printed by `tracker demo`.
@@ -283,6 +289,7 @@ def build_demo(session: Session, today: dt.date, *, secret_key: str) -> list[tup
             experience_months=36,
             experience_text=experience_text(36, language_of(name)),
             password=DEMO_PASSWORD,
+            via=DEMO_VIA,
             locale=language_of(name),
         )
         for key, (name, level) in MANAGERS.items()
@@ -382,6 +389,7 @@ def _add_person(
         experience_months=person.experience,
         experience_text=experience_text(person.experience, language_of(person.name)),
         password=DEMO_PASSWORD,
+        via=DEMO_VIA,
         locale=language_of(person.name),
     )
     # Study starts a week after joining: 4 hours a day, one course after another.
