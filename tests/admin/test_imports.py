@@ -327,6 +327,11 @@ def test_a_row_with_a_wrong_number_of_values(admin_client, db, scene):
             "unknown column 'mood'",
         ),
         ("email,course,date,hours,hours\n", "column hours appears twice"),
+        ("email,course,note\nann@example.com,FDL,x\n", "missing columns date, hours"),
+        (
+            "email;course;date;hours;note\nann@example.com;FDL;2026-01-05;2;x\n",
+            "the columns are separated by semicolons: save the file with commas",
+        ),
         ("", "the file is empty"),
         ("\n\n", "the file is empty"),
         ("email,course,date,hours,note\n", "the file has a header but no rows"),

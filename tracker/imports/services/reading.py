@@ -50,12 +50,17 @@ def _read_header(reader: Iterator[list[str]], kind: ImportKind) -> list[str]:
     except StopIteration:
         raise ValidationError({"file": EMPTY}) from None
     problems: list[str] = []
+    if len(header) == 1 and ";" in header[0]:
+        # A spreadsheet saved in a language whose decimal mark is a comma.
+        problems.append(N_("the columns are separated by semicolons: save the file with commas"))
     duplicates = sorted({h for h in header if header.count(h) > 1})
     if duplicates:
         problems.append(msg("column %(columns)s appears twice", columns=", ".join(duplicates)))
     missing = [c for c in kind.columns if c not in header and c not in kind.optional]
-    if missing:
-        problems.append(msg("missing column %(columns)s", columns=", ".join(missing)))
+    if len(missing) == 1:
+        problems.append(msg("missing column %(columns)s", columns=missing[0]))
+    elif missing:
+        problems.append(msg("missing columns %(columns)s", columns=", ".join(missing)))
     extra = [h for h in header if h not in kind.columns]
     if extra:
         named = join([repr(h) if h else N_("(empty)") for h in extra], ", ")
