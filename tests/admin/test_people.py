@@ -421,6 +421,9 @@ def test_deactivation_ends_the_persons_sessions(app, admin_client, db, person):
     theirs = app.test_client()
     sign_in(theirs, person.email)
     assert theirs.get("/profile").status_code == 200
+    # Not the page's main action: its button is drawn apart from "Save changes".
+    page = admin_client.get(f"/admin/people/{person.id}").text
+    assert '<button type="submit" class="secondary">Deactivate</button>' in page
 
     response = admin_client.post(f"/admin/people/{person.id}/deactivate")
     assert response.status_code == 302
