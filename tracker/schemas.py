@@ -40,9 +40,9 @@ from tracker.i18n import N_, msg
 
 DATE_PATTERN = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
-DATE_RULE = "must be a date written YYYY-MM-DD"
-ID_RULE = "must be a whole number (an id)"
-NUMBER_RULE = "must be a number"
+DATE_RULE = N_("must be a date written YYYY-MM-DD")
+ID_RULE = N_("must be a whole number (an id)")
+NUMBER_RULE = N_("must be a number")
 
 
 def refusal(message: str) -> PydanticCustomError:

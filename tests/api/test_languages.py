@@ -75,6 +75,22 @@ REFUSALS = [
         id="not sent as JSON",
     ),
     pytest.param(
+        ("POST", "/api/v1/hours", "self", {"json": {**HOURS, "hours": "abc"}}),
+        400,
+        "hours",
+        "must be a number",
+        "debe ser un número",
+        id="hours not a number",
+    ),
+    pytest.param(
+        ("POST", "/api/v1/hours", "self", {"json": {**HOURS, "date": "2026-13-22"}}),
+        400,
+        "date",
+        "must be a date written YYYY-MM-DD",
+        "debe ser una fecha escrita AAAA-MM-DD",
+        id="not a date",
+    ),
+    pytest.param(
         ("GET", "/api/v1/nothing-here", "self", {}),
         404,
         "request",
