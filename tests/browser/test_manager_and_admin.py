@@ -58,6 +58,21 @@ def test_a_manager_reads_the_team_page_changes_the_fleet_and_downloads_the_csv(p
     assert "lacks" in gaps.first.inner_text() or "hire" in gaps.first.inner_text()
     snap(page, "borealis at 480 gpus")
 
+    # On paper nothing scrolls: the print view's heat map fits an A4 page's width.
+    team_url = page.url
+    page.set_viewport_size({"width": 718, "height": 1000})
+    page.emulate_media(media="print")
+    try:
+        page.goto(team_url + ("&" if "?" in team_url else "?") + "print=1")
+        widths = page.evaluate(
+            "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+        )
+        assert widths[0] <= widths[1], widths
+    finally:
+        page.emulate_media(media="screen")
+        page.set_viewport_size({"width": 1280, "height": 900})
+        page.goto(team_url)
+
     # A larger fleet needs the Large template.
     page.get_by_label("Fleet size (GPUs)").fill("2000")
     page.get_by_role("button", name="Show readiness").click()
