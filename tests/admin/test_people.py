@@ -192,6 +192,7 @@ def edit_data(person, **changes):
 
 def test_an_admin_fixes_a_name_and_an_email_typed_wrong(admin_client, db, person):
     other = factories.engineer(db, name="Ada Other", email="ada.other@example.com")
+    old_name, old_email = person.name, person.email
     page = admin_client.get(f"/admin/people/{person.id}").text
     assert f'value="{person.email}"' in page
     # Refused next to the field, and nothing saved.
@@ -214,6 +215,10 @@ def test_an_admin_fixes_a_name_and_an_email_typed_wrong(admin_client, db, person
     assert response.status_code == 302
     db.refresh(person)
     assert (person.name, person.email) == ("Ana Fixed", "ana.fixed@example.com")
+    # The account trail shows who the account was and is.
+    trail = text(admin_client.get("/admin/audit"))
+    assert f"Name: {old_name} → Ana Fixed" in trail
+    assert f"Email: {old_email} → ana.fixed@example.com" in trail
 
 
 def test_edit_page_shows_current_values(admin_client, person):

@@ -40,6 +40,10 @@ FIELD_NAMES = {
 }
 
 
+# The changed fields whose values the trail shows (the rest: their names).
+SHOWN_VALUES = frozenset({"name", "email"})
+
+
 def describe(event: AccountEvent) -> str:
     """Say in the page's language what an event's detail holds."""
     detail: dict[str, Any] = event.detail or {}
@@ -58,8 +62,19 @@ def describe(event: AccountEvent) -> str:
             level=detail.get("level"),
         )
     if event.kind == "updated":
-        names = [str(FIELD_NAMES.get(name, name)) for name in detail]
-        return _("changed: %(fields)s", fields=", ".join(names))
+        parts = []
+        for name, change in detail.items():
+            label = str(FIELD_NAMES.get(name, name))
+            if name in SHOWN_VALUES and isinstance(change, dict):
+                # Who the account was and is: a rename must be traceable.
+                label = _(
+                    "%(field)s: %(before)s → %(after)s",
+                    field=label,
+                    before=change.get("from") or "—",
+                    after=change.get("to") or "—",
+                )
+            parts.append(label)
+        return _("changed: %(fields)s", fields=", ".join(parts))
     if event.kind == "sign_in_failed":
         reason = detail.get("reason", "")
         return localized(SIGN_IN_REFUSALS[reason]) if reason in SIGN_IN_REFUSALS else reason
