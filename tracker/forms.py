@@ -149,10 +149,8 @@ class LocalDecimalField(DecimalField):
     data: Any
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        render_kw = {"inputmode": "decimal", "autocomplete": "off", **kwargs.pop("render_kw", {})}
         # A text box takes no step, min or max: the validators say the rule.
-        for attribute in ("step", "min", "max"):
-            render_kw.pop(attribute, None)
+        render_kw = {"inputmode": "decimal", "autocomplete": "off", **kwargs.pop("render_kw", {})}
         super().__init__(*args, render_kw=render_kw, **kwargs)
 
     def process_formdata(self, valuelist: list[Any]) -> None:

@@ -36,7 +36,7 @@ from tracker.careers.rules import (
     QUARTER_PATTERN,
     USUAL_APPRENTICESHIP_MONTHS,
 )
-from tracker.catalog.rules import DECIMAL_PLACES, HUNDREDTH, LEVEL_RULE
+from tracker.catalog.rules import DECIMAL_PLACES, LEVEL_RULE
 from tracker.forms import (
     DayField,
     DecimalRange,
@@ -184,7 +184,6 @@ class BonusForm(FlaskForm):
             InputRequired(message=_l("an amount is required")),
             DecimalRange("amount", places=DECIMAL_PLACES, minimum=Decimal(0), maximum=MAX_BONUS),
         ],
-        render_kw={"step": str(HUNDREDTH), "min": "0", "inputmode": "decimal"},
     )
     renewals_earn = BooleanField(_l("A renewal earns the bonus too"))
     verified_only = BooleanField(

@@ -29,7 +29,6 @@ from tracker.forms import (
     WholeRange,
 )
 from tracker.progress.rules import (
-    HOURS_FORM_STEP,
     HOURS_PER_DAY,
     MAX_ATTEMPT_COST,
     MAX_CREDENTIAL_NAME_LENGTH,
@@ -57,12 +56,6 @@ class HoursForm(FlaskForm):
                 _l("hours"), places=DECIMAL_PLACES, above=Decimal(0), maximum=HOURS_PER_DAY
             ),
         ],
-        render_kw={
-            "step": str(HOURS_FORM_STEP),
-            "min": str(HOURS_FORM_STEP),
-            "max": str(HOURS_PER_DAY),
-            "inputmode": "decimal",
-        },
     )
     note = StringField(_l("Note"), validators=[Optional(), Length(max=MAX_NOTE_LENGTH)])
 

@@ -14,8 +14,6 @@ HOURS_PER_DAY = Decimal(24)
 STORED_HOURS_PER_DAY = int(HOURS_PER_DAY.scaleb(DECIMAL_PLACES))
 HOURS_PER_DAY_TEXT = msg("a day holds at most %(most)s hours", most=HOURS_PER_DAY)
 HOURS_RANGE_TEXT = msg("hours must be more than 0 and at most %(most)s", most=HOURS_PER_DAY)
-# The hours form's spin button steps a quarter of an hour.
-HOURS_FORM_STEP = Decimal("0.25")
 # Entries the hours page lists at a time, newest first.
 HOUR_LOG_PAGE_SIZE = 50
 
