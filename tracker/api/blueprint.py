@@ -20,10 +20,9 @@ from __future__ import annotations
 from flask import Blueprint, Response, jsonify
 
 from tracker.api.auth import authenticate
-from tracker.api.errors import ApiError, ErrorsOut
+from tracker.api.errors import ApiError
 from tracker.errors import ValidationError
 from tracker.extensions import csrf
-from tracker.web.language import localized_errors
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 csrf.exempt(bp)
@@ -40,4 +39,4 @@ def api_error(exc: ApiError) -> tuple[Response, int]:
 @bp.errorhandler(ValidationError)
 def validation_error(exc: ValidationError) -> tuple[Response, int]:
     # Views rename the fields a service names; this catches any they do not.
-    return jsonify(ErrorsOut(errors=localized_errors(exc.errors)).dump()), 400
+    return api_error(ApiError(400, exc.errors))

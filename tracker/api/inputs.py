@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from decimal import Decimal
 from typing import Any, TypeVar
 
@@ -55,6 +55,16 @@ def _number(text: str) -> Decimal | int:
     return number
 
 
+def _refuse_unknown(names: Iterable[str], allowed: Sequence[str]) -> None:
+    """Answer 400 naming each field of `names` the body may not hold, and the known ones."""
+    unknown = sorted(set(names) - set(allowed))
+    if unknown:
+        known = ", ".join(allowed)
+        raise ApiError(
+            400, dict.fromkeys(unknown, msg("unknown field (known: %(known)s)", known=known))
+        )
+
+
 def parse_json_object(raw: bytes, allowed: Iterable[str]) -> dict[str, Any]:
     """Return the JSON object in `raw`; 400 when it is not JSON, not an object or has extras."""
     try:
@@ -65,13 +75,7 @@ def parse_json_object(raw: bytes, allowed: Iterable[str]) -> dict[str, Any]:
         ) from None
     if not isinstance(data, dict):
         raise ApiError(400, {"request": N_("the body must be a JSON object")})
-    unknown = data.keys() - set(allowed)
-    if unknown:
-        known = ", ".join(sorted(allowed))
-        raise ApiError(
-            400,
-            dict.fromkeys(sorted(unknown), msg("unknown field (known: %(known)s)", known=known)),
-        )
+    _refuse_unknown(data.keys(), sorted(allowed))
     unstorable = sorted(name for name, value in data.items() if not storable(value))
     if unstorable:
         raise ApiError(400, dict.fromkeys(unstorable, UNSTORABLE_TEXT))
@@ -110,12 +114,7 @@ def form_body(model: type[M]) -> M:
     """
     allowed = field_names(model)
     names = set(request.form) | set(request.files)
-    unknown = sorted(names - set(allowed))
-    if unknown:
-        known = ", ".join(allowed)
-        raise ApiError(
-            400, dict.fromkeys(unknown, msg("unknown field (known: %(known)s)", known=known))
-        )
+    _refuse_unknown(names, allowed)
     data: dict[str, Any] = {
         name: int(value) if _WHOLE.fullmatch(value) else value
         for name, value in request.form.items()
