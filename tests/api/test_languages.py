@@ -36,11 +36,43 @@ REFUSALS = [
         ("POST", "/api/v1/hours", "self", {"data": "{", **JSON}),
         400,
         "request",
-        "the body is not valid JSON: Expecting property name enclosed in double quotes:"
-        " line 1 column 2 (char 1)",
-        "el cuerpo no es JSON válido: Expecting property name enclosed in double quotes:"
-        " line 1 column 2 (char 1)",
+        "the body is not valid JSON: a field name in double quotes was expected at line 1,"
+        " column 2",
+        "el cuerpo no es JSON válido: se esperaba un nombre de campo entre comillas dobles"
+        " en la línea 1, columna 2",
         id="not JSON",
+    ),
+    pytest.param(
+        ("POST", "/api/v1/hours", "self", {"data": '{"hours": 2,\n "note": "a}', **JSON}),
+        400,
+        "request",
+        "the body is not valid JSON: a string is not closed at line 2, column 10",
+        "el cuerpo no es JSON válido: una cadena no está cerrada en la línea 2, columna 10",
+        id="string not closed",
+    ),
+    pytest.param(
+        ("POST", "/api/v1/hours", "self", {"data": '{"hours": NaN}', **JSON}),
+        400,
+        "request",
+        "the body is not valid JSON: NaN is not a JSON number",
+        "el cuerpo no es JSON válido: NaN no es un número JSON",
+        id="NaN",
+    ),
+    pytest.param(
+        ("POST", "/api/v1/hours", "self", {"data": "", **JSON}),
+        400,
+        "request",
+        "the body is not valid JSON: the body is empty",
+        "el cuerpo no es JSON válido: el cuerpo está vacío",
+        id="empty body",
+    ),
+    pytest.param(
+        ("POST", "/api/v1/hours", "self", {"data": b'{"note": "\xff"}', **JSON}),
+        400,
+        "request",
+        "the body is not valid JSON: it is not UTF-8 text",
+        "el cuerpo no es JSON válido: no es texto UTF-8",
+        id="not UTF-8",
     ),
     pytest.param(
         ("POST", "/api/v1/hours", "self", {"data": "[]", **JSON}),

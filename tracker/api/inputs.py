@@ -9,6 +9,7 @@ reads every field, so one 400 names each problem.
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
@@ -34,8 +35,54 @@ def field_names(model: type[pydantic.BaseModel]) -> tuple[str, ...]:
     return tuple(sorted(info.alias or name for name, info in model.model_fields.items()))
 
 
+class _NotJson(ValueError):
+    """A body JSON refuses, with the reason in the reader's words."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(problem)
+        self.problem = problem
+
+
 def _reject_constant(name: str) -> None:
-    raise ValueError(f"{name} is not a JSON number")
+    raise _NotJson(msg("%(name)s is not a JSON number", name=name))
+
+
+# What Python's JSON parser says is wrong, in words a reader has in their language.
+JSON_PROBLEMS = {
+    "Expecting value": N_("a value was expected"),
+    "Expecting property name enclosed in double quotes": N_(
+        "a field name in double quotes was expected"
+    ),
+    "Expecting ':' delimiter": N_("a colon (:) was expected"),
+    "Expecting ',' delimiter": N_("a comma (,) was expected"),
+    "Extra data": N_("more follows the JSON value"),
+    "Unterminated string starting at": N_("a string is not closed"),
+    "Invalid control character at": N_("a string holds a control character"),
+    "Invalid \\escape": N_("a string holds an invalid backslash escape"),
+    "Invalid \\uXXXX escape": N_("a string holds an invalid \\u escape"),
+}
+
+
+def _json_problem(raw: bytes, exc: ValueError) -> str:
+    """Return what is wrong with a body JSON refused, where it is known, in the reader's words."""
+    if isinstance(exc, _NotJson):
+        return exc.problem
+    if isinstance(exc, jsontext.NestedTooDeep):
+        return N_("it is nested too deeply")
+    if isinstance(exc, UnicodeDecodeError):
+        return N_("it is not UTF-8 text")
+    if not raw.strip():
+        return N_("the body is empty")
+    if isinstance(exc, json.JSONDecodeError):
+        problem = JSON_PROBLEMS.get(exc.msg)
+        if problem is not None:
+            return msg(
+                "%(problem)s at line %(line)s, column %(column)s",
+                problem=problem,
+                line=exc.lineno,
+                column=exc.colno,
+            )
+    return str(exc)
 
 
 # Beyond any whole number a field takes; a larger one stays a Decimal (and is refused
@@ -70,8 +117,9 @@ def parse_json_object(raw: bytes, allowed: Iterable[str]) -> dict[str, Any]:
     try:
         data = jsontext.loads(raw, parse_float=_number, parse_constant=_reject_constant)
     except ValueError as exc:
+        problem = _json_problem(raw, exc)
         raise ApiError(
-            400, {"request": msg("the body is not valid JSON: %(error)s", error=str(exc))}
+            400, {"request": msg("the body is not valid JSON: %(error)s", error=problem)}
         ) from None
     if not isinstance(data, dict):
         raise ApiError(400, {"request": N_("the body must be a JSON object")})
