@@ -277,6 +277,20 @@ BAD_CREDENTIALS = [
         "required",
     ),
     ("unknown field", with_(CREDENTIAL, kind="external"), "kind", "unknown field"),
+    (
+        # Entered by hand, an exam's credential needs what its attempt would.
+        "an exam's credential without its prerequisite",
+        with_(CREDENTIAL, code="NCP-AII"),
+        "code",
+        "NCP-AII requires a valid NCA-AIIO",
+    ),
+    (
+        "expiry past the catalog's validity",
+        with_(CREDENTIAL, code="NCA-AIIO", expires_on="2099-01-01"),
+        "expires_on",
+        "NCA-AIIO is valid for 24 months",
+    ),
+    ("issued before 1970", with_(CREDENTIAL, issued_on="0001-06-01"), "issued_on", "1970"),
 ]
 
 

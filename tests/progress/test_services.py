@@ -843,6 +843,26 @@ def test_retake_wait_runs_from_the_latest_failure(db):
     assert record_attempt(db, who, exam, D(2026, 3, 29), 80, True, TODAY).passed
 
 
+def test_a_failure_entered_after_the_fact_must_not_put_a_later_sitting_inside_its_wait(db):
+    """A failure back-dated to 10 days before a recorded attempt would make that one
+    a retake 4 days early: refused. One 14 days before leaves it on the opening day."""
+    who = factories.engineer(db)
+    exam = factories.exam(db, "NCA-AIIO")
+    record_attempt(db, who, exam, D(2026, 3, 15), 80, True, TODAY)
+    assert_refused(
+        db,
+        lambda: record_attempt(db, who, exam, D(2026, 3, 5), 50, False, TODAY),
+        "attempted_on",
+        "a failure of NCA-AIIO on 2026-03-05 would leave the attempt of 2026-03-15 inside"
+        " the 14 days a retake waits",
+    )
+    # A pass back-dated there starts no wait.
+    assert record_attempt(db, who, exam, D(2026, 3, 5), 90, True, TODAY).passed
+    assert not record_attempt(db, who, exam, D(2026, 2, 19), 50, False, TODAY).passed
+    # A later failure does not look back: the retake rule already checked it.
+    assert not record_attempt(db, who, exam, D(2026, 4, 1), 50, False, TODAY).passed
+
+
 def test_retake_wait_is_per_exam_and_per_engineer(db):
     who = factories.engineer(db)
     colleague = factories.engineer(db)
@@ -1017,6 +1037,95 @@ def test_record_credential_refusals(db, issued_on, expires_on, evidence, field, 
         field,
         fragment,
     )
+
+
+def test_an_exam_credential_entered_by_hand_needs_the_exams_prerequisites(db):
+    """Entered by hand, NCP-AII is refused as its attempt would be: no valid NCA-AIIO
+    on its issue date. A badge its issuer verified vouches for it instead."""
+    who = factories.engineer(db, experience_months=24)
+    ncp = factories.credential(db, "NCP-AII")
+    assert_refused(
+        db,
+        lambda: record_credential(db, who, ncp, D(2026, 3, 1), TODAY, "NVIDIA cert 7"),
+        "credential",
+        "NCP-AII requires a valid NCA-AIIO",
+    )
+    verified = record_credential(db, who, ncp, D(2026, 3, 1), TODAY, "urn:badge:1", verified=True)
+    assert verified.expires_on == D(2028, 3, 1)
+    factories.certification(db, who, "NCA-AIIO", D(2025, 1, 10), D(2027, 1, 10))
+    assert record_credential(db, who, ncp, D(2026, 3, 2), TODAY, "NVIDIA cert 8").id
+
+
+def test_an_entered_expiry_may_not_outlast_the_catalogs_validity(db):
+    who = factories.engineer(db)
+    nca = factories.credential(db, "NCA-AIIO")
+    assert_refused(
+        db,
+        lambda: record_credential(
+            db, who, nca, D(2026, 11, 4), TODAY, "x", expires_on=D(2099, 1, 1)
+        ),
+        "expires_on",
+        "NCA-AIIO is valid for 24 months: issued on 2026-11-04, it expires on 2028-11-04"
+        " at the latest",
+    )
+    # Sooner is the holder's to say (a certificate revoked or renewed early).
+    assert record_credential(
+        db, who, nca, D(2025, 12, 4), TODAY, "x", expires_on=D(2027, 12, 4)
+    ).expires_on == D(2027, 12, 4)
+
+
+def test_an_entered_expiry_without_a_catalog_validity_runs_at_most_ten_years(db):
+    who = factories.engineer(db)
+    linux = factories.credential(db, "COMPTIA-LINUX-PLUS")
+    assert linux.validity_months is None
+    assert_refused(
+        db,
+        lambda: record_credential(
+            db, who, linux, D(2026, 6, 1), TODAY, "x", expires_on=D(9999, 12, 31)
+        ),
+        "expires_on",
+        "at most 10 years after the issue date (2036-06-01)",
+        "leave it empty",
+    )
+    assert record_credential(
+        db, who, linux, D(2026, 6, 1), TODAY, "x", expires_on=D(2036, 6, 1)
+    ).expires_on == D(2036, 6, 1)
+
+
+def test_a_credential_is_not_dated_before_1970(db):
+    who = factories.engineer(db)
+    assert_refused(
+        db,
+        lambda: record_credential(
+            db, who, factories.credential(db, "RHCE"), D(1, 6, 1), TODAY, "x"
+        ),
+        "issued_on",
+        "must not be before 1970-01-01",
+    )
+
+
+def test_the_same_credential_on_the_same_day_is_recorded_once(db):
+    who = factories.engineer(db)
+    cka = factories.credential(db, "CKA")
+    record_credential(db, who, cka, D(2026, 6, 1), TODAY, "LF-1")
+    assert_refused(
+        db,
+        lambda: record_credential(db, who, cka, D(2026, 6, 1), TODAY, "LF-1 again"),
+        "issued_on",
+        "CKA earned on 2026-06-01 is recorded already",
+    )
+    # A pass of the exam that day counts as that day's too.
+    who_else = factories.engineer(db)
+    record_attempt(db, who_else, factories.exam(db, "NCA-AIIO"), D(2026, 6, 1), 90, True, TODAY)
+    assert_refused(
+        db,
+        lambda: record_credential(
+            db, who_else, factories.credential(db, "NCA-AIIO"), D(2026, 6, 1), TODAY, "x"
+        ),
+        "issued_on",
+        "recorded already",
+    )
+    assert record_credential(db, who, cka, D(2026, 6, 2), TODAY, "LF-2").renews_id
 
 
 # --- 9. log_hours ------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from decimal import Decimal
 
 from tracker.catalog.rules import DECIMAL_PLACES
@@ -32,6 +33,12 @@ SCORE_TEXT = msg(
     "score must be a whole number from %(min)s to %(max)s", min=MIN_SCORE, max=MAX_SCORE
 )
 MAX_ATTEMPT_COST = Decimal(1_000_000)
+
+# No certification is dated before this day.
+EARLIEST_CERTIFICATION = dt.date(1970, 1, 1)
+# An expiry entered by hand for a credential the catalog gives no validity runs at
+# most this many years from the issue date; one that never expires is left empty.
+MAX_ENTERED_VALIDITY_YEARS = 10
 
 # A valid certification is "expiring" this many days or fewer before its expiry.
 EXPIRING_WITHIN_DAYS = 90

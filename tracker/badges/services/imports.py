@@ -100,6 +100,7 @@ def record_verified(
             evidence=badge.assertion_id,
             expires_on=badge.expires_on,
             recorded_by=recorded_by,
+            verified=True,
         )
     except ValidationError as exc:
         raise ValidationError({field: join(exc.errors.values())}) from None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import secrets
 
-from sqlalchemy import func, select
+from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session, selectinload
 
 from tracker.audit import services as audit
@@ -16,7 +16,9 @@ from tracker.people.models import Engineer
 from tracker.people.schemas import PersonRef
 from tracker.progress.models import Certification, ExamAttempt
 from tracker.progress.rules import (
+    EARLIEST_CERTIFICATION,
     MAX_CREDENTIAL_NAME_LENGTH,
+    MAX_ENTERED_VALIDITY_YEARS,
     MAX_EVIDENCE_LENGTH,
     MAX_ISSUER_LENGTH,
     MAX_NOTE_LENGTH,
@@ -27,7 +29,7 @@ from tracker.progress.rules import (
     SCORE_TEXT,
 )
 from tracker.progress.services.paths import prerequisite_gaps
-from tracker.progress.services.validity import experience_months, expiry_date
+from tracker.progress.services.validity import add_months, experience_months, expiry_date
 from tracker.webhooks.schemas import CertificationData, CertificationRef
 from tracker.webhooks.services import events as webhooks
 
@@ -149,6 +151,24 @@ def record_attempt(
                     )
                 }
             )
+    if not passed and exam.retake_wait_days:
+        # A failure entered after the fact must not fall inside the wait before a
+        # sitting already recorded: that one would have come too early.
+        closes = attempted_on + dt.timedelta(days=exam.retake_wait_days)
+        later = next_attempt(session, engineer, exam, attempted_on)
+        if later is not None and later.attempted_on < closes:
+            raise ValidationError(
+                {
+                    "attempted_on": msg(
+                        "a failure of %(exam)s on %(date)s would leave the attempt of"
+                        " %(later)s inside the %(wait)s days a retake waits",
+                        exam=exam.code,
+                        date=day(attempted_on),
+                        later=day(later.attempted_on),
+                        wait=exam.retake_wait_days,
+                    )
+                }
+            )
     # One sitting of an exam a day (a retake after a failure waits longer, above).
     if _attempted_that_day(session, engineer, exam, attempted_on):
         raise ValidationError(
@@ -198,11 +218,15 @@ def record_credential(
     evidence: str,
     expires_on: dt.date | None = None,
     recorded_by: Engineer | None = None,
+    verified: bool = False,
 ) -> Certification:
     """Record a credential earned elsewhere, with its evidence; its expiry as entered.
 
     When no expiry is entered and the catalog gives the credential a validity,
-    the expiry follows from it.
+    the expiry follows from it; one entered may come sooner, never later. An
+    exam's credential needs the exam's prerequisites on its issue date, as a
+    passed attempt does. `verified`: its issuer's badge proves it, dates and
+    all, so neither rule applies to it.
     """
     errors: dict[str, str] = {}
     if credential.kind == "group":
@@ -211,8 +235,16 @@ def record_credential(
         )
     if issued_on > today:
         errors["issued_on"] = N_("date must not be in the future")
+    elif issued_on < EARLIEST_CERTIFICATION:
+        errors["issued_on"] = msg(
+            "date must not be before %(earliest)s", earliest=day(EARLIEST_CERTIFICATION)
+        )
     if expires_on is not None and expires_on < issued_on:
         errors["expires_on"] = N_("expiry must not be before the issue date")
+    elif expires_on is not None and not verified and "issued_on" not in errors:
+        refused = _expiry_refusal(credential, issued_on, expires_on)
+        if refused:
+            errors["expires_on"] = refused
     if not evidence.strip():
         errors["evidence"] = N_("evidence is required (a certificate number, a link or a note)")
     elif len(evidence.strip()) > MAX_EVIDENCE_LENGTH:
@@ -221,6 +253,25 @@ def record_credential(
         )
     if errors:
         raise ValidationError(errors)
+    certs = certifications_of(session, engineer.id)
+    if not verified and credential.exam is not None:
+        gaps = prerequisite_gaps(
+            credential.exam, certs, experience_months(engineer, issued_on), issued_on
+        )
+        if gaps:
+            raise ValidationError({"credential": join(gaps)})
+    if not verified and any(
+        c.credential_id == credential.id and c.earned_on == issued_on for c in certs
+    ):
+        raise ValidationError(
+            {
+                "issued_on": msg(
+                    "%(code)s earned on %(date)s is recorded already",
+                    code=credential.code,
+                    date=day(issued_on),
+                )
+            }
+        )
     cert = Certification(
         engineer_id=engineer.id,
         credential_id=credential.id,
@@ -235,6 +286,31 @@ def record_credential(
     _announce(session, cert, engineer, credential)
     audit.record(session, cert.recorded_by_id, cert, "create")
     return cert
+
+
+def _expiry_refusal(credential: Credential, issued_on: dt.date, expires_on: dt.date) -> str:
+    """Return why an expiry entered by hand is too late for the credential, or ""."""
+    if credential.validity_months is not None:
+        latest = add_months(issued_on, credential.validity_months)
+        if expires_on > latest:
+            return msg(
+                "%(code)s is valid for %(months)s months: issued on %(issued)s,"
+                " it expires on %(latest)s at the latest",
+                code=credential.code,
+                months=credential.validity_months,
+                issued=day(issued_on),
+                latest=day(latest),
+            )
+        return ""
+    latest = add_months(issued_on, 12 * MAX_ENTERED_VALIDITY_YEARS)
+    if expires_on > latest:
+        return msg(
+            "expiry must be at most %(years)s years after the issue date (%(latest)s);"
+            " leave it empty for a credential that does not expire",
+            years=MAX_ENTERED_VALIDITY_YEARS,
+            latest=day(latest),
+        )
+    return ""
 
 
 def _announce(
@@ -311,16 +387,29 @@ def credential_for_entry(
     return credential
 
 
+def _attempts(engineer: Engineer, exam: Exam) -> Select[tuple[ExamAttempt]]:
+    """Select the engineer's attempts at `exam`."""
+    return select(ExamAttempt).where(
+        ExamAttempt.engineer_id == engineer.id, ExamAttempt.exam_id == exam.id
+    )
+
+
 def _attempted_that_day(session: Session, engineer: Engineer, exam: Exam, on: dt.date) -> bool:
     """Return whether the engineer has an attempt at `exam` recorded on the day `on`."""
-    found = session.scalars(
-        select(ExamAttempt.id).where(
-            ExamAttempt.engineer_id == engineer.id,
-            ExamAttempt.exam_id == exam.id,
-            ExamAttempt.attempted_on == on,
-        )
+    found = session.scalars(_attempts(engineer, exam).where(ExamAttempt.attempted_on == on))
+    return found.first() is not None
+
+
+def next_attempt(
+    session: Session, engineer: Engineer, exam: Exam, after: dt.date
+) -> ExamAttempt | None:
+    """Return the engineer's first attempt at `exam` after the day `after`."""
+    return session.scalars(
+        _attempts(engineer, exam)
+        .where(ExamAttempt.attempted_on > after)
+        .order_by(ExamAttempt.attempted_on, ExamAttempt.id)
+        .limit(1)
     ).first()
-    return found is not None
 
 
 def last_failure(
@@ -328,13 +417,8 @@ def last_failure(
 ) -> ExamAttempt | None:
     """Return the engineer's latest failed attempt at `exam` on or before `on`."""
     return session.scalars(
-        select(ExamAttempt)
-        .where(
-            ExamAttempt.engineer_id == engineer.id,
-            ExamAttempt.exam_id == exam.id,
-            ExamAttempt.passed.is_(False),
-            ExamAttempt.attempted_on <= on,
-        )
+        _attempts(engineer, exam)
+        .where(ExamAttempt.passed.is_(False), ExamAttempt.attempted_on <= on)
         .order_by(ExamAttempt.attempted_on.desc(), ExamAttempt.id.desc())
         .limit(1)
     ).first()
