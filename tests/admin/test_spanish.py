@@ -90,7 +90,7 @@ def test_adding_a_person_flashes_and_refuses_in_spanish(admin_es, db):
         "locale": "es",
     }
     added = admin_es.post("/admin/people/new", data=data, follow_redirects=True)
-    assert "Nuria Nueva añadido." in text(added)
+    assert "Se ha añadido a Nuria Nueva." in text(added)
     assert find_engineer(db, "nuria@example.com").locale == "es"
 
 

@@ -225,7 +225,7 @@ def test_the_credentials_page_records_and_lists_in_spanish(db, client, auth, ana
 
     view = page(response)
     assert (
-        "Certified Kubernetes Administrator (CKA) registrada, vigente hasta el 1 oct 2029."
+        "Registrado: Certified Kubernetes Administrator (CKA), vigente hasta el 1 oct 2029."
         in view.flashes
     )
     assert "Registrar una credencial obtenida fuera" in view.text

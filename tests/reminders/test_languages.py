@@ -312,10 +312,10 @@ def test_an_escalation_goes_out_once_per_language_among_its_managers(db, factory
     assert text.splitlines()[0] == "Hola, Zoë Ångström:"
     assert f"Escalado: la certificación {CREDENTIAL} (NCA-AIIO) de {ANA} vence el 1 mar" in text
     # The kept readiness impact, read back and said in Spanish.
-    assert "Cuando venza, la preparación de R&amp;D baja: 1 puesto(s) que nadie más" in html
+    assert "la preparación de R&amp;D baja: puestos que nadie más puede cubrir: 1" in html
     assert "(0/4 en lugar de 1/4)" in text
     assert f"Abrir las certificaciones de {ANA} en el tracker" in text
-    _assert_in_one_language(text, ("Escalado",), ("Escalation", "seat(s)", "readiness"))
+    _assert_in_one_language(text, ("Escalado",), ("Escalation", "seats no one", "readiness"))
     assert str(_event(spanish)["summary"]) == f"{ANA}: NCA-AIIO vence"
 
     english = received[lead.email]
@@ -325,7 +325,7 @@ def test_an_escalation_goes_out_once_per_language_among_its_managers(db, factory
     )
     text, _ = _parts(english)
     assert text.splitlines()[0] == "Hello Bea Boss,"
-    assert "1 seat(s) no one else can fill (0/4 instead of 1/4)" in text
+    assert "seats no one else can fill: 1 (0/4 instead of 1/4)" in text
     _assert_in_one_language(text, ("Escalation",), ("Escalado", "puesto", "1 mar 2027"))
     # Escalated once, in each language.
     plan(db, days_before(89), WINDOWS, MAIL)
@@ -366,10 +366,10 @@ def test_the_weekly_digest_is_in_each_managers_language(db):
     assert spanish.subject == "Resumen semanal: 2 certificaciones vencen en los próximos 90 días"
     text = spanish.body_text or ""
     assert text.splitlines()[0] == "Hola, Zoë Ångström:"
-    assert "Certificaciones de las personas a su cargo que vencen en los próximos 90 días " in text
+    assert "Certificaciones de las personas a tu cargo que vencen en los próximos 90 días " in text
     assert "(a 1 dic 2026):" in text
     assert f"- 1 mar 2027 {ANA} <" in text and ">: NCA-AIIO (90 días) — efecto en la" in text
-    assert "preparación: 1 puesto(s) que nadie más puede cubrir (0/4 en lugar de 1/4)" in text
+    assert "preparación: puestos que nadie más puede cubrir: 1 (0/4 en lugar de 1/4)" in text
     assert "CKA (80 días)" in text and "19 feb 2027" in text
     assert '<html lang="es">' in spanish.body_html and "Abrir el tracker" in spanish.body_html
     for body in (text, spanish.body_html):

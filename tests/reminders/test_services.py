@@ -370,7 +370,7 @@ def test_escalation_when_the_lapse_leaves_a_seat_no_one_else_can_fill(db):
     assert who.name in escalation.subject and "NCA-AIIO" in escalation.subject
     assert escalation.to_addrs == boss.email
     assert escalation.cc_addrs == who.email
-    assert "seat(s) no one else can fill" in escalation.body_text
+    assert "seats no one else can fill" in escalation.body_text
     assert "Escalation" in escalation.body_html
     # Escalated once, not at every window.
     for n in (60, 30, 7):
@@ -446,7 +446,7 @@ def test_readiness_impact_names_the_drop(db):
     _, cert = _ops(db, crew)
     assert judge_lapses(db, days_before(30), WINDOWS.expired_grace_days) >= 1
     impact = db.scalar(select(LapseImpact.impact).where(LapseImpact.certification_id == cert.id))
-    assert "1 seat(s) no one else can fill (0/4 instead of 1/4)" in impact
+    assert "seats no one else can fill: 1 (0/4 instead of 1/4)" in impact
 
 
 # --- weekly digest ------------------------------------------------------------
@@ -476,7 +476,7 @@ def test_one_digest_per_manager_per_iso_week(db):
     first = next(d for d in digests if d.to_addrs == boss.email)
     assert first.subject.startswith("Weekly digest")
     assert who.name in first.body_text and "NCA-AIIO" in first.body_text
-    assert "readiness impact" in first.body_text and "seat(s) no one else can fill" in (
+    assert "readiness impact" in first.body_text and "seats no one else can fill" in (
         first.body_text
     )
     assert first.cc_addrs == ""

@@ -202,7 +202,7 @@ def test_the_pass_queues_lapsed_and_readiness_dropped_the_day_after_the_expiry(d
     data = dropped.payload["data"]
     assert data["team"] == {"id": crew.id, "name": "Night shift"}
     assert data["engineer"]["id"] == who.id
-    assert "seat(s) no one else can fill" in data["impact"]
+    assert "seats no one else can fill" in data["impact"]
 
 
 def test_a_quiet_pass_without_endpoints_sends_two_statements(db):

@@ -27,11 +27,16 @@ from tracker.readiness.services.team import readiness
 # What a lapse does, as kept in lapse_impacts (the English text) and read back
 # by `impact_message` to be shown in each reader's language.
 SEATS_LOST = N_(
-    "%(lost)s seat(s) no one else can fill (%(filled)s/%(total)s instead of "
+    "seats no one else can fill: %(lost)s (%(filled)s/%(total)s instead of "
     "%(kept_filled)s/%(kept_total)s)"
 )
 LAST_HOLDER = N_("the team loses its last valid %(code)s")
 IMPACT_SEPARATOR = "; "
+# The same impact as texts kept before the wording changed: read as today's message.
+_EARLIER_SEATS_LOST = (
+    "%(lost)s seat(s) no one else can fill (%(filled)s/%(total)s instead of "
+    "%(kept_filled)s/%(kept_total)s)"
+)
 
 
 def _pattern(template: str) -> re.Pattern[str]:
@@ -40,7 +45,14 @@ def _pattern(template: str) -> re.Pattern[str]:
     return re.compile(re.sub(r"%\\\((\w+)\\\)s", r"(?P<\1>.+?)", escaped))
 
 
-_IMPACT_PATTERNS = tuple((template, _pattern(template)) for template in (SEATS_LOST, LAST_HOLDER))
+_IMPACT_PATTERNS = tuple(
+    (template, _pattern(written))
+    for template, written in (
+        (SEATS_LOST, SEATS_LOST),
+        (LAST_HOLDER, LAST_HOLDER),
+        (SEATS_LOST, _EARLIER_SEATS_LOST),
+    )
+)
 
 
 def impact_message(text: str) -> str:
