@@ -313,7 +313,10 @@ LIMIT_RULE = msg("must be a whole number from 1 to %(max)s", max=MAX_LIMIT)
 # beyond Unicode's first plane, JSON-escaped, base64-encoded: under 2,000).
 MAX_CURSOR_LENGTH = 2048
 CURSOR_PATTERN = r"^[A-Za-z0-9_.-]*$"
-CURSOR_RULE = N_("must be the `next` of a page of this list, unchanged")
+# A cursor is signed for its list: the same path, filters and order; only `limit` may change.
+CURSOR_RULE = N_(
+    "must be the `next` of a page of this list, unchanged, sent with the same filters and order"
+)
 CURSOR_REFUSALS = ("string_type", "string_too_long", "string_pattern_mismatch")
 
 
@@ -332,7 +335,10 @@ class PageQuery(Query):
             Field(
                 max_length=MAX_CURSOR_LENGTH,
                 pattern=CURSOR_PATTERN,
-                description="the `next` of the previous page; absent (or empty) for the first",
+                description=(
+                    "the `next` of the previous page, sent with the same filters and order"
+                    " (`limit` may change); absent (or empty) for the first"
+                ),
             ),
             worded(CURSOR_RULE, *CURSOR_REFUSALS),
         ]

@@ -10,9 +10,10 @@ A method a URL does not take is 405, with the methods it takes in `Allow`.
 
 Every list answers a page, `{"items": [...], "next": CURSOR or null}`: ?limit=
 rows (default 50, at most 500), and ?cursor= the `next` of the page before
-(with the same filters) for the page after it. Following `next` answers each
-row once, in the list's order, even while rows are added; a cursor is opaque
-and only good for the list that gave it.
+(with the same filters and order; `limit` may change) for the page after it.
+Following `next` answers each row once, in the list's order, even while rows
+are added; a cursor is opaque and only good for the list that gave it: the
+same path, filters and order, and the same caller.
 """
 
 from __future__ import annotations

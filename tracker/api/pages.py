@@ -3,20 +3,22 @@
 A list declares its order as keys (`Key`), the last one unique (the id), so
 the order is total. A page is the rows after the cursor's key in that order,
 `limit` of them; one more is read to know whether a page follows. `next` is
-the last row's key, signed with the app's secret for this endpoint, so a
-client cannot forge or mix cursors, and the next page starts after that row
-whatever was inserted meanwhile (OFFSET would shift by the rows inserted
-before it, answering one row twice or skipping one).
+the last row's key, signed with the app's secret for this very list (its
+endpoint, path, caller and every query parameter but the page's own), so a
+client cannot forge a cursor or carry one over to other filters, and the next
+page starts after that row whatever was inserted meanwhile (OFFSET would shift
+by the rows inserted before it, answering one row twice or skipping one).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from flask import current_app, request
+from flask import current_app, g, request
 from itsdangerous import BadData, URLSafeSerializer
 from sqlalchemy import ColumnElement, Select, SQLColumnExpression, and_, or_
 
@@ -27,8 +29,10 @@ from tracker.schemas import CURSOR_RULE, Answer, Page, PageQuery, read_date, rea
 P = TypeVar("P", bound=Page[Any])
 KeyValue = int | str | dt.date
 
-# Salt of the cursor's signature, with the endpoint: a cursor of one list is no other's.
+# Salt of the cursor's signature, with the list's identity: a cursor of one list is no other's.
 SALT = "tracker.api.pages"
+# What a page asks for beyond its list: the next page may ask for another size.
+PAGE_FIELDS = frozenset({"cursor", "limit"})
 
 
 # A key's kind beyond ids: any whole number in a 64-bit integer (a count, a share, a trend).
@@ -86,15 +90,29 @@ def seek(keys: Sequence[Key], values: Sequence[KeyValue]) -> ColumnElement[bool]
     return and_(bound, or_(*branches))
 
 
-def serializer() -> URLSafeSerializer:
-    """Return the signer of this request's list's cursors."""
-    return URLSafeSerializer(current_app.secret_key or "", salt=f"{SALT} {request.endpoint}")
+def identity(params: PageQuery) -> str:
+    """Return what makes this request's list the one it is, all it asks for but the page.
+
+    The query as validated (defaults filled in, values normalised), not as sent: `?sort=ready`
+    and `?order=asc&sort=ready` are one list. The caller counts too, since a list without
+    `?engineer=` is the caller's own and what a list holds depends on who may see it.
+    """
+    query = params.model_dump(mode="json", exclude=set(PAGE_FIELDS))
+    path = request.view_args or {}
+    return json.dumps(
+        [request.endpoint, path, g.api_caller.id, query], sort_keys=True, separators=(",", ":")
+    )
 
 
-def read_cursor(cursor: str, keys: Sequence[Key]) -> list[KeyValue]:
+def serializer(list_identity: str) -> URLSafeSerializer:
+    """Return the signer of the cursors of the list `list_identity` names."""
+    return URLSafeSerializer(current_app.secret_key or "", salt=f"{SALT} {list_identity}")
+
+
+def read_cursor(cursor: str, keys: Sequence[Key], list_identity: str) -> list[KeyValue]:
     """Return the key a cursor holds; a 400 naming `cursor` when it is not this list's."""
     try:
-        data = serializer().loads(cursor)
+        data = serializer(list_identity).loads(cursor)
     except BadData:
         data = None
     values = (
@@ -107,9 +125,9 @@ def read_cursor(cursor: str, keys: Sequence[Key]) -> list[KeyValue]:
     return [value for value in values if value is not None]
 
 
-def write_cursor(row: Any, keys: Sequence[Key]) -> str:
+def write_cursor(row: Any, keys: Sequence[Key], list_identity: str) -> str:
     """Return the cursor of the page after `row`."""
-    return str(serializer().dumps([key.write(key.value(row)) for key in keys]))
+    return str(serializer(list_identity).dumps([key.write(key.value(row)) for key in keys]))
 
 
 def page(
@@ -124,8 +142,9 @@ def page(
     A statement of one entity gives `out` and the keys that entity; of several, the row.
     """
     assert keys, "a list needs an order"
+    this_list = identity(params)
     if params.cursor is not None:
-        statement = statement.where(seek(keys, read_cursor(params.cursor, keys)))
+        statement = statement.where(seek(keys, read_cursor(params.cursor, keys, this_list)))
     statement = statement.order_by(None).order_by(*(k.order() for k in keys))
     result = db_session().execute(statement.limit(params.limit + 1))
     rows = list(result.scalars() if len(statement.column_descriptions) == 1 else result)
@@ -133,5 +152,5 @@ def page(
     rows = rows[: params.limit]
     return model(
         items=[out(row) for row in rows],
-        next=write_cursor(rows[-1], keys) if more else None,
+        next=write_cursor(rows[-1], keys, this_list) if more else None,
     )
