@@ -159,6 +159,31 @@ def test_bodies_that_are_not_a_json_object(
     assert row_counts(db) == before
 
 
+@pytest.mark.parametrize(
+    ("data", "content_type", "status"),
+    [
+        pytest.param("investment=5&returns=9", "application/x-www-form-urlencoded", 415, id="form"),
+        pytest.param('{"investment": {"a": 1}}', "text/plain", 415, id="text/plain"),
+        pytest.param("{", "application/json", 400, id="truncated JSON"),
+        pytest.param("", None, 200, id="no body"),
+        pytest.param("", "text/plain", 200, id="no body, any type"),
+        pytest.param(" ", "application/json", 200, id="blank JSON"),
+    ],
+)
+def test_a_roi_body_left_out_is_the_example_and_one_sent_is_json(
+    api: Api, scene: Scene, data: str, content_type: str | None, status: int
+) -> None:
+    kwargs: dict[str, Any] = {"data": data}
+    if content_type:
+        kwargs["content_type"] = content_type
+    response = api.post("/api/v1/roi", scene.tokens["admin"], **kwargs)
+    assert response.status_code == status, response.get_json()
+    if status == 200:
+        assert response.get_json()["first_year_roi_percent"] == 365
+    else:
+        assert response.get_json()["errors"]["request"]
+
+
 def test_a_body_over_the_size_limit_is_413(
     api: Api, app: Flask, db: Session, scene: Scene, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -94,13 +94,13 @@ def test_each_operation_lists_its_parameters_body_and_refusals(doc: dict) -> Non
     assert filters["expiring_within"]["schema"]["default"] == 90
     assert all(p["in"] == "query" and not p["required"] for p in filters.values())
 
-    # The body of /roi may be left out (or be `{}`), and is read whatever its content type.
+    # The body of /roi may be left out (or be `{}`); one that is sent is JSON.
     roi = paths["/api/v1/roi"]["post"]
     assert roi["requestBody"]["required"] is False
     assert roi["requestBody"]["content"]["application/json"]["schema"] == {
         "anyOf": [{"$ref": "#/components/schemas/RoiBody"}, {"type": "object", "maxProperties": 0}]
     }
-    assert "415" not in roi["responses"]
+    assert "415" in roi["responses"]
 
     errors = doc["components"]["responses"]["Unauthorized"]
     assert errors["content"]["application/json"]["schema"] == {

@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import Any, TypeVar
 
 import pydantic
-from flask import Response, request
+from flask import Request, Response, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from tracker import jsontext
@@ -130,12 +130,23 @@ def parse_json_object(raw: bytes, allowed: Iterable[str]) -> dict[str, Any]:
     return data
 
 
-def json_body(model: type[pydantic.BaseModel]) -> dict[str, Any]:
+def _sends_body(current: Request) -> bool:
+    """Return whether the request carries a body, without reading it."""
+    if current.content_length is not None:
+        return current.content_length > 0
+    return "chunked" in current.headers.get("Transfer-Encoding", "").lower()
+
+
+def json_body(model: type[pydantic.BaseModel], required: bool = True) -> dict[str, Any]:
     """Return the request's JSON object for `model`, refusing other content types and fields.
 
-    The fields are not read yet (validated() does): some refusals come first.
+    The fields are not read yet (validated() does): some refusals come first. A body
+    that is not `required` may be left out (`{}`), but one that is sent is JSON.
     """
     current = current_request()
+    # Decided on the headers: a form body may already have been read off the stream.
+    if not required and not _sends_body(current):
+        return {}
     if not current.is_json:
         raise ApiError(
             415, {"request": N_("send the body as JSON with Content-Type: application/json")}
@@ -147,6 +158,8 @@ def json_body(model: type[pydantic.BaseModel]) -> dict[str, Any]:
     limit = current.max_content_length
     if current.content_length is None and limit is not None and len(raw) >= limit:
         raise RequestEntityTooLarge()
+    if not required and not raw.strip():
+        return {}
     return parse_json_object(raw, field_names(model))
 
 

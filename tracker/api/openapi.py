@@ -25,7 +25,7 @@ from typing_extensions import TypeVar
 
 from tracker.api import blueprint
 from tracker.api.errors import ErrorsOut
-from tracker.api.inputs import answer, field_names, form_body, json_body, query, validated
+from tracker.api.inputs import answer, form_body, json_body, query, validated
 from tracker.db import MAX_ID
 from tracker.i18n import N_
 from tracker.schemas import Answer, Body, Query
@@ -80,8 +80,7 @@ class Operation(Generic[Q, B]):
     query_model: type[Q] | None = None
     body_model: type[B] | None = None
     refusals: tuple[int, ...] = ()
-    # False for a body that may be left out, or sent as `{}` (and is read whatever its
-    # content type).
+    # False for a body that may be left out, or sent as `{}`; one that is sent is JSON.
     body_required: bool = True
     # Headers of the success answers, by name: what each says.
     headers: Mapping[str, str] = field(default_factory=dict)
@@ -105,12 +104,7 @@ class Operation(Generic[Q, B]):
     def json_body(self) -> dict[str, Any]:
         """Return the JSON object of the request, with the declared body model's fields."""
         assert self.body_model is not None, "declare body_model to read a body"
-        return json_body(self.body_model)
-
-    def fields(self) -> tuple[str, ...]:
-        """Return the names a body may hold, sorted."""
-        assert self.body_model is not None, "declare body_model to read a body"
-        return field_names(self.body_model)
+        return json_body(self.body_model, self.body_required)
 
     def validated(self, data: dict[str, Any]) -> B:
         """Return `data` read with the declared body model; a 400 naming every bad field."""
@@ -142,9 +136,7 @@ class Operation(Generic[Q, B]):
         if self.query_model is not None or self.body_model is not None:
             found.add(400)
         if self.body_model is not None:
-            found.add(413)
-            if self.body_required:
-                found.add(415)
+            found.update((413, 415))
         if has_path_ids:
             found.add(404)  # an id beyond what the database holds matches no route
         return sorted(found)

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, request
+from flask import Response
 from sqlalchemy import select
 
 from tracker.api.access import managers_only
 from tracker.api.blueprint import bp
-from tracker.api.inputs import parse_json_object
 from tracker.api.openapi import Operation
 from tracker.catalog.models import RoiLine
 from tracker.extensions import db_session
@@ -25,7 +24,7 @@ def _catalog_lines() -> dict[str, Any]:
     return {"investment": lines.get("investment", {}), "returns": lines.get("return", {})}
 
 
-# The body may be left out, and is read whatever its content type.
+# The body may be left out (the catalog's example); one that is sent is JSON.
 ROI = Operation(answers={200: RoiOut}, body_model=RoiBody, body_required=False, refusals=(403,))
 
 
@@ -34,7 +33,5 @@ ROI = Operation(answers={200: RoiOut}, body_model=RoiBody, body_required=False, 
 def post_roi() -> tuple[Response, int]:
     """First-year and ongoing ROI of named lines; an empty body uses the catalog's example."""
     managers_only()
-    raw = request.get_data(cache=True)
-    data = parse_json_object(raw, ROI.fields()) if raw.strip() else {}
-    lines = ROI.validated(data or _catalog_lines())
+    lines = ROI.validated(ROI.json_body() or _catalog_lines())
     return ROI.answer(RoiOut.of(roi(lines.investment, lines.returns)))
