@@ -445,6 +445,19 @@ def test_only_a_fraction_is_refused_where_a_whole_number_goes(
         assert message in response.get_json()["errors"]["score"]
 
 
+def test_missing_evidence_is_named_with_the_bodys_other_problems(
+    api: Api, db: Session, scene: Scene
+) -> None:
+    body = {"code": "CKA", "issued_on": "2026-06-01", "expires_on": "soon"}
+    before = row_counts(db)
+    response = api.post("/api/v1/credentials", scene.tokens["self"], body)
+    assert response.status_code == 400
+    errors = response.get_json()["errors"]
+    assert errors["evidence"] == "evidence is required (a certificate number, a link or a note)"
+    assert "YYYY-MM-DD" in errors["expires_on"]
+    assert row_counts(db) == before
+
+
 def test_roi_line_names_without_nul(api: Api, db: Session, scene: Scene) -> None:
     lines = {"investment": {"a\u0000b": 10}, "returns": {"x": 20}}
     refused(api, db, "POST", "/api/v1/roi", scene.tokens["admin"], lines, "investment")

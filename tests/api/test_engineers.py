@@ -122,6 +122,26 @@ def test_the_services_refusals_name_the_apis_fields(api: Api, db: Session, scene
     assert "Target is not a manager or admin" in errors["manager_id"]
 
 
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("level", 99, "level must be a whole number from 1 to 5"),
+        ("level", 0, "level must be a whole number from 1 to 5"),
+        ("experience_months", -5, "experience must be a whole number of months from 0 to 600"),
+        ("experience_months", 601, "experience must be a whole number of months from 0 to 600"),
+        ("password", "short", "password must be at least 10 characters"),
+    ],
+)
+def test_a_value_outside_the_documented_range_is_refused_with_its_rule(
+    api: Api, db: Session, scene: Scene, field: str, value: object, message: str
+) -> None:
+    before = count(db, Engineer)
+    response = api.post("/api/v1/engineers", scene.tokens["admin"], {**NEW, field: value})
+    assert response.status_code == 400
+    assert response.get_json() == {"errors": {field: message}}
+    assert count(db, Engineer) == before
+
+
 @pytest.mark.parametrize("role", ["self", "manager", "other manager"])
 def test_only_an_admin_adds_people(api: Api, db: Session, scene: Scene, role: str) -> None:
     before = count(db, Engineer)

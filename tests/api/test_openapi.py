@@ -18,6 +18,8 @@ from tests.api.conformance import conforming, problems
 from tests.api.conftest import Scene
 from tests.helpers import Api
 from tracker.api.openapi import Operation, api_routes
+from tracker.catalog.rules import MAX_LEVEL, MIN_LEVEL
+from tracker.people.rules import MAX_EXPERIENCE_MONTHS, MIN_PASSWORD_LENGTH
 
 
 @pytest.fixture
@@ -107,6 +109,36 @@ def test_each_operation_lists_its_parameters_body_and_refusals(doc: dict) -> Non
         "$ref": "#/components/schemas/ErrorsOut"
     }
     assert "WWW-Authenticate" in errors["headers"]
+
+
+def _value(prop: dict) -> dict:
+    """Return a field's schema without its null branch."""
+    branches = [b for b in prop.get("anyOf", [prop]) if b != {"type": "null"}]
+    assert len(branches) == 1, prop
+    return branches[0]
+
+
+def test_the_bodies_state_the_limits_the_server_enforces(doc: dict) -> None:
+    schemas = doc["components"]["schemas"]
+    engineer = schemas["EngineerBody"]["properties"]
+    assert (_value(engineer["level"])["minimum"], _value(engineer["level"])["maximum"]) == (
+        MIN_LEVEL,
+        MAX_LEVEL,
+    )
+    months = _value(engineer["experience_months"])
+    assert (months["minimum"], months["maximum"]) == (0, MAX_EXPERIENCE_MONTHS)
+    assert _value(engineer["password"])["minLength"] == MIN_PASSWORD_LENGTH
+    level = schemas["LevelBody"]["properties"]["level"]
+    assert (level["minimum"], level["maximum"]) == (MIN_LEVEL, MAX_LEVEL)
+    # A credential's evidence is required unless a badge (its own evidence) is sent.
+    credential = schemas["CredentialOrBadgeBody"]
+    assert _value(credential["properties"]["evidence"])["minLength"] == 1
+    assert "required without a badge" in credential["properties"]["evidence"]["description"]
+    assert {"required": ["code", "issued_on", "evidence"]} in credential["anyOf"]
+    assert {"required": ["badge_url"]} in credential["anyOf"]
+    assert all(
+        "evidence" in form["required"] for form in credential["anyOf"] if len(form["required"]) > 1
+    )
 
 
 def test_a_body_field_that_may_be_left_out_may_be_null(doc: dict) -> None:

@@ -58,7 +58,8 @@ def post_credential() -> tuple[Response, int]:
     if badge is not None:
         cert = _import(engineer, *badge)
         return RECORD_CREDENTIAL.answer(CertificationOut.of(cert, on), 201)
-    assert body.issued_on is not None  # required without a badge (cross_errors)
+    # Required without a badge (cross_errors).
+    assert body.issued_on is not None and body.evidence is not None
     session = db_session()
     try:
         credential = credential_for_entry(

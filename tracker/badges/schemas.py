@@ -7,13 +7,14 @@ import math
 from decimal import Decimal
 from typing import Annotated, Any
 
-from pydantic import Field, field_validator
+from pydantic import ConfigDict, Field, JsonValue, field_validator
 
 from tracker.badges.rules import MAX_DOCUMENT_BYTES, MAX_URL_LENGTH
 from tracker.badges.rules import BadgeSource as Source
 from tracker.catalog.schemas import Code
 from tracker.i18n import N_
 from tracker.progress.rules import (
+    EVIDENCE_REQUIRED,
     MAX_CREDENTIAL_NAME_LENGTH,
     MAX_EVIDENCE_LENGTH,
     MAX_ISSUER_LENGTH,
@@ -22,6 +23,14 @@ from tracker.progress.schemas import CredentialBody
 from tracker.schemas import Body, Date, Id, refusal, text
 
 BADGE_FIELDS = ("badge_url", "badge_json")
+# What a body must hold, as JSON Schema says it: a badge, or a credential (from the
+# catalog, or by name and issuer) with its issue date and evidence.
+ONE_OF_THE_FORMS: list[JsonValue] = [
+    {"required": ["badge_url"]},
+    {"required": ["badge_json"]},
+    {"required": ["code", "issued_on", "evidence"]},
+    {"required": ["name", "issuer", "issued_on", "evidence"]},
+]
 NUMBER_OUT_OF_RANGE = N_("a number in the badge is out of range")
 
 
@@ -55,13 +64,19 @@ class CredentialOrBadgeBody(Body):
     and takes the credential, dates and evidence from it.
     """
 
+    model_config = ConfigDict(json_schema_extra={"anyOf": ONE_OF_THE_FORMS})
+
     code: Code | None = None
     name: Annotated[str, text(MAX_CREDENTIAL_NAME_LENGTH, required=True)] | None = None
     issuer: Annotated[str, text(MAX_ISSUER_LENGTH, required=True)] | None = None
     # Required without a badge (cross_errors); a badge gives its own.
-    issued_on: Date | None = None
+    issued_on: Date | None = Field(None, description="required without a badge")
     expires_on: Date | None = None
-    evidence: Annotated[str, text(MAX_EVIDENCE_LENGTH)] = ""
+    evidence: Annotated[str, text(MAX_EVIDENCE_LENGTH, required=True)] | None = Field(
+        None,
+        description="required without a badge (which is its own evidence):"
+        " a certificate number, a link or a note",
+    )
     engineer: Id | None = None
     badge_url: Annotated[str, text(MAX_URL_LENGTH, required=True)] | None = None
     badge_json: Annotated[str, text(MAX_DOCUMENT_BYTES, required=True)] | dict[str, Any] | None = (
@@ -84,6 +99,9 @@ class CredentialOrBadgeBody(Body):
         errors = dict(CredentialBody.cross_errors(data))
         if "issued_on" not in data:
             errors["issued_on"] = N_("this field is required")
+        evidence = data.get("evidence", "")
+        if isinstance(evidence, str) and not evidence.strip():
+            errors["evidence"] = EVIDENCE_REQUIRED
         return errors
 
     def badge(self) -> tuple[Source, str] | None:

@@ -24,8 +24,7 @@ from tracker.careers.services.bonuses import BonusRow, Quarter
 from tracker.careers.services.ladder import Career
 from tracker.careers.services.rotation import rotation
 from tracker.careers.services.skills import Coverage
-from tracker.catalog.rules import LEVEL_NUMBER_RULE, MAX_LEVEL, MIN_LEVEL
-from tracker.catalog.schemas import Code, SpecialityRef
+from tracker.catalog.schemas import BodyLevel, Code, SpecialityRef
 from tracker.people.models import Engineer
 from tracker.people.schemas import PersonRef, TeamOut, person_ref
 from tracker.schemas import (
@@ -70,7 +69,7 @@ class QuarterQuery(PageQuery):
 class LevelBody(Body):
     """A report's new level."""
 
-    level: Annotated[int, Field(ge=MIN_LEVEL, le=MAX_LEVEL, strict=True), worded(LEVEL_NUMBER_RULE)]
+    level: BodyLevel
 
 
 class EvidenceBody(Body):

@@ -28,6 +28,7 @@ from tracker.catalog.rules import (
     DEFAULT_RAMP_UP_ES,
     DEFAULT_RETAKE_WAIT_DAYS,
     HUNDREDTH,
+    LEVEL_NUMBER_RULE,
     MAX_CODE_LENGTH,
     MAX_LEVEL,
     MAX_PERCENT,
@@ -35,7 +36,7 @@ from tracker.catalog.rules import (
     MIN_PERCENT,
     MIN_VALIDITY_MONTHS,
 )
-from tracker.schemas import Answer, refusal
+from tracker.schemas import Answer, refusal, worded
 
 # --- field types ---------------------------------------------------------------------------
 
@@ -123,6 +124,10 @@ Codes = Annotated[tuple[str, ...], PlainValidator(_codes)]
 Hours = Annotated[Decimal, PlainValidator(_hours)]
 Money = Annotated[Decimal, PlainValidator(_money)]
 LevelNumber = Annotated[int, Field(ge=MIN_LEVEL, le=MAX_LEVEL)]
+# A level a request body sends: a rung of the ladder, the range in the schema and the refusal.
+BodyLevel = Annotated[
+    int, Field(ge=MIN_LEVEL, le=MAX_LEVEL, strict=True), worded(LEVEL_NUMBER_RULE)
+]
 Percent = Annotated[int, Field(ge=MIN_PERCENT, le=MAX_PERCENT)]
 Count = Annotated[int, Field(ge=0)]
 Positive = Annotated[int, Field(ge=1)]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from tracker.i18n import LOCALES, N_
+from tracker.i18n import LOCALES, N_, msg
 
 __all__ = ["LOCALES"]
 
@@ -40,6 +40,7 @@ def is_one_line(text: str) -> bool:
 MAX_EMAIL_LENGTH = 254
 MIN_PASSWORD_LENGTH = 10
 MAX_PASSWORD_LENGTH = 200
+PASSWORD_LENGTH_RULE = msg("password must be at least %(min)s characters", min=MIN_PASSWORD_LENGTH)
 MAX_TOKEN_NAME_LENGTH = 120
 
 # An API token's scope: a read token may only read (GET, HEAD, OPTIONS); a
@@ -56,6 +57,9 @@ TOKEN_EXPIRY_RULE = N_("the expiry date must not be before today")
 
 # Documented experience before joining, in whole months.
 MAX_EXPERIENCE_MONTHS = 600
+EXPERIENCE_RULE = msg(
+    "experience must be a whole number of months from 0 to %(max)s", max=MAX_EXPERIENCE_MONTHS
+)
 MAX_EXPERIENCE_TEXT_LENGTH = 4000
 
 # A team's fleet, in GPUs; readiness questions and plans ask about no larger one.

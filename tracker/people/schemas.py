@@ -15,18 +15,23 @@ from pydantic import (
 )
 
 from tracker.catalog.rules import MAX_CODE_LENGTH, MIN_LEVEL
+from tracker.catalog.schemas import BodyLevel
 from tracker.people.models import Engineer, Team
 from tracker.people.rules import (
     ACCESS_ROLE_RULE,
     ACCESS_ROLES,
     BROWSER_LOCALE,
+    EXPERIENCE_RULE,
     LOCALE_RULE,
     LOCALES,
     MAX_EMAIL_LENGTH,
+    MAX_EXPERIENCE_MONTHS,
     MAX_NAME_LENGTH,
     MAX_PASSWORD_LENGTH,
+    MIN_PASSWORD_LENGTH,
+    PASSWORD_LENGTH_RULE,
 )
-from tracker.schemas import Answer, Body, Date, Id, Page, WholeNumber, refusal, text
+from tracker.schemas import Answer, Body, Date, Id, Page, refusal, text, worded
 
 # A person's language setting: a locale of the interface, or "" for the browser's choice.
 LOCALE_CHOICES = (BROWSER_LOCALE, *LOCALES)
@@ -190,15 +195,24 @@ class EngineerBody(Body):
     job_roles: list[Annotated[str, text(MAX_CODE_LENGTH, required=True)]] = Field(
         default_factory=list, description="job-role codes of the catalog"
     )
-    level: WholeNumber = MIN_LEVEL
+    level: BodyLevel = MIN_LEVEL
     team_id: Id | None = None
     manager_id: Id | None = Field(None, description="an active manager or admin")
     hired_on: Date | None = None
-    experience_months: WholeNumber = Field(
-        0, description="documented months of GPU-infrastructure experience before joining"
-    )
+    experience_months: Annotated[
+        int,
+        Field(ge=0, le=MAX_EXPERIENCE_MONTHS, strict=True),
+        worded(EXPERIENCE_RULE),
+    ] = Field(0, description="documented months of GPU-infrastructure experience before joining")
     password: (
-        Annotated[str, StringConstraints(strict=True, max_length=MAX_PASSWORD_LENGTH)] | None
+        Annotated[
+            str,
+            StringConstraints(
+                strict=True, min_length=MIN_PASSWORD_LENGTH, max_length=MAX_PASSWORD_LENGTH
+            ),
+            worded(PASSWORD_LENGTH_RULE, "string_too_short"),
+        ]
+        | None
     ) = Field(None, description="left out, the person cannot sign in until one is set")
     locale: Locale = BROWSER_LOCALE
 

@@ -6,7 +6,7 @@ import datetime as dt
 from decimal import Decimal
 
 from tracker.catalog.rules import DECIMAL_PLACES
-from tracker.i18n import msg
+from tracker.i18n import N_, msg
 
 # A day holds at most this many hours, over all of an engineer's entries.
 HOURS_PER_DAY = Decimal(24)
@@ -20,6 +20,8 @@ HOUR_LOG_PAGE_SIZE = 50
 
 MAX_NOTE_LENGTH = 500
 MAX_EVIDENCE_LENGTH = 2000
+# A credential earned elsewhere is recorded with evidence; a verified badge is its own.
+EVIDENCE_REQUIRED = N_("evidence is required (a certificate number, a link or a note)")
 MAX_VOUCHER_CODE_LENGTH = 80
 MAX_PROCTORING_LENGTH = 200
 # A credential the catalog lacks, as an engineer enters it.

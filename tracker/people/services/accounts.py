@@ -12,11 +12,12 @@ from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from tracker.errors import ValidationError
-from tracker.i18n import join, msg
+from tracker.i18n import join
 from tracker.people.models import ApiToken, Engineer
 from tracker.people.rules import (
     MAX_TOKEN_NAME_LENGTH,
     MIN_PASSWORD_LENGTH,
+    PASSWORD_LENGTH_RULE,
     TOKEN_EXPIRY_RULE,
     TOKEN_SCOPE_RULE,
     TOKEN_SCOPES,
@@ -34,13 +35,7 @@ TOKEN_USE_PRECISION = dt.timedelta(minutes=1)
 def hash_password(password: str) -> str:
     """Return a salted scrypt hash of the password."""
     if len(password) < MIN_PASSWORD_LENGTH:
-        raise ValidationError(
-            {
-                "password": msg(
-                    "password must be at least %(min)s characters", min=MIN_PASSWORD_LENGTH
-                )
-            }
-        )
+        raise ValidationError({"password": PASSWORD_LENGTH_RULE})
     return generate_password_hash(password, method=PASSWORD_METHOD)
 
 

@@ -24,6 +24,7 @@ from tracker.people.rules import (
     ACCESS_ROLE_RULE,
     ACCESS_ROLES,
     BROWSER_LOCALE,
+    EXPERIENCE_RULE,
     LOCALE_RULE,
     LOCALES,
     MAX_EXPERIENCE_MONTHS,
@@ -118,10 +119,7 @@ def resolve_job_roles(session: Session, codes: Iterable[str]) -> tuple[list[JobR
 def experience_error(months: object) -> str | None:
     """Return the rule a documented experience in months breaks, or None."""
     if not is_whole(months) or not 0 <= months <= MAX_EXPERIENCE_MONTHS:
-        return msg(
-            "experience must be a whole number of months from 0 to %(max)s",
-            max=MAX_EXPERIENCE_MONTHS,
-        )
+        return EXPERIENCE_RULE
     return None
 
 

@@ -17,6 +17,7 @@ from tracker.people.schemas import PersonRef
 from tracker.progress.models import Certification, ExamAttempt
 from tracker.progress.rules import (
     EARLIEST_CERTIFICATION,
+    EVIDENCE_REQUIRED,
     MAX_CREDENTIAL_NAME_LENGTH,
     MAX_ENTERED_VALIDITY_YEARS,
     MAX_EVIDENCE_LENGTH,
@@ -246,7 +247,7 @@ def record_credential(
         if refused:
             errors["expires_on"] = refused
     if not evidence.strip():
-        errors["evidence"] = N_("evidence is required (a certificate number, a link or a note)")
+        errors["evidence"] = EVIDENCE_REQUIRED
     elif len(evidence.strip()) > MAX_EVIDENCE_LENGTH:
         errors["evidence"] = msg(
             "evidence must be at most %(most)s characters", most=MAX_EVIDENCE_LENGTH
