@@ -142,6 +142,32 @@ def test_a_value_outside_the_documented_range_is_refused_with_its_rule(
     assert count(db, Engineer) == before
 
 
+@pytest.mark.parametrize(
+    ("hired_on", "message"),
+    [
+        ("0001-01-01", "hire date must not be before 1970-01-01"),
+        ("1969-12-31", "hire date must not be before 1970-01-01"),
+        ("2999-12-31", "hire date must not be in the future"),
+    ],
+)
+def test_a_hire_date_outside_its_range_is_refused(
+    api: Api, db: Session, scene: Scene, hired_on: str, message: str
+) -> None:
+    before = count(db, Engineer)
+    body = {**NEW, "hired_on": hired_on}
+    response = api.post("/api/v1/engineers", scene.tokens["admin"], body)
+    assert response.status_code == 400
+    assert response.get_json() == {"errors": {"hired_on": message}}
+    assert count(db, Engineer) == before
+
+
+def test_the_earliest_hire_date_is_taken(api: Api, db: Session, scene: Scene) -> None:
+    body = {**NEW, "hired_on": "1970-01-01"}
+    response = api.post("/api/v1/engineers", scene.tokens["admin"], body)
+    assert response.status_code == 201, response.get_json()
+    assert response.get_json()["hired_on"] == "1970-01-01"
+
+
 @pytest.mark.parametrize("role", ["self", "manager", "other manager"])
 def test_only_an_admin_adds_people(api: Api, db: Session, scene: Scene, role: str) -> None:
     before = count(db, Engineer)

@@ -85,6 +85,22 @@ def test_row_errors_are_english_text_and_spanish_when_translated(db: Session) ->
     )
 
 
+@pytest.mark.parametrize(
+    ("hired_on", "message"),
+    [
+        ("0001-01-01", "hire date must not be before 1970-01-01"),
+        ("2999-01-01", "hire date must not be in the future"),
+    ],
+)
+def test_a_hire_date_out_of_range_refuses_the_row(db: Session, hired_on: str, message: str) -> None:
+    before = count(db, Engineer)
+    with pytest.raises(ImportRefused) as refused:
+        import_csv(db, "people", f"{HEADER}\nold@example.com,Old,,,,,,{hired_on},\n", TODAY)
+    [error] = refused.value.errors
+    assert (error.line, error.column, error.message) == (2, "hired_on", message)
+    assert count(db, Engineer) == before
+
+
 def test_a_bad_header_is_explained_in_either_language(db: Session) -> None:
     with pytest.raises(ValidationError) as refused:
         import_csv(db, "people", f"{HEADER},colour,,name\n", TODAY)

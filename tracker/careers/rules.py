@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from decimal import Decimal
 from typing import TypeGuard
 
 from tracker.i18n import N_, Message, msg
+from tracker.people.rules import EARLIEST_DATE as PEOPLE_EARLIEST_DATE
 
-# No career record (evidence, apprenticeship, bonus amount) is dated before this day;
-# bonuses set before amounts had a history apply from it.
-EARLIEST_DATE = dt.date(1970, 1, 1)
+# No career record (evidence, apprenticeship, bonus amount) is dated before a person's
+# earliest day; bonuses set before amounts had a history apply from it.
+EARLIEST_DATE = PEOPLE_EARLIEST_DATE
 
 # --- evidence ---------------------------------------------------------------------
 

@@ -6,9 +6,10 @@ A person's level is a rung of the catalog's ladder: its range is the catalog's
 
 from __future__ import annotations
 
+import datetime as dt
 import unicodedata
 
-from tracker.i18n import LOCALES, N_, msg
+from tracker.i18n import LOCALES, N_, day, msg
 
 __all__ = ["LOCALES"]
 
@@ -54,6 +55,14 @@ READ_ONLY_TOKEN_RULE = N_("a read-only token cannot write")
 # A token with an expiry date works through that day (in TRACKER_TIMEZONE) and
 # stops the day after, like a certification valid on its expiry day.
 TOKEN_EXPIRY_RULE = N_("the expiry date must not be before today")
+
+# No record of a person is dated before this day: their hire date, and the career
+# records (tracker.careers.rules) and hours dated from it.
+EARLIEST_DATE = dt.date(1970, 1, 1)
+# A hire date is from EARLIEST_DATE to today, whoever sets it (the web, the API, a CSV
+# import): a person is added once hired, so their experience counts from a real day.
+HIRED_TOO_EARLY = msg("hire date must not be before %(earliest)s", earliest=day(EARLIEST_DATE))
+HIRED_IN_FUTURE = N_("hire date must not be in the future")
 
 # Documented experience before joining, in whole months.
 MAX_EXPERIENCE_MONTHS = 600

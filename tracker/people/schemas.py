@@ -21,6 +21,7 @@ from tracker.people.rules import (
     ACCESS_ROLE_RULE,
     ACCESS_ROLES,
     BROWSER_LOCALE,
+    EARLIEST_DATE,
     EXPERIENCE_RULE,
     LOCALE_RULE,
     LOCALES,
@@ -198,7 +199,9 @@ class EngineerBody(Body):
     level: BodyLevel = MIN_LEVEL
     team_id: Id | None = None
     manager_id: Id | None = Field(None, description="an active manager or admin")
-    hired_on: Date | None = None
+    hired_on: Date | None = Field(
+        None, description=f"from {EARLIEST_DATE.isoformat()} to today; not in the future"
+    )
     experience_months: Annotated[
         int,
         Field(ge=0, le=MAX_EXPERIENCE_MONTHS, strict=True),

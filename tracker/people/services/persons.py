@@ -24,7 +24,10 @@ from tracker.people.rules import (
     ACCESS_ROLE_RULE,
     ACCESS_ROLES,
     BROWSER_LOCALE,
+    EARLIEST_DATE,
     EXPERIENCE_RULE,
+    HIRED_IN_FUTURE,
+    HIRED_TOO_EARLY,
     LOCALE_RULE,
     LOCALES,
     MAX_EXPERIENCE_MONTHS,
@@ -38,8 +41,6 @@ from tracker.people.services.accounts import hash_password
 from tracker.people.services.roles import access_role_error, last_admin_error
 from tracker.people.services.teams import resolve_team
 from tracker.people.services.trail import trail, trail_fields
-
-HIRED_IN_FUTURE = N_("hire date must not be in the future")
 
 # --- reading ----------------------------------------------------------------
 
@@ -194,8 +195,8 @@ def create_person(
         errors["level"] = problem
     if problem := experience_error(experience_months):
         errors["experience_months"] = problem
-    if hired_on is not None and hired_on > today:
-        errors["hired_on"] = HIRED_IN_FUTURE
+    if problem := hire_date_error(hired_on, today):
+        errors["hired_on"] = problem
     if problem := locale_error(locale):
         errors["locale"] = problem
     roles, problem = resolve_job_roles(session, job_roles)
@@ -365,13 +366,25 @@ EDITABLE = frozenset(
 )
 
 
-def _hired_on_error(hired_on: object, today: dt.date, first_record: dt.date | None) -> str | None:
+def hire_date_error(hired_on: object, today: dt.date) -> str | None:
+    """Return the rule a hire date breaks (a date from EARLIEST_DATE to `today`), or None."""
     if hired_on is None:
         return None
     if not isinstance(hired_on, dt.date):
         return N_("hire date must be a date (YYYY-MM-DD)")
+    if hired_on < EARLIEST_DATE:
+        return HIRED_TOO_EARLY
     if hired_on > today:
         return HIRED_IN_FUTURE
+    return None
+
+
+def _hired_on_error(hired_on: object, today: dt.date, first_record: dt.date | None) -> str | None:
+    if hired_on is None:
+        return None
+    if problem := hire_date_error(hired_on, today):
+        return problem
+    assert isinstance(hired_on, dt.date)  # hire_date_error refuses anything else
     if first_record is not None and hired_on > first_record:
         return msg(
             "hire date must not be after the first recorded hours or exam attempt (%(day)s)",
