@@ -166,7 +166,13 @@ def test_ones_own_level_is_403_even_for_an_admin(api: Api, db: Session, people: 
     before = count(db, LevelChange)
     for who in ("manager", "admin"):
         url = f"/api/v1/engineers/{getattr(people, who).id}/level"
-        assert api.put(url, people.tokens[who], {"level": 4}).status_code == 403
+        response = api.put(url, people.tokens[who], {"level": 4})
+        assert response.status_code == 403
+        assert response.get_json() == {
+            "errors": {
+                "engineer": "you cannot set your own level; your manager or an admin sets it"
+            }
+        }
     assert count(db, LevelChange) == before
 
 
@@ -342,6 +348,13 @@ def test_team_skills_permissions(api: Api, people: People, caller, status):
     assert response.status_code == status
 
 
+def test_an_engineers_refusal_names_a_teams_skills(api: Api, people: People):
+    response = api.get(f"/api/v1/teams/{people.team.id}/skills", people.tokens["junior"])
+    assert response.get_json() == {
+        "errors": {"engineer": "a team's skills are for managers and admins"}
+    }
+
+
 def test_team_skills_unknown_team_and_parameters(api: Api, people: People):
     assert api.get("/api/v1/teams/999999/skills", people.tokens["admin"]).status_code == 404
     response = api.get(
@@ -441,6 +454,26 @@ def test_bonuses_bad_query_is_400(api: Api, earned: People, query):
     response = api.get(f"/api/v1/bonuses?{query}", earned.tokens["admin"])
     assert response.status_code == 400
     assert response.get_json()["errors"]
+
+
+@pytest.mark.parametrize("quarter", ["9999-Q4", "1969-Q4", "0001-Q1"])
+def test_a_quarter_of_a_year_out_of_range_is_refused_saying_so(
+    api: Api, earned: People, quarter: str
+):
+    response = api.get(f"/api/v1/bonuses?quarter={quarter}", earned.tokens["admin"])
+    assert response.status_code == 400
+    assert response.get_json() == {
+        "errors": {"quarter": "the year must be from 1970 to 2999 (quarters 1970-Q1 to 2999-Q4)"}
+    }
+
+
+def test_the_quarters_form_and_range_are_documented(api: Api):
+    doc = api.get("/api/v1/openapi.json").get_json()
+    [quarter] = [
+        p for p in doc["paths"]["/api/v1/bonuses"]["get"]["parameters"] if p["name"] == "quarter"
+    ]
+    assert quarter["schema"]["pattern"] == "^([0-9]{4})-[Qq]([1-4])$"
+    assert "from 1970-Q1 to 2999-Q4" in quarter["description"]
 
 
 def test_bonuses_need_a_token(api: Api):

@@ -85,12 +85,21 @@ def test_a_quarter_runs_from_its_first_to_its_last_day(text, start, end):
 
 @pytest.mark.parametrize(
     "text",
-    ["2026-Q0", "2026-Q5", "2026Q4", "26-Q1", "2026-4", "Q4-2026", "", "2026-Q4x", "0001-Q1"],
+    ["2026-Q0", "2026-Q5", "2026Q4", "26-Q1", "2026-4", "Q4-2026", "", "2026-Q4x"],
 )
 def test_a_malformed_quarter_is_refused(text):
     with pytest.raises(ValidationError) as caught:
         Quarter.parse(text)
     assert "YYYY-Qn" in caught.value.errors["quarter"]
+
+
+@pytest.mark.parametrize("text", ["0001-Q1", "1969-Q4", "3000-Q1"])
+def test_a_quarter_of_a_year_out_of_range_is_refused_naming_the_range(text):
+    with pytest.raises(ValidationError) as caught:
+        Quarter.parse(text)
+    assert caught.value.errors["quarter"] == (
+        "the year must be from 1970 to 2999 (quarters 1970-Q1 to 2999-Q4)"
+    )
 
 
 def test_quarters_of_days_and_neighbours():

@@ -419,13 +419,28 @@ def test_managers_and_engineers_see_their_rows(client, auth, people, earned: Peo
     assert [r[1] for r in rows[1:]] == ["Jules Junior"]
 
 
-@pytest.mark.parametrize("quarter", ["2026-Q5", "2026Q4", "last", "0001-Q1"])
+@pytest.mark.parametrize("quarter", ["2026-Q5", "2026Q4", "last"])
 def test_a_malformed_quarter_is_400(client, auth, people, earned: People, quarter):
     auth.sign_in(people.admin)
     response = client.get(f"/careers/bonuses?quarter={quarter}")
     assert response.status_code == 400
     assert "quarter must be written YYYY-Qn" in response.get_data(as_text=True)
     assert client.get(f"/careers/bonuses.csv?quarter={quarter}").status_code == 400
+
+
+@pytest.mark.parametrize("quarter", ["0001-Q1", "9999-Q4"])
+def test_a_quarter_of_a_year_out_of_range_says_the_range(
+    client, auth, people, earned: People, quarter
+):
+    auth.sign_in(people.admin)
+    rule = "the year must be from 1970 to 2999 (quarters 1970-Q1 to 2999-Q4)"
+    response = client.get(f"/careers/bonuses?quarter={quarter}")
+    assert response.status_code == 400
+    assert rule in response.get_data(as_text=True)
+    assert "YYYY-Qn, Q1 to Q4" not in response.get_data(as_text=True)
+    download = client.get(f"/careers/bonuses.csv?quarter={quarter}")
+    assert download.status_code == 400
+    assert rule in download.get_data(as_text=True)
 
 
 def test_an_admin_sets_bonus_amounts(client, db, auth, people: People):

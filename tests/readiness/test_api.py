@@ -116,6 +116,14 @@ def test_engineers_get_403_on_every_readiness_call(
     assert "errors" in response.get_json()
 
 
+def test_an_engineers_refusal_names_the_roi_calculator(api: Api, org: Org) -> None:
+    response = api.post("/api/v1/roi", org.tokens["ben"])
+    assert response.status_code == 403
+    assert response.get_json() == {
+        "errors": {"engineer": "the ROI calculator is for managers and admins"}
+    }
+
+
 @pytest.mark.parametrize("url", TEAM_CALLS)
 @pytest.mark.parametrize("who", ["mona", "admin"])
 def test_an_unknown_team_is_404(api: Api, org: Org, url: str, who: str) -> None:

@@ -67,9 +67,13 @@ def engineer_in_body(
     return engineer
 
 
-def managers_only() -> None:
+TEAM_READINESS = N_("team readiness is for managers and admins")
+
+
+def managers_only(refusal: str = TEAM_READINESS) -> None:
+    """Answer 403 with `refusal` (what is for managers and admins) to anyone else."""
     if caller().access_role not in MANAGER_ROLES:
-        raise ApiError(403, {"engineer": N_("team readiness is for managers and admins")})
+        raise ApiError(403, {"engineer": refusal})
 
 
 def team_in_url(team_id: int) -> Team:

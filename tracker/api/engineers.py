@@ -10,6 +10,7 @@ from tracker.api.blueprint import bp
 from tracker.api.errors import ApiError, rename
 from tracker.api.inputs import NoQuery
 from tracker.api.openapi import Operation
+from tracker.careers.rules import OWN_LEVEL_RULE
 from tracker.careers.schemas import CareerOut, EvidenceBody, EvidenceOut, LevelBody, OnQuery
 from tracker.careers.services.evidence import record_evidence
 from tracker.careers.services.ladder import can_manage, career, change_level
@@ -137,7 +138,9 @@ def get_career(engineer_id: int) -> tuple[Response, int]:
 def put_level(engineer_id: int) -> tuple[Response, int]:
     """Set a report's level (their manager or an admin); the history keeps who, when, from, to."""
     engineer = engineer_in_url(engineer_id)
-    if caller().id == engineer.id or not can_manage(caller(), engineer):
+    if caller().id == engineer.id:
+        raise ApiError(403, {"engineer": OWN_LEVEL_RULE})
+    if not can_manage(caller(), engineer):
         raise ApiError(
             403, {"engineer": N_("only this engineer's manager or an admin sets the level")}
         )

@@ -12,6 +12,7 @@ from tracker.api.blueprint import bp
 from tracker.api.openapi import Operation
 from tracker.catalog.models import RoiLine
 from tracker.extensions import db_session
+from tracker.i18n import N_
 from tracker.readiness.schemas import RoiBody, RoiOut
 from tracker.readiness.services.roi import roi
 
@@ -32,6 +33,6 @@ ROI = Operation(answers={200: RoiOut}, body_model=RoiBody, body_required=False, 
 @ROI
 def post_roi() -> tuple[Response, int]:
     """First-year and ongoing ROI of named lines; an empty body uses the catalog's example."""
-    managers_only()
+    managers_only(N_("the ROI calculator is for managers and admins"))
     lines = ROI.validated(ROI.json_body() or _catalog_lines())
     return ROI.answer(RoiOut.of(roi(lines.investment, lines.returns)))

@@ -90,7 +90,7 @@ def put_skill(engineer_id: int, speciality: str) -> tuple[Response, int]:
 @TEAM_SKILLS
 def team_skills(team_id: int) -> tuple[Response, int]:
     """A team's specialities by people, with `single_points_of_failure` (speciality codes)."""
-    managers_only()
+    managers_only(N_("a team's skills are for managers and admins"))
     team = team_in_url(team_id)
     TEAM_SKILLS.query()
     return TEAM_SKILLS.answer(CoverageOut.of(team_coverage(db_session(), team)))

@@ -12,6 +12,10 @@ from tracker.people.rules import EARLIEST_DATE as PEOPLE_EARLIEST_DATE
 # earliest day; bonuses set before amounts had a history apply from it.
 EARLIEST_DATE = PEOPLE_EARLIEST_DATE
 
+# Nobody sets their own level, an admin neither: another person (their manager or an
+# admin) does, and the level history names them.
+OWN_LEVEL_RULE = N_("you cannot set your own level; your manager or an admin sets it")
+
 # --- evidence ---------------------------------------------------------------------
 
 # What counts as level-5 evidence; the model also knows "other", which does not.
@@ -78,6 +82,13 @@ MAX_BONUS = Decimal(1_000_000)
 QUARTER_PATTERN = r"([0-9]{4})-[Qq]([1-4])"
 FIRST_QUARTER_YEAR = 1970
 LAST_QUARTER_YEAR = 2999
+QUARTER_RULE = N_("must be a quarter written YYYY-Qn, Q1 to Q4 (e.g. 2026-Q4)")
+# Written right, but of a year outside the calendar the ledger reads.
+QUARTER_RANGE_RULE = msg(
+    "the year must be from %(first)s to %(last)s (quarters %(first)s-Q1 to %(last)s-Q4)",
+    first=FIRST_QUARTER_YEAR,
+    last=LAST_QUARTER_YEAR,
+)
 
 # --- rotation ---------------------------------------------------------------------
 

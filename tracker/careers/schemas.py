@@ -12,13 +12,17 @@ from pydantic import AfterValidator, Field
 from tracker.careers.models import Evidence, SkillAssessment
 from tracker.careers.rules import (
     EVIDENCE_KINDS,
+    FIRST_QUARTER_YEAR,
     HELD_AT,
+    LAST_QUARTER_YEAR,
     MAX_EVIDENCE_NOTE,
     MAX_EVIDENCE_TITLE,
     MAX_PROFICIENCY,
     MIN_PROFICIENCY,
     PROFICIENCY_LABELS,
     PROFICIENCY_RANGE,
+    QUARTER_PATTERN,
+    QUARTER_RULE,
 )
 from tracker.careers.services.bonuses import BonusRow, Quarter
 from tracker.careers.services.ladder import Career
@@ -63,7 +67,18 @@ class OnQuery(Query):
 class QuarterQuery(PageQuery):
     """?quarter=YYYY-Qn (default this quarter), and the page."""
 
-    quarter: str | None = Field(None, description="a quarter written YYYY-Qn, e.g. 2026-Q4")
+    quarter: (
+        Annotated[
+            str,
+            Field(pattern=f"^{QUARTER_PATTERN}$"),
+            worded(QUARTER_RULE, "string_pattern_mismatch"),
+        ]
+        | None
+    ) = Field(
+        None,
+        description="a quarter written YYYY-Qn, e.g. 2026-Q4:"
+        f" from {FIRST_QUARTER_YEAR}-Q1 to {LAST_QUARTER_YEAR}-Q4",
+    )
 
 
 class LevelBody(Body):

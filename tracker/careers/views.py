@@ -19,7 +19,6 @@ from flask_wtf import FlaskForm
 from sqlalchemy.orm import Session
 
 from tracker.careers.forms import (
-    QUARTER_MESSAGE,
     ApprenticeshipForm,
     BonusForm,
     ConfirmForm,
@@ -444,8 +443,9 @@ def _quarter() -> tuple[QuarterForm, Quarter | None]:
             return form, None
         try:
             return form, Quarter.parse(form.quarter.data)
-        except ValidationError:
-            form.quarter.errors = [QUARTER_MESSAGE]
+        except ValidationError as exc:
+            # Written as the form asks, yet of a year the ledger does not read.
+            form.quarter.errors = [localized(exc.errors["quarter"])]
             return form, None
     quarter = Quarter.of(today())
     form.quarter.data = str(quarter)
@@ -482,9 +482,9 @@ def bonuses():
 @login_required
 def bonuses_csv():
     """Download a quarter's bonus ledger for payroll."""
-    _form, quarter = _quarter()
+    form, quarter = _quarter()
     if quarter is None:
-        abort(400, str(QUARTER_MESSAGE))
+        abort(400, str(form.quarter.errors[0]))
     header = (
         _("quarter"),
         _("engineer"),

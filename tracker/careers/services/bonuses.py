@@ -18,6 +18,8 @@ from tracker.careers.rules import (
     LAST_QUARTER_YEAR,
     MAX_BONUS,
     QUARTER_PATTERN,
+    QUARTER_RANGE_RULE,
+    QUARTER_RULE,
 )
 from tracker.catalog.models import Credential
 from tracker.catalog.rules import DECIMAL_PLACES, HUNDREDTH
@@ -57,10 +59,10 @@ class Quarter:
     def parse(cls, text: str) -> Quarter:
         """Read YYYY-Qn (n 1-4); a ValidationError on "quarter" otherwise."""
         match = _QUARTER.fullmatch(text.strip()) if isinstance(text, str) else None
-        if match is None or not FIRST_QUARTER_YEAR <= int(match.group(1)) <= LAST_QUARTER_YEAR:
-            raise ValidationError(
-                {"quarter": N_("must be a quarter written YYYY-Qn, Q1 to Q4 (e.g. 2026-Q4)")}
-            )
+        if match is None:
+            raise ValidationError({"quarter": QUARTER_RULE})
+        if not FIRST_QUARTER_YEAR <= int(match.group(1)) <= LAST_QUARTER_YEAR:
+            raise ValidationError({"quarter": QUARTER_RANGE_RULE})
         return cls(int(match.group(1)), int(match.group(2)))
 
     @property

@@ -10,10 +10,10 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
 from tracker.careers.models import Evidence
-from tracker.careers.rules import EVIDENCE_KINDS, EVIDENCE_REASON
+from tracker.careers.rules import EVIDENCE_KINDS, EVIDENCE_REASON, OWN_LEVEL_RULE
 from tracker.catalog.models import Credential, Level
 from tracker.errors import ValidationError
-from tracker.i18n import N_, day, msg
+from tracker.i18n import day, msg
 from tracker.people.models import Engineer, JobRoleAssignment, LevelChange, Team
 from tracker.people.rules import MANAGER_ROLES
 from tracker.people.services.access import manages
@@ -230,5 +230,5 @@ def change_level(
     None when the level is already that one. Refused for one's own level.
     """
     if actor.id == engineer.id:
-        raise ValidationError({"level": N_("you cannot set your own level; your manager does")})
+        raise ValidationError({"level": OWN_LEVEL_RULE})
     return set_level(session, engineer, level, actor, today, via=via)
