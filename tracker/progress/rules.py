@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from decimal import Decimal
 
 from tracker.catalog.rules import DECIMAL_PLACES
 from tracker.i18n import N_, msg
+from tracker.people.rules import EARLIEST_DATE
 
 # A day holds at most this many hours, over all of an engineer's entries.
 HOURS_PER_DAY = Decimal(24)
@@ -36,8 +36,8 @@ SCORE_TEXT = msg(
 )
 MAX_ATTEMPT_COST = Decimal(1_000_000)
 
-# No certification is dated before this day.
-EARLIEST_CERTIFICATION = dt.date(1970, 1, 1)
+# No certification is dated before the first day of any record of a person.
+EARLIEST_CERTIFICATION = EARLIEST_DATE
 # An expiry entered by hand for a credential the catalog gives no validity runs at
 # most this many years from the issue date; one that never expires is left empty.
 MAX_ENTERED_VALIDITY_YEARS = 10
