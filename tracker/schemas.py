@@ -356,7 +356,8 @@ def _with(
     ]
     for error in exc.errors() if exc is not None else ():
         if error["type"] == "refused":
-            kind: str | PydanticCustomError = refusal(error["msg"])
+            # The context's message, not the rendered text: it stays marked for translation.
+            kind: str | PydanticCustomError = refusal(error["ctx"]["message"])
         else:
             kind = error["type"]
         detail: InitErrorDetails = {"type": kind, "loc": error["loc"], "input": error["input"]}

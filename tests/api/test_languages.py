@@ -10,6 +10,8 @@ from tests.api.conftest import Scene
 from tests.helpers import Api
 
 HOURS = {"course": "FDL", "date": "2026-11-20", "hours": 2}
+EVIDENCE = {"kind": "blog", "title": "Tuning NCCL", "date": "2026-11-20"}
+ROI = {"investment": {"training": 1000}, "returns": {"uptime": 5000}}
 JSON = {"content_type": "application/json"}
 
 # What is sent (method, URL, the token of whom, and the rest of the call), the answer's
@@ -187,6 +189,102 @@ REFUSALS = [
         id="webhooks for admins",
     ),
     pytest.param(
+        ("GET", "/api/v1/teams/{team}/readiness?gpus=abc", "admin", {}),
+        400,
+        "gpus",
+        "must be a whole number of GPUs from 0 to 10,000,000",
+        "debe ser un número entero de GPU entre 0 y 10.000.000",
+        id="GPUs not a number",
+    ),
+    pytest.param(
+        ("GET", "/api/v1/teams/{team}/forecast?gpus=10000001", "admin", {}),
+        400,
+        "gpus",
+        "must be a whole number of GPUs from 0 to 10,000,000",
+        "debe ser un número entero de GPU entre 0 y 10.000.000",
+        id="GPUs beyond a fleet",
+    ),
+    pytest.param(
+        ("GET", "/api/v1/teams/{team}/readiness?on=bad", "admin", {}),
+        400,
+        "on",
+        "must be a date written YYYY-MM-DD",
+        "debe ser una fecha escrita AAAA-MM-DD",
+        id="readiness on no date",
+    ),
+    pytest.param(
+        ("GET", "/api/v1/engineers/{other}/career?on=bad", "admin", {}),
+        400,
+        "on",
+        "must be a date written YYYY-MM-DD",
+        "debe ser una fecha escrita AAAA-MM-DD",
+        id="career on no date",
+    ),
+    pytest.param(
+        ("GET", "/api/v1/teams/{team}/forecast?months=0", "admin", {}),
+        400,
+        "months",
+        "must be a whole number from 1 to 60",
+        "debe ser un número entero de 1 a 60",
+        id="forecast months",
+    ),
+    pytest.param(
+        ("GET", "/api/v1/teams/{team}/history?months=61", "admin", {}),
+        400,
+        "months",
+        "must be a whole number from 1 to 60",
+        "debe ser un número entero de 1 a 60",
+        id="team history months",
+    ),
+    pytest.param(
+        ("GET", "/api/v1/organisation/history?months=0", "admin", {}),
+        400,
+        "months",
+        "must be a whole number from 1 to 60",
+        "debe ser un número entero de 1 a 60",
+        id="organisation history months",
+    ),
+    pytest.param(
+        ("GET", "/api/v1/organisation?order=up", "admin", {}),
+        400,
+        "order",
+        "must be asc or desc",
+        "debe ser asc o desc",
+        id="order",
+    ),
+    pytest.param(
+        ("PUT", "/api/v1/engineers/{self}/skills/infiniband-rdma", "self", {"json": {"level": 5}}),
+        400,
+        "level",
+        "must be a whole number from 0 (none) to 4 (expert)",
+        "debe ser un número entero de 0 (ninguno) a 4 (experto)",
+        id="proficiency",
+    ),
+    pytest.param(
+        ("POST", "/api/v1/engineers/{self}/evidence", "self", {"json": EVIDENCE}),
+        400,
+        "kind",
+        "must be one of patent, publication, deployment",
+        "debe ser uno de patent, publication, deployment",
+        id="evidence kind",
+    ),
+    pytest.param(
+        ("POST", "/api/v1/roi", "manager", {"json": {**ROI, "investment": {"training": -1000}}}),
+        400,
+        "investment.training",
+        "must be a whole amount of 0 or more",
+        "debe ser un importe entero de 0 o más",
+        id="negative ROI line",
+    ),
+    pytest.param(
+        ("POST", "/api/v1/roi", "manager", {"json": {**ROI, "investment": {}}}),
+        400,
+        "investment",
+        'must be an object of named amounts, e.g. {"training": 75000}',
+        'debe ser un objeto de importes con nombre, p. ej. {"training": 75000}',
+        id="no ROI lines",
+    ),
+    pytest.param(
         ("GET", "/api/v1/hours?engineer=1%00", "self", {}),
         400,
         "request",
@@ -200,7 +298,8 @@ REFUSALS = [
 def _call(api: Api, scene: Scene, call: tuple[str, str, str, dict[str, Any]], language: str) -> Any:
     method, url, role, kwargs = call
     other = str(scene.other.id)
-    url = url.replace("{other}", other)
+    url = url.replace("{other}", other).replace("{self}", str(scene.target.id))
+    url = url.replace("{team}", str(scene.other.team_id))
     kwargs = dict(kwargs)
     if "json" in kwargs:
         kwargs["json"] = {
@@ -225,3 +324,21 @@ def test_a_refusal_speaks_the_requests_language(
         response = _call(api, scene, call, language)
         assert response.status_code == status, response.get_data(as_text=True)
         assert response.get_json() == {"errors": {field: message}}
+
+
+def test_a_rule_over_several_fields_leaves_each_fields_refusal_in_the_language(
+    api: Api, scene: Scene
+) -> None:
+    """No course and a wrong date and hours: every refusal of the body is in Spanish."""
+    bad = {"date": "2026-13-22", "hours": "abc"}
+    response = api.post(
+        "/api/v1/hours", scene.tokens["self"], bad, headers={"Accept-Language": "es"}
+    )
+    assert response.status_code == 400
+    assert response.get_json() == {
+        "errors": {
+            "course": "este campo es obligatorio (un código de curso, o indicar course_id)",
+            "date": "debe ser una fecha escrita AAAA-MM-DD",
+            "hours": "debe ser un número",
+        }
+    }

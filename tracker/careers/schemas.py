@@ -29,9 +29,11 @@ from tracker.careers.services.ladder import Career
 from tracker.careers.services.rotation import rotation
 from tracker.careers.services.skills import Coverage
 from tracker.catalog.schemas import BodyLevel, Code, SpecialityRef
+from tracker.i18n import msg
 from tracker.people.models import Engineer
 from tracker.people.schemas import PersonRef, TeamOut, person_ref
 from tracker.schemas import (
+    DATE_RULE,
     Amount,
     Answer,
     Body,
@@ -46,12 +48,13 @@ from tracker.schemas import (
     worded,
 )
 
-PROFICIENCY_RULE = f"must be a whole number {PROFICIENCY_RANGE}"
+PROFICIENCY_RULE = msg("must be a whole number %(range)s", range=PROFICIENCY_RANGE)
+EVIDENCE_KIND_RULE = msg("must be one of %(kinds)s", kinds=", ".join(EVIDENCE_KINDS))
 
 
 def _evidence_kind(kind: str) -> str:
     if kind not in EVIDENCE_KINDS:
-        raise refusal(f"must be one of {', '.join(EVIDENCE_KINDS)}")
+        raise refusal(EVIDENCE_KIND_RULE)
     return kind
 
 
@@ -61,7 +64,7 @@ def _evidence_kind(kind: str) -> str:
 class OnQuery(Query):
     """?on=YYYY-MM-DD (default today)."""
 
-    on: Annotated[dt.date, date_worded("must be a date YYYY-MM-DD")] | None = None
+    on: Annotated[dt.date, date_worded(DATE_RULE)] | None = None
 
 
 class QuarterQuery(PageQuery):

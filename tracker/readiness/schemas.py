@@ -9,15 +9,17 @@ from typing import Annotated, Any, Literal, cast, get_args
 from pydantic import Field
 
 from tracker.catalog.rules import MAX_CODE_LENGTH
-from tracker.i18n import msg
+from tracker.i18n import N_, msg
 from tracker.people.rules import MAX_GPUS, MAX_NAME_LENGTH, MAX_TEAM_NAME_LENGTH
 from tracker.people.schemas import PersonRef, TeamOut, person_ref
 from tracker.progress.rules import EXPIRING_WITHIN_DAYS
 from tracker.readiness.rules import (
     FORECAST_MONTHS,
+    GPUS_NUMBER_RULE,
     HISTORY_MONTHS,
     MAX_FORECAST_MONTHS,
     MAX_HISTORY_MONTHS,
+    ROI_LINE_RULE,
     TREND_DAYS,
 )
 from tracker.readiness.services.forecast import ForecastPoint
@@ -27,6 +29,7 @@ from tracker.readiness.services.organisation import DEFAULT_SORT, SORTS, Summary
 from tracker.readiness.services.roi import Roi
 from tracker.readiness.services.team import TeamReadiness
 from tracker.schemas import (
+    DATE_RULE,
     WITHOUT_NUL,
     Answer,
     Body,
@@ -40,13 +43,13 @@ from tracker.schemas import (
     worded,
 )
 
-NAMED_AMOUNTS = 'must be an object of named amounts, e.g. {"training": 75000}'
-ON_RULE = "must be a date YYYY-MM-DD"
-GPUS_QUERY_RULE = "must be a whole number of GPUs, 0 or more"
-MONTHS_RULE = f"must be a whole number from 1 to {MAX_FORECAST_MONTHS}"
+NAMED_AMOUNTS = N_('must be an object of named amounts, e.g. {"training": 75000}')
+MONTHS_RULE = msg("must be a whole number from 1 to %(max)s", max=MAX_FORECAST_MONTHS)
 
-OnDate = Annotated[dt.date, date_worded(ON_RULE)]
-Gpus = Annotated[int, Field(ge=0, le=MAX_GPUS), query_int(GPUS_QUERY_RULE), worded(GPUS_QUERY_RULE)]
+OnDate = Annotated[dt.date, date_worded(DATE_RULE)]
+Gpus = Annotated[
+    int, Field(ge=0, le=MAX_GPUS), query_int(GPUS_NUMBER_RULE), worded(GPUS_NUMBER_RULE)
+]
 
 
 # --- query strings and bodies --------------------------------------------------------
@@ -71,7 +74,7 @@ class ForecastQuery(Query):
 SortName = Literal["team", "manager", "band", "seats", "ready", "lapsing", "trend"]
 assert set(get_args(SortName)) == set(SORTS)  # the services' columns, each once
 SORT_RULE = msg("must be one of %(sorts)s", sorts=", ".join(SORTS))
-ORDER_RULE = "must be asc or desc"
+ORDER_RULE = N_("must be asc or desc")
 
 
 class OrganisationQuery(PageQuery):
@@ -94,7 +97,7 @@ class OrganisationQuery(PageQuery):
     )
 
 
-HISTORY_MONTHS_RULE = f"must be a whole number from 1 to {MAX_HISTORY_MONTHS}"
+HISTORY_MONTHS_RULE = msg("must be a whole number from 1 to %(max)s", max=MAX_HISTORY_MONTHS)
 
 
 class HistoryQuery(PageQuery):
@@ -118,7 +121,7 @@ Lines = Annotated[
         Annotated[
             WholeNumber,
             Field(ge=0),
-            worded("must be a whole amount of 0 or more", "int_type", "greater_than_equal"),
+            worded(ROI_LINE_RULE, "int_type", "greater_than_equal"),
         ],
     ],
     Field(min_length=1, json_schema_extra={"propertyNames": {"pattern": WITHOUT_NUL}}),

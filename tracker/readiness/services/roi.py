@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from tracker.errors import ValidationError
 from tracker.i18n import N_
+from tracker.readiness.rules import ROI_LINE_RULE
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,7 @@ def roi(investment: dict[str, int], returns: dict[str, int]) -> Roi:
     for kind, lines in (("investment", investment), ("returns", returns)):
         for name, amount in lines.items():
             if isinstance(amount, bool) or not isinstance(amount, int) or amount < 0:
-                errors[f"{kind}.{name}"] = N_("must be a whole amount of 0 or more")
+                errors[f"{kind}.{name}"] = ROI_LINE_RULE
     total = sum(investment.values()) if not errors else 0
     if not errors and total <= 0:
         errors["investment"] = N_("the investment must be more than 0")
