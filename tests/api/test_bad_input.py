@@ -14,6 +14,8 @@ from sqlalchemy.orm import Session
 from tests import factories
 from tests.api.conftest import Scene, row_counts
 from tests.helpers import Api
+from tracker.api.inputs import MAX_WHOLE_DIGITS, _json_problem
+from tracker.i18n import translate
 from tracker.progress.services.hours import log_hours
 
 D = dt.date
@@ -182,6 +184,33 @@ def test_a_roi_body_left_out_is_the_example_and_one_sent_is_json(
         assert response.get_json()["first_year_roi_percent"] == 365
     else:
         assert response.get_json()["errors"]["request"]
+
+
+def test_a_whole_number_longer_than_python_reads_is_refused_in_words(
+    api: Api, db: Session, scene: Scene
+) -> None:
+    token = scene.tokens["self"]
+    json_type = {"content_type": "application/json"}
+    # As long as the API reads: its field refuses it.
+    longest = '{"hours": -' + "9" * MAX_WHOLE_DIGITS + "}"
+    message = refused(
+        api, db, "POST", "/api/v1/hours", token, None, "hours", data=longest, **json_type
+    )
+    assert message == "hours must be more than 0 and at most 24"
+    # Beyond, the body is refused before Python tries.
+    for digits in (MAX_WHOLE_DIGITS + 1, 5001):
+        data = '{"hours": ' + "9" * digits + "}"
+        message = refused(
+            api, db, "POST", "/api/v1/hours", token, None, "request", data=data, **json_type
+        )
+        assert message == "the body holds a number of more than 500 digits"
+
+
+def test_a_json_problem_python_words_otherwise_is_said_without_its_english() -> None:
+    exc = json.JSONDecodeError("Illegal trailing comma before end of object", '{"a": 1,}', 8)
+    problem = _json_problem(b'{"a": 1,}', exc)
+    assert translate(problem, "en") == "unexpected text at line 1, column 9"
+    assert translate(problem, "es") == "texto inesperado en la línea 1, columna 9"
 
 
 def test_a_body_over_the_size_limit_is_413(

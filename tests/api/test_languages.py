@@ -285,6 +285,14 @@ REFUSALS = [
         id="no ROI lines",
     ),
     pytest.param(
+        ("POST", "/api/v1/hours", "self", {"data": '{"hours": ' + "9" * 5001 + "}", **JSON}),
+        400,
+        "request",
+        "the body holds a number of more than 500 digits",
+        "el cuerpo contiene un número de más de 500 dígitos",
+        id="number beyond Python's digits",
+    ),
+    pytest.param(
         ("GET", "/api/v1/hours?engineer=1%00", "self", {}),
         400,
         "request",

@@ -61,6 +61,7 @@ JSON_PROBLEMS = {
     "Invalid \\escape": N_("a string holds an invalid backslash escape"),
     "Invalid \\uXXXX escape": N_("a string holds an invalid \\u escape"),
 }
+UNEXPECTED_TEXT = N_("unexpected text")
 
 
 def _json_problem(raw: bytes, exc: ValueError) -> str:
@@ -74,15 +75,31 @@ def _json_problem(raw: bytes, exc: ValueError) -> str:
     if not raw.strip():
         return N_("the body is empty")
     if isinstance(exc, json.JSONDecodeError):
-        problem = JSON_PROBLEMS.get(exc.msg)
-        if problem is not None:
-            return msg(
-                "%(problem)s at line %(line)s, column %(column)s",
-                problem=problem,
-                line=exc.lineno,
-                column=exc.colno,
-            )
-    return str(exc)
+        # A problem a later Python names otherwise is still said without its English.
+        return msg(
+            "%(problem)s at line %(line)s, column %(column)s",
+            problem=JSON_PROBLEMS.get(exc.msg, UNEXPECTED_TEXT),
+            line=exc.lineno,
+            column=exc.colno,
+        )
+    return UNEXPECTED_TEXT
+
+
+# Python refuses to read a whole number of more digits than its limit (4,300 unless set
+# otherwise, and never below 640): the API refuses it first, in its own words.
+MAX_WHOLE_DIGITS = 500
+TOO_MANY_DIGITS = msg("the body holds a number of more than %(most)s digits", most=MAX_WHOLE_DIGITS)
+
+
+class _TooManyDigits(ValueError):
+    """A whole number in a body longer than any the API reads."""
+
+
+def _whole(text: str) -> int:
+    """Return a JSON whole number, refusing one of more than MAX_WHOLE_DIGITS digits."""
+    if len(text.lstrip("-")) > MAX_WHOLE_DIGITS:
+        raise _TooManyDigits(text[:20])
+    return int(text)
 
 
 # Beyond any whole number a field takes; a larger one stays a Decimal (and is refused
@@ -115,7 +132,11 @@ def _refuse_unknown(names: Iterable[str], allowed: Sequence[str]) -> None:
 def parse_json_object(raw: bytes, allowed: Iterable[str]) -> dict[str, Any]:
     """Return the JSON object in `raw`; 400 when it is not JSON, not an object or has extras."""
     try:
-        data = jsontext.loads(raw, parse_float=_number, parse_constant=_reject_constant)
+        data = jsontext.loads(
+            raw, parse_float=_number, parse_int=_whole, parse_constant=_reject_constant
+        )
+    except _TooManyDigits:
+        raise ApiError(400, {"request": TOO_MANY_DIGITS}) from None
     except ValueError as exc:
         problem = _json_problem(raw, exc)
         raise ApiError(
