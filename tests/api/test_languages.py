@@ -293,6 +293,23 @@ REFUSALS = [
         id="number beyond Python's digits",
     ),
     pytest.param(
+        ("POST", "/api/v1/engineers", "admin", {"json": {"email": "not-an-email", "name": "N"}}),
+        400,
+        "email",
+        "not a valid email address: it has no @ sign",
+        "no es una dirección de correo electrónico válida: no tiene el signo @",
+        id="not an email address",
+    ),
+    pytest.param(
+        ("POST", "/api/v1/engineers", "admin", {"json": {"email": "ana@b", "name": "Ana"}}),
+        400,
+        "email",
+        "not a valid email address: the part after the @ sign has no period (example.com)",
+        "no es una dirección de correo electrónico válida: la parte tras el signo @ no tiene"
+        " ningún punto (example.com)",
+        id="email without a domain",
+    ),
+    pytest.param(
         ("GET", "/api/v1/hours?engineer=1%00", "self", {}),
         400,
         "request",

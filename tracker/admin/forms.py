@@ -56,6 +56,7 @@ from tracker.people.rules import (
     ACCESS_ROLE_RULE,
     ACCESS_ROLES,
     BROWSER_LOCALE,
+    EMAIL_RULE,
     GPUS_RULE,
     LOCALES,
     MAX_EMAIL_LENGTH,
@@ -214,7 +215,7 @@ def _email() -> StringField:
         validators=[
             DataRequired(message=_l("an email is required")),
             Length(max=MAX_EMAIL_LENGTH, message=_l("email must be at most %(max)d characters")),
-            Email(message=_l("not a valid email address (name@example.com)")),
+            Email(message=rule(EMAIL_RULE)),
         ],
         filters=[stripped],
         render_kw={"autocomplete": "off"},

@@ -39,6 +39,7 @@ def is_one_line(text: str) -> bool:
 
 
 MAX_EMAIL_LENGTH = 254
+EMAIL_RULE = N_("not a valid email address (name@example.com)")
 MIN_PASSWORD_LENGTH = 10
 MAX_PASSWORD_LENGTH = 200
 PASSWORD_LENGTH_RULE = msg("password must be at least %(min)s characters", min=MIN_PASSWORD_LENGTH)

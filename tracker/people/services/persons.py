@@ -25,6 +25,7 @@ from tracker.people.rules import (
     ACCESS_ROLES,
     BROWSER_LOCALE,
     EARLIEST_DATE,
+    EMAIL_RULE,
     EXPERIENCE_RULE,
     HIRED_IN_FUTURE,
     HIRED_TOO_EARLY,
@@ -45,14 +46,40 @@ from tracker.people.services.trail import trail, trail_fields
 # --- reading ----------------------------------------------------------------
 
 
+# What the email validator finds wrong (a part of its English text), in words a reader
+# has in their language; the first that matches says it. Periods and hyphens come late:
+# other texts mention them too.
+EMAIL_PROBLEMS = (
+    ("must have an @-sign", N_("it has no @ sign")),
+    ("something before the @-sign", N_("nothing comes before the @ sign")),
+    ("something after the @-sign", N_("nothing comes after the @ sign")),
+    ("It should have a period", N_("the part after the @ sign has no period (example.com)")),
+    ("top-level domain", N_("the part after the @ sign does not end in a valid domain")),
+    ("special-use or reserved name", N_("the part after the @ sign is a reserved name")),
+    ("too long", N_("it is too long")),
+    ("display name", N_("write the address alone, without a name or angle brackets")),
+    ("bracket", N_("the part after the @ sign must be a domain name, not an IP address")),
+    ("Quoting", N_("the part before the @ sign must not be in quotes")),
+    ("period", N_("a period or hyphen is out of place")),
+    ("hyphen", N_("a period or hyphen is out of place")),
+    ("character", N_("it holds a character an email address cannot have")),
+)
+
+
+def email_problem(detail: str) -> str:
+    """Return why an email address is refused, from the validator's English `detail`."""
+    for part, problem in EMAIL_PROBLEMS:
+        if part in detail:
+            return msg("not a valid email address: %(reason)s", reason=problem)
+    return EMAIL_RULE
+
+
 def normalise_email(email: str) -> str:
     """Return the email in the stored form (validated, lower-cased), or raise."""
     try:
         return validate_email(email.strip(), check_deliverability=False).normalized.lower()
     except EmailNotValidError as exc:
-        raise ValidationError(
-            {"email": msg("not a valid email address: %(reason)s", reason=str(exc))}
-        ) from None
+        raise ValidationError({"email": email_problem(str(exc))}) from None
 
 
 def find_engineer(session: Session, email: str) -> Engineer | None:
