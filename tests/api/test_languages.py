@@ -189,6 +189,22 @@ REFUSALS = [
         id="webhooks for admins",
     ),
     pytest.param(
+        ("GET", "/api/v1/teams/{team}/skills?x=1", "admin", {}),
+        400,
+        "x",
+        "this URL takes no parameters",
+        "esta URL no admite parámetros",
+        id="parameter where none is taken",
+    ),
+    pytest.param(
+        ("GET", "/api/v1/me?x=1", "self", {}),
+        400,
+        "x",
+        "this URL takes no parameters",
+        "esta URL no admite parámetros",
+        id="parameter of /me",
+    ),
+    pytest.param(
         ("GET", "/api/v1/teams/{team}/readiness?gpus=abc", "admin", {}),
         400,
         "gpus",

@@ -219,15 +219,19 @@ def body(model: type[M]) -> M:
     return validated(model, json_body(model))
 
 
+NO_PARAMETERS = N_("this URL takes no parameters")
+
+
 def query(model: type[M]) -> M:
     """Return the query string read with `model`; unknown parameters are a 400."""
     allowed = field_names(model)
     unknown = sorted(set(request.args) - set(allowed))
     if unknown:
-        known = ", ".join(allowed)
-        raise ApiError(
-            400, dict.fromkeys(unknown, msg("unknown parameter (known: %(known)s)", known=known))
-        )
+        if allowed:
+            problem = msg("unknown parameter (known: %(known)s)", known=", ".join(allowed))
+        else:
+            problem = NO_PARAMETERS
+        raise ApiError(400, dict.fromkeys(unknown, problem))
     return validated(model, request.args.to_dict())
 
 
