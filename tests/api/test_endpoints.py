@@ -126,7 +126,10 @@ def test_log_list_update_and_delete_hours(api: Api, db: Session, scene: Scene) -
     assert response.get_json()["note"] == ""
     assert api.get(url, token).get_json()["date"] == "2026-11-19"
 
-    assert api.delete(url, token).status_code == 204
+    deleted = api.delete(url, token)
+    assert deleted.status_code == 204
+    # No body, so nothing to name a type of.
+    assert (deleted.data, deleted.headers.get("Content-Type")) == (b"", None)
     assert api.get(url, token).status_code == 404
     assert len(api.get("/api/v1/hours", token).get_json()["items"]) == 1
 

@@ -33,7 +33,9 @@ def test_an_admin_registers_lists_rotates_and_removes(api: Api, db: Session, sce
     assert rotated.get_json()["secret"] not in (body["secret"], None)
     assert rotated.get_json()["previous_secret_until"] is not None
 
-    assert api.delete(f"/api/v1/webhooks/{body['id']}", token).status_code == 204
+    deleted = api.delete(f"/api/v1/webhooks/{body['id']}", token)
+    assert deleted.status_code == 204
+    assert (deleted.data, deleted.headers.get("Content-Type")) == (b"", None)
     assert api.get("/api/v1/webhooks", token).get_json() == {"items": [], "next": None}
     assert api.delete(f"/api/v1/webhooks/{body['id']}", token).status_code == 404
 

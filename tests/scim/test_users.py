@@ -237,6 +237,7 @@ def test_delete_deactivates_hides_and_keeps_the_record(scim, db):
     path = f"/Users/{created['id']}"
     response = scim.delete(path)
     assert response.status_code == 204
+    assert (response.data, response.headers.get("Content-Type")) == (b"", None)
     person = db.get(Engineer, int(created["id"]))
     assert person is not None and person.active is False
     error_of(scim.get(path), 404)

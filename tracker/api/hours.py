@@ -210,8 +210,8 @@ def update_entry(entry_id: int) -> tuple[Response, int]:
 
 @bp.delete("/hours/<int:entry_id>", endpoint="delete_hours")
 @DELETE_HOURS
-def delete_entry(entry_id: int) -> tuple[str, int]:
+def delete_entry(entry_id: int) -> tuple[Response, int]:
     """Delete an entry (the audit trail keeps what it held)."""
     entry = _entry(entry_id, write=True)
     delete_hours(db_session(), entry, actor=caller())
-    return "", 204
+    return DELETE_HOURS.no_content()

@@ -246,3 +246,10 @@ def answer(result: Answer, status: int = 200, location: str | None = None) -> tu
     if location:
         response.headers["Location"] = location
     return response, status
+
+
+def no_content() -> tuple[Response, int]:
+    """Return the empty answer 204: no body, so no Content-Type either (RFC 9110, 15.3.5)."""
+    response = Response(status=204)
+    del response.headers["Content-Type"]
+    return response, 204

@@ -25,7 +25,14 @@ from typing_extensions import TypeVar
 
 from tracker.api import blueprint
 from tracker.api.errors import ErrorsOut
-from tracker.api.inputs import answer, form_body, json_body, query, validated
+from tracker.api.inputs import (
+    answer,
+    form_body,
+    json_body,
+    no_content,
+    query,
+    validated,
+)
 from tracker.db import MAX_ID
 from tracker.i18n import N_
 from tracker.schemas import Answer, Body, Query
@@ -129,6 +136,11 @@ class Operation(Generic[Q, B]):
     ) -> tuple[Response, int]:
         """Return `result` as the answer (one of the declared answers), with its status."""
         return answer(result, status, location)
+
+    def no_content(self) -> tuple[Response, int]:
+        """Return the declared empty answer, 204."""
+        assert 204 in self.answers, "declare the answer 204 to give it"
+        return no_content()
 
     def statuses(self, has_path_ids: bool) -> list[int]:
         """Return every refusal status the operation can answer, sorted."""

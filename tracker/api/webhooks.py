@@ -83,10 +83,10 @@ def add_webhook() -> tuple[Response, int]:
 
 @bp.delete("/webhooks/<int:endpoint_id>")
 @DELETE_WEBHOOK
-def delete_webhook(endpoint_id: int) -> tuple[str, int]:
+def delete_webhook(endpoint_id: int) -> tuple[Response, int]:
     """Remove an endpoint and its deliveries; nothing more is sent to it."""
     remove_endpoint(db_session(), _endpoint(endpoint_id), caller().id)
-    return "", 204
+    return DELETE_WEBHOOK.no_content()
 
 
 @bp.post("/webhooks/<int:endpoint_id>/rotate-secret")

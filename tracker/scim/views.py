@@ -66,8 +66,12 @@ class MethodNotAllowed(SCIMException):
 def _answer(
     payload: dict[str, Any] | None, status: int = 200, headers: dict[str, str] | None = None
 ) -> Response:
-    body = "" if payload is None else json.dumps(payload)
-    response = Response(body, status, content_type=CONTENT_TYPE)
+    if payload is None:
+        # No body (204, 304): nothing to name a type of.
+        response = Response(status=status)
+        del response.headers["Content-Type"]
+    else:
+        response = Response(json.dumps(payload), status, content_type=CONTENT_TYPE)
     response.headers.update(headers or {})
     return response
 
