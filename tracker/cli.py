@@ -141,7 +141,11 @@ def serve_command(host: str, port: int, workers: int, threads: int, scheduler: b
     new_app: Callable[[], Flask] = factory
     # Buffer what the app accepts; a larger body goes to the app at once, which refuses it.
     body_limit = current_app.config.get("MAX_CONTENT_LENGTH") or BufferingWorker.body_limit
-    Worker = type("Worker", (BufferingWorker,), {"body_limit": body_limit})
+    Worker = type(
+        "Worker",
+        (BufferingWorker,),
+        {"body_limit": body_limit, "default_locale": current_app.config["DEFAULT_LOCALE"]},
+    )
     click.echo(f"serving on http://{host}:{port} with {workers} worker(s) of {threads} threads")
     Server().run()
 

@@ -12,7 +12,9 @@ buffer, never a thread; a client that has not sent its whole request within
 A request the parser refuses (a request line or headers over gunicorn's limits,
 a malformed line or header) is answered as the API answers every refusal,
 `{"errors": {"request": ...}}` in JSON, instead of gunicorn's HTML page: the path
-is not read yet, so it cannot tell an API call from a page.
+is not read yet, so it cannot tell an API call from a page. It says the limit in
+plain words, in the language the head's Accept-Language prefers (as the app
+chooses one), without gunicorn's own English.
 """
 
 from __future__ import annotations
@@ -23,9 +25,12 @@ import gc
 import json
 import re
 import socket
+import threading
 import time
+from dataclasses import dataclass
 from functools import partial
 from selectors import EVENT_READ
+from typing import Any
 
 from gunicorn import util
 from gunicorn.http.errors import (
@@ -39,7 +44,12 @@ from gunicorn.http.errors import (
     LimitRequestLine,
     ObsoleteFolding,
 )
+from gunicorn.http.message import DEFAULT_MAX_HEADERFIELD_SIZE, MAX_HEADERS
 from gunicorn.workers.gthread import TConn, ThreadWorker
+from werkzeug.datastructures import LanguageAccept
+from werkzeug.http import parse_accept_header
+
+from tracker.i18n import DEFAULT_LOCALE, LOCALES, N_, grouped, msg, translate
 
 # Seconds a client has to send a whole request, counted from its first byte or,
 # on a new connection, from the connection: a browser's spare connection waits.
@@ -53,18 +63,15 @@ READ_SIZE = 64 * 1024
 _CONTENT_LENGTH = re.compile(rb"\r\ncontent-length[ \t]*:[ \t]*(\d+)[ \t]*(?=\r\n)", re.IGNORECASE)
 _CHUNKED = re.compile(rb"\r\ntransfer-encoding[ \t]*:[^\r\n]*chunked", re.IGNORECASE)
 _EXPECT_CONTINUE = re.compile(rb"\r\nexpect[ \t]*:[ \t]*100-continue[ \t]*(?=\r\n)", re.IGNORECASE)
+_ACCEPT_LANGUAGE = re.compile(rb"\r\naccept-language[ \t]*:[ \t]*([^\r\n]*)", re.IGNORECASE)
 CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 
 # What the parser refuses: the status, its reason, and what the answer says. The rest
 # (an unsupported transfer coding, a forbidden proxy line...) keeps gunicorn's answer.
-MALFORMED = (400, "Bad Request", "the request is not well-formed HTTP: {error}")
+MALFORMED = (400, "Bad Request")
 REFUSED = {
-    LimitRequestLine: (414, "URI Too Long", "the URL is longer than the server reads: {error}"),
-    LimitRequestHeaders: (
-        431,
-        "Request Header Fields Too Large",
-        "the headers are more or larger than the server reads: {error}",
-    ),
+    LimitRequestLine: (414, "URI Too Long"),
+    LimitRequestHeaders: (431, "Request Header Fields Too Large"),
     InvalidRequestLine: MALFORMED,
     InvalidRequestMethod: MALFORMED,
     InvalidHTTPVersion: MALFORMED,
@@ -73,15 +80,64 @@ REFUSED = {
     ObsoleteFolding: MALFORMED,
     InvalidSchemeHeaders: MALFORMED,
 }
+NOT_HTTP = N_("the request is not well-formed HTTP")
 
 
-def refusal(exc: Exception) -> bytes | None:
+@dataclass(frozen=True)
+class HeaderLimits:
+    """How many header lines the parser reads, and how long each may be, in bytes."""
+
+    fields: int = 100
+    field_size: int = DEFAULT_MAX_HEADERFIELD_SIZE
+
+    @classmethod
+    def of(cls, cfg: Any) -> HeaderLimits:
+        """Return the limits gunicorn's parser applies with the settings `cfg`."""
+        fields = cfg.limit_request_fields
+        size = cfg.limit_request_field_size
+        return cls(
+            fields if 0 < fields <= MAX_HEADERS else MAX_HEADERS,
+            size if size > 0 else DEFAULT_MAX_HEADERFIELD_SIZE,
+        )
+
+
+def _problem(exc: Exception, limits: HeaderLimits) -> str:
+    """Return what is wrong with a request the parser refused, in words marked for translation."""
+    if isinstance(exc, LimitRequestLine):
+        return msg(
+            "the URL is longer than the server reads: at most %(most)s bytes for the method,"
+            " URL and HTTP version together",
+            most=grouped(exc.max_size),
+        )
+    if isinstance(exc, LimitRequestHeaders):
+        return msg(
+            "the headers are more or larger than the server reads: at most %(count)s headers,"
+            " each at most %(size)s bytes",
+            count=grouped(limits.fields),
+            size=grouped(limits.field_size),
+        )
+    return NOT_HTTP
+
+
+def head_locale(head: bytes, default: str = DEFAULT_LOCALE) -> str:
+    """Return the language a raw request head's Accept-Language prefers, as the app picks it."""
+    found = _ACCEPT_LANGUAGE.search(head)
+    if found is None:
+        return default
+    accepted = parse_accept_header(found.group(1).decode("latin-1"), LanguageAccept)
+    return accepted.best_match(LOCALES) or default
+
+
+def refusal(
+    exc: Exception, locale: str = DEFAULT_LOCALE, limits: HeaderLimits = HeaderLimits()
+) -> bytes | None:
     """Return the whole HTTP answer to a request the parser refused, or None for gunicorn's."""
     found = next((answer for kind, answer in REFUSED.items() if isinstance(exc, kind)), None)
     if found is None:
         return None
-    status, reason, text = found
-    body = json.dumps({"errors": {"request": text.format(error=exc)}}).encode()
+    status, reason = found
+    text = translate(_problem(exc, limits), locale)
+    body = json.dumps({"errors": {"request": text}}).encode()
     head = (
         f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\n"
         f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
@@ -124,11 +180,18 @@ def answer_expect_continue(data: bytearray) -> bool:
     return bool(found)
 
 
+# The head of the request each thread is handling.
+_handling = threading.local()
+
+
 class BufferingWorker(ThreadWorker):
     """gthread whose threads run only requests that have arrived whole."""
 
     # The largest body buffered in memory; `tracker serve` sets the app's MAX_CONTENT_LENGTH.
     body_limit = 2 * 1024 * 1024
+    # The language of a refusal whose head prefers none the app speaks; `tracker serve`
+    # sets the app's TRACKER_DEFAULT_LOCALE.
+    default_locale = DEFAULT_LOCALE
 
     def init_process(self) -> None:
         # Connections still arriving, each with its deadline (time.monotonic()).
@@ -218,13 +281,22 @@ class BufferingWorker(ThreadWorker):
         conn.init()
         conn.sock.settimeout(SOCKET_TIMEOUT)
         pending = getattr(conn, "pending", b"")
+        # The head alone is kept, for the language of a refusal: a body may be megabytes.
+        head_end = pending.find(b"\r\n\r\n")
+        conn.head = bytes(pending[: head_end if head_end >= 0 else HEAD_LIMIT])
         if pending:
             conn.parser.unreader.unread(bytes(pending))
             conn.pending = bytearray()
         self._wrap_future(self.tpool.submit(self.handle, conn), conn)
 
+    def handle(self, conn: TConn) -> Any:
+        # handle_error, which this thread calls, is given the socket, not the connection.
+        _handling.head = getattr(conn, "head", b"")
+        return super().handle(conn)
+
     def handle_error(self, req, client, addr, exc) -> None:
-        answer = refusal(exc)
+        locale = head_locale(getattr(_handling, "head", b""), self.default_locale)
+        answer = refusal(exc, locale, HeaderLimits.of(self.cfg))
         if answer is None:
             super().handle_error(req, client, addr, exc)
             return

@@ -209,21 +209,47 @@ def test_kept_alive_and_pipelined_requests_are_all_answered(served: LiveServer):
     assert answers.count(b"HTTP/1.1 200 OK\r\n") == 2
 
 
+SPANISH = b"Accept-Language: es-ES,es;q=0.9\r\n"
+
+
 @pytest.mark.parametrize(
-    ("request_bytes", "status"),
+    ("request_bytes", "status", "message"),
     [
         # A request line past gunicorn's 4094 bytes: the URL is too long.
-        (b"GET /api/v1/me?" + b"a" * 5000 + b" HTTP/1.1\r\nHost: tracker\r\n\r\n", 414),
-        # A header past 8190 bytes, or more than 100 of them.
-        (b"GET /api/v1/me HTTP/1.1\r\nHost: tracker\r\nX-Big: " + b"a" * 9000 + b"\r\n\r\n", 431),
-        (b"GET /api/v1/me HTTP/1.1\r\n" + b"X-Many: 1\r\n" * 101 + b"\r\n", 431),
+        (
+            b"GET /api/v1/me?" + b"a" * 5000 + b" HTTP/1.1\r\nHost: tracker\r\n\r\n",
+            414,
+            "the URL is longer than the server reads: at most 4,094 bytes for the method, URL"
+            " and HTTP version together",
+        ),
+        # A header past 8190 bytes, or more than 100 of them; in the head's language.
+        (
+            b"GET /api/v1/me HTTP/1.1\r\nHost: tracker\r\n"
+            + SPANISH
+            + b"X-Big: "
+            + b"a" * 9000
+            + b"\r\n\r\n",
+            431,
+            "las cabeceras superan en número o tamaño lo que lee el servidor: como máximo 100"
+            " cabeceras, de 8.190 bytes cada una como máximo",
+        ),
+        (
+            b"GET /api/v1/me HTTP/1.1\r\n" + SPANISH + b"X-Many: 1\r\n" * 101 + b"\r\n",
+            431,
+            "las cabeceras superan en número o tamaño lo que lee el servidor: como máximo 100"
+            " cabeceras, de 8.190 bytes cada una como máximo",
+        ),
         # Not HTTP: a header name with a space.
-        (b"GET /api/v1/me HTTP/1.1\r\nHost: tracker\r\nBad Name: 1\r\n\r\n", 400),
+        (
+            b"GET /api/v1/me HTTP/1.1\r\nHost: tracker\r\nBad Name: 1\r\n\r\n",
+            400,
+            "the request is not well-formed HTTP",
+        ),
     ],
     ids=["long URL", "large header", "many headers", "malformed header"],
 )
 def test_what_the_server_cannot_read_is_refused_as_the_api_refuses(
-    served: LiveServer, request_bytes: bytes, status: int
+    served: LiveServer, request_bytes: bytes, status: int, message: str
 ):
     """JSON `{"errors": {"request": ...}}`, as every API refusal, not gunicorn's HTML page."""
     with socket.create_connection(_address(served), timeout=10) as sock:
@@ -234,4 +260,4 @@ def test_what_the_server_cannot_read_is_refused_as_the_api_refuses(
     head, _, body = answer.partition(b"\r\n\r\n")
     assert head.startswith(f"HTTP/1.1 {status} ".encode()), head
     assert b"\r\nContent-Type: application/json\r\n" in head
-    assert list(json.loads(body)["errors"]) == ["request"]
+    assert json.loads(body) == {"errors": {"request": message}}
