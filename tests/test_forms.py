@@ -23,6 +23,7 @@ from tracker.forms import (
     choices,
     optional_id,
     read_decimal,
+    read_whole,
 )
 
 
@@ -176,6 +177,58 @@ def test_what_is_no_number_in_either_language_is_refused(typed) -> None:
     for locale in ("en", "es"):
         with pytest.raises(ValueError):
             read_decimal(typed, locale)
+
+
+@pytest.mark.parametrize(
+    ("locale", "typed", "read"),
+    [
+        ("es", "1000", 1000),
+        ("es", "1.000", 1000),  # grouped as Spanish pages show it: 2.048 GPU
+        ("es", "12.345.678", 12345678),
+        ("es", " 2 048 ", 2048),
+        ("es", "-1.000", -1000),
+        ("en", "1,000", 1000),
+        ("en", "12,345,678", 12345678),
+        ("en", "0", 0),
+    ],
+)
+def test_a_whole_number_is_read_as_the_reader_writes_it(locale, typed, read) -> None:
+    assert read_whole(typed, locale) == read
+
+
+@pytest.mark.parametrize(
+    ("locale", "typed"),
+    [
+        ("es", "1.00"),  # groups are of three digits
+        ("es", "1.0000"),
+        ("es", "1,000"),  # a decimal in Spanish
+        ("es", "1.000,5"),
+        ("es", ".000"),
+        ("en", "1.000"),  # a decimal in English
+        ("en", "1,00"),
+        ("en", "1_000"),
+        ("en", "1.5"),
+        ("en", ""),
+    ],
+)
+def test_what_is_no_whole_number_in_the_readers_language_is_refused(locale, typed) -> None:
+    with pytest.raises(ValueError):
+        read_whole(typed, locale)
+
+
+def test_a_whole_field_reads_the_readers_grouping_in_a_text_box(app) -> None:
+    with app.test_request_context("/", headers=SPANISH):
+        form = Typed(MultiDict({"gpus": "1.000"}))
+        assert not form.validate()  # read, then held to its range
+        assert form.gpus.data == 1000
+        assert form.gpus.errors == ["x"]
+        # A number box would refuse or drop the grouping before the server saw it.
+        drawn = form.gpus()
+        assert 'type="text"' in drawn and 'inputmode="numeric"' in drawn
+        assert 'value="1.000"' in drawn
+    with app.test_request_context("/", headers=ENGLISH):
+        assert Typed(MultiDict({"gpus": "1,000"})).gpus.data == 1000
+        assert Typed(data={"gpus": 7}).gpus().count('value="7"') == 1
 
 
 def test_a_decimal_field_reads_and_shows_the_readers_numbers(app) -> None:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from babel.numbers import NumberFormatError, format_decimal, parse_decimal
+from babel.numbers import format_decimal
 from flask_babel import lazy_gettext as _l
 from flask_babel.speaklater import LazyString
 from markupsafe import Markup, escape
@@ -17,7 +16,7 @@ from wtforms.validators import NumberRange, ValidationError
 from wtforms.widgets import Select, TextInput
 
 from tracker.errors import ValidationError as DomainError
-from tracker.i18n import N_, Message, amount, msg
+from tracker.i18n import N_, Message, amount, msg, read_decimal, read_whole
 from tracker.web.language import current_locale, localized, localized_errors
 
 # The choice that leaves an optional select empty (optional_id reads it as None).
@@ -92,18 +91,41 @@ class _NamedRefusal:
     refusal: str  # marked with N_, "%(label)s" standing for the field's label
     label: Any
 
+    def refused(self) -> ValueError:
+        """Return the refusal of what the field cannot read, in the request's language."""
+        return ValueError(localized(msg(self.refusal, label=str(self.label.text))))
+
     def process_formdata(self, valuelist: list[Any]) -> None:
         try:
             super().process_formdata(valuelist)  # type: ignore[misc]
         except ValueError:
-            raise ValueError(localized(msg(self.refusal, label=str(self.label.text)))) from None
+            raise self.refused() from None
 
 
 class WholeField(_NamedRefusal, IntegerField):
-    """An IntegerField whose refusal of what is not a whole number names the field."""
+    """A whole number typed as the reader writes it (1.000 in Spanish, 1,000 in English).
+
+    A text box with a numeric keypad, not `type=number`: a number box refuses
+    or drops the grouping a page shows (2.048 GPU) before the server sees it.
+    Its refusal of what is not a whole number names the field.
+    """
 
     refusal = N_("%(label)s must be a whole number")
+    widget = TextInput()
     data: Any
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        render_kw = {"inputmode": "numeric", **kwargs.pop("render_kw", {})}
+        super().__init__(*args, render_kw=render_kw, **kwargs)
+
+    def process_formdata(self, valuelist: list[Any]) -> None:
+        if not valuelist:
+            return
+        try:
+            self.data = read_whole(str(valuelist[0]), current_locale())
+        except ValueError:
+            self.data = None
+            raise self.refused() from None
 
 
 class DayField(_NamedRefusal, DateField):
@@ -111,30 +133,6 @@ class DayField(_NamedRefusal, DateField):
 
     refusal = N_("%(label)s must be a date written YYYY-MM-DD (2026-03-31)")
     data: Any
-
-
-# One decimal mark and digits after it: a decimal whatever the reader's language,
-# since no language groups thousands that way (1,5 / 1.5 / 0,25).
-_ONE_DECIMAL_MARK = re.compile(r"[+-]?[0-9]*[.,][0-9]+")
-# Spaces a number may be typed or pasted with (some languages group thousands by them).
-_SPACES = re.compile(r"[\s\u00a0\u202f]+")
-
-
-def read_decimal(text: str, locale: str) -> Decimal:
-    """Return the number `text` as a reader of `locale` writes it; ValueError when it is none.
-
-    1,5 is one and a half in Spanish and 1.5 in English; 1.234,5 and 1,234.5 are
-    grouped as each language groups them. A single mark with digits after it is a
-    decimal mark in either language (no language groups like that), so a
-    Spanish reader on an English browser, or the other way round, is understood.
-    """
-    typed = _SPACES.sub("", text)
-    try:
-        return parse_decimal(typed, locale=locale, strict=True)
-    except NumberFormatError:
-        if _ONE_DECIMAL_MARK.fullmatch(typed):
-            return Decimal(typed.replace(",", "."))
-        raise ValueError(typed) from None
 
 
 class LocalDecimalField(DecimalField):

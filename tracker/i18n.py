@@ -10,6 +10,7 @@ constant still fills a CHECK constraint or a log line as it is.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
 from functools import cache, lru_cache, partial
@@ -17,7 +18,14 @@ from pathlib import Path
 
 from babel import Locale
 from babel.dates import format_date
-from babel.numbers import format_currency, format_decimal, format_percent
+from babel.numbers import (
+    NumberFormatError,
+    format_currency,
+    format_decimal,
+    format_percent,
+    get_group_symbol,
+    parse_decimal,
+)
 from babel.support import NullTranslations, Translations
 
 # The catalogues: <locale>/LC_MESSAGES/messages.po, compiled to .mo by `make translations`.
@@ -187,6 +195,52 @@ def in_locale(entry: object, locale: str, field: str | None = None) -> str:
             return str(translated)
     text = _field(entry, field)
     return "" if text is None else str(text)
+
+
+# --- numbers as a reader types them ------------------------------------------------------
+
+# One decimal mark and digits after it: a decimal whatever the reader's language,
+# since no language groups thousands that way (1,5 / 1.5 / 0,25).
+_ONE_DECIMAL_MARK = re.compile(r"[+-]?[0-9]*[.,][0-9]+")
+# Spaces a number may be typed or pasted with (some languages group thousands by them).
+_SPACES = re.compile(r"[\s\u00a0\u202f]+")
+
+
+def read_decimal(text: str, locale: str) -> Decimal:
+    """Return the number `text` as a reader of `locale` writes it; ValueError when it is none.
+
+    1,5 is one and a half in Spanish and 1.5 in English; 1.234,5 and 1,234.5 are
+    grouped as each language groups them. A single mark with digits after it is a
+    decimal mark in either language (no language groups like that), so a
+    Spanish reader on an English browser, or the other way round, is understood.
+    """
+    typed = _SPACES.sub("", text)
+    try:
+        return parse_decimal(typed, locale=locale, strict=True)
+    except NumberFormatError:
+        if _ONE_DECIMAL_MARK.fullmatch(typed):
+            return Decimal(typed.replace(",", "."))
+        raise ValueError(typed) from None
+
+
+# Digits alone: a whole number in any language.
+_DIGITS = re.compile(r"[+-]?[0-9]+")
+
+
+def read_whole(text: str, locale: str) -> int:
+    """Return the whole number `text` as a reader of `locale` writes it; ValueError when it is none.
+
+    Plain digits, or digits grouped by threes with the language's separator, as
+    its pages show them: 1.000 and 12.345.678 in Spanish, 1,000 in English. A
+    group of other than three digits (1.00) is a typo or a decimal, not a whole number.
+    """
+    typed = _SPACES.sub("", text)
+    if _DIGITS.fullmatch(typed):
+        return int(typed)
+    group = get_group_symbol(locale)
+    if re.fullmatch(rf"[+-]?[0-9]{{1,3}}(?:{re.escape(group)}[0-9]{{3}})+", typed):
+        return int(typed.replace(group, ""))
+    raise ValueError(typed)
 
 
 # --- formats ------------------------------------------------------------------------------

@@ -134,6 +134,15 @@ def test_the_teams_pages_number_and_refusal(admin_es, db):
     assert count(db, Team) == 2
 
 
+def test_a_fleet_is_typed_grouped_as_the_teams_page_shows_it(admin_es, db):
+    added = admin_es.post("/admin/teams/new", data={"name": "Grande", "gpus": "12.288"})
+    assert added.status_code == 302
+    assert db.query(Team).filter_by(name="Grande").one().gpus == 12288
+    refused = admin_es.post("/admin/teams/new", data={"name": "Otra", "gpus": "1.00"})
+    assert refused.status_code == 400
+    assert "debe ser un número entero" in field_error(text(refused), "gpus")
+
+
 def test_the_catalog_page(admin_es, db, pinned_today):
     create_internal_track(
         db,

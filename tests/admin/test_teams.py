@@ -38,6 +38,12 @@ def test_add_team(admin_client, db, boss):
     assert (team.name, team.gpus, team.manager_id) == ("Night Shift", 96, boss.id)
 
 
+def test_add_team_with_a_fleet_grouped_as_english_writes_it(admin_client, db):
+    response = admin_client.post("/admin/teams/new", data={"name": "Big", "gpus": "12,288"})
+    assert response.status_code == 302
+    assert find_team(db, "Big").gpus == 12288
+
+
 def test_add_team_without_manager(admin_client, db):
     response = admin_client.post("/admin/teams/new", data={"name": "Lab", "gpus": "0"})
     assert response.status_code == 302
@@ -52,6 +58,8 @@ def test_add_team_without_manager(admin_client, db):
         ("name", "EXISTING", "a team named 'Existing' already exists"),
         ("gpus", "-1", "fleet size must be a whole number of GPUs from 0"),
         ("gpus", "lots", "must be a whole number"),
+        ("gpus", "1,00", "must be a whole number"),
+        ("gpus", "1.000", "must be a whole number"),
         ("gpus", "", "a fleet size is required"),
         ("manager", "999999", "choose one of the listed managers"),
     ],

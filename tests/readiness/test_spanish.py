@@ -57,6 +57,28 @@ def test_the_team_page_speaks_spanish_with_its_percentages_and_dates(
         assert english not in page, english
 
 
+def test_a_fleet_asked_for_is_read_grouped_as_the_page_writes_it(
+    client: FlaskClient, auth, org: Org
+) -> None:
+    auth.sign_in(org.mona)
+    page = text(spanish(client, f"/teams/{org.alpha.id}?gpus=1.000"))
+    assert "Alpha 1.000 GPU → plantilla Equipo grande (1.000+ GPU)" in page
+    html = spanish(client, f"/teams/{org.alpha.id}?gpus=1.00", 400)
+    assert "debe ser un número entero" in field_error(html, "gpus")
+
+
+def test_an_roi_amount_is_read_grouped_as_the_page_writes_it(
+    client: FlaskClient, auth, org: Org
+) -> None:
+    auth.sign_in(org.mona)
+    data = roi_form([("Formación", "75.000")], [("Ahorro", "1.000.000")])
+    response = client.post("/roi", data=data, headers=SPANISH)
+    assert response.status_code == 200
+    assert "Inversión 75.000 US$ · retornos anuales 1.000.000 US$" in roi_result(
+        response.get_data(as_text=True)
+    )
+
+
 def test_the_forecast_names_its_months_as_the_locale_does(
     client: FlaskClient, auth, org: Org
 ) -> None:

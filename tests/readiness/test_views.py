@@ -270,7 +270,7 @@ def test_team_page_summary_and_seats(client: FlaskClient, auth, org: Org) -> Non
         ["Network Specialist", "3", "✔ Ada"],
     ]
     # The form shows what was asked: the team's own fleet and today.
-    assert 'name="gpus" type="number" value="50"' in html
+    assert 'name="gpus" type="text" value="50"' in html
     assert 'name="on" type="date" value="2026-11-29"' in html
 
 
@@ -374,7 +374,7 @@ def test_the_template_follows_the_fleet_asked_for(
     page = text(html)
     assert f"{gpus:,} GPUs → {template} template" in page
     assert f"of {total} seats filled" in page
-    assert f'name="gpus" type="number" value="{gpus}"' in html
+    assert f'name="gpus" type="text" value="{gpus}"' in html
     seats = table(html, header="Seat")[1:]
     assert len(seats) == total
 
@@ -865,7 +865,7 @@ def test_plan_for_the_financial_services_case(
     assert f"$1,355,000{DASH}$2,275,000" in page
     assert f"$1,200,000{DASH}$1,600,000" in page
     # The form keeps what was asked.
-    assert 'name="gpus" required type="number" value="500"' in html
+    assert 'name="gpus" required type="text" value="500"' in html
     assert 'name="target" required type="date" value="2027-05-29"' in html
 
 
@@ -895,7 +895,7 @@ def test_plan_opened_from_the_team_page_shows_the_form_without_errors(
     assert 'class="field-error"' not in html
     assert "aria-invalid" not in html
     assert "a target date is required" not in html
-    assert f'name="gpus" required type="number" value="{gpus}"' in html
+    assert f'name="gpus" required type="text" value="{gpus}"' in html
     # Six months ahead of today (2026-11-29), ready to plan.
     assert 'name="target" required type="date" value="2027-05-29"' in html
     assert "<h2>Hires</h2>" not in html
@@ -1009,6 +1009,7 @@ def test_roi_post_of_the_example_answers_365_and_465(client: FlaskClient, auth, 
         (-1, "amount must be from 0 to 10,000,000,000"),
         ("lots", "must be a whole number"),
         ("1.5", "must be a whole number"),
+        ("1,00", "must be a whole number"),
         ("", "an amount is required"),
     ],
 )
@@ -1022,6 +1023,18 @@ def test_roi_post_with_a_bad_amount_is_400(
     html = response.get_data(as_text=True)
     assert message in field_error(html, "returns-1-amount")
     assert "roi-result" not in html
+
+
+def test_roi_post_reads_amounts_grouped_as_english_writes_them(
+    client: FlaskClient, auth, org: Org
+) -> None:
+    auth.sign_in(org.mona)
+    data = roi_form([("Training", "75,000")], [("Downtime", "1,000,000")])
+    response = client.post("/roi", data=data)
+    assert response.status_code == 200
+    assert "Investment $75,000 · yearly returns $1,000,000" in roi_result(
+        response.get_data(as_text=True)
+    )
 
 
 def test_roi_post_with_no_investment_is_400(client: FlaskClient, auth, org: Org) -> None:
