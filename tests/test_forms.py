@@ -112,14 +112,14 @@ def test_a_form_posting_to_its_own_page_has_no_empty_action(client) -> None:
 
 class Amounts(Form):
     hours = DecimalField(
-        "Hours",
+        _l("Hours"),
         places=None,
-        validators=[DecimalRange(_l("hours"), places=2, above=Decimal(0), maximum=Decimal(24))],
+        validators=[DecimalRange(places=2, above=Decimal(0), maximum=Decimal(24))],
     )
     cost = DecimalField(
         "Cost",
         places=None,
-        validators=[DecimalRange("cost", places=2, minimum=Decimal(0), maximum=Decimal(1_000_000))],
+        validators=[DecimalRange(places=2, minimum=Decimal(0), maximum=Decimal(1_000_000))],
     )
     level = ListedChoice("Level", choices=choices([(1, "1")]), not_listed=LEVEL_RULE)
 
@@ -131,8 +131,9 @@ def test_the_shared_validators_keep_their_english(app) -> None:
     with app.test_request_context("/", headers=ENGLISH):
         form = Amounts(BAD_AMOUNTS)
         assert not form.validate()
-        assert form.hours.errors == ["hours must be more than 0 and at most 24"]
-        assert form.cost.errors == ["cost must have at most 2 decimals"]
+        # The field named by its label, quoted: as its refusal of what is no number names it.
+        assert form.hours.errors == ["“Hours” must be more than 0 and at most 24"]
+        assert form.cost.errors == ["“Cost” must have at most 2 decimals"]
         assert [str(e) for e in form.level.errors] == ["level must be from 1 to 5"]
 
 
@@ -140,15 +141,16 @@ def test_the_shared_validators_speak_the_requests_language(app) -> None:
     with app.test_request_context("/", headers=SPANISH):
         form = Amounts(MultiDict({**BAD_AMOUNTS, "cost": "2000000"}))
         assert not form.validate()
-        assert form.hours.errors == ["«horas» debe ser mayor que 0 y como máximo 24"]
+        assert form.hours.errors == ["«Horas» debe ser mayor que 0 y como máximo 24"]
         # The bound in the locale's digits; a label given as plain text stays as it is.
-        assert form.cost.errors == ["«cost» debe ser como mínimo 0 y como máximo 1.000.000"]
+        assert form.cost.errors == ["«Cost» debe ser como mínimo 0 y como máximo 1.000.000"]
         # A domain rule given as a select's refusal is shown in the request's language.
         assert [str(e) for e in form.level.errors] == ["el nivel debe estar entre 1 y 5"]
 
 
 class Typed(Form):
     hours = LocalDecimalField("Hours", validators=[Optional()])
+    cost = LocalDecimalField("Cost", validators=[Optional()], example=Decimal("1200.5"))
     gpus = WholeField("GPUs", validators=[Optional(), WholeRange(min=0, max=10, message="x")])
     on = DayField("On date", validators=[Optional()])
 
@@ -247,15 +249,19 @@ def test_a_decimal_field_reads_and_shows_the_readers_numbers(app) -> None:
 
 def test_what_a_field_cannot_read_is_refused_once_naming_the_field(app) -> None:
     with app.test_request_context("/", headers=ENGLISH):
-        form = Typed(MultiDict({"hours": "lots", "gpus": "many", "on": "soon"}))
+        form = Typed(MultiDict({"hours": "lots", "cost": "?", "gpus": "many", "on": "soon"}))
         assert not form.validate()
-        assert form.hours.errors == ["Hours must be a number, written like 1,234.5"]
+        # The label is quoted: a name, not the subject ("On date must be" reads badly).
+        assert form.hours.errors == ["“Hours” must be a number, written like 1,234.5"]
+        # An example the field takes, as the reader writes it.
+        assert form.cost.errors == ["“Cost” must be a number, written like 1,200.5"]
         # One message, not the reading's and then the range's glued together.
-        assert form.gpus.errors == ["GPUs must be a whole number"]
-        assert form.on.errors == ["On date must be a date written YYYY-MM-DD (2026-03-31)"]
+        assert form.gpus.errors == ["“GPUs” must be a whole number"]
+        assert form.on.errors == ["“On date” must be a date written YYYY-MM-DD (2026-03-31)"]
     with app.test_request_context("/", headers=SPANISH):
-        form = Typed(MultiDict({"hours": "muchas", "gpus": "2,5", "on": "mañana"}))
+        form = Typed(MultiDict({"hours": "muchas", "cost": "?", "gpus": "2,5", "on": "mañana"}))
         assert not form.validate()
-        assert form.hours.errors == ["Hours debe ser un número, escrito como 1.234,5"]
-        assert form.gpus.errors == ["GPUs debe ser un número entero"]
-        assert form.on.errors == ["On date debe ser una fecha escrita AAAA-MM-DD (2026-03-31)"]
+        assert form.hours.errors == ["«Hours» debe ser un número, escrito como 1.234,5"]
+        assert form.cost.errors == ["«Cost» debe ser un número, escrito como 1.200,5"]
+        assert form.gpus.errors == ["«GPUs» debe ser un número entero"]
+        assert form.on.errors == ["«On date» debe ser una fecha escrita AAAA-MM-DD (2026-03-31)"]

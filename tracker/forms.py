@@ -16,7 +16,7 @@ from wtforms.validators import NumberRange, ValidationError
 from wtforms.widgets import Select, TextInput
 
 from tracker.errors import ValidationError as DomainError
-from tracker.i18n import N_, Message, amount, msg, read_decimal, read_whole
+from tracker.i18n import N_, Message, amount, format_hours, msg, read_decimal, read_whole
 from tracker.web.language import current_locale, localized, localized_errors
 
 # The choice that leaves an optional select empty (optional_id reads it as None).
@@ -85,6 +85,15 @@ def choices(pairs: Iterable[tuple[Any, Any]]) -> list[SelectChoice]:
     return [SelectChoice(value=value, label=label) for value, label in pairs]
 
 
+def named(template: str, field: Field, **params: object) -> str:
+    """Return a refusal in the request's language, `%(label)s` standing for the field's label.
+
+    The templates quote the label as each language quotes (“Hours” in English,
+    «Horas» in Spanish): a label is a name, not the subject of the sentence.
+    """
+    return localized(msg(template, label=str(field.label.text), **params))
+
+
 class _NamedRefusal:
     """A field whose refusal of what it cannot read names the field and what it takes."""
 
@@ -93,7 +102,7 @@ class _NamedRefusal:
 
     def refused(self) -> ValueError:
         """Return the refusal of what the field cannot read, in the request's language."""
-        return ValueError(localized(msg(self.refusal, label=str(self.label.text))))
+        return ValueError(named(self.refusal, self))
 
     def process_formdata(self, valuelist: list[Any]) -> None:
         try:
@@ -110,7 +119,7 @@ class WholeField(_NamedRefusal, IntegerField):
     Its refusal of what is not a whole number names the field.
     """
 
-    refusal = N_("%(label)s must be a whole number")
+    refusal = N_("“%(label)s” must be a whole number")
     widget = TextInput()
     data: Any
 
@@ -131,7 +140,7 @@ class WholeField(_NamedRefusal, IntegerField):
 class DayField(_NamedRefusal, DateField):
     """A DateField whose refusal of what is not a date names the field and the format."""
 
-    refusal = N_("%(label)s must be a date written YYYY-MM-DD (2026-03-31)")
+    refusal = N_("“%(label)s” must be a date written YYYY-MM-DD (2026-03-31)")
     data: Any
 
 
@@ -140,16 +149,18 @@ class LocalDecimalField(DecimalField):
 
     A text box with a decimal keypad, not `type=number`: a browser reads a
     number box by its own language, and an English one drops the comma of a
-    Spanish reader's 1,5 and sends 15.
+    Spanish reader's 1,5 and sends 15. `example` is a number the field takes,
+    shown in the reader's way when what was typed is no number.
     """
 
     widget = TextInput()
     data: Any
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, example: Decimal = Decimal("1234.5"), **kwargs: Any) -> None:
         # A text box takes no step, min or max: the validators say the rule.
         render_kw = {"inputmode": "decimal", "autocomplete": "off", **kwargs.pop("render_kw", {})}
         super().__init__(*args, render_kw=render_kw, **kwargs)
+        self.example = example
 
     def process_formdata(self, valuelist: list[Any]) -> None:
         if not valuelist or not str(valuelist[0]).strip():
@@ -160,16 +171,9 @@ class LocalDecimalField(DecimalField):
             self.data = read_decimal(str(valuelist[0]), locale)
         except ValueError:
             self.data = None
-            example = format_decimal(Decimal("1234.5"), format="#,##0.0", locale=locale)
-            raise ValueError(
-                localized(
-                    msg(
-                        "%(label)s must be a number, written like %(example)s",
-                        label=str(self.label.text),
-                        example=example,
-                    )
-                )
-            ) from None
+            template = N_("“%(label)s” must be a number, written like %(example)s")
+            example = format_hours(self.example, locale)
+            raise ValueError(named(template, self, example=example)) from None
 
     def _value(self) -> str:
         if self.raw_data:
@@ -209,20 +213,18 @@ class DecimalRange:
     """Check a DecimalField: a finite number, at most `places` decimals, within bounds.
 
     WTForms' NumberRange compares with floats and chokes on NaN and infinity;
-    this compares Decimals exactly, so 0.01 passes "more than 0". `label` names
-    the field in the messages (the request's language when it is lazy).
+    this compares Decimals exactly, so 0.01 passes "more than 0". The messages
+    name the field by its label, as its refusal of what is no number does.
     """
 
     def __init__(
         self,
-        label: str,
         *,
         places: int,
         minimum: Decimal | None = None,
         above: Decimal | None = None,
         maximum: Decimal | None = None,
     ) -> None:
-        self.label = label
         self.places = places
         self.minimum = minimum
         self.above = above
@@ -237,18 +239,20 @@ class DecimalRange:
                 raise InvalidOperation
             exact = value == value.quantize(Decimal(1).scaleb(-self.places))
         except InvalidOperation:
-            raise ValidationError(self._say(msg("%(label)s must be a number"))) from None
+            raise ValidationError(self._say(N_("“%(label)s” must be a number"), field)) from None
         if self.above is not None and value <= self.above:
-            raise ValidationError(self._range())
+            raise ValidationError(self._range(field))
         if self.minimum is not None and value < self.minimum:
-            raise ValidationError(self._range())
+            raise ValidationError(self._range(field))
         if self.maximum is not None and value > self.maximum:
-            raise ValidationError(self._range())
+            raise ValidationError(self._range(field))
         if not exact:
-            raise ValidationError(self._say(msg("%(label)s must have at most %(places)s decimals")))
+            raise ValidationError(
+                self._say(N_("“%(label)s” must have at most %(places)s decimals"), field)
+            )
 
-    def _say(self, message: Message) -> str:
-        """Return `message` with the label and bounds filled in, in the request's language."""
+    def _say(self, template: str, field: Field) -> str:
+        """Return `template` with the label and bounds filled in, in the request's language."""
         bounds = {
             name: amount(bound)
             for name, bound in (
@@ -258,20 +262,21 @@ class DecimalRange:
             )
             if bound is not None
         }
-        filled = msg(message.template, label=str(self.label), places=self.places, **bounds)
-        return localized(filled)
+        return named(template, field, places=self.places, **bounds)
 
-    def _range(self) -> str:
+    def _range(self, field: Field) -> str:
         # One whole sentence per pair of bounds, so a translation need not glue parts.
         if self.above is not None and self.maximum is not None:
-            return self._say(msg("%(label)s must be more than %(above)s and at most %(maximum)s"))
-        if self.minimum is not None and self.maximum is not None:
-            return self._say(msg("%(label)s must be at least %(minimum)s and at most %(maximum)s"))
-        if self.above is not None:
-            return self._say(msg("%(label)s must be more than %(above)s"))
-        if self.minimum is not None:
-            return self._say(msg("%(label)s must be at least %(minimum)s"))
-        return self._say(msg("%(label)s must be at most %(maximum)s"))
+            template = N_("“%(label)s” must be more than %(above)s and at most %(maximum)s")
+        elif self.minimum is not None and self.maximum is not None:
+            template = N_("“%(label)s” must be at least %(minimum)s and at most %(maximum)s")
+        elif self.above is not None:
+            template = N_("“%(label)s” must be more than %(above)s")
+        elif self.minimum is not None:
+            template = N_("“%(label)s” must be at least %(minimum)s")
+        else:
+            template = N_("“%(label)s” must be at most %(maximum)s")
+        return self._say(template, field)
 
 
 def show_errors(form: Form, exc: DomainError, mapping: dict[str, str] | None = None) -> None:

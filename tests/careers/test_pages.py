@@ -484,9 +484,9 @@ def test_the_amounts_page_keeps_earlier_amounts_with_their_dates(client, db, aut
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        ({"credential": "NCP-AII", "amount": "-1"}, "amount must be at least 0"),
+        ({"credential": "NCP-AII", "amount": "-1"}, "“Amount (USD)” must be at least 0"),
         ({"credential": "NCP-AII", "amount": "2000000"}, "at most 1000000"),
-        ({"credential": "NCP-AII", "amount": "1.234"}, "amount must have at most 2 decimals"),
+        ({"credential": "NCP-AII", "amount": "1.234"}, "“Amount (USD)” must have at most 2"),
         ({"credential": "NCP-AII", "amount": ""}, "an amount is required"),
         ({"credential": "NVIDIA-PROFESSIONAL", "amount": "5"}, "choose one of the listed"),
         ({"credential": "NOPE", "amount": "5"}, "choose one of the listed certifications"),

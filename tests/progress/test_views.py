@@ -763,7 +763,9 @@ BAD_HOURS = [
     pytest.param({"hours": "-1"}, "hours", "more than 0", id="negative"),
     pytest.param({"hours": "25"}, "hours", "at most 24", id="above-24"),
     pytest.param({"hours": "24.01"}, "hours", "at most 24", id="just-above-24"),
-    pytest.param({"hours": "abc"}, "hours", "", id="not-a-number"),
+    pytest.param(
+        {"hours": "abc"}, "hours", "“Hours” must be a number, written like 1.5", id="not-a-number"
+    ),
     pytest.param({"hours": "NaN"}, "hours", "", id="nan"),
     pytest.param({"hours": ""}, "hours", "", id="missing"),
     pytest.param({"hours": "1.234"}, "hours", "at most 2 decimals", id="three-decimals"),

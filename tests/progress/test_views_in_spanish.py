@@ -126,8 +126,18 @@ def test_a_refused_entry_is_explained_in_spanish_next_to_its_field(db, client, a
     response = client.post("/hours", data=hours_form(db, hours="30"))
 
     assert response.status_code == 400
-    assert page(response).errors["hours"] == ["«horas» debe ser mayor que 0 y como máximo 24"]
+    assert page(response).errors["hours"] == ["«Horas» debe ser mayor que 0 y como máximo 24"]
     assert db.scalars(select(HourLog).where(HourLog.engineer_id == ana.id)).first() is None
+
+
+def test_hours_that_are_no_number_are_refused_with_an_example_of_hours(db, client, auth, ana):
+    auth.sign_in(ana)
+
+    response = client.post("/hours", data=hours_form(db, hours="mucho"))
+
+    assert response.status_code == 400
+    # Named as the range's refusal names it, with hours as a Spanish reader writes them.
+    assert page(response).errors["hours"] == ["«Horas» debe ser un número, escrito como 1,5"]
 
 
 def test_a_full_day_is_refused_in_spanish_with_the_days_total(db, client, auth, ana):

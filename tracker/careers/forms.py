@@ -182,7 +182,7 @@ class BonusForm(FlaskForm):
         places=None,
         validators=[
             InputRequired(message=_l("an amount is required")),
-            DecimalRange("amount", places=DECIMAL_PLACES, minimum=Decimal(0), maximum=MAX_BONUS),
+            DecimalRange(places=DECIMAL_PLACES, minimum=Decimal(0), maximum=MAX_BONUS),
         ],
     )
     renewals_earn = BooleanField(_l("A renewal earns the bonus too"))

@@ -50,11 +50,10 @@ class HoursForm(FlaskForm):
     hours = LocalDecimalField(
         _l("Hours"),
         places=None,
+        example=Decimal("1.5"),
         validators=[
             InputRequired(message=_l("hours are required")),
-            DecimalRange(
-                _l("hours"), places=DECIMAL_PLACES, above=Decimal(0), maximum=HOURS_PER_DAY
-            ),
+            DecimalRange(places=DECIMAL_PLACES, above=Decimal(0), maximum=HOURS_PER_DAY),
         ],
     )
     note = StringField(_l("Note"), validators=[Optional(), Length(max=MAX_NOTE_LENGTH)])
@@ -85,9 +84,7 @@ class AttemptForm(FlaskForm):
         places=None,
         validators=[
             Optional(),
-            DecimalRange(
-                _l("cost"), places=DECIMAL_PLACES, minimum=Decimal(0), maximum=MAX_ATTEMPT_COST
-            ),
+            DecimalRange(places=DECIMAL_PLACES, minimum=Decimal(0), maximum=MAX_ATTEMPT_COST),
         ],
     )
     voucher_code = StringField(
