@@ -2,14 +2,33 @@
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+from collections.abc import Iterable, Iterator
 from decimal import Decimal
 
 import pytest
 from flask_babel import lazy_gettext as _l
+from flask_babel.speaklater import LazyString
+from flask_wtf import FlaskForm
 from werkzeug.datastructures import MultiDict
-from wtforms import DecimalField, Form, IntegerField, SelectField
-from wtforms.validators import InputRequired, Optional
+from wtforms import (
+    BooleanField,
+    DateField,
+    DecimalField,
+    Field,
+    FieldList,
+    Form,
+    FormField,
+    HiddenField,
+    IntegerField,
+    SelectField,
+)
+from wtforms.csrf.core import CSRFTokenField
+from wtforms.fields.choices import SelectFieldBase
+from wtforms.validators import InputRequired, Length, Optional
 
+import tracker
 from tests.test_i18n import ENGLISH, SPANISH
 from tracker.catalog.rules import LEVEL_RULE
 from tracker.forms import (
@@ -265,3 +284,89 @@ def test_what_a_field_cannot_read_is_refused_once_naming_the_field(app) -> None:
         assert form.cost.errors == ["«Cost» debe ser un número, escrito como 1.200,5"]
         assert form.gpus.errors == ["«GPUs» debe ser un número entero"]
         assert form.on.errors == ["«On date» debe ser una fecha escrita AAAA-MM-DD (2026-03-31)"]
+
+
+# --- every form's refusals name their field ----------------------------------------------
+
+# How each language quotes a label in a refusal.
+QUOTED = {"en": "“%s”", "es": "«%s»"}
+
+
+def every_form() -> list[type[FlaskForm]]:
+    """Return every form class of the application."""
+    for module in pkgutil.walk_packages(tracker.__path__, "tracker."):
+        if module.name.endswith(".forms"):
+            importlib.import_module(module.name)
+    found, stack = [], [FlaskForm]
+    while stack:
+        for form in stack.pop().__subclasses__():
+            stack.append(form)
+            # A private base (_EndpointFields) is completed by the form made from it.
+            if form.__module__.startswith("tracker.") and not form.__name__.startswith("_"):
+                found.append(form)
+    return sorted(found, key=lambda form: f"{form.__module__}.{form.__qualname__}")
+
+
+def leaves(fields: Iterable[Field]) -> Iterator[Field]:
+    """Yield the fields a person fills in, those of repeated and nested forms too."""
+    for field in fields:
+        if isinstance(field, FieldList):
+            yield from leaves(field.entries)
+        elif isinstance(field, FormField):
+            yield from leaves(field.form)
+        elif not isinstance(field, BooleanField | HiddenField | CSRFTokenField):
+            yield field
+
+
+def given(field: Field) -> list[str]:
+    """Return the start of each refusal the form's author wrote for `field` (its own words)."""
+    messages = [getattr(v, "message", None) for v in field.validators]
+    messages += [getattr(field, "invalid_choice_message", None)]
+    messages += [getattr(field, "invalid_value_message", None)]
+    return [str(m).split("%(")[0] for m in messages if isinstance(m, str | LazyString)]
+
+
+def longest(field: Field, bound: str) -> int | None:
+    """Return the field's Length `bound` ("min" or "max"), None when it has none."""
+    for validator in field.validators:
+        if isinstance(validator, Length) and getattr(validator, bound) > 0:
+            return int(getattr(validator, bound))
+    return None
+
+
+def sent(field: Field, trial: str) -> str:
+    """Return what `trial` sends in `field`: nothing, too much, too little, no number or date."""
+    if trial == "too long" and (most := longest(field, "max")) is not None:
+        return "x" * (most + 1)
+    if trial == "too short" and (least := longest(field, "min")) is not None:
+        return "x" * (least - 1)
+    if trial == "unreadable" and isinstance(field, IntegerField | DecimalField | DateField):
+        return "x"
+    if trial == "unreadable" and isinstance(field, SelectFieldBase):
+        return "not-a-choice"
+    return ""
+
+
+@pytest.mark.parametrize("trial", ["missing", "too long", "too short", "unreadable"])
+@pytest.mark.parametrize("locale", ["en", "es"])
+def test_every_forms_refusals_name_their_field(app, locale, trial) -> None:
+    headers = ENGLISH if locale == "en" else SPANISH
+    unnamed = []
+    with app.test_request_context("/", method="POST", headers=headers):
+        for form_class in every_form():
+            blank = form_class(formdata=None)
+            data = MultiDict({f.name: sent(f, trial) for f in leaves(blank)})
+            form = form_class(formdata=data)
+            for field in leaves(form):
+                if isinstance(field, SelectFieldBase) and field.choices is None:
+                    field.choices = []  # the view fills them from the database
+            form.validate()
+            for field in leaves(form):
+                named = QUOTED[locale] % field.label.text
+                own = given(field)
+                unnamed += [
+                    f"{form_class.__name__}.{field.name}: {error}"
+                    for error in field.errors
+                    if named not in error and not any(error.startswith(o) for o in own if o)
+                ]
+    assert not unnamed, "\n".join(unnamed)

@@ -10,13 +10,22 @@ from babel.numbers import format_decimal
 from flask_babel import lazy_gettext as _l
 from flask_babel.speaklater import LazyString
 from markupsafe import Markup, escape
-from wtforms import DateField, DecimalField, Field, Form, IntegerField, SelectField
+from wtforms import DateField, DecimalField, Field, Form, IntegerField, SelectField, validators
 from wtforms.fields.choices import SelectChoice
-from wtforms.validators import NumberRange, ValidationError
+from wtforms.validators import NumberRange, StopValidation, ValidationError
 from wtforms.widgets import Select, TextInput
 
 from tracker.errors import ValidationError as DomainError
-from tracker.i18n import N_, Message, amount, format_hours, msg, read_decimal, read_whole
+from tracker.i18n import (
+    N_,
+    Message,
+    amount,
+    format_hours,
+    grouped,
+    msg,
+    read_decimal,
+    read_whole,
+)
 from tracker.web.language import current_locale, localized, localized_errors
 
 # The choice that leaves an optional select empty (optional_id reads it as None).
@@ -185,6 +194,50 @@ class LocalDecimalField(DecimalField):
         places = max(0, -int(exact.as_tuple().exponent))
         pattern = "0." + "#" * places if places else "0"
         return format_decimal(exact, format=pattern, locale=current_locale())
+
+
+# --- WTForms' validators, their refusals naming the field ---------------------------------
+
+
+class _NamedRequired:
+    """A required-validator whose refusal, unless given a message, names the field."""
+
+    message: Any
+
+    def __call__(self, form: Form, field: Field) -> None:
+        try:
+            super().__call__(form, field)  # type: ignore[misc]
+        except StopValidation:
+            if self.message is not None:
+                raise
+            raise StopValidation(named(N_("“%(label)s” is required"), field)) from None
+
+
+class DataRequired(_NamedRequired, validators.DataRequired):
+    """WTForms' DataRequired (text of spaces alone is none), naming the field it refuses."""
+
+
+class InputRequired(_NamedRequired, validators.InputRequired):
+    """WTForms' InputRequired (something was sent), naming the field it refuses."""
+
+
+class Length(validators.Length):
+    """WTForms' Length; unless given a message, its refusal names the field and the bounds."""
+
+    def __call__(self, form: Form, field: Field) -> None:
+        try:
+            super().__call__(form, field)
+        except ValidationError:
+            if self.message is not None:
+                raise
+            if self.min <= 0:
+                template = N_("“%(label)s” must be at most %(max)s characters")
+            elif self.max < 0:
+                template = N_("“%(label)s” must be at least %(min)s characters")
+            else:
+                template = N_("“%(label)s” must be %(min)s to %(max)s characters")
+            bounds = {"min": grouped(self.min), "max": grouped(self.max)}
+            raise ValidationError(named(template, field, **bounds)) from None
 
 
 class WholeRange(NumberRange):

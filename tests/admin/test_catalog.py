@@ -95,6 +95,7 @@ BAD_TRACKS = [
     ("exam_code", "bad code!", "code must be 1 to 40 letters"),
     ("exam_code", "", "an exam code is required"),
     ("exam_name", "", "an exam name is required"),
+    ("exam_name", "x" * 201, "“Exam name” must be at most 200 characters"),
     ("validity_months", "0", "validity must be from 1 to 120 months"),
     ("validity_months", "", "a validity is required"),
     ("prerequisites", ["NOPE"], "choose prerequisites among the catalog's credentials"),

@@ -165,6 +165,23 @@ def test_the_catalog_page(admin_es, db, pinned_today):
     absent(html, "Learning paths", "8.5 h", "does not expire", "Retake wait", " months")
 
 
+def test_a_catalog_refusal_names_its_field_in_spanish(admin_es, db):
+    data = {
+        "exam_code": "ACME-OPS",
+        "exam_name": "x" * 201,
+        "validity_months": "12",
+        "courses": "ACME-101 | Runbook | 6",
+        "path_code": "ACME-PATH",
+        "path_name": "Ruta",
+        "target_months": "2",
+    }
+    refused = admin_es.post("/admin/catalog", data=data)
+    assert refused.status_code == 400
+    assert field_error(text(refused), "exam_name") == (
+        "«Nombre del examen» debe tener como máximo 200 caracteres"
+    )
+
+
 def test_a_csv_import_error_in_spanish(admin_es, db):
     html = page(admin_es, "/admin/imports")
     assert "Importa primero a las personas" in html and "Formatos de archivo" in html

@@ -15,6 +15,7 @@ from sqlalchemy import func, select
 from tests import factories
 from tests.factories import PASSWORD, TODAY
 from tests.helpers import csp_directives, csrf_token, fresh, post_login
+from tests.test_i18n import ENGLISH, SPANISH
 from tracker.config import Config
 from tracker.extensions import SignInLimiter
 from tracker.people.models import Engineer
@@ -119,6 +120,34 @@ def test_an_incomplete_form_is_refused(client, data):
     response = client.post("/login", data=data)
     assert response.status_code == 400
     assert signed_in_id(client) is None
+
+
+@pytest.mark.parametrize(
+    ("headers", "refusals"),
+    [
+        (ENGLISH, ["“Email” is required", "“Password” is required"]),
+        (
+            SPANISH,
+            [
+                "el campo «Correo electrónico» es obligatorio",
+                "el campo «Contraseña» es obligatorio",
+            ],
+        ),
+    ],
+)
+def test_an_incomplete_form_names_each_missing_field(client, headers, refusals):
+    response = client.post("/login", data={"email": "", "password": ""}, headers=headers)
+    assert response.status_code == 400
+    for refusal in refusals:
+        assert refusal in response.text
+
+
+def test_a_new_password_too_short_is_refused_in_spanish_naming_the_field(client, auth, person):
+    auth.login(person.email)
+    data = {"current": PASSWORD, "new": "corta"}
+    response = client.post("/profile/password", data=data, headers=SPANISH)
+    assert response.status_code == 400
+    assert "«Contraseña nueva» debe tener entre 10 y 200 caracteres" in response.text
 
 
 def test_password_is_stored_hashed_after_sign_up_and_sign_in(client, db):
@@ -331,9 +360,9 @@ def test_password_change_ends_other_sessions_but_not_this_one(app, db, person):
     ("data", "message"),
     [
         ({"current": "not my password", "new": NEW_PASSWORD}, "The current password is wrong."),
-        ({"current": PASSWORD, "new": "short"}, "between 10 and 200"),
-        ({"current": PASSWORD, "new": ""}, "This field is required."),
-        ({"current": "", "new": NEW_PASSWORD}, "This field is required."),
+        ({"current": PASSWORD, "new": "short"}, "“New password” must be 10 to 200 characters"),
+        ({"current": PASSWORD, "new": ""}, "“New password” is required"),
+        ({"current": "", "new": NEW_PASSWORD}, "“Current password” is required"),
     ],
 )
 def test_a_refused_password_change_changes_nothing(app, client, auth, db, person, data, message):

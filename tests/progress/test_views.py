@@ -772,9 +772,11 @@ BAD_HOURS = [
     pytest.param({"logged_on": "2026-11-30"}, "logged_on", "future", id="future-date"),
     pytest.param({"logged_on": "2020-12-31"}, "logged_on", "hire date 2021-01-01", id="pre-hire"),
     pytest.param({"logged_on": "28/11/2026"}, "logged_on", "", id="bad-date"),
-    pytest.param({"course": "999999"}, "course", "", id="unknown-course"),
-    pytest.param({"course": "abc"}, "course", "", id="course-not-an-id"),
-    pytest.param({"note": "x" * 501}, "note", "500", id="note-too-long"),
+    pytest.param({"course": "999999"}, "course", "choose one of the listed", id="unknown-course"),
+    pytest.param({"course": "abc"}, "course", "choose one of the listed", id="course-not-an-id"),
+    pytest.param(
+        {"note": "x" * 501}, "note", "“Note” must be at most 500 characters", id="note-too-long"
+    ),
 ]
 
 
@@ -1471,6 +1473,12 @@ BAD_CREDENTIALS = [
     pytest.param({"issued_on": "2026-11-30"}, "issued_on", "future", id="future-issue"),
     pytest.param({"issued_on": ""}, "issued_on", "required", id="no-issue-date"),
     pytest.param({"credential": "999999"}, "credential", "", id="unknown-credential"),
+    pytest.param(
+        {"name": "x" * 201},
+        "name",
+        "“Name (other credential)” must be at most 200 characters",
+        id="name-too-long",
+    ),
 ]
 
 

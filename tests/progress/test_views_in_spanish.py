@@ -140,6 +140,15 @@ def test_hours_that_are_no_number_are_refused_with_an_example_of_hours(db, clien
     assert page(response).errors["hours"] == ["«Horas» debe ser un número, escrito como 1,5"]
 
 
+def test_a_note_too_long_is_refused_in_spanish_naming_the_field(db, client, auth, ana):
+    auth.sign_in(ana)
+
+    response = client.post("/hours", data=hours_form(db, note="x" * 501))
+
+    assert response.status_code == 400
+    assert page(response).errors["note"] == ["«Nota» debe tener como máximo 500 caracteres"]
+
+
 def test_a_full_day_is_refused_in_spanish_with_the_days_total(db, client, auth, ana):
     log(db, ana, "FDL", "20.5")
     auth.sign_in(ana)
@@ -253,4 +262,9 @@ def test_a_refused_credential_is_explained_in_spanish(db, client, auth, ana):
     assert response.status_code == 400
     assert page(response).errors["expires_on"] == [
         "la caducidad no puede ser anterior a la fecha de emisión"
+    ]
+    response = client.post("/credentials", data=credential_form(db, ana, name="x" * 201))
+    assert response.status_code == 400
+    assert page(response).errors["name"] == [
+        "«Nombre (otra credencial)» debe tener como máximo 200 caracteres"
     ]

@@ -206,6 +206,12 @@ def test_the_roi_calculators_refusals_speak_spanish(client: FlaskClient, auth, o
     assert response.status_code == 400
     html = response.get_data(as_text=True)
     assert field_error(html, "returns-1-amount") == "el importe debe estar entre 0 y 10.000.000.000"
+    # A line without its name: the field named, not "este campo".
+    response = client.post("/roi", data=roi_form([("", 75000)], [("Ahorro", 1)]), headers=SPANISH)
+    assert response.status_code == 400
+    assert field_error(response.get_data(as_text=True), "investment-0-label") == (
+        "el campo «Línea» es obligatorio"
+    )
     # The service's refusal (no investment) too.
     response = client.post("/roi", data=roi_form([("Nada", 0)], [("Ahorro", 100)]), headers=SPANISH)
     assert response.status_code == 400

@@ -1037,6 +1037,18 @@ def test_roi_post_reads_amounts_grouped_as_english_writes_them(
     )
 
 
+def test_roi_post_names_a_line_without_its_name(client: FlaskClient, auth, org: Org) -> None:
+    auth.sign_in(org.mona)
+    response = client.post("/roi", data=roi_form([("Training", 1)], [("x" * 201, 1)]))
+    assert response.status_code == 400
+    html = response.get_data(as_text=True)
+    assert field_error(html, "returns-0-label") == "“Line” must be at most 200 characters"
+    response = client.post("/roi", data=roi_form([("", 1)], [("Downtime", 1)]))
+    assert field_error(response.get_data(as_text=True), "investment-0-label") == (
+        "“Line” is required"
+    )
+
+
 def test_roi_post_with_no_investment_is_400(client: FlaskClient, auth, org: Org) -> None:
     auth.sign_in(org.mona)
     response = client.post("/roi", data=roi_form([("Nothing", 0)], [("Downtime", 100)]))

@@ -18,14 +18,7 @@ from wtforms import (
     TextAreaField,
 )
 from wtforms.fields.choices import SelectChoice
-from wtforms.validators import (
-    DataRequired,
-    Email,
-    InputRequired,
-    Length,
-    Optional,
-    ValidationError,
-)
+from wtforms.validators import Email, Optional, ValidationError
 
 from tracker.audit.rules import ACCOUNT_EVENT_KINDS, ACCOUNT_EVENT_METHODS, MAX_EVENT_EMAIL_LENGTH
 from tracker.catalog.rules import (
@@ -43,7 +36,10 @@ from tracker.catalog.rules import (
     MIN_VALIDITY_MONTHS,
 )
 from tracker.forms import (
+    DataRequired,
     DayField,
+    InputRequired,
+    Length,
     ListedChoice,
     WholeField,
     WholeRange,

@@ -5,20 +5,18 @@ from __future__ import annotations
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField
-from wtforms import SelectField, StringField, TextAreaField
-from wtforms.validators import InputRequired, Length, Optional
+from wtforms import StringField, TextAreaField
+from wtforms.validators import Optional
 
 from tracker.badges.rules import MAX_DOCUMENT_BYTES, MAX_URL_LENGTH
-from tracker.forms import ChosenSelect
+from tracker.forms import InputRequired, Length, ListedChoice
 
 
 class BadgeForm(FlaskForm):
     """A badge to import: by its URL, as a baked image, or pasted."""
 
     # Not `engineer`: the credentials page shows this form beside one with that field.
-    badge_engineer = SelectField(
-        _l("Engineer"), coerce=int, validators=[InputRequired()], widget=ChosenSelect()
-    )
+    badge_engineer = ListedChoice(_l("Engineer"), coerce=int, validators=[InputRequired()])
     badge_url = StringField(
         _l("Badge URL"),
         validators=[Optional(), Length(max=MAX_URL_LENGTH)],
@@ -46,7 +44,7 @@ class MappingForm(FlaskForm):
         validators=[InputRequired(), Length(max=MAX_URL_LENGTH)],
         description=_l("The badge class's id, as its assertions name it."),
     )
-    credential = SelectField(_l("Credential"), validators=[InputRequired()], widget=ChosenSelect())
+    credential = ListedChoice(_l("Credential"), validators=[InputRequired()])
 
 
 class RemoveForm(FlaskForm):

@@ -13,13 +13,7 @@ from flask_babel import lazy_gettext as _l
 from flask_babel.speaklater import LazyString
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, StringField, TextAreaField
-from wtforms.validators import (
-    DataRequired,
-    InputRequired,
-    Length,
-    Optional,
-    Regexp,
-)
+from wtforms.validators import Optional, Regexp
 
 from tracker.careers.rules import (
     DEFAULT_APPRENTICESHIP_MONTHS,
@@ -38,8 +32,11 @@ from tracker.careers.rules import (
 )
 from tracker.catalog.rules import DECIMAL_PLACES, LEVEL_RULE
 from tracker.forms import (
+    DataRequired,
     DayField,
     DecimalRange,
+    InputRequired,
+    Length,
     ListedChoice,
     LocalDecimalField,
     WholeField,

@@ -6,9 +6,17 @@ from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import HiddenField, PasswordField, StringField, TextAreaField
 from wtforms.fields.choices import SelectChoice
-from wtforms.validators import DataRequired, InputRequired, Length, Optional
+from wtforms.validators import Optional
 
-from tracker.forms import ListedChoice, WholeField, WholeRange, choices
+from tracker.forms import (
+    DataRequired,
+    InputRequired,
+    Length,
+    ListedChoice,
+    WholeField,
+    WholeRange,
+    choices,
+)
 from tracker.people.rules import (
     BROWSER_LOCALE,
     LOCALES,

@@ -8,22 +8,19 @@ from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import (
     BooleanField,
-    SelectField,
     StringField,
     TextAreaField,
 )
-from wtforms.validators import (
-    DataRequired,
-    InputRequired,
-    Length,
-    Optional,
-)
+from wtforms.validators import Optional
 
 from tracker.catalog.rules import DECIMAL_PLACES
 from tracker.forms import (
-    ChosenSelect,
+    DataRequired,
     DayField,
     DecimalRange,
+    InputRequired,
+    Length,
+    ListedChoice,
     LocalDecimalField,
     WholeField,
     WholeRange,
@@ -43,9 +40,7 @@ from tracker.progress.rules import (
 
 
 class HoursForm(FlaskForm):
-    course = SelectField(
-        _l("Course"), coerce=int, validators=[InputRequired()], widget=ChosenSelect()
-    )
+    course = ListedChoice(_l("Course"), coerce=int, validators=[InputRequired()])
     logged_on = DayField(_l("Date"), validators=[InputRequired(message=_l("a date is required"))])
     hours = LocalDecimalField(
         _l("Hours"),
@@ -60,10 +55,8 @@ class HoursForm(FlaskForm):
 
 
 class AttemptForm(FlaskForm):
-    engineer = SelectField(
-        _l("Engineer"), coerce=int, validators=[InputRequired()], widget=ChosenSelect()
-    )
-    exam = SelectField(_l("Exam"), coerce=int, validators=[InputRequired()], widget=ChosenSelect())
+    engineer = ListedChoice(_l("Engineer"), coerce=int, validators=[InputRequired()])
+    exam = ListedChoice(_l("Exam"), coerce=int, validators=[InputRequired()])
     attempted_on = DayField(
         _l("Date"), validators=[InputRequired(message=_l("a date is required"))]
     )
@@ -99,14 +92,11 @@ class AttemptForm(FlaskForm):
 
 
 class CredentialForm(FlaskForm):
-    engineer = SelectField(
-        _l("Engineer"), coerce=int, validators=[InputRequired()], widget=ChosenSelect()
-    )
-    credential = SelectField(
+    engineer = ListedChoice(_l("Engineer"), coerce=int, validators=[InputRequired()])
+    credential = ListedChoice(
         _l("Credential"),
         coerce=int,
         validators=[InputRequired()],
-        widget=ChosenSelect(),
         description=_l("Choose “Other” and fill in name and issuer for one the catalog lacks."),
     )
     name = StringField(
@@ -131,7 +121,7 @@ class CredentialForm(FlaskForm):
 
 
 class PlanForm(FlaskForm):
-    exam = SelectField(_l("Exam"), coerce=int, validators=[InputRequired()], widget=ChosenSelect())
+    exam = ListedChoice(_l("Exam"), coerce=int, validators=[InputRequired()])
     planned_on = DayField(
         _l("Planned date"), validators=[InputRequired(message=_l("a date is required"))]
     )

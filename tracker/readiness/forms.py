@@ -5,9 +5,17 @@ from __future__ import annotations
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import FieldList, FormField, StringField
-from wtforms.validators import InputRequired, Length, Optional, ValidationError
+from wtforms.validators import Optional, ValidationError
 
-from tracker.forms import DayField, ListedChoice, WholeField, WholeRange, choices
+from tracker.forms import (
+    DayField,
+    InputRequired,
+    Length,
+    ListedChoice,
+    WholeField,
+    WholeRange,
+    choices,
+)
 from tracker.people.rules import MAX_GPUS, MAX_NAME_LENGTH, MAX_TEAM_NAME_LENGTH
 from tracker.readiness.rules import (
     CALENDAR_RULE,

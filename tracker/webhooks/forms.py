@@ -8,9 +8,9 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, Field, StringField
-from wtforms.validators import DataRequired, ValidationError
+from wtforms.validators import ValidationError
 
-from tracker.forms import ListedChoice, choices
+from tracker.forms import DataRequired, ListedChoice, choices
 from tracker.web.language import localized
 from tracker.webhooks.rules import EVENTS
 from tracker.webhooks.services.endpoints import url_problem
