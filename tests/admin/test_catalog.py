@@ -108,7 +108,8 @@ BAD_TRACKS = [
     ("courses", "", "list at least one course"),
     ("courses", "ACME-101 | Runbook", "line 1: write CODE | Title | hours"),
     ("courses", "ACME-101 | Runbook | 0", "line 1: hours must be more than 0 and at most 1000"),
-    ("courses", "ACME-101 | Runbook | six", "line 1: hours must be a number"),
+    ("courses", "ACME-101 | Runbook | six", "line 1: hours must be a number, e.g. 8 or 1.5"),
+    ("courses", "ACME-101 | Runbook | 1.00.0", "line 1: hours must be a number"),
     ("courses", "ACME-101 | Runbook | 1.125", "line 1: hours must have at most 2 decimals"),
     ("courses", "ACME-101 |  | 3", "line 1: title must be 1 to 200 characters"),
     ("courses", "GPU-ARCH | Ours | 3", "line 1: GPU-ARCH is already taken by a course"),
@@ -124,6 +125,14 @@ def test_internal_track_refuses_bad_input(admin_client, db, field, value, messag
     assert response.status_code == 400
     assert message in field_error(response.text, field)
     assert counts(db) == before
+
+
+def test_course_hours_are_read_as_an_english_reader_writes_them(admin_client, db):
+    courses = "ACME-101 | Runbook | 1,000\nACME-102 | On-call | 2.5\n"
+    response = admin_client.post("/admin/catalog", data={**TRACK, "courses": courses})
+    assert response.status_code == 302
+    path = db.scalars(select(LearningPath).where(LearningPath.code == "ACME-PATH")).one()
+    assert [c.hours for c in path.courses] == [Decimal("1000"), Decimal("2.5")]
 
 
 def test_every_bad_course_line_is_reported(admin_client, db):

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+from decimal import Decimal
 
 import pytest
 from flask.testing import FlaskClient
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.admin.helpers import field_error, text
 from tests.helpers import count, fresh, sign_in
+from tracker.catalog.models import Course
 from tracker.catalog.services.internal_track import create_internal_track
 from tracker.people.models import Engineer, Team
 from tracker.people.services.persons import find_engineer
@@ -163,6 +166,33 @@ def test_the_catalog_page(admin_es, db, pinned_today):
     assert "objetivo: 2 meses" in html and "12 meses" in html and "30 días" in html
     assert "6 meses de experiencia" in html and "Crear la certificación" in html
     absent(html, "Learning paths", "8.5 h", "does not expire", "Retake wait", " months")
+
+
+TRACK_ES = {
+    "exam_code": "ACME-OPS",
+    "exam_name": "ACME GPU Operations",
+    "validity_months": "12",
+    "experience_months": "0",
+    "retake_wait_days": "30",
+    "path_code": "ACME-PATH",
+    "path_name": "Ruta",
+    "target_months": "2",
+}
+
+
+def test_a_course_lines_hours_are_read_as_a_spanish_reader_writes_them(admin_es, db):
+    courses = "ACME-101 | GPU basics | 1,5 | Conceptos de GPU\nACME-102 | Runbook | 1.000\n"
+    created = admin_es.post("/admin/catalog", data={**TRACK_ES, "courses": courses})
+    assert created.status_code == 302
+    internal = select(Course.code, Course.hours).where(Course.origin == "internal")
+    hours = dict(db.execute(internal).tuples().all())
+    assert hours == {"ACME-101": Decimal("1.5"), "ACME-102": Decimal("1000")}
+    other = {**TRACK_ES, "exam_code": "ACME-X", "path_code": "ACME-Y", "courses": "ACME-9 | A | ?"}
+    refused = admin_es.post("/admin/catalog", data=other)
+    assert refused.status_code == 400
+    assert field_error(text(refused), "courses") == (
+        "línea 1: las horas deben ser un número, p. ej., 8 o 1,5"
+    )
 
 
 def test_a_catalog_refusal_names_its_field_in_spanish(admin_es, db):

@@ -77,7 +77,7 @@ from tracker.reminders.services.outbox import outbox as outbox_page
 from tracker.reminders.services.outbox import outbox_counts
 from tracker.web.converters import requested_page
 from tracker.web.filters import named
-from tracker.web.language import localized, localized_errors
+from tracker.web.language import current_locale, localized, localized_errors
 from tracker.web.roles import role_required
 from tracker.webhooks.views import bp as webhooks_bp
 
@@ -377,6 +377,7 @@ def catalog():
                 target_months=form.target_months.data,
                 exam_name_es=form.exam_name_es.data or "",
                 path_name_es=form.path_name_es.data or "",
+                locale=current_locale(),
             )
         except ValidationError as exc:
             show_errors(form, exc)

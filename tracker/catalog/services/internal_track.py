@@ -33,7 +33,10 @@ from tracker.catalog.rules import (
     MIN_VALIDITY_MONTHS,
 )
 from tracker.errors import ValidationError
-from tracker.i18n import N_, Message, join, msg
+from tracker.i18n import DEFAULT_LOCALE, N_, Message, amount, join, msg, read_decimal
+
+# The example of hours with a fraction that a refusal shows.
+HALF = Decimal("1.5")
 
 
 @dataclass(frozen=True)
@@ -92,17 +95,24 @@ def _code_error(session: Session, code: str) -> str | None:
     return code_taken(session, code)
 
 
-def parse_decimal(text: str) -> Decimal | None:
-    """Return the finite number `text` writes, or None."""
+def parse_decimal(text: str, locale: str | None = None) -> Decimal | None:
+    """Return the finite number `text` writes, or None.
+
+    Without `locale`, as a file of data writes it (1.5); with it, as a reader of
+    `locale` types it on a page (1,5 in Spanish).
+    """
     try:
-        value = Decimal(text)
-    except InvalidOperation:
+        value = Decimal(text) if locale is None else read_decimal(text, locale)
+    except (InvalidOperation, ValueError):
         return None
     return value if value.is_finite() else None
 
 
-def parse_course_lines(text: str) -> list[CourseLine]:
-    """Read courses written one per line as `CODE | Title | hours [| Spanish title]`."""
+def parse_course_lines(text: str, locale: str = DEFAULT_LOCALE) -> list[CourseLine]:
+    """Read courses written one per line as `CODE | Title | hours [| Spanish title]`.
+
+    The hours are read as a reader of `locale` types them on the page: 1,5 in Spanish.
+    """
     courses: list[CourseLine] = []
     problems: list[str] = []
     seen: set[str] = set()
@@ -135,9 +145,15 @@ def parse_course_lines(text: str) -> list[CourseLine]:
                     msg("title must be 1 to %(most)s characters", most=MAX_TITLE_LENGTH),
                 )
             )
-        hours = parse_decimal(hours_text)
+        hours = parse_decimal(hours_text, locale)
         if hours is None:
-            problems.append(_on_line(number, N_("hours must be a number, e.g. 8 or 1.5")))
+            # The example as the reader writes it: 1.5 in English, 1,5 in Spanish.
+            problems.append(
+                _on_line(
+                    number,
+                    msg("hours must be a number, e.g. 8 or %(example)s", example=amount(HALF)),
+                )
+            )
         elif not 0 < hours <= MAX_COURSE_HOURS:
             problems.append(
                 _on_line(
@@ -191,12 +207,14 @@ def create_internal_track(
     target_months: int,
     exam_name_es: str = "",
     path_name_es: str = "",
+    locale: str = DEFAULT_LOCALE,
 ) -> LearningPath:
     """Create the organisation's own exam (and its credential), courses and learning path.
 
     Everything has origin "internal"; every code must be new to the whole
     catalog. All or nothing: one broken rule writes nothing. The Spanish
     names and titles are optional: Spanish readers see the English without them.
+    The courses' hours are read as a reader of `locale` writes numbers.
     """
     errors: dict[str, str] = {}
     exam_code, path_code = exam_code.strip(), path_code.strip()
@@ -239,7 +257,7 @@ def create_internal_track(
             prereqs.append(cred)
     lines: list[CourseLine] = []
     try:
-        lines = parse_course_lines(courses)
+        lines = parse_course_lines(courses, locale)
     except ValidationError as exc:
         errors.update(exc.errors)
     else:
