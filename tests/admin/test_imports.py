@@ -204,7 +204,7 @@ BAD_FILES = {
         [
             (3, "exam", "NCP-AII requires a valid NCA-AIIO"),
             (5, "score", "score must be a whole number from 0 to 100"),
-            (5, "passed", "passed must be yes or no"),
+            (5, "passed", "passed must be 'yes' or 'no'; not 'maybe'"),
             (5, "cost", "cost must be from 0 to 1,000,000"),
         ],
     ),
@@ -239,6 +239,33 @@ def test_two_bad_rows_are_reported_and_nothing_is_imported(admin_client, db, sce
         row = page[page.index(f"<tr><td>{line}</td><td>{column}</td><td>") :].split("</tr>")[0]
         assert message in row
     assert counts(db) == before  # the good rows were not imported either
+
+
+# A file is data in one format whatever the reader's language: a cell written
+# the Spanish way is refused with the format wanted, the file's text quoted one way.
+SPANISH_CELLS = (
+    "email,exam,date,score,passed,cost,voucher_code,proctoring\n"
+    'ann@example.com,NCA-AIIO,31/03/2025,1.000,sí,"1.200,50",,\n'
+)
+
+
+def test_a_cell_in_another_format_is_refused_with_the_format_wanted(admin_client, db, scene):
+    response = upload(admin_client, "attempts", SPANISH_CELLS)
+    assert response.status_code == 400
+    page = text(response)
+    for column, message in [
+        ("date", "date must be a date written YYYY-MM-DD, e.g. 2026-03-31; not '31/03/2025'"),
+        ("score", "score must be a whole number written in digits alone, e.g. 1200; not '1.000'"),
+        ("passed", "passed must be 'yes' or 'no'; not 'sí'"),
+        (
+            "cost",
+            "cost must be a number written with a decimal point and no thousands separator,"
+            " e.g. 1200.5; not '1.200,50'",
+        ),
+    ]:
+        assert f"<tr><td>2</td><td>{column}</td><td>{message}</td></tr>" in page
+    assert "Dates are written YYYY-MM-DD, and numbers with a decimal point" in page
+    assert count(db, ExamAttempt) == 0
 
 
 def test_service_reports_every_bad_row_and_rolls_back(db, scene):

@@ -243,6 +243,22 @@ def test_a_csv_import_error_in_spanish(admin_es, db):
     assert count(db, Engineer) == before
 
 
+def test_a_csv_cell_in_another_format_is_refused_in_spanish_with_the_format_wanted(admin_es, db):
+    factories.engineer(db, email="ana@example.com")
+    content = 'email,course,date,hours,note\nana@example.com,FDL,2026-01-05,"1,5",\n'
+    response = admin_es.post(
+        "/admin/imports",
+        data={"kind": "hours", "file": (io.BytesIO(content.encode()), "horas.csv")},
+        content_type="multipart/form-data",
+    )
+    assert response.status_code == 400
+    assert (
+        "<tr><td>2</td><td>hours</td><td>hours debe ser un número escrito con punto decimal"
+        " y sin separador de miles, p. ej., 1200.5; no '1,5'</td></tr>"
+    ) in text(response)
+    assert "y los números con punto decimal y sin separador de miles (1200.5)" in text(response)
+
+
 def test_a_csv_import_succeeds_in_spanish(admin_es, db):
     content = "email,name,role,job_roles,level,team,manager_email,hired_on,experience_months\n"
     content += "uno@example.com,Uno,,,,,,,\ndos@example.com,Dos,,,,,,,\n"

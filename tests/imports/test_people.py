@@ -69,12 +69,14 @@ def test_row_errors_are_english_text_and_spanish_when_translated(db: Session) ->
         import_csv(db, "people", content, TODAY)
     errors = {(e.line, e.column): e.message for e in refused.value.errors}
     assert errors[(2, "role")] == "role must be one of engineer, manager, admin"
-    assert errors[(2, "hired_on")] == "hired_on must be a date written YYYY-MM-DD, not '2026-13-01'"
+    assert errors[(2, "hired_on")] == (
+        "hired_on must be a date written YYYY-MM-DD, e.g. 2026-03-31; not '2026-13-01'"
+    )
     assert errors[(2, "team")] == "no team named 'No Team'; add it on the Teams page first"
     spanish = {key: translate(message, "es") for key, message in errors.items()}
     assert spanish[(2, "role")] == "el rol debe ser uno de engineer, manager, admin"
     assert spanish[(2, "hired_on")] == (
-        "hired_on debe ser una fecha escrita AAAA-MM-DD, no '2026-13-01'"
+        "hired_on debe ser una fecha escrita AAAA-MM-DD, p. ej., 2026-03-31; no '2026-13-01'"
     )
     assert spanish[(2, "locale")].startswith("el idioma debe ser uno de en, es")
     assert spanish[(2, "team")] == (

@@ -1,7 +1,9 @@
 """The rows of the CSV files, as pydantic models: each cell's shape and its rule.
 
-The cells arrive as stripped text ("" when empty). A refused cell's message
-names its column and the rule, the way the import page lists it. References
+The cells arrive as stripped text ("" when empty). A file is data in one fixed
+format whatever the reader's language (1200.5, 2026-03-31, yes): a refused
+cell's message names its column and the format wanted, and quotes the file's
+text (what it holds, what to write) one way, 'like this'. References
 to stored rows (a person's email, a course code) are checked by the services.
 """
 
@@ -92,7 +94,7 @@ def _as_date(text: str, column: str) -> dt.date:
     except ValueError:
         raise _refuse(
             msg(
-                "%(column)s must be a date written YYYY-MM-DD, not %(text)r",
+                "%(column)s must be a date written YYYY-MM-DD, e.g. 2026-03-31; not %(text)r",
                 column=column,
                 text=text,
             )
@@ -104,14 +106,26 @@ def _as_int(text: str, column: str) -> int:
         return int(text)
     except ValueError:
         raise _refuse(
-            msg("%(column)s must be a whole number, not %(text)r", column=column, text=text)
+            msg(
+                "%(column)s must be a whole number written in digits alone, e.g. 1200;"
+                " not %(text)r",
+                column=column,
+                text=text,
+            )
         ) from None
 
 
 def _as_number(text: str, column: str) -> Decimal:
     value = parse_decimal(text)
     if value is None:
-        raise _refuse(msg("%(column)s must be a number, not %(text)r", column=column, text=text))
+        raise _refuse(
+            msg(
+                "%(column)s must be a number written with a decimal point and no thousands"
+                " separator, e.g. 1200.5; not %(text)r",
+                column=column,
+                text=text,
+            )
+        )
     return value
 
 
@@ -121,7 +135,7 @@ def _as_yes_no(text: str, column: str) -> bool:
         return True
     if word in FALSE_WORDS:
         return False
-    raise _refuse(msg("%(column)s must be yes or no, not %(text)r", column=column, text=text))
+    raise _refuse(msg("%(column)s must be 'yes' or 'no'; not %(text)r", column=column, text=text))
 
 
 def _at_most(limit: int) -> Callable[[str, ValidationInfo], str]:
