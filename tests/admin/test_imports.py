@@ -28,12 +28,13 @@ def counts(db):
     return tuple(count(db, model) for model in TABLES)
 
 
-def upload(client, kind: str, content: str | bytes, filename: str = "data.csv"):
+def upload(client, kind: str, content: str | bytes, filename: str = "data.csv", language="en"):
     data = content.encode() if isinstance(content, str) else content
     return client.post(
         "/admin/imports",
         data={"kind": kind, "file": (io.BytesIO(data), filename)},
         content_type="multipart/form-data",
+        headers={"Accept-Language": language},
     )
 
 
@@ -371,6 +372,33 @@ def test_bad_files_are_refused(admin_client, db, scene, content, message):
     assert response.status_code == 400
     assert message in field_error(response.text, "file")
     assert counts(db) == before
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        (
+            "en",
+            "line 1 (header): the columns are separated by semicolons: "
+            "save the file with commas. A hour logs file has the columns "
+            "email,course,date,hours,note",
+        ),
+        (
+            "es",
+            "línea 1 (cabecera): las columnas están separadas por punto y coma: "
+            "guarda el archivo con comas.",
+        ),
+    ],
+)
+def test_a_semicolon_file_is_told_only_to_use_commas(admin_client, scene, language, expected):
+    content = "email;course;date;hours;note\nann@example.com;FDL;2026-01-05;2;x\n"
+    response = upload(admin_client, "hours", content, language=language)
+    assert response.status_code == 400
+    message = field_error(response.text, "file")
+    assert message.startswith(expected)
+    # The one run-together "column" is neither unknown nor are the real ones missing.
+    assert "email;course" not in message
+    assert "missing" not in message and "faltan" not in message
 
 
 def test_header_message_lists_the_expected_columns(admin_client, scene):

@@ -49,10 +49,31 @@ def _read_header(reader: Iterator[list[str]], kind: ImportKind) -> list[str]:
         header = [h.strip().lower() for h in next(reader)]
     except StopIteration:
         raise ValidationError({"file": EMPTY}) from None
-    problems: list[str] = []
     if len(header) == 1 and ";" in header[0]:
-        # A spreadsheet saved in a language whose decimal mark is a comma.
-        problems.append(N_("the columns are separated by semicolons: save the file with commas"))
+        # A spreadsheet saved in a language whose decimal mark is a comma: the one
+        # "column" is every name run together, so naming it unknown and the real
+        # ones missing would only bury the fix.
+        problems: list[str] = [
+            N_("the columns are separated by semicolons: save the file with commas")
+        ]
+    else:
+        problems = _column_problems(header, kind)
+    if problems:
+        raise ValidationError(
+            {
+                "file": msg(
+                    "line 1 (header): %(problems)s. %(columns_rule)s",
+                    problems=join(problems),
+                    columns_rule=kind.columns_rule(),
+                )
+            }
+        )
+    return header
+
+
+def _column_problems(header: list[str], kind: ImportKind) -> list[str]:
+    """Name the header's doubled, missing and unknown columns."""
+    problems: list[str] = []
     duplicates = sorted({h for h in header if header.count(h) > 1})
     if duplicates:
         problems.append(msg("column %(columns)s appears twice", columns=", ".join(duplicates)))
@@ -65,17 +86,7 @@ def _read_header(reader: Iterator[list[str]], kind: ImportKind) -> list[str]:
     if extra:
         named = join([repr(h) if h else N_("(empty)") for h in extra], ", ")
         problems.append(msg("unknown column %(columns)s", columns=named))
-    if problems:
-        raise ValidationError(
-            {
-                "file": msg(
-                    "line 1 (header): %(problems)s. %(columns_rule)s",
-                    problems=join(problems),
-                    columns_rule=kind.columns_rule(),
-                )
-            }
-        )
-    return header
+    return problems
 
 
 def read_rows(text: str, kind: ImportKind) -> list[tuple[int, Row]]:
