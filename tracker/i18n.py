@@ -243,6 +243,17 @@ def read_whole(text: str, locale: str) -> int:
     raise ValueError(typed)
 
 
+def carries_code(name: str, code: str) -> bool:
+    """Say whether a name already ends with its code in brackets: "... Administrator (CKA)"."""
+    return name.endswith(f"({code})")
+
+
+def with_code(name: str, code: str) -> str:
+    """Return "name (CODE)", or the name alone when it already carries the code."""
+    # Vendors write some codes into their titles; a second one only repeats it.
+    return name if carries_code(name, code) else f"{name} ({code})"
+
+
 # --- formats ------------------------------------------------------------------------------
 
 # A page formats the same few hours, numbers and dates hundreds of times, and

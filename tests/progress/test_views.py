@@ -356,6 +356,9 @@ def test_dashboard_lists_certifications_with_state_and_days_left(db, client, aut
     assert row("CKA").endswith("expiring · 47 days left")
     assert row("RHCE").endswith("expired · 28 days ago")
     assert row("COMPTIA-LINUX-PLUS").endswith("does not expire ✔ valid")
+    # A name that carries its code is not followed by it again.
+    assert row("CKA").startswith("Certified Kubernetes Administrator (CKA) Jan 15, 2024")
+    assert row("COMPTIA-LINUX-PLUS").startswith("CompTIA Linux+ (COMPTIA-LINUX-PLUS) May")
     # The expiring one is also a next step.
     assert "Renew CKA: it expires in 47 days (2027-01-15)" in view.next_steps
 

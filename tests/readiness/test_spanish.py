@@ -16,7 +16,14 @@ from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.readiness.helpers import Org, build_org
-from tests.readiness.test_views import field_error, read_csv, roi_form, roi_result, text
+from tests.readiness.test_views import (
+    field_error,
+    read_csv,
+    roi_form,
+    roi_result,
+    section,
+    text,
+)
 from tests.test_i18n import ENGLISH, SPANISH, html_lang
 
 pytestmark = pytest.mark.usefixtures("pinned_today")
@@ -77,6 +84,20 @@ def test_an_roi_amount_is_read_grouped_as_the_page_writes_it(
     assert "Inversión 75.000 US$ · retornos anuales 1.000.000 US$" in roi_result(
         response.get_data(as_text=True)
     )
+
+
+def test_the_team_wide_certifications_name_each_code_once(
+    client: FlaskClient, auth, org: Org
+) -> None:
+    auth.sign_in(org.mona)
+    wide = section(
+        spanish(client, f"/teams/{org.alpha.id}?gpus=500"),
+        "<h3>Certificaciones de todo el equipo</h3>",
+        "</ul>",
+    )
+    assert "✔ cumplida Certified Kubernetes Administrator (CKA): Ada" in wide
+    assert "✖ falta Red Hat Certified Engineer (RHCE)✖" in wide
+    assert "(CKA) (CKA)" not in wide and "(RHCE) (RHCE)" not in wide
 
 
 def test_the_forecast_names_its_months_as_the_locale_does(

@@ -50,7 +50,7 @@ from tracker.progress.services.overview import course_to_study, overview
 from tracker.progress.services.validity import status_on
 from tracker.signals import showing_credentials, showing_dashboard, template_context
 from tracker.web.converters import requested_page
-from tracker.web.filters import named
+from tracker.web.filters import coded, named
 from tracker.web.language import localized
 
 bp = Blueprint("progress", __name__)
@@ -134,7 +134,7 @@ def _show_overview(person: Engineer):
 
 def _course_choices(session) -> list[tuple[int, str]]:
     courses = session.scalars(select(Course).order_by(Course.title)).all()
-    return [(c.id, f"{named(c)} ({c.code})") for c in courses]
+    return [(c.id, coded(c)) for c in courses]
 
 
 @bp.route("/hours", methods=["GET", "POST"])

@@ -12,6 +12,7 @@ from jinja2 import pass_context
 
 from tracker.i18n import (
     DEFAULT_CURRENCY,
+    carries_code,
     format_day,
     format_hours,
     format_money,
@@ -19,6 +20,7 @@ from tracker.i18n import (
     format_number,
     format_points,
     in_locale,
+    with_code,
 )
 from tracker.web.language import current_locale, localized
 
@@ -60,6 +62,16 @@ def named(entry: object, field: str | None = None) -> str:
     return in_locale(entry, current_locale(), field)
 
 
+def coded(entry: Any) -> str:
+    """Show a catalog entry's name in the page's language with its code: "Six Sigma (SIX-SIGMA)"."""
+    return with_code(named(entry), entry.code)
+
+
+def shows_code(entry: Any) -> bool:
+    """Say whether an entry's name in the page's language already shows its code."""
+    return carries_code(named(entry), entry.code)
+
+
 # The name each filter has in the templates.
 FILTERS: tuple[tuple[str, Callable[..., str]], ...] = (
     ("hours", hours_filter),
@@ -69,6 +81,7 @@ FILTERS: tuple[tuple[str, Callable[..., str]], ...] = (
     ("day", day_filter),
     ("month", month_filter),
     ("named", named),
+    ("coded", coded),
     ("tr", localized),
 )
 
@@ -92,3 +105,5 @@ def add_filters(app: Flask) -> None:
     """Give the app's templates the FILTERS, each run at every rendering."""
     for name, template_filter in FILTERS:
         app.add_template_filter(per_request(template_filter), name)
+    # `{% if credential is showing_its_code %}`, in the page's language.
+    app.add_template_test(shows_code, "showing_its_code")
