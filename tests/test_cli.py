@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from sqlalchemy import inspect, select, text
 
 from tests.live import free_port
 from tracker import create_app
+from tracker.cli import own_url
 from tracker.clock import today_in
 from tracker.db import Base, make_engine
 
@@ -146,6 +148,14 @@ def _sign_in_over_http(port: int) -> None:
         assert "Your progress" in response.read().decode()
 
 
+@pytest.mark.parametrize(
+    ("host", "url"),
+    [("127.0.0.1", "http://127.0.0.1:5111"), ("::1", "http://[::1]:5111")],
+)
+def test_a_server_without_a_public_url_hands_out_its_own(host, url):
+    assert own_url(host, 5111) == url
+
+
 def test_serve_runs_a_real_wsgi_server(fresh_app, fresh_url, tmp_path: Path):
     runner = fresh_app.test_cli_runner()
     assert runner.invoke(args=["init"]).exit_code == 0
@@ -157,6 +167,8 @@ def test_serve_runs_a_real_wsgi_server(fresh_app, fresh_url, tmp_path: Path):
     assert added.exit_code == 0, added.output
     port = free_port()
     env = {**os.environ, "TRACKER_DATABASE_URL": fresh_url, "TRACKER_SECRET_KEY": "x"}
+    # Without a public URL set, the links the server hands out are its own address.
+    env.pop("TRACKER_BASE_URL", None)
     tracker = Path(sys.executable).with_name("tracker")
     log = (tmp_path / "serve.log").open("w")
     proc = subprocess.Popen(
@@ -179,6 +191,8 @@ def test_serve_runs_a_real_wsgi_server(fresh_app, fresh_url, tmp_path: Path):
         # Requests must not share state: a fresh CSRF token in a session cookie
         # each time, and a sign-in that goes through.
         _sign_in_over_http(port)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/did.json", timeout=5) as response:
+            assert json.load(response)["id"] == f"did:web:127.0.0.1%3A{port}"
     finally:
         proc.terminate()
         proc.wait(timeout=10)

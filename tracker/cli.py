@@ -9,6 +9,7 @@ every command start without loading every feature.
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Callable
 
 import click
@@ -146,8 +147,19 @@ def serve_command(host: str, port: int, workers: int, threads: int, scheduler: b
         (BufferingWorker,),
         {"body_limit": body_limit, "default_locale": current_app.config["DEFAULT_LOCALE"]},
     )
-    click.echo(f"serving on http://{host}:{port} with {workers} worker(s) of {threads} threads")
+    url = own_url(host, port)
+    if not os.environ.get("TRACKER_BASE_URL"):
+        # Links in pages, mail and feeds must open where this server answers; the
+        # workers' and the scheduler's apps read it from the environment they inherit.
+        os.environ["TRACKER_BASE_URL"] = url
+    click.echo(f"serving on {url} with {workers} worker(s) of {threads} threads")
     Server().run()
+
+
+def own_url(host: str, port: int) -> str:
+    """Return the URL a server bound to `host` and `port` answers on (IPv6 in brackets)."""
+    shown = f"[{host.strip('[]')}]" if ":" in host else host
+    return f"http://{shown}:{port}"
 
 
 def _load(name: str) -> click.Command:
