@@ -132,6 +132,14 @@ def grouped(value: Decimal | int) -> Shown:
     return Shown(f"{value:,}", partial(format_number, value))
 
 
+def money(value: Decimal | int, currency: str = DEFAULT_CURRENCY) -> Shown:
+    """Mark an amount of money inside a message: $1,500.50 in English, 1.500,50 US$ in Spanish."""
+    return Shown(
+        format_money(value, DEFAULT_LOCALE, currency),
+        partial(format_money, value, currency=currency),
+    )
+
+
 def _translated(value: object, translations: NullTranslations) -> object:
     if isinstance(value, Message):
         return value.translated(translations)

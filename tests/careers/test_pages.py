@@ -464,6 +464,7 @@ def test_an_admin_sets_bonus_amounts(client, db, auth, people: People):
         D(2026, 10, 1),
     )
     html = page(client, "/careers/bonuses/amounts")
+    assert "NCP-AII: bonus $1,250.50 (renewals earn it too), for certifications passed" in html
     assert "$1,250.50" in html and "from 2026-10-01" in html
     # The form offers today as the date a new amount takes effect.
     assert 'value="2026-11-29"' in html

@@ -192,7 +192,7 @@ def test_the_bonus_amounts_speak_spanish(client: FlaskClient, db: Session, auth,
     )
     page = text(response.get_data(as_text=True))
     assert (
-        "NCP-AII: bono de 1.250,50 (las renovaciones no lo obtienen), "
+        "NCP-AII: bono de 1.250,50 US$ (las renovaciones no lo obtienen), "
         "para certificaciones aprobadas desde el 1 oct 2026."
     ) in page
     assert "1.250,50 US$" in page

@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from tests import factories
 from tests.readiness.helpers import FAR, TODAY, D, person
 from tracker.errors import ValidationError
+from tracker.i18n import translate
 from tracker.progress.services.hours import log_hours
 from tracker.readiness.rules import SANE_WEEKLY_HOURS
 from tracker.readiness.services.planning import Plan, load_catalog, plan_to_target
@@ -112,7 +113,7 @@ def test_financial_services_case(db: Session) -> None:
     assert hires == {"architect": 1, "senior": 2, "network": 2, "storage": 1}
     # Costs by strategy.
     costs = costs_by_code(plan)
-    assert costs["bootcamp"] == (4 * 15000, 4 * 25000, "4 x 15,000-25,000 a participant")
+    assert costs["bootcamp"] == (4 * 15000, 4 * 25000, "4 x $15,000-$25,000 a participant")
     low, high, note = costs["vendor-partnership"]
     assert (low, high) == (4 * 15000, 4 * 25000)
     assert "no discount" in note and "10" in note
@@ -222,7 +223,8 @@ def test_apprenticeship_cost_with_a_senior(db: Session) -> None:
     low, high, note = costs_by_code(plan)["apprenticeship"]
     yearly = (175_000 + 250_000) // 2 * 20 // 100  # level 4 midpoint, 20 %
     assert (low, high) == (yearly * 13 // 52, yearly * 26 // 52)
-    assert "Senior" in note
+    assert "20% of Senior's time (level 4 midpoint $212,500)" in note
+    assert "(punto medio del nivel 4: 212.500\N{NO-BREAK SPACE}US$)" in translate(note, "es")
 
 
 @pytest.mark.parametrize("target", [TODAY, TODAY - dt.timedelta(days=1)])

@@ -189,7 +189,7 @@ def test_the_plan_speaks_spanish_with_money_in_us_dollars(
     ) in page
     assert f"Arquitecto de Infraestructura (nivel 5), 250.000 US${DASH}400.000 US$/año" in page
     # The strategies' notes are the domain's messages, their numbers grouped in Spanish.
-    assert "2 x 15.000-25.000 por participante" in page
+    assert "2 x 15.000 US$-25.000 US$ por participante" in page
     assert "necesita un sénior (nivel 4 o 5) al que acompañar" in page
     assert f"1.355.000 US${DASH}2.275.000 US$" in page
     for english in ("to hire", "USD", "participants", "Who trains", "/yr", "Medium ("):

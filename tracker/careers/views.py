@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime as dt
 from decimal import Decimal
 
-from babel.numbers import format_decimal
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
@@ -80,8 +79,8 @@ from tracker.people.services.persons import level_history
 from tracker.readiness.services.team import can_view_team
 from tracker.signals import showing_dashboard
 from tracker.web.downloads import csv_download
-from tracker.web.filters import named
-from tracker.web.language import current_locale, localized, localized_errors
+from tracker.web.filters import money_filter, named
+from tracker.web.language import localized, localized_errors
 from tracker.web.roles import role_required
 
 bp = Blueprint("careers", __name__, url_prefix="/careers")
@@ -554,7 +553,7 @@ def bonus_amounts():
                 message
                 % {
                     "code": credential.code,
-                    "amount": format_decimal(bonus.amount, "#,##0.00", locale=current_locale()),
+                    "amount": money_filter(bonus.amount),
                     "since": localized(since(bonus)),
                 },
                 "success",

@@ -20,7 +20,7 @@ from tracker.catalog.models import (
 )
 from tracker.catalog.services.reads import paths_with_courses
 from tracker.errors import ValidationError
-from tracker.i18n import N_, grouped, msg
+from tracker.i18n import N_, money, msg
 from tracker.people.models import Team
 from tracker.progress.services.paths import logged_hours, path_progress
 from tracker.progress.services.validity import experience_months, holding
@@ -270,8 +270,8 @@ def _strategy_costs(
                     msg(
                         "%(participants)s x %(low)s-%(high)s a participant",
                         participants=participants,
-                        low=grouped(strategy.cost_min),
-                        high=grouped(strategy.cost_max),
+                        low=money(strategy.cost_min),
+                        high=money(strategy.cost_max),
                     ),
                 )
             )
@@ -327,7 +327,7 @@ def _strategy_costs(
                         loss=strategy.productivity_loss_percent,
                         senior=senior.name,
                         level=senior.level,
-                        midpoint=grouped(level.salary_midpoint),
+                        midpoint=money(level.salary_midpoint),
                         min_weeks=strategy.min_weeks,
                         max_weeks=strategy.max_weeks,
                     ),
