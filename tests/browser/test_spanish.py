@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.browser.conftest import ARTIFACTS
-from tests.browser.test_accessibility import ROLES, START, Crawler, Visit
+from tests.browser.test_accessibility import ROLES, START, Crawler, Visit, spills_on_a_phone
 
 # Phrases of the English interface, one or more from every page; none may show in Spanish.
 ENGLISH_PHRASES = [
@@ -149,6 +149,13 @@ def test_every_page_a_role_reaches_is_in_spanish(spanish, role):
             ARTIFACTS.mkdir(exist_ok=True)
             name = f"spanish-{role}-{key.split('?')[0]}.png"
             crawl.page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_no_spanish_page_spills_sideways_on_a_phone(spanish, role):
+    """Spanish words are longer: a table that fits in English may not, and must scroll."""
+    spilled = spills_on_a_phone(spanish.crawl(role))
+    assert not spilled, "\n".join(spilled)
 
 
 def test_the_phrase_check_finds_english(spanish):

@@ -34,6 +34,13 @@ def study_note(locale: str) -> str:
     return gettext("demo study session", _written(locale))
 
 
+def corrected_study_note(locale: str) -> str:
+    """Return the note of a demo hour log its engineer corrected afterwards."""
+    return gettext(
+        "demo study session, the InfiniBand troubleshooting labs redone", _written(locale)
+    )
+
+
 def bootcamp_note(locale: str) -> str:
     """Return the note of a long day's hour log (a bootcamp)."""
     return gettext("bootcamp day", _written(locale))

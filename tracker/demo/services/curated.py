@@ -18,6 +18,7 @@ from tracker.demo.services.common import (
     DEMO_ADMIN_TOTP_SECRET,
     DEMO_PASSWORD,
     DOMAIN,
+    corrected_study_note,
     evidence,
     experience_text,
     proctoring,
@@ -27,8 +28,9 @@ from tracker.people.models import Engineer, Team
 from tracker.people.services.persons import create_person, find_engineer
 from tracker.people.services.teams import create_team
 from tracker.people.services.totp import set_secret
+from tracker.progress.models import HourLog
 from tracker.progress.services.certifications import record_attempt, record_credential
-from tracker.progress.services.hours import log_hours
+from tracker.progress.services.hours import log_hours, update_hours
 from tracker.progress.services.validity import add_months
 from tracker.readiness.services.current import refresh
 from tracker.readiness.services.history import backfill
@@ -305,10 +307,32 @@ def build_demo(session: Session, today: dt.date, *, secret_key: str) -> list[tup
                 session, today, person, team, managers[manager_key], courses, exams, credentials
             )
     _add_careers(session, today, managers["omar"], credentials)
+    _correct_an_entry(session, today, "Tom Becker")
     # A year of daily readiness as the records say it was, and today's kept current.
     backfill(session, today)
     refresh(session, today)
     return logins
+
+
+def _correct_an_entry(session: Session, today: dt.date, name: str) -> None:
+    """Have `name` correct the note of their latest hour log, so its page shows a history."""
+    engineer = session.scalars(select(Engineer).where(Engineer.name == name)).one()
+    entry = session.scalars(
+        select(HourLog)
+        .where(HourLog.engineer_id == engineer.id)
+        .order_by(HourLog.logged_on.desc(), HourLog.id.desc())
+        .limit(1)
+    ).one()
+    update_hours(
+        session,
+        entry,
+        entry.course,
+        entry.logged_on,
+        entry.hours,
+        today,
+        note=corrected_study_note(engineer.locale),
+        actor=engineer,
+    )
 
 
 # Specialities of the Borealis team: (person, speciality code, proficiency 0-4).
