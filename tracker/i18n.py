@@ -256,6 +256,11 @@ def carries_code(name: str, code: str) -> bool:
     return name.endswith(f"({code})")
 
 
+def before_code(name: str, code: str) -> str:
+    """Return a name without the code in brackets it ends with, for a text that adds the code."""
+    return name.removesuffix(f"({code})").rstrip() if carries_code(name, code) else name
+
+
 def with_code(name: str, code: str) -> str:
     """Return "name (CODE)", or the name alone when it already carries the code."""
     # Vendors write some codes into their titles; a second one only repeats it.

@@ -172,6 +172,45 @@ def test_a_spanish_engineers_reminder_is_spanish_and_the_english_managers_copy_e
     assert str(_event(english)["summary"]) == "NCA-AIIO expires"
 
 
+def test_a_notice_names_the_catalog_in_its_readers_language(db):
+    """The credential, its issuer and the path's courses as the catalog words them in Spanish."""
+    own = _manager(db, "Own boss", "en")
+    ana, _ = holder(db, "NVIDIA-NETWORKING", name=ANA, manager=own, locale="es")
+    ben, _ = holder(db, "NCA-AIIO", name="Ben", manager=own, locale="es")
+    factories.course(db, "INTRO-AI-INFRA").title_es = "Introducción a la infraestructura de IA"
+    plan(db, days_before(30), WINDOWS, MAIL)
+    mail = {(n.engineer_id, n.locale): n for n in notices(db)}
+    networking, copy, associate = mail[ana.id, "es"], mail[ana.id, "en"], mail[ben.id, "es"]
+    text, html = networking.body_text or "", networking.body_html
+    spanish = "Certificación de redes NVIDIA"
+    assert f"La certificación {spanish} (NVIDIA-NETWORKING) vence el 1 mar 2027" in text
+    assert f"La certificación <strong>{spanish}</strong> (NVIDIA-NETWORKING)" in html
+    assert f"Renovar {spanish} con NVIDIA y registrar" in text
+    assert "NVIDIA networking certification" not in text + html + (networking.ics or "")
+    (event,) = Calendar.from_ical(networking.ics).walk("VEVENT")
+    assert str(event["description"]) == (
+        f"La certificación {spanish} de {ANA} es válida hasta este día inclusive."
+    )
+    # The English copy keeps the English name.
+    assert "Your NVIDIA networking certification (NVIDIA-NETWORKING) expires" in (
+        copy.body_text or ""
+    )
+    assert "Introducción a la infraestructura de IA (0 de 16 h)" in (associate.body_text or "")
+
+
+def test_a_name_that_carries_its_code_is_not_followed_by_it_again(db):
+    holder(db, "CKA", locale="en")
+    plan(db, days_before(30), WINDOWS, MAIL)
+    (notice,) = notices(db)
+    assert "Your Certified Kubernetes Administrator (CKA) expires on 2027-03-01" in (
+        notice.body_text or ""
+    )
+    assert "Your <strong>Certified Kubernetes Administrator</strong> (CKA) expires" in (
+        notice.body_html
+    )
+    assert "(CKA) (CKA)" not in (notice.body_text or "") + notice.body_html
+
+
 @pytest.mark.parametrize(
     ("languages", "expected"),
     [
@@ -486,6 +525,17 @@ def test_a_teams_feed_is_in_its_managers_language(db):
     assert str(event["summary"]) == f"{ANA}: NCA-AIIO vence"
     english = Calendar.from_ical(calendars.team_feed(db, factories.team(db, name="Ops")))
     assert str(english["x-wr-calname"]) == "Certification expiries · Ops"
+
+
+def test_a_teams_feed_names_each_credential_in_its_managers_language(db):
+    zoe = _manager(db, "Zoë Ångström", "es")
+    crew = factories.team(db, gpus=64, manager=zoe, name="R&D")
+    holder(db, "VENDOR-EXPERT", name=ANA, team=crew, locale="en")
+    (event,) = Calendar.from_ical(calendars.team_feed(db, crew)).walk("VEVENT")
+    assert str(event["description"]) == (
+        "La certificación Credencial de experto específica del proveedor de "
+        f"{ANA} es válida hasta este día inclusive."
+    )
 
 
 def test_a_feed_url_without_a_setting_speaks_the_deployments_default(app, client, db, monkeypatch):

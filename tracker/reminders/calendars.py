@@ -15,7 +15,7 @@ from icalendar import Calendar
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
-from tracker.i18n import DEFAULT_LOCALE, gettext
+from tracker.i18n import DEFAULT_LOCALE, gettext, in_locale
 from tracker.people.models import Engineer, Team
 from tracker.progress.models import Certification
 from tracker.progress.services.validity import newest_per_credential
@@ -128,7 +128,7 @@ def _feed(
             messages.expiry_event(
                 event_uid(cert, base_url),
                 messages.expiry_summary(cert.credential.code, locale, who if with_names else None),
-                messages.expiry_description(who, cert.credential.name, locale),
+                messages.expiry_description(who, in_locale(cert.credential, locale), locale),
                 cert.expires_on,
                 link,
                 stamp=cert.created_at,

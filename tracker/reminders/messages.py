@@ -17,11 +17,13 @@ from tracker.config import PROJECT_ROOT
 from tracker.i18n import (
     DEFAULT_LOCALE,
     LOCALES,
+    before_code,
     format_day,
     format_hours,
     format_number,
     format_points,
     gettext,
+    in_locale,
     translate,
     translations_for,
 )
@@ -65,6 +67,12 @@ def _env(locale: str) -> Environment:
     env.filters["hours"] = lambda value: format_hours(value, locale)
     env.filters["percent"] = lru_cache(maxsize=4096)(lambda value: format_points(value, locale))
     env.filters["tr"] = lambda text: translate(text, locale)
+    # A catalog entry's name in the reader's language, as the pages' `named` shows it;
+    # before "(CODE)" the name sheds the code a vendor wrote into it.
+    env.filters["named"] = lambda entry, field=None: in_locale(entry, locale, field)
+    env.filters["named_before_code"] = lambda entry: before_code(
+        in_locale(entry, locale), entry.code
+    )
     env.globals["locale"] = locale
     return env
 

@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session, selectinload, sessionmaker
 from tracker.catalog.models import Credential, LearningPath
 from tracker.catalog.services.reads import paths_with_courses
 from tracker.db import writing
-from tracker.i18n import format_hours, gettext, ngettext, translate
+from tracker.i18n import format_hours, gettext, in_locale, ngettext, translate
 from tracker.people.models import Engineer
 from tracker.progress.models import Certification
 from tracker.progress.services.paths import logged_hours_for, path_progress
@@ -37,13 +37,13 @@ def renew_steps(
     """Say how to renew, in `locale`: which exam, and which path courses are still open."""
     exam = cert.credential.exam
     if exam is None:
-        issuer = cert.credential.issuer or gettext("the issuer", locale)
+        issuer = in_locale(cert.credential, locale, "issuer") or gettext("the issuer", locale)
         return [
             gettext(
                 "Renew %(name)s with %(issuer)s "
                 "and record the new credential in the tracker with its evidence.",
                 locale,
-                name=cert.credential.name,
+                name=in_locale(cert.credential, locale),
                 issuer=issuer,
             )
         ]
@@ -89,7 +89,7 @@ def _open_courses(
         gettext(
             "%(title)s (%(logged)s of %(required)s h)",
             locale,
-            title=c.course.title,
+            title=in_locale(c.course, locale),
             logged=format_hours(c.logged, locale),
             required=format_hours(c.required, locale),
         )
@@ -226,7 +226,7 @@ def _calendar(cert: Certification, mail: Mail, link: str, summary: str, locale: 
     return messages.expiry_calendar(
         f"cert-{cert.id}@{mail.domain}",
         summary,
-        messages.expiry_description(cert.engineer.name, cert.credential.name, locale),
+        messages.expiry_description(cert.engineer.name, in_locale(cert.credential, locale), locale),
         expiry_of(cert),
         link,
         stamp=cert.created_at,
