@@ -72,8 +72,9 @@ def test_the_seed_gives_every_wording_its_spanish():
     data = read_seed(SEED)
     assert [lv.name for lv in data.levels] == ENGLISH_LEVELS
     assert [lv.name_es for lv in data.levels] == ARTICLE_LEVELS
-    # A credential's name is most often a vendor's title: its Spanish is optional.
-    optional = {(CredentialEntry, "name_es")}
+    # A credential's name is most often a vendor's title, its issuer a company's
+    # name: their Spanish is optional.
+    optional = {(CredentialEntry, "name_es"), (CredentialEntry, "issuer_es")}
     checked = 0
     for entry in _entries(data):
         for field in type(entry).model_fields:
@@ -264,6 +265,22 @@ def test_the_catalog_page_names_levels_templates_and_ways_to_train_in_spanish(cl
     # Vendors' titles stay as they are.
     assert "NVIDIA Certified Associate - AI Infrastructure and Operations" in page
     assert "CompTIA Linux+" in page
+
+
+def test_an_issuer_the_tracker_words_itself_is_spanish_to_spanish_readers(client, auth, db):
+    """The catalog, the admin's catalog and the credential form; a company's name as it is."""
+    expert, sigma = factories.credential(db, "VENDOR-EXPERT"), factories.credential(db, "SIX-SIGMA")
+    assert (expert.in_locale("es", "issuer"), sigma.in_locale("es", "issuer")) == (
+        "proveedor de hardware",
+        "varios",
+    )
+    assert expert.in_locale("en", "issuer") == "hardware vendor"
+    auth.sign_in(factories.engineer(db, locale="es", access_role="admin"))
+    for url in ("/catalog", "/admin/catalog", "/credentials"):
+        page = client.get(url).get_data(as_text=True)
+        assert "proveedor de hardware" in page and "varios" in page, url
+        assert "hardware vendor" not in page and "various" not in page, url
+        assert "Red Hat" in page, url
 
 
 def test_an_english_reader_sees_the_english(client, auth, db):

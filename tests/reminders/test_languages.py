@@ -198,6 +198,15 @@ def test_a_notice_names_the_catalog_in_its_readers_language(db):
     assert "Introducción a la infraestructura de IA (0 de 16 h)" in (associate.body_text or "")
 
 
+def test_a_renewal_step_names_an_issuer_the_tracker_words_in_spanish(db):
+    holder(db, "VENDOR-EXPERT", locale="es")
+    plan(db, days_before(30), WINDOWS, MAIL)
+    (notice,) = notices(db)
+    assert ("Renovar Credencial de experto específica del proveedor con proveedor de hardware") in (
+        notice.body_text or ""
+    )
+
+
 def test_a_name_that_carries_its_code_is_not_followed_by_it_again(db):
     holder(db, "CKA", locale="en")
     plan(db, days_before(30), WINDOWS, MAIL)

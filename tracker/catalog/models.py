@@ -124,6 +124,8 @@ class Credential(Worded, Base):
     # title has none and stays as the vendor writes it.
     name_es: Mapped[str] = _spanish(rules.MAX_TITLE_LENGTH)
     issuer: Mapped[str] = mapped_column(String(rules.MAX_NAME_LENGTH), default="")
+    # Given where the tracker words the issuer itself ("various"); a company's name has none.
+    issuer_es: Mapped[str] = _spanish(rules.MAX_NAME_LENGTH)
     kind: Mapped[str] = mapped_column(String(rules.MAX_KIND_LENGTH))
     origin: Mapped[str] = mapped_column(
         String(rules.MAX_KIND_LENGTH), default="seed", server_default="seed"

@@ -191,6 +191,7 @@ class CredentialEntry(SeedEntry):
     name: Text
     name_es: OptionalSpanish = ""
     issuer: OptionalText = ""
+    issuer_es: OptionalSpanish = ""
     validity_months: Annotated[int, Field(ge=MIN_VALIDITY_MONTHS)] | None = None
     description: OptionalWording = ""
     description_es: Spanish = ""

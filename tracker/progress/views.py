@@ -412,7 +412,7 @@ def credentials():
         .where(Credential.kind.in_(("external", "exam")), Credential.origin != "engineer")
         .order_by(Credential.kind.desc(), Credential.name)
     ).all()
-    form.credential.choices = [(c.id, f"{named(c)} ({c.issuer})") for c in catalog]
+    form.credential.choices = [(c.id, f"{named(c)} ({named(c, 'issuer')})") for c in catalog]
     form.credential.choices.append((OTHER, OTHER_LABEL))
     if request.method == "GET":
         form.engineer.data = current_user.id

@@ -133,6 +133,7 @@ def catalog_dict(session: Session) -> dict[str, Any]:
                 "name": c.name,
                 "name_es": c.name_es,
                 "issuer": c.issuer,
+                "issuer_es": c.issuer_es,
                 "validity_months": c.validity_months,
                 "origin": c.origin,
             }

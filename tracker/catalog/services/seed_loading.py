@@ -147,6 +147,7 @@ def _apply(loader: _Loader, data: SeedFile) -> None:
                 "name": cred.name,
                 "name_es": cred.name_es,
                 "issuer": cred.issuer,
+                "issuer_es": cred.issuer_es,
                 "kind": "external",
                 "origin": "seed",
                 "validity_months": cred.validity_months,
