@@ -241,7 +241,7 @@ def test_the_roi_calculators_refusals_speak_spanish(client: FlaskClient, auth, o
     assert "the investment must be more than 0" not in html
 
 
-def test_the_csv_exports_have_spanish_headers_and_keep_their_data(
+def test_the_csv_exports_have_spanish_headers_and_words_and_keep_their_data(
     client: FlaskClient, auth, org: Org
 ) -> None:
     auth.sign_in(org.mona)
@@ -257,14 +257,64 @@ def test_the_csv_exports_have_spanish_headers_and_keep_their_data(
         "candidato",
         "carencias",
     ]
-    # The data stays data: codes, names and what a candidate lacks as the domain says it.
-    assert rows[-1][-1] == "valid NCA-AIIO (expired 2026-06-01)"
+    # Words as the page has them (a slot's title, what a candidate lacks, its date);
+    # codes, levels and names stay as they are.
+    assert rows[1] == [
+        "small",
+        "Líder de Infraestructura",
+        "lead",
+        "4",
+        "4",
+        "Cy",
+        "rol Líder de Infraestructura; nivel 4 (tiene 2); certificación NVIDIA-PROFESSIONAL; "
+        "certificación VENDOR-EXPERT",
+    ]
+    assert rows[-1][-1] == "NCA-AIIO vigente (caducó el 1 jun 2026)"
+    # The heat map's states are data: they stay as the README documents them.
     heat = read_csv(
         client.get(f"/teams/{org.alpha.id}/heatmap.csv", headers=SPANISH).get_data(as_text=True)
     )
     assert heat[0][:3] == ["ingeniero", "correo electrónico", "nivel"]
+    assert "expired (2026-06-01)" in heat[3]
     english = client.get(f"/teams/{org.alpha.id}/heatmap.csv", headers=ENGLISH)
     assert read_csv(english.get_data(as_text=True))[0][:3] == ["engineer", "email", "level"]
+
+
+@pytest.mark.parametrize("headers", [ENGLISH, SPANISH], ids=["en", "es"])
+def test_the_gaps_csv_says_what_a_candidate_lacks_as_the_page_does(
+    client: FlaskClient, auth, org: Org, headers: dict[str, str]
+) -> None:
+    auth.sign_in(org.mona)
+    for gpus in (50, 500):
+        url = f"/teams/{org.alpha.id}"
+        page = text(client.get(f"{url}?gpus={gpus}", headers=headers).get_data(as_text=True))
+        rows = read_csv(
+            client.get(f"{url}/gaps.csv?gpus={gpus}", headers=headers).get_data(as_text=True)
+        )
+        lacking = [row for row in rows[1:] if row[5] == "Cy"]
+        assert lacking
+        for row in lacking:
+            # The slot as the page titles it; its lacks as the page's sentence lists them.
+            assert row[1] in page
+            assert row[6].replace("; ", ", ") in page, row
+
+
+def test_the_gaps_csv_words_a_hire_and_a_team_wide_gap_in_spanish(
+    client: FlaskClient, auth, org: Org
+) -> None:
+    auth.sign_in(org.otto)
+    rows = read_csv(
+        client.get(f"/teams/{org.bravo.id}/gaps.csv", headers=SPANISH).get_data(as_text=True)
+    )
+    assert rows[1] == ["small", "Líder de Infraestructura", "lead", "4", "4", "contratar", ""]
+    client.post("/logout")
+    auth.sign_in(org.mona)
+    url = f"/teams/{org.alpha.id}/gaps.csv?gpus=500"
+    rows = read_csv(client.get(url, headers=SPANISH).get_data(as_text=True))
+    assert [row for row in rows if row[1] == "todo el equipo"] == [
+        ["medium", "todo el equipo", "", "", "", "nadie", "certificación RHCE"],
+        ["medium", "todo el equipo", "", "", "", "nadie", "certificación VCP-DCV"],
+    ]
 
 
 def test_a_bad_csv_query_is_refused_in_spanish(client: FlaskClient, auth, org: Org) -> None:

@@ -43,6 +43,7 @@ from tracker.readiness.services.history import (
     organisation_history,
     team_history,
 )
+from tracker.readiness.services.matching import certification_lacked
 from tracker.readiness.services.organisation import (
     DEFAULT_SORT,
     SORTS,
@@ -59,7 +60,7 @@ from tracker.web.converters import requested_page
 from tracker.web.downloads import csv_download
 from tracker.web.drawings import BlankQuery
 from tracker.web.filters import named
-from tracker.web.language import localized_errors
+from tracker.web.language import localized, localized_errors
 from tracker.web.roles import role_required
 
 bp = Blueprint("readiness", __name__)
@@ -300,30 +301,31 @@ def gaps_csv(team_id: int):
             _("lacks"),
         ]
     ]
+    # Words in the reader's language, as the page has them; codes and levels as they are.
     for gap in result.gaps:
         slot = gap.seat.slot
         base = [
             result.template.code,
-            slot.title,
+            named(slot),
             slot.job_role.code,
             slot.min_level,
             slot.max_level,
         ]
         if not gap.candidates:
-            rows.append([*base, "hire", ""])
+            rows.append([*base, _("hire"), ""])
         for candidate in gap.candidates:
-            rows.append([*base, candidate.member.name, "; ".join(candidate.lacks)])
+            rows.append([*base, candidate.member.name, localized(candidate.lacking("; "))])
     for item in result.team_credentials:
         if not item.met:
             rows.append(
                 [
                     result.template.code,
-                    "team-wide",
+                    _("team-wide"),
                     "",
                     "",
                     "",
-                    "nobody",
-                    f"certification {item.credential.code}",
+                    _("nobody"),
+                    localized(certification_lacked(item.credential.code)),
                 ]
             )
     return csv_download(rows, f"gaps-team-{team.id}-{on.isoformat()}.csv")

@@ -10,7 +10,7 @@ from typing import Any, Generic, TypeVar, overload
 
 from tracker.catalog.models import TeamTemplate, TemplateSlot
 from tracker.catalog.services.snapshot import SlotInfo, TemplateInfo
-from tracker.i18n import day, msg, named
+from tracker.i18n import Message, day, msg, named
 from tracker.readiness.services.members import Member
 
 # Readiness reads the mapped catalog or the snapshot's plain copy of it, alike.
@@ -92,8 +92,13 @@ def lacks(member: Member, slot: Slot, on: dt.date) -> list[str]:
                     )
                 )
             else:
-                missing.append(msg("certification %(code)s", code=credential.code))
+                missing.append(certification_lacked(credential.code))
     return missing
+
+
+def certification_lacked(code: str) -> Message:
+    """Return the words for a certification nobody or a candidate holds: "certification CKA"."""
+    return msg("certification %(code)s", code=code)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from sqlalchemy import Select, select
 from sqlalchemy.orm import Session, joinedload, selectinload
 
 from tracker.catalog.services.snapshot import catalog_snapshot
+from tracker.i18n import Joined, join
 from tracker.people.models import Engineer, Team
 from tracker.readiness.rules import NEAREST_CANDIDATES
 from tracker.readiness.services.matching import (
@@ -40,6 +41,11 @@ class Candidate:
     def trainable(self) -> bool:
         """Whether certifications alone would seat them: they have the job role and level."""
         return not any(item.startswith(("job role ", "level ")) for item in self.lacks)
+
+    def lacking(self, separator: str = ", ") -> Joined:
+        """Return what they lack as one message, each part in the language it is shown in."""
+        # The page's sentence and the gaps CSV's cell both read this, so they never differ.
+        return join(self.lacks, separator)
 
 
 @dataclass(frozen=True)
