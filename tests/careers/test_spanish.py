@@ -158,6 +158,23 @@ def test_the_ledgers_csv_has_spanish_headers_and_keeps_its_data(
     assert english.get_data(as_text=True).startswith("quarter,engineer,email,")
 
 
+def test_the_ledgers_csv_names_a_certification_as_its_page_does(
+    client: FlaskClient, db: Session, auth, people: People, earned: People
+):
+    factories.credential(db, "NCA-AIIO").name_es = "Asociado certificado de NVIDIA"
+    db.flush()
+    auth.sign_in(people.admin)
+    for headers, name in (
+        (SPANISH, "Asociado certificado de NVIDIA"),
+        (ENGLISH, "NVIDIA Certified Associate - AI Infrastructure and Operations"),
+    ):
+        page = client.get("/careers/bonuses?quarter=2026-Q4", headers=headers)
+        assert name in page.get_data(as_text=True)
+        response = client.get("/careers/bonuses.csv?quarter=2026-Q4", headers=headers)
+        rows = list(csv.reader(io.StringIO(response.get_data(as_text=True))))
+        assert rows[1][3:5] == ["NCA-AIIO", name]
+
+
 def test_a_malformed_quarter_is_refused_in_spanish(client: FlaskClient, auth, people: People):
     auth.sign_in(people.admin)
     html = spanish(client, "/careers/bonuses?quarter=2026-Q9", 400)

@@ -500,7 +500,8 @@ def bonuses_csv():
             row.engineer.name,
             row.engineer.email,
             row.credential.code,
-            row.credential.name,
+            # Named as the page names it; the code beside it is the data.
+            named(row.credential),
             row.passed_on.isoformat(),
             "yes" if row.renewal else "no",
             f"{row.amount:.{DECIMAL_PLACES}f}",
