@@ -19,6 +19,7 @@ from tests import factories
 from tests.test_i18n import ENGLISH, SPANISH
 from tracker.catalog.models import (
     Credential,
+    Exam,
     JobRole,
     Level,
     RoiLine,
@@ -56,6 +57,7 @@ def _entries(data) -> list[SeedEntry]:
     entries: list[SeedEntry] = [
         *data.levels,
         *data.job_roles,
+        *data.exams,
         *data.credentials,
         *data.groups,
         *data.paths,
@@ -99,9 +101,10 @@ def test_the_seed_gives_every_wording_its_spanish():
 
 
 def test_vendor_titles_have_no_spanish():
-    """Exams and courses take no Spanish in the seed: they keep the vendor's title."""
+    """Exams and courses keep the vendor's title; an exam's Spanish is how it is taken."""
     data = read_seed(SEED)
-    assert not any(f.endswith(SPANISH_SUFFIX) for f in type(data.exams[0]).model_fields)
+    fields = type(data.exams[0]).model_fields
+    assert [f for f in fields if f.endswith(SPANISH_SUFFIX)] == ["delivery_es"]
     assert not any(f.endswith(SPANISH_SUFFIX) for f in type(data.courses[0]).model_fields)
     names = {c.code: c.name_es for c in data.credentials}
     assert names["CKA"] == "" and names["NVIDIA-NETWORKING"] == "Certificación de redes NVIDIA"
@@ -153,6 +156,12 @@ MISSING: dict[str, tuple[str, str, str]] = {
         'name = "Liquid cooling"\nramp_up = "3 months"\n',
         "specialities #3 (liquid-cooling): missing field 'ramp_up_es' (the Spanish of ramp_up "
         "'3 months')",
+    ),
+    "exam-delivery": (
+        'delivery_es = "en línea, con supervisión remota"\n',
+        "",
+        "exams #1 (NCA-AIIO): missing field 'delivery_es' (the Spanish of delivery "
+        "'online, remotely proctored')",
     ),
     "group-name": (
         'name_es = "CISSP o CCSP"\n',
@@ -281,6 +290,23 @@ def test_an_issuer_the_tracker_words_itself_is_spanish_to_spanish_readers(client
         assert "proveedor de hardware" in page and "varios" in page, url
         assert "hardware vendor" not in page and "various" not in page, url
         assert "Red Hat" in page, url
+
+
+@pytest.mark.parametrize(
+    ("locale", "shown", "hidden"),
+    [
+        ("es", "50 preguntas, 60 min en línea, con supervisión remota", "remotely proctored"),
+        ("en", "50 questions, 60 min online, remotely proctored", "supervisión remota"),
+    ],
+)
+def test_the_catalog_says_how_an_exam_is_taken_in_the_readers_language(
+    client, auth, db, locale, shown, hidden
+):
+    exam = db.scalars(select(Exam).join(Exam.credential).where(Credential.code == "NCA-AIIO")).one()
+    assert exam.in_locale(locale, "delivery") in shown
+    auth.sign_in(factories.engineer(db, locale=locale))
+    page = " ".join(client.get("/catalog").get_data(as_text=True).split())
+    assert shown in page and hidden not in page
 
 
 def test_an_english_reader_sees_the_english(client, auth, db):

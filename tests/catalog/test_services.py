@@ -805,9 +805,11 @@ def test_a_prerequisite_cycle_is_refused(tmp_path):
     requiring NCA-AIIO, neither exam could ever be attempted."""
     text = edit(
         seed_text(),
-        'minutes = 60\ndelivery = "online, remotely proctored"\nvalidity_months = 24\n'
+        'minutes = 60\ndelivery = "online, remotely proctored"\n'
+        'delivery_es = "en línea, con supervisión remota"\nvalidity_months = 24\n'
         "prerequisites = []",
-        'minutes = 60\ndelivery = "online, remotely proctored"\nvalidity_months = 24\n'
+        'minutes = 60\ndelivery = "online, remotely proctored"\n'
+        'delivery_es = "en línea, con supervisión remota"\nvalidity_months = 24\n'
         'prerequisites = ["NCP-AII"]',
     )
     with pytest.raises(SeedError, match="NCA-AIIO"):

@@ -290,6 +290,7 @@ class Exam(NamedByCredential, Base):
     questions: Mapped[int | None] = mapped_column(Integer)
     minutes: Mapped[int | None] = mapped_column(Integer)
     delivery: Mapped[str] = mapped_column(String(rules.MAX_NAME_LENGTH), default="")
+    delivery_es: Mapped[str] = _spanish(rules.MAX_NAME_LENGTH)
     # Months of documented hands-on experience required on the attempt date.
     experience_months: Mapped[int] = mapped_column(Integer, default=0)
     retake_wait_days: Mapped[int] = mapped_column(Integer, default=rules.DEFAULT_RETAKE_WAIT_DAYS)

@@ -177,7 +177,9 @@ class ExamEntry(SeedEntry):
     level: OptionalText = ""
     questions: Positive | None = None
     minutes: Positive | None = None
-    delivery: OptionalText = ""
+    # How it is taken: the tracker's words, unlike the exam's title.
+    delivery: OptionalWording = ""
+    delivery_es: Spanish = ""
     validity_months: Annotated[int, Field(ge=MIN_VALIDITY_MONTHS)] | None = None
     prerequisites: Codes = ()
     experience_months: Count = 0

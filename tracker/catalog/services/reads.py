@@ -118,6 +118,7 @@ def catalog_dict(session: Session) -> dict[str, Any]:
                 "questions": e.questions,
                 "minutes": e.minutes,
                 "delivery": e.delivery,
+                "delivery_es": e.delivery_es,
                 "validity_months": e.validity_months,
                 "prerequisites": codes(e.prerequisites),
                 "experience_months": e.experience_months,

@@ -213,6 +213,7 @@ def _apply(loader: _Loader, data: SeedFile) -> None:
                 "questions": exam.questions,
                 "minutes": exam.minutes,
                 "delivery": exam.delivery,
+                "delivery_es": exam.delivery_es,
                 "experience_months": exam.experience_months,
                 "retake_wait_days": exam.retake_wait_days,
                 "passing_score": exam.passing_score,
