@@ -288,8 +288,8 @@ REFUSALS = [
         ("POST", "/api/v1/roi", "manager", {"json": {**ROI, "investment": {"training": -1000}}}),
         400,
         "investment.training",
-        "must be a whole amount of 0 or more",
-        "debe ser un importe entero de 0 o más",
+        "must be a whole amount from 0 to 10,000,000,000",
+        "debe ser un importe entero de 0 a 10.000.000.000",
         id="negative ROI line",
     ),
     pytest.param(

@@ -16,6 +16,7 @@ from tests.helpers import Api, count_statements, token_for
 from tests.readiness.helpers import Org, build_org, grow
 from tracker.people.models import Team
 from tracker.people.services.persons import set_active
+from tracker.readiness.rules import MAX_ROI_AMOUNT, MAX_ROI_LABEL_LENGTH, MAX_ROI_LINES
 
 TODAY = factories.TODAY  # 2026-11-29
 EXAMPLE = {
@@ -443,6 +444,57 @@ def test_roi_bad_lines_are_400(api: Api, org: Org, body: dict, field: str) -> No
     response = api.post("/api/v1/roi", org.tokens["mona"], json=body)
     assert response.status_code == 400
     assert field in response.get_json()["errors"]
+
+
+@pytest.mark.parametrize(
+    ("body", "field", "message"),
+    [
+        (
+            {"investment": {"training": MAX_ROI_AMOUNT + 1}, "returns": GOOD_RETURNS},
+            "investment.training",
+            "must be a whole amount from 0 to 10,000,000,000",
+        ),
+        (
+            {"investment": {"training": 1000}, "returns": {"downtime": 10**30}},
+            "returns.downtime",
+            "must be a whole amount from 0 to 10,000,000,000",
+        ),
+        (
+            {"investment": {f"line {n}": 1 for n in range(21)}, "returns": GOOD_RETURNS},
+            "investment",
+            "must hold at most 20 lines",
+        ),
+        (
+            {"investment": {"training": 1000}, "returns": {"x" * 201: 1}},
+            "returns",
+            "a line's name must be at most 200 characters",
+        ),
+    ],
+)
+def test_roi_keeps_the_web_forms_limits(
+    api: Api, org: Org, body: dict, field: str, message: str
+) -> None:
+    """At most 20 lines of each kind, names of 200 characters, amounts up to 10 billion."""
+    response = api.post("/api/v1/roi", org.tokens["mona"], json=body)
+    assert response.status_code == 400
+    assert response.get_json()["errors"] == {field: message}
+
+
+def test_roi_at_the_web_forms_limits(api: Api, org: Org) -> None:
+    lines = {"x" * (MAX_ROI_LABEL_LENGTH - 2) + f"{n:02d}": MAX_ROI_AMOUNT for n in range(20)}
+    response = api.post(
+        "/api/v1/roi", org.tokens["mona"], json={"investment": lines, "returns": lines}
+    )
+    assert response.status_code == 200
+    assert response.get_json()["investment_total"] == MAX_ROI_LINES * MAX_ROI_AMOUNT
+
+
+def test_the_document_states_the_roi_limits(api: Api) -> None:
+    schemas = api.get("/api/v1/openapi.json", None).get_json()["components"]["schemas"]
+    for lines in schemas["RoiBody"]["properties"].values():
+        assert lines["maxProperties"] == MAX_ROI_LINES
+        assert lines["propertyNames"]["maxLength"] == MAX_ROI_LABEL_LENGTH
+        assert lines["additionalProperties"]["maximum"] == MAX_ROI_AMOUNT
 
 
 @pytest.mark.parametrize("raw", [b"not json", b"[1, 2]", b'"text"', b"{", b'{"investment": NaN}'])

@@ -17,7 +17,12 @@ from tests.readiness.helpers import FAR, TODAY, D, person
 from tracker.errors import ValidationError
 from tracker.i18n import translate
 from tracker.progress.services.hours import log_hours
-from tracker.readiness.rules import SANE_WEEKLY_HOURS
+from tracker.readiness.rules import (
+    MAX_ROI_AMOUNT,
+    MAX_ROI_LABEL_LENGTH,
+    MAX_ROI_LINES,
+    SANE_WEEKLY_HOURS,
+)
 from tracker.readiness.services.planning import Plan, load_catalog, plan_to_target
 from tracker.readiness.services.roi import roi
 
@@ -60,6 +65,44 @@ def test_roi_bad_lines_are_named(investment: dict, returns: dict, key: str) -> N
     with pytest.raises(ValidationError, match=key.replace(".", r"\.")) as caught:
         roi(investment, returns)
     assert list(caught.value.errors) == [key]
+
+
+@pytest.mark.parametrize(
+    ("investment", "returns", "key", "message"),
+    [
+        (
+            {**INVESTMENT, "training": MAX_ROI_AMOUNT + 1},
+            RETURNS,
+            "investment.training",
+            "must be a whole amount from 0 to 10,000,000,000",
+        ),
+        (
+            {f"line {n}": 1 for n in range(MAX_ROI_LINES + 1)},
+            RETURNS,
+            "investment",
+            "must hold at most 20 lines",
+        ),
+        (
+            INVESTMENT,
+            {"x" * (MAX_ROI_LABEL_LENGTH + 1): 1},
+            "returns",
+            "a line's name must be at most 200 characters",
+        ),
+    ],
+)
+def test_roi_keeps_the_calculators_limits(
+    investment: dict, returns: dict, key: str, message: str
+) -> None:
+    """The form's limits hold whichever way the lines come."""
+    with pytest.raises(ValidationError) as caught:
+        roi(investment, returns)
+    assert caught.value.errors == {key: message}
+
+
+def test_roi_at_the_calculators_limits() -> None:
+    lines = {f"{n:0{MAX_ROI_LABEL_LENGTH}d}": MAX_ROI_AMOUNT for n in range(MAX_ROI_LINES)}
+    result = roi(lines, lines)
+    assert result.investment_total == MAX_ROI_LINES * MAX_ROI_AMOUNT
 
 
 @pytest.mark.parametrize("investment", [{}, {"training": 0}, {"a": 0, "b": 0}])

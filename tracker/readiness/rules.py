@@ -6,7 +6,7 @@ import datetime as dt
 from decimal import Decimal
 
 from tracker.catalog.rules import MAX_LEVEL
-from tracker.i18n import N_, Message, day, grouped, msg
+from tracker.i18n import Message, day, grouped, msg
 from tracker.people.rules import MAX_GPUS
 
 # Dates a readiness query or plan accepts: a forecast from any of them still
@@ -56,7 +56,9 @@ MAX_ROI_LABEL_LENGTH = 200
 MAX_ROI_AMOUNT = 10_000_000_000
 ROI_AMOUNT_RULE = msg("amount must be from 0 to %(max)s", max=grouped(MAX_ROI_AMOUNT))
 # A line's amount as the calculator reads it: whole currency units.
-ROI_LINE_RULE = N_("must be a whole amount of 0 or more")
+ROI_LINE_RULE = msg("must be a whole amount from 0 to %(max)s", max=grouped(MAX_ROI_AMOUNT))
+ROI_LINES_RULE = msg("must hold at most %(max)s lines", max=MAX_ROI_LINES)
+ROI_LABEL_RULE = msg("a line's name must be at most %(max)s characters", max=MAX_ROI_LABEL_LENGTH)
 
 # Teams whose lapses are judged per round trip: members of 25 teams load in one query.
 TEAMS_PER_BATCH = 25

@@ -6,7 +6,7 @@ import datetime as dt
 from collections.abc import Iterable
 from typing import Annotated, Any, Literal, cast, get_args
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from tracker.catalog.rules import MAX_CODE_LENGTH
 from tracker.i18n import N_, msg
@@ -19,7 +19,12 @@ from tracker.readiness.rules import (
     HISTORY_MONTHS,
     MAX_FORECAST_MONTHS,
     MAX_HISTORY_MONTHS,
+    MAX_ROI_AMOUNT,
+    MAX_ROI_LABEL_LENGTH,
+    MAX_ROI_LINES,
+    ROI_LABEL_RULE,
     ROI_LINE_RULE,
+    ROI_LINES_RULE,
     TREND_DAYS,
 )
 from tracker.readiness.services.forecast import ForecastPoint
@@ -30,6 +35,7 @@ from tracker.readiness.services.roi import Roi
 from tracker.readiness.services.team import TeamReadiness
 from tracker.schemas import (
     DATE_RULE,
+    RANGE_ERRORS,
     WITHOUT_NUL,
     Answer,
     Body,
@@ -39,6 +45,7 @@ from tracker.schemas import (
     WholeNumber,
     date_worded,
     query_int,
+    refusal,
     text,
     worded,
 )
@@ -115,17 +122,32 @@ class HistoryQuery(PageQuery):
     ] = HISTORY_MONTHS
 
 
+def _labels_within(lines: dict[str, int]) -> dict[str, int]:
+    """Refuse a line whose name is longer than the calculator's form takes."""
+    if any(len(name) > MAX_ROI_LABEL_LENGTH for name in lines):
+        raise refusal(ROI_LABEL_RULE)
+    return lines
+
+
 Lines = Annotated[
     dict[
         str,
         Annotated[
             WholeNumber,
-            Field(ge=0),
-            worded(ROI_LINE_RULE, "int_type", "greater_than_equal"),
+            Field(ge=0, le=MAX_ROI_AMOUNT),
+            worded(ROI_LINE_RULE, "int_type", *RANGE_ERRORS),
         ],
     ],
-    Field(min_length=1, json_schema_extra={"propertyNames": {"pattern": WITHOUT_NUL}}),
+    Field(
+        min_length=1,
+        max_length=MAX_ROI_LINES,
+        json_schema_extra={
+            "propertyNames": {"pattern": WITHOUT_NUL, "maxLength": MAX_ROI_LABEL_LENGTH}
+        },
+    ),
+    AfterValidator(_labels_within),
     worded(NAMED_AMOUNTS, "dict_type", "too_short"),
+    worded(ROI_LINES_RULE, "too_long"),
 ]
 
 
