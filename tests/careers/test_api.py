@@ -110,6 +110,20 @@ def test_career_without_a_token_unknown_id_and_bad_query(api: Api, people: Peopl
         assert field in response.get_json()["errors"]
 
 
+@pytest.mark.parametrize(
+    ("on", "status"),
+    [("1969-12-31", 400), ("1970-01-01", 200), ("2999-12-31", 200), ("3000-01-01", 400)],
+)
+def test_career_on_a_day_is_within_the_readiness_calendar(
+    api: Api, people: People, on: str, status: int
+):
+    url = f"/api/v1/engineers/{people.junior.id}/career?on={on}"
+    response = api.get(url, people.tokens["admin"])
+    assert response.status_code == status
+    if status == 400:
+        assert response.get_json()["errors"] == {"on": "date must be from 1970-01-01 to 2999-12-31"}
+
+
 # --- level --------------------------------------------------------------------------------
 
 

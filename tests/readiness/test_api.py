@@ -16,7 +16,13 @@ from tests.helpers import Api, count_statements, token_for
 from tests.readiness.helpers import Org, build_org, grow
 from tracker.people.models import Team
 from tracker.people.services.persons import set_active
-from tracker.readiness.rules import MAX_ROI_AMOUNT, MAX_ROI_LABEL_LENGTH, MAX_ROI_LINES
+from tracker.readiness.rules import (
+    FIRST_DAY,
+    LAST_DAY,
+    MAX_ROI_AMOUNT,
+    MAX_ROI_LABEL_LENGTH,
+    MAX_ROI_LINES,
+)
 
 TODAY = factories.TODAY  # 2026-11-29
 EXAMPLE = {
@@ -288,6 +294,31 @@ def test_readiness_bad_query_is_400(api: Api, org: Org, query: str, field: str) 
     response = readiness(api, org, query)
     assert response.status_code == 400
     assert list(response.get_json()["errors"]) == [field]
+
+
+@pytest.mark.parametrize("on", ["0001-01-01", "1969-12-31", "3000-01-01", "9999-12-31"])
+def test_readiness_on_a_day_outside_the_web_forms_calendar_is_400(
+    api: Api, org: Org, on: str
+) -> None:
+    response = readiness(api, org, f"?on={on}")
+    assert response.status_code == 400
+    assert response.get_json()["errors"] == {"on": "date must be from 1970-01-01 to 2999-12-31"}
+
+
+@pytest.mark.parametrize("on", ["1970-01-01", "2999-12-31"])
+def test_readiness_on_the_calendars_first_and_last_days(api: Api, org: Org, on: str) -> None:
+    response = readiness(api, org, f"?on={on}")
+    assert response.status_code == 200
+    assert response.get_json()["on"] == on
+
+
+def test_the_document_states_the_calendar_of_readiness_and_career(api: Api) -> None:
+    paths = api.get("/api/v1/openapi.json", None).get_json()["paths"]
+    for path in ("/api/v1/teams/{team_id}/readiness", "/api/v1/engineers/{engineer_id}/career"):
+        (on,) = [p for p in paths[path]["get"]["parameters"] if p["name"] == "on"]
+        assert on["schema"]["format"] == "date"
+        assert on["schema"]["formatMinimum"] == FIRST_DAY.isoformat()
+        assert on["schema"]["formatMaximum"] == LAST_DAY.isoformat()
 
 
 # --- the forecast -------------------------------------------------------------------

@@ -32,8 +32,8 @@ from tracker.catalog.schemas import BodyLevel, Code, SpecialityRef
 from tracker.i18n import msg
 from tracker.people.models import Engineer
 from tracker.people.schemas import PersonRef, TeamOut, person_ref
+from tracker.readiness.schemas import OnDate
 from tracker.schemas import (
-    DATE_RULE,
     Amount,
     Answer,
     Body,
@@ -42,7 +42,6 @@ from tracker.schemas import (
     PageQuery,
     Query,
     Timestamp,
-    date_worded,
     refusal,
     text,
     worded,
@@ -64,7 +63,7 @@ def _evidence_kind(kind: str) -> str:
 class OnQuery(Query):
     """?on=YYYY-MM-DD (default today)."""
 
-    on: Annotated[dt.date, date_worded(DATE_RULE)] | None = None
+    on: OnDate | None = None
 
 
 class QuarterQuery(PageQuery):

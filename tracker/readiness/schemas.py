@@ -14,9 +14,12 @@ from tracker.people.rules import MAX_GPUS, MAX_NAME_LENGTH, MAX_TEAM_NAME_LENGTH
 from tracker.people.schemas import PersonRef, TeamOut, person_ref
 from tracker.progress.rules import EXPIRING_WITHIN_DAYS
 from tracker.readiness.rules import (
+    CALENDAR_RULE,
+    FIRST_DAY,
     FORECAST_MONTHS,
     GPUS_NUMBER_RULE,
     HISTORY_MONTHS,
+    LAST_DAY,
     MAX_FORECAST_MONTHS,
     MAX_HISTORY_MONTHS,
     MAX_ROI_AMOUNT,
@@ -53,7 +56,22 @@ from tracker.schemas import (
 NAMED_AMOUNTS = N_('must be an object of named amounts, e.g. {"training": 75000}')
 MONTHS_RULE = msg("must be a whole number from 1 to %(max)s", max=MAX_FORECAST_MONTHS)
 
-OnDate = Annotated[dt.date, date_worded(DATE_RULE)]
+# A day a readiness or career query may ask about: the web forms' calendar. JSON
+# Schema has no bounds of its own for a date; formatMinimum and formatMaximum are
+# the vocabulary validators such as Ajv read.
+OnDate = Annotated[
+    dt.date,
+    Field(
+        ge=FIRST_DAY,
+        le=LAST_DAY,
+        json_schema_extra={
+            "formatMinimum": FIRST_DAY.isoformat(),
+            "formatMaximum": LAST_DAY.isoformat(),
+        },
+    ),
+    date_worded(DATE_RULE),
+    worded(CALENDAR_RULE),
+]
 Gpus = Annotated[
     int, Field(ge=0, le=MAX_GPUS), query_int(GPUS_NUMBER_RULE), worded(GPUS_NUMBER_RULE)
 ]
