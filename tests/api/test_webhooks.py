@@ -8,6 +8,7 @@ from sqlalchemy.orm import Session
 from tests.api.conftest import Scene
 from tests.helpers import Api, count
 from tracker.webhooks.models import WebhookEndpoint
+from tracker.webhooks.rules import EVENTS
 
 URL = "https://hooks.example.com/in"
 BODY = {"url": URL, "events": ["hours.logged", "certification.earned"], "format": "slack"}
@@ -61,6 +62,20 @@ def test_bad_input_is_refused_with_400_naming_the_field(
     errors = response.get_json()["errors"]
     assert field in errors and words in errors[field]
     assert count(db, WebhookEndpoint) == 0
+
+
+def test_events_name_each_event_once_as_the_form_ticks_them(api: Api, db: Session, scene: Scene):
+    events = [*EVENTS, "hours.logged"]
+    response = api.post("/api/v1/webhooks", scene.tokens["admin"], {**BODY, "events": events})
+    assert response.status_code == 400
+    assert response.get_json()["errors"] == {
+        "events": "events must name at most 7 events, each once"
+    }
+    assert count(db, WebhookEndpoint) == 0
+    schema = api.get("/api/v1/openapi.json").get_json()["components"]["schemas"]["WebhookBody"]
+    assert schema["properties"]["events"]["maxItems"] == len(EVENTS)
+    every = api.post("/api/v1/webhooks", scene.tokens["admin"], {**BODY, "events": list(EVENTS)})
+    assert every.status_code == 201
 
 
 @pytest.mark.parametrize("role", ["self", "manager"])

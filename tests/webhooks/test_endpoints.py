@@ -55,6 +55,15 @@ def test_every_bad_field_is_named_at_once(db):
     assert caught.value.errors["events"].startswith("events must be one or more of")
 
 
+def test_more_events_than_there_are_is_refused(db):
+    """The web form ticks each event once: no door names more."""
+    with pytest.raises(ValidationError) as caught:
+        add_endpoint(db, GOOD, ",".join([*EVENTS, "hours.logged"]), allow_hosts=WEBHOOK_HOSTS)
+    assert caught.value.errors == {"events": "events must name at most 7 events, each once"}
+    endpoint = add_endpoint(db, GOOD, ",".join(EVENTS) + ",", allow_hosts=WEBHOOK_HOSTS)
+    assert endpoint.event_names == list(EVENTS)
+
+
 def test_an_endpoint_keeps_its_events_in_order_and_a_standard_secret(db):
     endpoint = add_endpoint(
         db,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from tracker.i18n import N_
+from tracker.i18n import N_, msg
 
 # --- events -------------------------------------------------------------------
 
@@ -20,6 +20,9 @@ EVENTS = (
 )
 EVENTS_RULE = N_("events must be one or more of %(events)s")
 UNKNOWN_EVENTS_RULE = N_("events must be one or more of %(events)s (not %(unknown)s)")
+# The web form ticks each event once: a list names no more than there are.
+MAX_EVENTS = len(EVENTS)
+EVENTS_COUNT_RULE = msg("events must name at most %(max)s events, each once", max=MAX_EVENTS)
 # An endpoint's events are kept as one text, names joined by this separator.
 EVENT_SEPARATOR = ","
 

@@ -8,9 +8,9 @@ from typing import Annotated, Protocol
 from pydantic import Field
 
 from tracker.people.schemas import PersonRef
-from tracker.schemas import Amount, Answer, Body, Page, Timestamp, text
+from tracker.schemas import Amount, Answer, Body, Page, Timestamp, text, worded
 from tracker.webhooks.models import WebhookEndpoint
-from tracker.webhooks.rules import EVENTS, FORMATS, MAX_URL_LENGTH
+from tracker.webhooks.rules import EVENTS, EVENTS_COUNT_RULE, FORMATS, MAX_EVENTS, MAX_URL_LENGTH
 
 # --- each event's data ----------------------------------------------------------------
 
@@ -135,9 +135,11 @@ class WebhookBody(Body):
     url: Annotated[str, text(MAX_URL_LENGTH, required=True)] = Field(
         description="an http:// or https:// URL"
     )
-    events: list[Annotated[str, text(40, required=True)]] = Field(
-        description="one or more of: " + ", ".join(EVENTS)
-    )
+    events: Annotated[
+        list[Annotated[str, text(40, required=True)]],
+        Field(max_length=MAX_EVENTS, description="one or more of: " + ", ".join(EVENTS)),
+        worded(EVENTS_COUNT_RULE, "too_long"),
+    ]
     format: Annotated[str, text(16, required=True)] = Field(
         "generic", description="one of: " + ", ".join(FORMATS)
     )

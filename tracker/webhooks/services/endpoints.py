@@ -17,9 +17,11 @@ from tracker.webhooks.models import WebhookEndpoint
 from tracker.webhooks.rules import (
     EVENT_SEPARATOR,
     EVENTS,
+    EVENTS_COUNT_RULE,
     EVENTS_RULE,
     FORMAT_RULE,
     FORMATS,
+    MAX_EVENTS,
     MAX_URL_LENGTH,
     ROTATION_OVERLAP,
     UNKNOWN_EVENTS_RULE,
@@ -72,7 +74,10 @@ def host_problem(url: str, allow_hosts: Collection[str]) -> Message | None:
 def read_events(events: str | Iterable[str]) -> list[str]:
     """Return the events named (a list, or names separated by commas) in EVENTS' order."""
     names = events.split(",") if isinstance(events, str) else list(events)
-    wanted = {name.strip() for name in names if name.strip()}
+    named = [name.strip() for name in names if name.strip()]
+    if len(named) > MAX_EVENTS:
+        raise ValidationError({"events": EVENTS_COUNT_RULE})
+    wanted = set(named)
     listed = ", ".join(EVENTS)
     unknown = sorted(wanted - set(EVENTS))
     if unknown:
