@@ -152,6 +152,9 @@ def test_an_unknown_team_exits_non_zero(runner: FlaskCliRunner, alpha: Team) -> 
         ("--on", "not-a-date"),
         ("--on", "2027-02-30"),
         ("--on", "29/11/2026"),
+        ("--gpus", "10000001"),
+        ("--on", "1969-12-31"),
+        ("--on", "3000-01-01"),
     ],
 )
 def test_bad_options_exit_with_a_usage_error(
@@ -160,6 +163,15 @@ def test_bad_options_exit_with_a_usage_error(
     result = run(runner, "Alpha", *args, "--json")
     assert result.exit_code == 2
     assert "Invalid value" in result.output
+
+
+def test_the_calendar_and_fleet_are_the_pages_and_the_apis(
+    runner: FlaskCliRunner, alpha: Team
+) -> None:
+    result = run(runner, "Alpha", "--on", "3000-01-01")
+    assert "date must be from 1970-01-01 to 2999-12-31" in result.output
+    for on in ("1970-01-01", "2999-12-31"):
+        assert run(runner, "Alpha", "--gpus", "10000000", "--on", on).exit_code == 0
 
 
 def test_a_team_name_is_required(runner: FlaskCliRunner) -> None:

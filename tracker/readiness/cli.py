@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 
 import click
@@ -9,16 +10,35 @@ from flask.cli import with_appcontext
 
 from tracker.clock import today
 from tracker.extensions import db_session
+from tracker.people.rules import MAX_GPUS
 from tracker.people.services.teams import find_team
+from tracker.readiness.rules import CALENDAR_RULE, FIRST_DAY, LAST_DAY
 from tracker.readiness.schemas import readiness_json
 from tracker.readiness.services.team import team_readiness
+
+
+def _within_calendar(
+    ctx: click.Context, param: click.Parameter, value: dt.datetime | None
+) -> dt.datetime | None:
+    """Refuse a date the readiness page and the API refuse."""
+    if value is not None and not FIRST_DAY <= value.date() <= LAST_DAY:
+        raise click.BadParameter(CALENDAR_RULE)
+    return value
 
 
 @click.command("readiness")
 @with_appcontext
 @click.argument("team_name")
-@click.option("--gpus", type=click.IntRange(min=0), help="Fleet size (default: the team's).")
-@click.option("--on", "on", type=click.DateTime(formats=["%Y-%m-%d"]), help="Date YYYY-MM-DD.")
+@click.option(
+    "--gpus", type=click.IntRange(min=0, max=MAX_GPUS), help="Fleet size (default: the team's)."
+)
+@click.option(
+    "--on",
+    "on",
+    type=click.DateTime(formats=["%Y-%m-%d"]),
+    callback=_within_calendar,
+    help="Date YYYY-MM-DD.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the API's JSON.")
 def readiness_command(team_name: str, gpus: int | None, on, as_json: bool) -> None:
     """Show whether TEAM can run a fleet of --gpus on a date, and its gaps."""
