@@ -378,7 +378,7 @@ def test_a_rule_over_several_fields_leaves_each_fields_refusal_in_the_language(
     assert response.status_code == 400
     assert response.get_json() == {
         "errors": {
-            "course": "este campo es obligatorio (un código de curso, o indicar course_id)",
+            "course": "este campo es obligatorio (un código de curso, o indica course_id)",
             "date": "debe ser una fecha escrita AAAA-MM-DD",
             "hours": "debe ser un número",
         }

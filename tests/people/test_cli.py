@@ -301,6 +301,17 @@ def test_token_create_for_an_unknown_email_creates_nothing(runner, db):
     assert count(db, ApiToken) == before
 
 
+def test_a_token_name_too_long_is_refused_not_cut(runner, db):
+    who = factories.engineer(db)
+    before = count(db, ApiToken)
+    result = runner.invoke(args=["token", "create", who.email, "--name", "n" * 121])
+    assert result.exit_code != 0
+    assert "name must be at most 120 characters" in result.output
+    assert count(db, ApiToken) == before
+    kept = runner.invoke(args=["token", "create", who.email, "--name", "n" * 120])
+    assert kept.exit_code == 0, kept.output
+
+
 def test_token_list_and_revoke(runner, db):
     who = factories.engineer(db)
     first = runner.invoke(args=["token", "create", who.email, "--name", "one"])

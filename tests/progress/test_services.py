@@ -829,6 +829,19 @@ def test_an_exam_is_sat_once_a_day(db):
     assert record_attempt(db, factories.engineer(db), exam, D(2026, 3, 1), 90, True, TODAY)
 
 
+@pytest.mark.parametrize("cost", [Decimal(-1), Decimal("1000000.01"), "12"])
+def test_an_attempt_cost_outside_its_range_is_refused_whoever_records_it(db, cost):
+    who = factories.engineer(db)
+    exam = factories.exam(db, "NCA-AIIO")
+    assert_refused(
+        db,
+        lambda: record_attempt(db, who, exam, D(2026, 3, 1), 90, True, TODAY, cost=cost),
+        "cost",
+        "cost must be from 0 to 1,000,000",
+    )
+    assert record_attempt(db, who, exam, D(2026, 3, 1), 90, True, TODAY, cost=Decimal(1_000_000))
+
+
 def test_retake_wait_runs_from_the_latest_failure(db):
     who = factories.engineer(db)
     exam = factories.exam(db, "NCA-AIIO")

@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from tracker.errors import ValidationError
-from tracker.i18n import join
+from tracker.i18n import join, msg
 from tracker.people.models import ApiToken, Engineer
 from tracker.people.rules import (
     MAX_TOKEN_NAME_LENGTH,
@@ -102,6 +102,9 @@ def create_token(
     errors: dict[str, str] = {}
     if scope not in TOKEN_SCOPES:
         errors["scope"] = TOKEN_SCOPE_RULE
+    if len(name.strip()) > MAX_TOKEN_NAME_LENGTH:
+        # Cut, two tokens' names could end alike: the owner could not tell them apart.
+        errors["name"] = msg("name must be at most %(most)s characters", most=MAX_TOKEN_NAME_LENGTH)
     if expires_on is not None:
         if today is None:
             raise TypeError("create_token needs today to check an expiry date")
@@ -112,7 +115,7 @@ def create_token(
     secret = "trk_" + secrets.token_urlsafe(32)
     token = ApiToken(
         engineer=engineer,
-        name=name.strip()[:MAX_TOKEN_NAME_LENGTH],
+        name=name.strip(),
         token_hash=token_hash(secret),
         scope=scope,
         expires_on=expires_on,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import secrets
+from decimal import Decimal
 
 from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session, selectinload
@@ -11,13 +12,14 @@ from sqlalchemy.orm import Session, selectinload
 from tracker.audit import services as audit
 from tracker.catalog.models import Credential, Exam
 from tracker.errors import ValidationError
-from tracker.i18n import N_, day, join, msg
+from tracker.i18n import N_, day, grouped, join, msg
 from tracker.people.models import Engineer
 from tracker.people.schemas import PersonRef
 from tracker.progress.models import Certification, ExamAttempt
 from tracker.progress.rules import (
     EARLIEST_CERTIFICATION,
     EVIDENCE_REQUIRED,
+    MAX_ATTEMPT_COST,
     MAX_CREDENTIAL_NAME_LENGTH,
     MAX_ENTERED_VALIDITY_YEARS,
     MAX_EVIDENCE_LENGTH,
@@ -117,6 +119,10 @@ def record_attempt(
             passing=exam.passing_score,
             score=score,
         )
+    cost = details.get("cost")
+    if cost is not None and not (isinstance(cost, Decimal | int) and 0 <= cost <= MAX_ATTEMPT_COST):
+        # Every door checks the cost as it reads it; the service keeps the rule for all.
+        errors["cost"] = msg("cost must be from 0 to %(most)s", most=grouped(MAX_ATTEMPT_COST))
     for name, limit, rule in (
         (
             "voucher_code",
