@@ -98,7 +98,8 @@ def _parts(message) -> tuple[str, str]:
 
 def _event(message):
     (attachment,) = list(message.iter_attachments())
-    (event,) = Calendar.from_ical(attachment.get_payload(decode=True)).walk("VEVENT")
+    # As a mail reader decodes it: by the charset its part declares.
+    (event,) = Calendar.from_ical(attachment.get_content()).walk("VEVENT")
     return event
 
 

@@ -110,6 +110,8 @@ def test_every_kind_of_notice_meets_the_mail_standards(
         # The header fields RFC 5322 asks for, and what they say.
         for name in ("Date", "Message-ID", "From", "To", "Subject"):
             assert message[name] is not None, f"{kind}: no {name}"
+        # Automatic mail says so (RFC 3834): no autoresponder answers it.
+        assert message["Auto-Submitted"] == "auto-generated", kind
         assert message["Date"].datetime == now.replace(tzinfo=dt.UTC)
         assert re.fullmatch(r"<[^<>@\s]+@[^<>@\s]+>", str(message["Message-ID"]))
         assert str(message["From"]) == MAIL_FROM
@@ -130,7 +132,12 @@ def test_every_kind_of_notice_meets_the_mail_standards(
         assert bool(attachments) == ("attached" in text), kind
         for attachment in attachments:
             assert attachment.get_content_type() == "text/calendar"
-            Calendar.from_ical(attachment.get_payload(decode=True))
+            # Its charset and method said on the part, as inside (RFC 6047): a reader
+            # that decodes the text as the part says gets the same calendar.
+            assert attachment.get_content_charset() == "utf-8", kind
+            assert attachment.get_param("method") == "PUBLISH", kind
+            calendar = Calendar.from_ical(attachment.get_content())
+            assert calendar["method"] == "PUBLISH", kind
 
         # The greeting names everyone in To.
         greeting = text.splitlines()[0]

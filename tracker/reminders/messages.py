@@ -127,6 +127,9 @@ def expiry_calendar(
     calendar = Calendar()
     calendar.add("prodid", "-//tracker//certification expiry//EN")
     calendar.add("version", "2.0")
+    # As the feeds say it: an event to keep, not an invitation to answer.
+    calendar.add("calscale", "GREGORIAN")
+    calendar.add("method", "PUBLISH")
     calendar.add_component(expiry_event(uid, summary, description, on, url, stamp))
     return calendar.to_ical().decode()
 
@@ -253,10 +256,17 @@ def build_email(
         message["Cc"] = ", ".join(cc)
     message["Subject"] = subject
     message["Message-ID"] = message_id
+    # Sent by a program (RFC 3834): out-of-office replies and autoresponders leave it be.
+    message["Auto-Submitted"] = "auto-generated"
     message.set_content(text)
     message.add_alternative(html, subtype="html")
     if ics:
+        # Its charset said, or a reader takes its Spanish for ASCII; its method as inside.
         message.add_attachment(
-            ics.encode(), maintype="text", subtype="calendar", filename="expiry.ics"
+            ics,
+            subtype="calendar",
+            charset="utf-8",
+            filename="expiry.ics",
+            params={"method": "PUBLISH"},
         )
     return message
