@@ -21,6 +21,9 @@ def test_teams_list_shows_gpus_manager_and_members(admin_client, db, boss):
     team = factories.team(db, name="Blue Team", gpus=1200, manager=boss)
     for _ in range(3):
         factories.engineer(db, team=team)
+    # Deactivated people are in no count.
+    factories.engineer(db, team=team).active = False
+    db.flush()
     factories.team(db, name="Empty Team", gpus=0)
     page = admin_client.get("/admin/teams").text
     row = page[page.index("Blue Team") :].split("</tr>")[0]

@@ -109,6 +109,11 @@ def test_the_cost_uses_the_seniors_level_when_the_period_starts(db, people: Peop
         ({"senior": "report"}, "senior", "the senior's level must be above the junior's"),
         ({"starts_on": None}, "starts_on", "a start date is required"),
         ({"starts_on": D(2027, 12, 1)}, "starts_on", "within a year from today"),
+        (
+            {"starts_on": D(2020, 6, 1)},
+            "starts_on",
+            "start must not be before the junior's hire date 2021-01-01",
+        ),
         ({"note": "n" * 501}, "note", "at most 500 characters"),
     ],
 )

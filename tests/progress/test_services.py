@@ -20,6 +20,7 @@ from tracker.errors import ValidationError
 from tracker.progress.models import Certification, ExamAttempt, HourLog
 from tracker.progress.services.certifications import (
     certifications_of,
+    credential_for_entry,
     record_attempt,
     record_credential,
 )
@@ -1139,6 +1140,15 @@ def test_the_same_credential_on_the_same_day_is_recorded_once(db):
         "recorded already",
     )
     assert record_credential(db, who, cka, D(2026, 6, 2), TODAY, "LF-2").renews_id
+    # One outside the catalog is named as it was entered.
+    terraform = credential_for_entry(db, name="Terraform Associate", issuer="HashiCorp")
+    record_credential(db, who, terraform, D(2026, 6, 1), TODAY, "HC-1")
+    assert_refused(
+        db,
+        lambda: record_credential(db, who, terraform, D(2026, 6, 1), TODAY, "HC-1"),
+        "issued_on",
+        "Terraform Associate earned on 2026-06-01 is recorded already",
+    )
 
 
 # --- 9. log_hours ------------------------------------------------------------------

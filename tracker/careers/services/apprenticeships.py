@@ -115,6 +115,11 @@ def create_apprenticeship(
         )
     elif starts_on > add_months(today, MAX_APPRENTICESHIP_LEAD_MONTHS):
         errors["starts_on"] = N_("start must be within a year from today")
+    elif junior is not None and junior.hired_on is not None and starts_on < junior.hired_on:
+        # The senior's time is costed from the start: none before the junior is here.
+        errors["starts_on"] = msg(
+            "start must not be before the junior's hire date %(date)s", date=day(junior.hired_on)
+        )
     note = (note or "").strip()
     if len(note) > MAX_APPRENTICESHIP_NOTE_LENGTH:
         errors["note"] = msg(

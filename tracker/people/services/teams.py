@@ -43,9 +43,11 @@ def teams(session: Session) -> list[Team]:
 
 
 def teams_overview(session: Session) -> list[tuple[Team, int]]:
-    """Return every team by name with its number of members."""
+    """Return every team by name with its number of active members."""
+    # Deactivated people are in no count, as on every other page.
     members = (
         select(Engineer.team_id, func.count(Engineer.id).label("n"))
+        .where(Engineer.active.is_(True))
         .group_by(Engineer.team_id)
         .subquery()
     )

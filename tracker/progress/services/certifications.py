@@ -274,7 +274,8 @@ def record_credential(
             {
                 "issued_on": msg(
                     "%(code)s earned on %(date)s is recorded already",
-                    code=credential.code,
+                    # One entered outside the catalog is known by its name, not its made-up code.
+                    code=credential.name if credential.origin == "engineer" else credential.code,
                     date=day(issued_on),
                 )
             }
