@@ -211,6 +211,33 @@ def test_a_renewal_earns_only_when_the_organisation_says_so(db: Session):
     ]
 
 
+def test_a_quarter_already_over_keeps_what_it_paid(db: Session):
+    """An amount back-dated into a quarter over would pay its passes otherwise: refused.
+    From this quarter on it applies; a pass that earned nothing may earn (back pay)."""
+    bonus(db, "NCP-AII", "2500")
+    grace = factories.engineer(db, name="Grace", experience_months=24)
+    factories.certification(db, grace, "NCA-AIIO", D(2026, 1, 5), D(2028, 1, 5))
+    passes(db, grace, "NCP-AII", D(2026, 7, 8))
+    before = rows(db, Quarter(2026, 3))
+    with pytest.raises(ValidationError) as refused:
+        bonus(db, "NCP-AII", "2600", effective_on=D(2026, 7, 1))
+    assert refused.value.errors["effective_on"] == (
+        "the ledger of 2026-Q3 is paid and would change (NCP-AII passed on 2026-07-08):"
+        " set the amount from 2026-10-01 or later"
+    )
+    assert (
+        rows(db, Quarter(2026, 3))
+        == before
+        == [("Grace", "NCP-AII", D(2026, 7, 8), "2500.00", False)]
+    )
+    bonus(db, "NCP-AII", "2600", effective_on=D(2026, 10, 1))
+    assert rows(db, Quarter(2026, 3)) == before
+    # A programme announced late pays the passes it had not paid.
+    assert rows(db, Quarter(2026, 1)) == []
+    bonus(db, "NCA-AIIO", "500", effective_on=D(2026, 1, 1))
+    assert rows(db, Quarter(2026, 1)) == [("Grace", "NCA-AIIO", D(2026, 1, 5), "500.00", False)]
+
+
 def test_renewals_of_external_credentials_follow_the_same_rule(db: Session):
     bonus(db, "VENDOR-EXPERT", "1000", renewals=False)
     hal = factories.engineer(db, name="Hal")

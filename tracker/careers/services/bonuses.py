@@ -113,12 +113,13 @@ def set_bonus(
     """Set what the organisation pays for earning `credential` on or after `effective_on`.
 
     Certifications passed before `effective_on` keep the amount in effect
-    when they were passed, so a ledger already paid never changes; setting
-    the same credential and date again corrects that amount. `effective_on`
-    may be in the past (a correction, or a programme announced late), never
-    after `today`. `renewals_earn` None keeps the choice in effect on that
-    date (no when there is none); so does `verified_only` (only a certification
-    proved by its issuer's badge earns it).
+    when they were passed; setting the same credential and date again corrects
+    that amount. `effective_on` may be in the past (a correction, or a programme
+    announced late, which pays what was not paid), never after `today`, and never
+    so far back that it would change what a quarter already over paid a pass. `renewals_earn`
+    None keeps the choice in effect on that date (no when there is none); so
+    does `verified_only` (only a certification proved by its issuer's badge
+    earns it).
     """
     errors: dict[str, str] = {}
     if credential.kind == "group":
@@ -149,6 +150,30 @@ def set_bonus(
     if errors:
         raise ValidationError(errors)
     in_effect = bonus_on(session, credential, effective_on)
+    before = (
+        _Terms(in_effect.amount, in_effect.renewals_earn, in_effect.verified_only)
+        if in_effect is not None
+        else _Terms(Decimal(0), False, False)
+    )
+    after = _Terms(
+        value,
+        before.renewals_earn if renewals_earn is None else renewals_earn,
+        before.verified_only if verified_only is None else verified_only,
+    )
+    paid = _paid_change(session, credential, effective_on, today, before, after)
+    if paid is not None:
+        raise ValidationError(
+            {
+                "effective_on": msg(
+                    "the ledger of %(quarter)s is paid and would change (%(code)s passed on"
+                    " %(passed)s): set the amount from %(first)s or later",
+                    quarter=str(Quarter.of(paid)),
+                    code=credential.code,
+                    passed=day(paid),
+                    first=day(Quarter.of(today).starts_on),
+                )
+            }
+        )
     if in_effect is not None and in_effect.effective_on == effective_on:
         bonus = in_effect
         bonus.amount = value
@@ -173,6 +198,63 @@ def set_bonus(
         session.add(bonus)
     session.flush()
     return bonus
+
+
+@dataclass(frozen=True)
+class _Terms:
+    """What a bonus pays: its amount, for renewals too or not, for verified ones only or not."""
+
+    amount: Decimal
+    renewals_earn: bool
+    verified_only: bool
+
+    def pays(self, cert: Certification) -> Decimal:
+        """Return what a certification earns under these terms (as ledger_query reads them)."""
+        if self.amount <= 0 or cert.revoked_on is not None:
+            return Decimal(0)
+        if cert.renews_id is not None and not self.renewals_earn:
+            return Decimal(0)
+        if self.verified_only and cert.verified_at is None:
+            return Decimal(0)
+        return self.amount
+
+
+def _paid_change(
+    session: Session,
+    credential: Credential,
+    effective_on: dt.date,
+    today: dt.date,
+    before: _Terms,
+    after: _Terms,
+) -> dt.date | None:
+    """Return the first pass paid in a quarter already over that the new terms would pay otherwise.
+
+    Such a quarter's ledger is paid: no amount set later may change what it paid.
+    """
+    closed_until = Quarter.of(today).starts_on
+    if effective_on >= closed_until:
+        return None
+    following = session.scalar(
+        select(func.min(CertificationBonus.effective_on)).where(
+            CertificationBonus.credential_id == credential.id,
+            CertificationBonus.effective_on > effective_on,
+        )
+    )
+    until = min(closed_until, following) if following is not None else closed_until
+    paid = session.scalars(
+        select(Certification)
+        .where(
+            Certification.credential_id == credential.id,
+            Certification.earned_on >= effective_on,
+            Certification.earned_on < until,
+        )
+        .order_by(Certification.earned_on)
+    )
+    # A pass that earned nothing may earn now (a programme announced late: back pay);
+    # one paid keeps what it was paid.
+    return next(
+        (c.earned_on for c in paid if before.pays(c) and before.pays(c) != after.pays(c)), None
+    )
 
 
 def since(bonus: CertificationBonus) -> str:

@@ -353,16 +353,13 @@ def _add_careers(
 ) -> None:
     """Give the careers pages something to show: bonuses, skills, evidence, an apprenticeship."""
     # The programme began two years ago; the Associate bonus went up this year.
+    # Each amount is set on the day it took effect, as an admin did then: a quarter
+    # already over keeps what it paid.
     began = today.replace(year=today.year - 2, month=1, day=1)
-    set_bonus(session, credentials["NCA-AIIO"], 750, effective_on=began, today=today)
-    set_bonus(
-        session,
-        credentials["NCA-AIIO"],
-        1000,
-        effective_on=today.replace(month=1, day=1),
-        today=today,
-    )
-    set_bonus(session, credentials["NCP-AII"], 2500, effective_on=began, today=today)
+    set_bonus(session, credentials["NCA-AIIO"], 750, effective_on=began, today=began)
+    raised = today.replace(month=1, day=1)
+    set_bonus(session, credentials["NCA-AIIO"], 1000, effective_on=raised, today=raised)
+    set_bonus(session, credentials["NCP-AII"], 2500, effective_on=began, today=began)
     people = {e.name: e for e in session.scalars(select(Engineer))}
     specialities = {s.code: s for s in session.scalars(select(Speciality))}
     for name, code, proficiency in SKILLS:
