@@ -1146,7 +1146,8 @@ def test_a_manager_records_an_attempt_for_their_report(db, client, auth, boss, r
     response = client.post("/exams", data=attempt_form(db, report), follow_redirects=True)
 
     assert response.status_code == 200
-    assert "NCA-AIIO passed: certified until 2028-11-28." in page(response).flashes
+    # Whose it is, since it is not the reader's own.
+    assert "For Rita Report: NCA-AIIO passed: certified until 2028-11-28." in page(response).flashes
     attempt = db.scalars(select(ExamAttempt).where(ExamAttempt.engineer_id == report.id)).one()
     assert attempt.recorded_by_id == boss.id
     cert = db.scalars(select(Certification).where(Certification.engineer_id == report.id)).one()
@@ -1545,6 +1546,8 @@ def test_a_manager_records_a_credential_for_their_report(db, client, auth, boss,
     assert response.status_code == 302
     cert = db.scalars(select(Certification).where(Certification.engineer_id == report.id)).one()
     assert cert.recorded_by_id == boss.id
+    flashes = page(client.get(response.headers["Location"])).flashes
+    assert any(f.startswith("For Rita Report: ") for f in flashes), flashes
 
 
 def test_an_engineer_cannot_record_a_credential_for_someone_else(db, client, auth, alice, bob):

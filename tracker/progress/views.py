@@ -304,18 +304,16 @@ def attempts():
         else:
             cert = attempt.certification
             if cert is not None and cert.expires_on is not None:
-                flash(
-                    _(
-                        "%(exam)s passed: certified until %(date)s.",
-                        exam=exam.code,
-                        date=_day(cert.expires_on),
-                    ),
-                    "success",
+                said = _(
+                    "%(exam)s passed: certified until %(date)s.",
+                    exam=exam.code,
+                    date=_day(cert.expires_on),
                 )
             elif cert is not None:
-                flash(_("%(exam)s passed: certified.", exam=exam.code), "success")
+                said = _("%(exam)s passed: certified.", exam=exam.code)
             else:
-                flash(_("%(exam)s attempt recorded (not passed).", exam=exam.code), "info")
+                said = _("%(exam)s attempt recorded (not passed).", exam=exam.code)
+            flash(_for_whom(person, said), "success" if cert is not None else "info")
             return redirect(url_for("progress.attempts"))
     if form.is_submitted():
         status = 400
@@ -397,6 +395,14 @@ def cancel_planned_exam(plan_id: int):
     return redirect(url_for(back))
 
 
+def _for_whom(person: Engineer, said: str) -> str:
+    """Return a result's message, naming whose it is when it is not the reader's own."""
+    # Someone recording for another person sees whom it went to, not only what.
+    if person.id == current_user.id:
+        return said
+    return _("For %(name)s: %(said)s", name=person.name, said=said)
+
+
 # --- external credentials ---------------------------------------------------
 
 
@@ -449,7 +455,7 @@ def credentials():
                 )
             else:
                 recorded = _("%(credential)s recorded.", credential=named(credential))
-            flash(recorded, "success")
+            flash(_for_whom(person, recorded), "success")
             return redirect(url_for("progress.credentials"))
     if form.is_submitted():
         status = 400
