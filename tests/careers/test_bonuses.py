@@ -323,7 +323,7 @@ def test_cli_bonus_ledger(runner, db: Session):
     result = runner.invoke(args=["bonus", "ledger", "2026-Q4"])
     assert result.exit_code == 0, result.output
     assert "2026-11-01\tkim@example.com\tNCA-AIIO\t500.00" in result.output
-    assert "2026-Q4: 1 bonuses, 500.00 in all" in result.output
+    assert "2026-Q4: 1 bonus, 500.00 in all" in result.output
     data = json.loads(runner.invoke(args=["bonus", "ledger", "2026-Q4", "--json"]).output)
     assert data["rows"][0]["certification"]["code"] == "NCA-AIIO"
     bad = runner.invoke(args=["bonus", "ledger", "2026-Q9"])

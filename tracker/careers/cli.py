@@ -102,4 +102,4 @@ def bonus_ledger(quarter: str | None, as_json: bool) -> None:
             f"{renewal}\t{row.amount:.2f}"
         )
     total = sum((r.amount for r in rows), Decimal(0))
-    click.echo(f"{period}: {len(rows)} bonuses, {total:.2f} in all")
+    click.echo(f"{period}: {len(rows)} bonus{'' if len(rows) == 1 else 'es'}, {total:.2f} in all")
