@@ -223,6 +223,21 @@ def test_an_admin_fixes_a_name_and_an_email_typed_wrong(admin_client, db, person
     assert f"Email: {old_email} → ana.fixed@example.com" in trail
 
 
+def test_the_trail_names_the_teams_a_person_moved_between(admin_client, db, person):
+    red = factories.team(db, name="Red Team")
+    blue = factories.team(db, name="Blue Team")
+    for team in (red, blue):
+        response = admin_client.post(
+            f"/admin/people/{person.id}", data=edit_data(person, team=str(team.id), manager="")
+        )
+        assert response.status_code == 302
+        db.refresh(person)
+    trail = text(admin_client.get("/admin/audit"))
+    assert "Team: Red Team → Blue Team" in trail
+    assert "Team: — → Red Team" in trail
+    assert "Red Team → Blue Team" in admin_client.get("/admin/audit.csv").text
+
+
 def test_edit_page_shows_current_values(admin_client, person):
     page = admin_client.get(f"/admin/people/{person.id}").text
     assert '<option selected value="operations">' in page

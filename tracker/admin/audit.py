@@ -6,6 +6,7 @@ Its blueprint sits in the admin section's (/admin/audit, endpoints admin.audit.*
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any
 
 from flask import Blueprint, render_template, request
@@ -17,7 +18,13 @@ from tracker.audit.models import AccountEvent
 from tracker.audit.rules import ACCOUNT_EVENT_KINDS, ACCOUNT_EVENT_METHODS, SIGN_IN_REFUSALS
 from tracker.clock import today
 from tracker.extensions import db_session
-from tracker.people.services.trail import TrailRow, account_trail, account_trail_rows
+from tracker.people.services.trail import (
+    REFERENCES,
+    ReferencedNames,
+    TrailRow,
+    account_trail,
+    account_trail_rows,
+)
 from tracker.people.views import access_role_label
 from tracker.web.converters import requested_page
 from tracker.web.downloads import csv_download
@@ -44,8 +51,8 @@ FIELD_NAMES = {
 SHOWN_VALUES = frozenset({"name", "email"})
 
 
-def describe(event: AccountEvent) -> str:
-    """Say in the page's language what an event's detail holds."""
+def describe(event: AccountEvent, names: ReferencedNames | None = None) -> str:
+    """Say in the page's language what an event's detail holds (`names`: of its references)."""
     detail: dict[str, Any] = event.detail or {}
     if event.kind == "role_changed":
         return _(
@@ -73,6 +80,14 @@ def describe(event: AccountEvent) -> str:
                     before=change.get("from") or "—",
                     after=change.get("to") or "—",
                 )
+            elif name in REFERENCES and isinstance(change, dict):
+                # A move names the teams (managers) it was between; one deleted since, its id.
+                label = _(
+                    "%(field)s: %(before)s → %(after)s",
+                    field=label,
+                    before=_referenced(names, name, change.get("from")),
+                    after=_referenced(names, name, change.get("to")),
+                )
             parts.append(label)
         return _("changed: %(fields)s", fields=", ".join(parts))
     if event.kind == "sign_in_failed":
@@ -81,6 +96,13 @@ def describe(event: AccountEvent) -> str:
     if event.kind == "sign_in" and detail.get("enrolled"):
         return _("with an authenticator app set up just now")
     return ""
+
+
+def _referenced(names: ReferencedNames | None, field: str, value: object) -> str:
+    if not isinstance(value, int):
+        return "—"
+    found = names.get(field, value) if names is not None else None
+    return found or f"#{value}"
 
 
 def _label(names: dict[str, str], value: str | None) -> str:
@@ -126,7 +148,7 @@ def page():
         filters=filters,
         kind_names=ACCOUNT_EVENT_KINDS,
         method_names=ACCOUNT_EVENT_METHODS,
-        describe=describe,
+        describe=partial(describe, names=ReferencedNames(db_session())),
         label=_label,
     ), status
 
@@ -149,13 +171,15 @@ def csv():
         _("details"),
         _("data"),
     )
+    names = ReferencedNames(db_session())
+    rows = account_trail_rows(db_session(), **_filters(form))
     return csv_download(
-        [header, *(_csv_row(row) for row in account_trail_rows(db_session(), **_filters(form)))],
+        [header, *(_csv_row(row, names) for row in rows)],
         f"account-trail-{today().isoformat()}.csv",
     )
 
 
-def _csv_row(row: TrailRow) -> tuple[str, ...]:
+def _csv_row(row: TrailRow, names: ReferencedNames) -> tuple[str, ...]:
     event = row.event
     return (
         event.at.isoformat(timespec="seconds"),
@@ -165,6 +189,6 @@ def _csv_row(row: TrailRow) -> tuple[str, ...]:
         event.email,
         row.actor_name or "",
         event.address,
-        describe(event),
+        describe(event, names),
         json.dumps(event.detail, sort_keys=True) if event.detail else "",
     )

@@ -14,7 +14,7 @@ from tracker.audit.accounts import record_account_event
 from tracker.audit.models import AccountEvent
 from tracker.audit.services import jsonable
 from tracker.db import CountedPage, within_pages
-from tracker.people.models import Engineer
+from tracker.people.models import Engineer, Team
 
 
 def trail(
@@ -151,3 +151,25 @@ def account_trail_rows(
         )
     ).tuples():
         yield TrailRow(*row)
+
+
+# The fields of an `updated` event that hold another record's id, and that record.
+REFERENCES: dict[str, type[Team] | type[Engineer]] = {"team_id": Team, "manager_id": Engineer}
+
+
+class ReferencedNames:
+    """The names of the teams and managers `updated` events point to, read once each."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.known: dict[tuple[str, int], str | None] = {}
+
+    def get(self, field: str, record_id: int) -> str | None:
+        """Return the name of the record `field` = `record_id` names; None when it is gone."""
+        key = (field, record_id)
+        if key not in self.known:
+            model = REFERENCES[field]
+            self.known[key] = self.session.scalar(
+                select(model.name).where(model.id == record_id)
+            )
+        return self.known[key]
