@@ -169,7 +169,5 @@ class ReferencedNames:
         key = (field, record_id)
         if key not in self.known:
             model = REFERENCES[field]
-            self.known[key] = self.session.scalar(
-                select(model.name).where(model.id == record_id)
-            )
+            self.known[key] = self.session.scalar(select(model.name).where(model.id == record_id))
         return self.known[key]
