@@ -138,6 +138,10 @@ class Config:
         self.WEBHOOK_ALLOW_HOSTS = host_list(env.get("TRACKER_WEBHOOK_ALLOW_HOSTS", ""))
         self.REMEMBER_COOKIE_HTTPONLY = True
         self.REMEMBER_COOKIE_SAMESITE = "Lax"
+        # A form's token lasts as long as the sign-in that drew it: with Flask-WTF's
+        # hour, an hour entry typed into a page left open since the morning was refused
+        # on sending, and what was typed lost.
+        self.WTF_CSRF_TIME_LIMIT = None
         self.TESTING = False
         for key, value in overrides.items():
             setattr(self, key, value)

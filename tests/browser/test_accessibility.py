@@ -371,6 +371,9 @@ SHOWN_ERRORS = ".field-error, .form-errors, [role=alert]"
 
 # Forms sent as they are, for the message a success leaves.
 AS_IS_FORMS = [("engineer", "people.profile", "form[action='/profile']")]
+# Forms sent with a token of another sign-in, for the page that hands back what they held.
+STALE_FORMS = [("engineer", "progress.hours", "form[action='/hours']")]
+STALE = "(form) => { form.querySelector('input[name=csrf_token]').value = 'stale'; }"
 
 
 def _send(page, form, url: str):
@@ -422,6 +425,15 @@ def test_error_pages_and_forms_showing_errors_pass_axe(crawler, role):
         assert shown.count(), f"{url}: {selector} sent shows no message"
         sent = f"{url} after {selector} sent{' blank' if blank else ''}"
         visits.append(check(page, sent, status))
+    for who, endpoint, selector in STALE_FORMS:
+        if who == role:
+            url = crawl.url_of(endpoint)
+            page.goto(url)
+            form = page.locator(selector)
+            form.evaluate(STALE)
+            status = _send(page, form, url)
+            assert status == 400 and page.locator(SHOWN_ERRORS).count(), url
+            visits.append(check(page, f"{url} after {selector} sent with a stale token", status))
     if role != "anonymous":
         assert visits
     _assert_clean(visits, crawl)

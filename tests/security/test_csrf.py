@@ -20,11 +20,8 @@ from tests.security.test_matrix import ROUTES, objects, url_for_rule
 # The API and SCIM, authenticated by bearer tokens only, need none.
 POSTS = [(e, r) for e, r, m in ROUTES if m == "POST" and not e.startswith(("api.", "scim."))]
 # Flask-WTF's reasons: missing, invalid, or signed for another session.
-CSRF_REFUSALS = (
-    "The CSRF token is missing.",
-    "The CSRF token is invalid.",
-    "The CSRF tokens do not match.",
-)
+# The heading of the page a form with no good token gets (tracker.web.errors).
+CSRF_REFUSAL = "The form was not sent"
 
 
 @pytest.fixture
@@ -63,7 +60,7 @@ def test_a_post_without_a_valid_csrf_token_is_refused(
     response = admin_client.post(url, data=data)
 
     assert response.status_code == 400, f"POST {url}: {response.status_code}"
-    assert any(reason in response.get_data(as_text=True) for reason in CSRF_REFUSALS)
+    assert CSRF_REFUSAL in response.get_data(as_text=True)
     assert snapshot(db) == before, f"POST {url} without a valid CSRF token wrote"
 
 
@@ -75,7 +72,7 @@ def test_the_pages_own_token_passes_the_check(
     url = url_for_rule(rule, objects(world, "admin", "own", endpoint))
     response = admin_client.post(url, data={"csrf_token": _own_token(admin_client)})
     assert response.status_code < 500
-    assert not any(reason in response.get_data(as_text=True) for reason in CSRF_REFUSALS)
+    assert CSRF_REFUSAL not in response.get_data(as_text=True)
 
 
 def _own_token(client: FlaskClient) -> str:

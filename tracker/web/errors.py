@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
-from flask import Flask, Response, jsonify, render_template, request
+from collections.abc import Iterator
+from functools import cache
+from urllib.parse import urlsplit
+
+from flask import Flask, Response, jsonify, render_template, request, url_for
 from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
+from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import BadHost, HTTPException, MethodNotAllowed
+from wtforms import PasswordField
+from wtforms.fields.core import UnboundField
 
 from tracker.i18n import N_, msg
 from tracker.web.language import localized
@@ -106,6 +114,57 @@ def api_error_message(exc: HTTPException) -> str:
     return str(error_description(exc))
 
 
+# What a browser is told never to remember: a field drawn so is never shown back.
+SECRET_AUTOCOMPLETE = frozenset({"current-password", "new-password", "one-time-code"})
+
+
+def _subclasses(cls: type) -> Iterator[type]:
+    sub: type
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from _subclasses(sub)
+
+
+@cache
+def secret_field_names() -> frozenset[str]:
+    """Return the names of the fields the app's forms draw as passwords or one-time codes."""
+    names = {"csrf_token"}
+    for form in _subclasses(FlaskForm):
+        for name in dir(form):
+            field = getattr(form, name, None)
+            if not isinstance(field, UnboundField):
+                continue
+            shown = field.kwargs.get("render_kw") or {}
+            if (
+                issubclass(field.field_class, PasswordField)
+                or shown.get("autocomplete") in SECRET_AUTOCOMPLETE
+            ):
+                names.add(name)
+    return frozenset(names)
+
+
+def sent_fields() -> list[tuple[str, str]]:
+    """Return what a refused form held, as (field, value), secrets and blanks left out."""
+    secret = secret_field_names()
+    return [
+        (name, value)
+        for name, value in request.form.items(multi=True)
+        # A form drawn with a prefix names its fields "prefix-name".
+        if value.strip() and name.rsplit("-", 1)[-1] not in secret
+    ]
+
+
+def form_page() -> str:
+    """Return the page a refused form came from: the referring page of this site, else its URL."""
+    referrer = urlsplit(request.referrer or "")
+    if referrer.scheme in ("http", "https") and referrer.netloc == request.host:
+        return referrer.path + (f"?{referrer.query}" if referrer.query else "")
+    rule = request.url_rule
+    if rule is not None and "GET" in (rule.methods or ()):
+        return request.path
+    return url_for("catalog.home")
+
+
 def wants_json() -> bool:
     """Return whether this request's errors are answered in JSON: anything under /api/."""
     return request.path.startswith("/api/")
@@ -115,6 +174,11 @@ def http_error(app: Flask, exc: HTTPException) -> Response:
     """Answer an HTTP error: the error page, or `{"errors": {"request": ...}}` for the API."""
     if wants_json():
         response = jsonify({"errors": {"request": api_error_message(exc)}})
+    elif isinstance(exc, CSRFError):
+        # A form drawn for another sign-in: say so plainly, and hand back what it held.
+        response = app.make_response(
+            render_template("form_not_sent.html", error=exc, sent=sent_fields(), back=form_page())
+        )
     elif isinstance(exc, BadHost):
         # A Host header no URL can be built for (a label over 63 characters...): the page's
         # links could not be drawn, so the answer is its status alone.
