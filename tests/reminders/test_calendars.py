@@ -337,3 +337,22 @@ def test_managing_a_team_feed_needs_sign_in_and_a_known_team(client, auth, db, t
     assert response.status_code == 302 and "/login" in response.headers["Location"]
     auth.sign_in(team.manager)
     assert client.post(f"/calendar/team/{team.id + 1000}/token").status_code == 404
+
+
+def test_a_feed_unchanged_since_the_calendars_copy_answers_304(client, db, ada):
+    token = calendars.replace_token(db, ada)
+    url = f"/calendar/engineer/{token}.ics"
+    first = client.get(url)
+    etag = first.headers["ETag"]
+
+    again = client.get(url, headers={"If-None-Match": etag})
+
+    assert again.status_code == 304 and again.data == b""
+    assert again.headers["ETag"] == etag
+    assert "no-cache" in again.headers["Cache-Control"]
+    # A new certification changes the feed: the calendar gets the whole of it.
+    factories.certification(db, ada, "RHCE", D(2026, 11, 1), D(2028, 11, 1))
+    db.flush()
+    changed = client.get(url, headers={"If-None-Match": etag})
+    assert changed.status_code == 200 and changed.headers["ETag"] != etag
+    assert "RHCE expires" in " ".join(events(changed.data))

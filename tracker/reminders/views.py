@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flask import Blueprint, Response, abort, current_app, flash, redirect, url_for
+from flask import Blueprint, Response, abort, current_app, flash, redirect, request, url_for
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
 
@@ -35,6 +35,10 @@ def _ics(body: str, filename: str) -> Response:
     # Revoking a token must take effect at once: no shared cache may keep the feed.
     response.headers["Cache-Control"] = "private, no-cache"
     response.headers["X-Robots-Tag"] = "noindex, nofollow"
+    # Calendar servers poll a feed for hours on end: one unchanged since their last
+    # copy (its ETag, a hash of the body) answers 304 with no body.
+    response.add_etag()
+    response.make_conditional(request)  # in place: the same response, 304 when unchanged
     return response
 
 
