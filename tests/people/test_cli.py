@@ -379,6 +379,11 @@ def test_a_token_may_expire_today(runner, db, pinned_today):
             "2026-11-28",
             "--expires: the expiry date must not be before today (2026-11-29)",
         ),
+        (
+            "--expires",
+            "9999-12-31",
+            "--expires: the expiry date must be at most 365 days after today (2027-11-29)",
+        ),
     ],
 )
 def test_token_create_refuses_a_bad_scope_or_date(runner, db, pinned_today, option, value, message):

@@ -88,3 +88,9 @@ def test_team_password_and_token_refusals_translate(db):
     assert translate(token.value.errors["expires_on"], "es") == (
         "la fecha de caducidad no puede ser anterior a hoy (2026-11-29)"
     )
+    with pytest.raises(ValidationError) as distant:
+        create_token(db, factories.engineer(db), expires_on=TODAY.replace(year=2062), today=TODAY)
+    assert translate(distant.value.errors["expires_on"], "es") == (
+        "la fecha de caducidad debe ser como máximo 365 días después de hoy (29 nov 2027);"
+        " omítela para un token que funcione hasta que se revoque"
+    )

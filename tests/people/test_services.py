@@ -15,7 +15,7 @@ from tests.factories import PASSWORD
 from tracker.api.tokens import caller_for_token
 from tracker.errors import ValidationError
 from tracker.people.models import ApiToken, Engineer
-from tracker.people.rules import ONE_LINE_RULE
+from tracker.people.rules import MAX_TOKEN_LIFETIME_DAYS, ONE_LINE_RULE
 from tracker.people.services import accounts
 from tracker.people.services.access import can_view, manages, visible_engineers
 from tracker.people.services.accounts import (
@@ -310,6 +310,20 @@ def test_a_token_is_write_and_never_expires_unless_told(db):
             {"expires_on": NOW.date() - dt.timedelta(days=1)},
             {"expires_on": "the expiry date must not be before today (2026-11-29)"},
         ),
+        (
+            {"expires_on": dt.date(2027, 11, 30)},
+            {
+                "expires_on": "the expiry date must be at most 365 days after today"
+                " (2027-11-29); leave it out for a token that works until it is revoked"
+            },
+        ),
+        (
+            {"expires_on": dt.date(2062, 11, 29)},
+            {
+                "expires_on": "the expiry date must be at most 365 days after today"
+                " (2027-11-29); leave it out for a token that works until it is revoked"
+            },
+        ),
     ],
 )
 def test_create_token_refuses_an_unknown_scope_or_a_past_expiry(db, kwargs, errors):
@@ -318,6 +332,12 @@ def test_create_token_refuses_an_unknown_scope_or_a_past_expiry(db, kwargs, erro
         create_token(db, who, today=NOW.date(), **kwargs)
     assert refused.value.errors == errors
     assert db.scalars(select(ApiToken).where(ApiToken.engineer_id == who.id)).first() is None
+
+
+def test_a_token_may_expire_on_the_last_day_of_its_longest_life(db):
+    latest = NOW.date() + dt.timedelta(days=MAX_TOKEN_LIFETIME_DAYS)
+    token, _ = create_token(db, factories.engineer(db), expires_on=latest, today=NOW.date())
+    assert token.expires_on == latest == dt.date(2027, 11, 29)
 
 
 def test_an_expiry_needs_today(db):

@@ -56,6 +56,10 @@ READ_ONLY_TOKEN_RULE = N_("a read-only token cannot write")
 # A token with an expiry date works through that day (in TRACKER_TIMEZONE) and
 # stops the day after, like a certification valid on its expiry day.
 TOKEN_EXPIRY_RULE = N_("the expiry date must not be before today")
+# An expiring token lasts at most this many days from the day it is made: a date
+# further off is likelier a slip (2062 for 2026) than a plan, and a token meant to
+# last is made without an expiry and revoked when it is done with.
+MAX_TOKEN_LIFETIME_DAYS = 365
 
 # No record of a person is dated before this day: their hire date, and the career
 # records (tracker.careers.rules) and hours dated from it.

@@ -12,9 +12,10 @@ from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from tracker.errors import ValidationError
-from tracker.i18n import join, msg
+from tracker.i18n import day, join, msg
 from tracker.people.models import ApiToken, Engineer
 from tracker.people.rules import (
+    MAX_TOKEN_LIFETIME_DAYS,
     MAX_TOKEN_NAME_LENGTH,
     MIN_PASSWORD_LENGTH,
     PASSWORD_LENGTH_RULE,
@@ -96,8 +97,8 @@ def create_token(
 ) -> tuple[ApiToken, str]:
     """Create an API token; return it with its secret, which is shown once and stored hashed.
 
-    A token with `expires_on` works through that day; the date must not be
-    before `today`, which is then required.
+    A token with `expires_on` works through that day; the date must be from
+    `today`, which is then required, to MAX_TOKEN_LIFETIME_DAYS after it.
     """
     errors: dict[str, str] = {}
     if scope not in TOKEN_SCOPES:
@@ -108,8 +109,16 @@ def create_token(
     if expires_on is not None:
         if today is None:
             raise TypeError("create_token needs today to check an expiry date")
+        latest = today + dt.timedelta(days=MAX_TOKEN_LIFETIME_DAYS)
         if expires_on < today:
             errors["expires_on"] = join([TOKEN_EXPIRY_RULE, f"({today.isoformat()})"], " ")
+        elif expires_on > latest:
+            errors["expires_on"] = msg(
+                "the expiry date must be at most %(days)s days after today (%(latest)s);"
+                " leave it out for a token that works until it is revoked",
+                days=MAX_TOKEN_LIFETIME_DAYS,
+                latest=day(latest),
+            )
     if errors:
         raise ValidationError(errors)
     secret = "trk_" + secrets.token_urlsafe(32)
