@@ -10,7 +10,7 @@ from tests.api.conftest import Scene
 from tests.helpers import Api, count, fresh
 from tests.test_i18n import SPANISH
 from tracker.people.models import Engineer, LevelChange
-from tracker.people.rules import LOCALE_RULE
+from tracker.people.rules import LOCALE_RULE, MAX_JOB_ROLES
 from tracker.people.services.persons import find_engineer
 
 NEW = {"email": "Nora@Example.com", "name": "Nora New"}
@@ -224,3 +224,22 @@ def test_a_language_set_through_the_api_chooses_the_pages_language(
     api.call("PATCH", f"/api/v1/engineers/{person.id}", token, {"locale": "es"})
     auth.sign_in(person)
     assert '<html lang="es">' in client.get("/profile").get_data(as_text=True)
+
+
+def test_job_roles_name_at_most_the_rules_count_each_held_once(
+    api: Api, db: Session, scene: Scene
+) -> None:
+    schema = api.get("/api/v1/openapi.json").get_json()["components"]["schemas"]["EngineerBody"]
+    (listed,) = [b for b in schema["properties"]["job_roles"]["anyOf"] if b["type"] == "array"]
+    assert listed["maxItems"] == MAX_JOB_ROLES
+    before = count(db, Engineer)
+    too_many = {**NEW, "job_roles": ["network"] * (MAX_JOB_ROLES + 1)}
+    response = api.post("/api/v1/engineers", scene.tokens["admin"], too_many)
+    assert response.status_code == 400
+    assert response.get_json() == {"errors": {"job_roles": "job roles must name at most 20 codes"}}
+    assert count(db, Engineer) == before
+    twice = {**NEW, "job_roles": ["network", "operations", "network"]}
+    response = api.post("/api/v1/engineers", scene.tokens["admin"], twice)
+    assert response.status_code == 201, response.get_json()
+    assert sorted(response.get_json()["job_roles"]) == ["network", "operations"]
+    assert find_engineer(db, NEW["email"]).job_role_codes == {"network", "operations"}

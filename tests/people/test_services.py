@@ -12,10 +12,16 @@ from werkzeug.security import generate_password_hash
 
 from tests import factories
 from tests.factories import PASSWORD
+from tests.helpers import fresh
 from tracker.api.tokens import caller_for_token
 from tracker.errors import ValidationError
 from tracker.people.models import ApiToken, Engineer
-from tracker.people.rules import MAX_TOKEN_LIFETIME_DAYS, ONE_LINE_RULE
+from tracker.people.rules import (
+    JOB_ROLES_COUNT_RULE,
+    MAX_JOB_ROLES,
+    MAX_TOKEN_LIFETIME_DAYS,
+    ONE_LINE_RULE,
+)
 from tracker.people.services import accounts
 from tracker.people.services.access import can_view, manages, visible_engineers
 from tracker.people.services.accounts import (
@@ -26,7 +32,14 @@ from tracker.people.services.accounts import (
     set_password,
     verify_password,
 )
-from tracker.people.services.persons import create_person, set_active, set_identity
+from tracker.people.services.persons import (
+    create_person,
+    find_engineer,
+    set_active,
+    set_identity,
+    set_job_roles,
+    update_engineer,
+)
 from tracker.people.services.teams import create_team
 
 NOW = dt.datetime(2026, 11, 29, 9, 30)
@@ -398,3 +411,35 @@ def test_a_name_is_one_line_for_people_and_teams(db, name):
     assert refused.value.errors == {"name": ONE_LINE_RULE}
     # Spaces around a name are trimmed, not refused.
     assert create_person(db, email="eve@example.com", name=" Eve\n", today=today).name == "Eve"
+
+
+# --- job roles ------------------------------------------------------------------------
+
+
+def test_a_person_names_at_most_max_job_roles_codes_each_held_once(db):
+    too_many = ["operations"] * (MAX_JOB_ROLES + 1)
+    with pytest.raises(ValidationError) as refused:
+        create_person(
+            db, email="many@example.com", name="Many", today=NOW.date(), job_roles=too_many
+        )
+    assert refused.value.errors == {"job_roles": "job roles must name at most 20 codes"}
+    assert find_engineer(db, "many@example.com") is None
+    who = create_person(
+        db,
+        email="twice@example.com",
+        name="Twice",
+        today=NOW.date(),
+        job_roles=["operations", "network", "operations"],
+    )
+    assert sorted(a.job_role.code for a in who.role_assignments) == ["network", "operations"]
+
+
+def test_changing_job_roles_and_setting_them_keep_the_same_bound(db):
+    who = factories.engineer(db)
+    too_many = ["network"] * (MAX_JOB_ROLES + 1)
+    with pytest.raises(ValidationError) as changed:
+        update_engineer(db, who, None, NOW.date(), job_roles=too_many)
+    with pytest.raises(ValidationError) as set_:
+        set_job_roles(db, who, too_many, NOW.date())
+    assert changed.value.errors == set_.value.errors == {"job_roles": JOB_ROLES_COUNT_RULE}
+    assert fresh(db, who).job_role_codes == {"operations"}

@@ -38,6 +38,12 @@ def is_one_line(text: str) -> bool:
     return not any(unicodedata.category(char) in LINE_BREAKING_CATEGORIES for char in text)
 
 
+# The domain gives a person one or more job roles and no ceiling: the web form ticks
+# each of the catalog's at most once. A list (the API, the command line, a CSV import)
+# names at most this many codes, generously; a code named twice is held once.
+MAX_JOB_ROLES = 20
+JOB_ROLES_COUNT_RULE = msg("job roles must name at most %(max)s codes", max=MAX_JOB_ROLES)
+
 MAX_EMAIL_LENGTH = 254
 EMAIL_RULE = N_("not a valid email address (name@example.com)")
 MIN_PASSWORD_LENGTH = 10

@@ -23,10 +23,12 @@ from tracker.people.rules import (
     BROWSER_LOCALE,
     EARLIEST_DATE,
     EXPERIENCE_RULE,
+    JOB_ROLES_COUNT_RULE,
     LOCALE_RULE,
     LOCALES,
     MAX_EMAIL_LENGTH,
     MAX_EXPERIENCE_MONTHS,
+    MAX_JOB_ROLES,
     MAX_NAME_LENGTH,
     MAX_PASSWORD_LENGTH,
     MIN_PASSWORD_LENGTH,
@@ -193,9 +195,15 @@ class EngineerBody(Body):
         text(max(len(r) for r in ACCESS_ROLES), required=True),
         AfterValidator(_access_role),
     ] = "engineer"
-    job_roles: list[Annotated[str, text(MAX_CODE_LENGTH, required=True)]] = Field(
-        default_factory=list, description="job-role codes of the catalog"
-    )
+    job_roles: Annotated[
+        list[Annotated[str, text(MAX_CODE_LENGTH, required=True)]],
+        Field(
+            max_length=MAX_JOB_ROLES,
+            description=f"job-role codes of the catalog, at most {MAX_JOB_ROLES};"
+            " a code named twice is held once",
+        ),
+        worded(JOB_ROLES_COUNT_RULE, "too_long"),
+    ] = Field(default_factory=list)
     level: BodyLevel = MIN_LEVEL
     team_id: Id | None = None
     manager_id: Id | None = Field(None, description="an active manager or admin")

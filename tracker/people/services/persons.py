@@ -29,9 +29,11 @@ from tracker.people.rules import (
     EXPERIENCE_RULE,
     HIRED_IN_FUTURE,
     HIRED_TOO_EARLY,
+    JOB_ROLES_COUNT_RULE,
     LOCALE_RULE,
     LOCALES,
     MAX_EXPERIENCE_MONTHS,
+    MAX_JOB_ROLES,
     MAX_NAME_LENGTH,
     ONE_LINE_RULE,
     TOTP_REQUIRED_ROLES,
@@ -130,7 +132,10 @@ def level_history(session: Session, engineer: Engineer) -> list[LevelChange]:
 
 
 def resolve_job_roles(session: Session, codes: Iterable[str]) -> tuple[list[JobRole], str | None]:
-    """Return the job roles with these codes, or the rule an unknown code breaks."""
+    """Return the job roles with these codes (each once), or the rule the codes break."""
+    codes = list(codes)
+    if len(codes) > MAX_JOB_ROLES:
+        return [], JOB_ROLES_COUNT_RULE
     known = {r.code: r for r in job_roles(session)}
     wanted: list[JobRole] = []
     for code in codes:
