@@ -17,6 +17,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from sqlalchemy.orm import Session
+
+from tests import factories
+from tracker.badges.services.mapping import map_badge_class
+from tracker.people.models import Engineer
+from tracker.progress.models import Certification
+from tracker.progress.services.certifications import credential_for_entry, record_credential
 
 
 @dataclass
@@ -192,3 +199,23 @@ def issuer(served: PathServer) -> Issuer:
 
 
 TODAY = dt.date(2026, 11, 29)
+
+
+def entered_by_hand(
+    db: Session, issuer: Issuer, who: Engineer, code: str | None = None, path: str = "/a/1"
+) -> Certification:
+    """Record by hand what `who`'s badge at `path` (issued 2026-03-15) proves; publish the badge.
+
+    `code`: the catalog credential the badge class is mapped to; else one by name and issuer.
+    """
+    issuer.assertion(path, who.email, issued="2026-03-15")
+    if code is None:
+        credential = credential_for_entry(
+            db, name="GPU Operations Practitioner", issuer=issuer.profile["name"]
+        )
+    else:
+        map_badge_class(db, issuer.server.url("/badges/gpu-ops"), code)
+        credential = factories.credential(db, code)
+    return record_credential(
+        db, who, credential, dt.date(2026, 3, 15), TODAY, evidence="certificate 123"
+    )

@@ -6,7 +6,7 @@ import io
 import json
 
 from tests import factories
-from tests.badges.conftest import Issuer
+from tests.badges.conftest import Issuer, entered_by_hand
 from tests.helpers import Api, count, token_for
 from tracker.badges.models import ImportedBadge
 from tracker.progress.models import Certification
@@ -28,6 +28,24 @@ def test_a_badge_by_url_is_verified_and_answered_verified(
     assert body["evidence"] == issuer.server.url("/a/1")
     listed = Api(client).get("/api/v1/certifications", token_for(db, ada)).json["items"]
     assert [c["verified"] for c in listed] == [True]
+
+
+def test_a_badge_of_a_certification_entered_by_hand_verifies_it_with_200(
+    db, client, pinned_today, issuer: Issuer
+) -> None:
+    ada = factories.engineer(db, email="ada@example.com")
+    by_hand = entered_by_hand(db, issuer, ada, "NCA-AIIO")
+    response = Api(client).post(
+        "/api/v1/credentials", token_for(db, ada), {"badge_url": issuer.server.url("/a/1")}
+    )
+    assert response.status_code == 200, response.json
+    body = response.json
+    assert (body["id"], body["verified"]) == (by_hand.id, True)
+    assert (body["earned_on"], body["expires_on"]) == ("2026-03-15", str(by_hand.expires_on))
+    assert body["evidence"] == issuer.server.url("/a/1")
+    assert count(db, Certification) == 1 and count(db, ImportedBadge) == 1
+    answers = Api(client).get("/api/v1/openapi.json").json["paths"]["/api/v1/credentials"]["post"]
+    assert {"200", "201"} <= set(answers["responses"])
 
 
 def test_a_badge_as_json_object_or_text(db, client, pinned_today, issuer: Issuer) -> None:

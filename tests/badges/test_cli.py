@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests import factories
-from tests.badges.conftest import Issuer
+from tests.badges.conftest import Issuer, entered_by_hand
 from tracker.progress.models import Certification
 from tracker.reminders.jobs import run_pass
 
@@ -31,3 +31,16 @@ def test_map_import_and_recheck(app, db, runner, pinned_today, issuer: Issuer) -
     cert = db.query(Certification).filter_by(engineer_id=ada.id).one()
     db.refresh(cert)
     assert cert.revoked_on == pinned_today
+
+
+def test_import_says_it_verified_the_certification_entered_by_hand(
+    db, runner, pinned_today, issuer: Issuer
+) -> None:
+    ada = factories.engineer(db, email="ada@example.com")
+    by_hand = entered_by_hand(db, issuer, ada, "NCA-AIIO")
+    imported = runner.invoke(args=["badge", "import", ada.email, issuer.server.url("/a/1")])
+    assert imported.exit_code == 0, imported.output
+    assert imported.output.startswith("verified the certification already recorded: NCA-AIIO")
+    (cert,) = db.query(Certification).filter_by(engineer_id=ada.id).all()
+    db.refresh(cert)
+    assert cert.id == by_hand.id and cert.verified_at is not None

@@ -7,10 +7,11 @@ import io
 import pytest
 
 from tests import factories
-from tests.badges.conftest import Issuer
+from tests.badges.conftest import Issuer, entered_by_hand
 from tests.helpers import count
 from tracker.badges.models import ImportedBadge
 from tracker.badges.services.fetching import make_fetch
+from tracker.i18n import translate
 from tracker.imports.services.kinds import ImportRefused
 from tracker.imports.services.run import import_csv
 from tracker.progress.models import Certification
@@ -32,6 +33,31 @@ def test_a_badges_file_imports_verified_certifications(db, pinned_today, issuer:
     assert result.count == 2
     certs = db.query(Certification).filter(Certification.engineer_id.in_([ann.id, bob.id])).all()
     assert len(certs) == 2 and all(c.verified_at is not None for c in certs)
+
+
+def test_the_summary_counts_the_certifications_a_file_verified(
+    db, pinned_today, issuer: Issuer
+) -> None:
+    ann = factories.engineer(db, email="ann@example.com")
+    bob = factories.engineer(db, email="bob@example.com")
+    by_hand = entered_by_hand(db, issuer, ann, path="/a/ann")
+    issuer.assertion("/a/bob", bob.email, issued="2026-03-15")
+    text = (
+        "email,badge_url\n"
+        f"ann@example.com,{issuer.server.url('/a/ann')}\n"
+        f"bob@example.com,{issuer.server.url('/a/bob')}\n"
+    )
+    result = import_csv(db, "badges", text, pinned_today, fetch=FETCH)
+    assert result.summary == (
+        "2 badges verified and imported. 1 of them verified a certification already"
+        " recorded by hand; nothing was added for it."
+    )
+    assert translate(result.summary, "es") == (
+        "2 insignias verificadas e importadas. 1 de ellas verificó una certificación ya"
+        " registrada a mano; no se ha añadido nada por ella."
+    )
+    certs = db.query(Certification).filter(Certification.engineer_id.in_([ann.id, bob.id])).all()
+    assert len(certs) == 2 and by_hand in certs and all(c.verified_at for c in certs)
 
 
 def test_one_refused_badge_refuses_the_file(db, pinned_today, issuer: Issuer) -> None:

@@ -32,7 +32,7 @@ def _imported(db, issuer: Issuer, today: dt.date, code: str | None = None):
     if code:
         map_badge_class(db, issuer.server.url("/badges/gpu-ops"), code)
     issuer.assertion("/a/1", ada.email, issued="2026-03-15")
-    cert = import_badge(db, ada, "url", issuer.server.url("/a/1"), today, FETCH)
+    cert = import_badge(db, ada, "url", issuer.server.url("/a/1"), today, FETCH).certification
     badge = db.scalars(select(ImportedBadge).where(ImportedBadge.certification_id == cert.id)).one()
     return team, ada, cert, badge
 

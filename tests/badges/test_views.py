@@ -8,13 +8,24 @@ import json
 import re
 
 from tests import factories
-from tests.badges.conftest import Issuer
-from tests.helpers import count
+from tests.badges.conftest import Issuer, entered_by_hand
+from tests.helpers import count, fresh
+from tracker.audit.models import AuditEvent
 from tracker.badges.models import BadgeMapping, ImportedBadge
 from tracker.badges.services.fetching import make_fetch
 from tracker.badges.services.imports import import_badge
 from tracker.badges.services.mapping import map_badge_class
+from tracker.people.models import Engineer
 from tracker.progress.models import Certification
+
+
+def _import(client, who: Engineer, url: str):
+    """Import the badge at `url` for `who` on the credentials page, following the redirect."""
+    return client.post(
+        "/credentials/badges",
+        data={"badge_engineer": who.id, "badge_url": url},
+        follow_redirects=True,
+    )
 
 
 def test_an_engineer_imports_a_hosted_badge_and_sees_it_verified(
@@ -23,11 +34,7 @@ def test_an_engineer_imports_a_hosted_badge_and_sees_it_verified(
     ada = factories.engineer(db, email="ada@example.com")
     auth.sign_in(ada)
     issuer.assertion("/a/1", ada.email, issued="2026-03-15", expires="2028-03-15")
-    response = client.post(
-        "/credentials/badges",
-        data={"badge_engineer": ada.id, "badge_url": issuer.server.url("/a/1")},
-        follow_redirects=True,
-    )
+    response = _import(client, ada, issuer.server.url("/a/1"))
     assert response.status_code == 200
     assert "GPU Operations Practitioner verified and recorded." in response.text
     cert = db.query(Certification).filter_by(engineer_id=ada.id).one()
@@ -36,6 +43,46 @@ def test_an_engineer_imports_a_hosted_badge_and_sees_it_verified(
     page = client.get("/credentials").text
     assert "✔</span> verified" in page and "badge by Example Academy" in page
     assert "2028-03-15" in page
+
+
+def test_a_badge_verifies_the_certification_entered_by_hand_for_its_credential_and_day(
+    db, client, auth, pinned_today, issuer: Issuer
+) -> None:
+    ada = factories.engineer(db, email="ada@example.com")
+    by_hand = entered_by_hand(db, issuer, ada)
+    auth.sign_in(ada)
+    issuer.assertion("/a/1", ada.email, issued="2026-03-15", expires="2028-03-15")
+    response = _import(client, ada, issuer.server.url("/a/1"))
+    assert response.status_code == 200
+    assert (
+        "GPU Operations Practitioner earned on 2026-03-15 was already recorded:"
+        " the badge verifies it; nothing was added."
+    ) in response.text
+    (cert,) = db.query(Certification).filter_by(engineer_id=ada.id).all()
+    assert cert.id == by_hand.id and fresh(db, cert).verified_at is not None
+    assert (cert.evidence, str(cert.expires_on)) == (issuer.server.url("/a/1"), "2028-03-15")
+    assert db.query(ImportedBadge).one().certification_id == cert.id
+    change = db.query(AuditEvent).filter_by(entity_id=cert.id, action="update").one()
+    assert change.before["evidence"] == "certificate 123"
+    assert change.after["evidence"] == issuer.server.url("/a/1")
+    # Another day's badge of the same credential is another certification.
+    issuer.assertion("/a/2", ada.email, issued="2026-04-01")
+    response = _import(client, ada, issuer.server.url("/a/2"))
+    assert "GPU Operations Practitioner verified and recorded." in response.text
+    assert count(db, Certification) == 2
+
+
+def test_the_verifying_summary_speaks_spanish(
+    db, client, auth, pinned_today, issuer: Issuer
+) -> None:
+    ada = factories.engineer(db, email="ada@example.com", locale="es")
+    entered_by_hand(db, issuer, ada)
+    auth.sign_in(ada)
+    response = _import(client, ada, issuer.server.url("/a/1"))
+    assert (
+        "GPU Operations Practitioner obtenida el 15 mar 2026 ya estaba registrada:"
+        " la insignia la verifica; no se ha añadido nada."
+    ) in response.text
 
 
 def test_a_refused_badge_says_why_and_stores_nothing(
@@ -144,7 +191,8 @@ def test_the_heat_map_marks_a_verified_certification(
     factories.certification(db, bob, "NCA-AIIO", dt.date(2026, 1, 10), dt.date(2028, 1, 10))
     map_badge_class(db, issuer.server.url("/badges/gpu-ops"), "NCA-AIIO")
     issuer.assertion("/a/1", ada.email, issued="2026-03-15", expires="2028-03-15")
-    import_badge(db, ada, "url", issuer.server.url("/a/1"), pinned_today, make_fetch({"127.0.0.1"}))
+    fetch = make_fetch({"127.0.0.1"})
+    import_badge(db, ada, "url", issuer.server.url("/a/1"), pinned_today, fetch)
     auth.sign_in(boss)
     html = client.get(f"/teams/{team.id}").text
     rows = dict(re.findall(r'<tr><th scope="row"><a [^>]*>([^<]*)</a>(.*?)</tr>', html, re.S))

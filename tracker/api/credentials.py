@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from flask import Response, current_app
@@ -13,19 +14,18 @@ from tracker.api.errors import ApiError, rename
 from tracker.api.openapi import Operation
 from tracker.badges.schemas import BadgeUpload, CredentialOrBadgeBody
 from tracker.badges.services.fetching import make_fetch
-from tracker.badges.services.imports import Source, import_badge
+from tracker.badges.services.imports import RecordedBadge, Source, import_badge
 from tracker.clock import today
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.i18n import N_
 from tracker.people.models import Engineer
 from tracker.people.services.access import can_record_results
-from tracker.progress.models import Certification
 from tracker.progress.schemas import CertificationOut
 from tracker.progress.services.certifications import credential_for_entry, record_credential
 
 RECORD_CREDENTIAL = Operation(
-    answers={201: CertificationOut},
+    answers={200: CertificationOut, 201: CertificationOut},
     body_model=CredentialOrBadgeBody,
     upload_model=BadgeUpload,
     refusals=(403,),
@@ -41,23 +41,23 @@ def post_credential() -> tuple[Response, int]:
     A badge is verified with its issuer before anything is stored: `badge_url` (where
     the issuer hosts it), `badge_json` (the assertion), or a baked PNG or SVG image sent
     as multipart/form-data in `badge_image`. It must be issued to the engineer's e-mail
-    address, not revoked and not expired; the answer is the certification, `verified`.
-    A refused badge is a 400 naming why; a badge already recorded is refused too.
+    address, not revoked and not expired; the answer is the certification, `verified`:
+    201 when the badge recorded it, 200 when it verified one entered by hand before for
+    the same credential and issue date (nothing is added). A refused badge is a 400
+    naming why; a badge already recorded is refused too.
     """
     on = today()
     if RECORD_CREDENTIAL.uploading():
         upload = RECORD_CREDENTIAL.upload()
         assert isinstance(upload, BadgeUpload)
         engineer = engineer_in_body({"engineer": upload.engineer}, can_record_results, ACTION)
-        cert = _import(engineer, "image", upload.badge_image)
-        return RECORD_CREDENTIAL.answer(CertificationOut.of(cert, on), 201)
+        return _imported(_import(engineer, "image", upload.badge_image), on)
     data = RECORD_CREDENTIAL.json_body()
     engineer = engineer_in_body(data, can_record_results, ACTION)
     body = RECORD_CREDENTIAL.validated(data)
     badge = body.badge()
     if badge is not None:
-        cert = _import(engineer, *badge)
-        return RECORD_CREDENTIAL.answer(CertificationOut.of(cert, on), 201)
+        return _imported(_import(engineer, *badge), on)
     # Required without a badge (cross_errors).
     assert body.issued_on is not None and body.evidence is not None
     session = db_session()
@@ -81,7 +81,12 @@ def post_credential() -> tuple[Response, int]:
     return RECORD_CREDENTIAL.answer(CertificationOut.of(cert, on), 201)
 
 
-def _import(engineer: Engineer, source: Source, given: Any) -> Certification:
+def _imported(recorded: RecordedBadge, on: dt.date) -> tuple[Response, int]:
+    status = 200 if recorded.existing else 201
+    return RECORD_CREDENTIAL.answer(CertificationOut.of(recorded.certification, on), status)
+
+
+def _import(engineer: Engineer, source: Source, given: Any) -> RecordedBadge:
     fetch = make_fetch(current_app.config.get("BADGE_ALLOW_HOSTS", frozenset()))
     try:
         return import_badge(

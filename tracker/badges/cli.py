@@ -53,13 +53,16 @@ def badge_import(email: str, badge_url: str) -> None:
     if engineer is None:
         raise click.ClickException(f"no person with e-mail {email}")
     try:
-        cert = import_badge(session, engineer, "url", badge_url, today(), badge_fetch())
+        recorded = import_badge(session, engineer, "url", badge_url, today(), badge_fetch())
     except ValidationError as exc:
         raise _fail(exc) from None
     session.commit()
+    cert = recorded.certification
     until = f" until {cert.expires_on}" if cert.expires_on else ""
+    # Said first, so that a script reading the line knows nothing new was recorded.
+    done = "verified the certification already recorded" if recorded.existing else "verified"
     click.echo(
-        f"verified: {cert.credential.code} ({cert.credential.name}) from {cert.earned_on}{until}"
+        f"{done}: {cert.credential.code} ({cert.credential.name}) from {cert.earned_on}{until}"
     )
 
 

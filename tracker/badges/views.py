@@ -25,7 +25,7 @@ from tracker.clock import today
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.forms import show_errors
-from tracker.i18n import msg
+from tracker.i18n import day, msg
 from tracker.people.models import Engineer
 from tracker.people.services.access import can_record_results, visible_engineers
 from tracker.progress.models import Certification
@@ -105,7 +105,7 @@ def import_page():
         given = _given(form)
         if given is not None:
             try:
-                cert = import_badge(
+                recorded = import_badge(
                     session,
                     person,
                     given[0],
@@ -117,10 +117,19 @@ def import_page():
             except ValidationError as exc:
                 show_errors(form, exc)
             else:
-                flash(
-                    _("%(credential)s verified and recorded.", credential=named(cert.credential)),
-                    "success",
-                )
+                cert = recorded.certification
+                if recorded.existing:
+                    shown = _(
+                        "%(credential)s earned on %(date)s was already recorded:"
+                        " the badge verifies it; nothing was added.",
+                        credential=named(cert.credential),
+                        date=localized(day(cert.earned_on)),
+                    )
+                else:
+                    shown = _(
+                        "%(credential)s verified and recorded.", credential=named(cert.credential)
+                    )
+                flash(shown, "success")
                 return redirect(url_for("progress.credentials"))
     status = 400 if form.is_submitted() else 200
     return render_template("badges/import.html", form=form), status

@@ -2,21 +2,25 @@
 
 Nothing is stored for a badge that fails a check (the reason names the field
 it came in), nor for one already imported: an assertion proves one
-certification, once.
+certification, once. A certification of the same credential and issue date
+entered by hand before is verified by the badge rather than recorded twice.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import exists, select
 from sqlalchemy.orm import Session
 
+from tracker.audit import services as audit
 from tracker.badges.models import ImportedBadge
 from tracker.badges.rules import BadgeSource
 from tracker.badges.services.mapping import mapped_credential
 from tracker.badges.services.verification import verify_document, verify_image, verify_url
 from tracker.badges.services.verified import BadgeRefused, Fetch, VerifiedBadge
+from tracker.catalog.models import Credential
 from tracker.clock import utcnow
 from tracker.errors import ValidationError
 from tracker.i18n import N_, join
@@ -27,6 +31,15 @@ from tracker.progress.services.certifications import credential_for_entry, recor
 Source = BadgeSource
 # Where each kind of badge comes in, as the API and the form name it.
 FIELDS: dict[str, str] = {"url": "badge_url", "image": "badge_image", "json": "badge_json"}
+
+
+@dataclass(frozen=True)
+class RecordedBadge:
+    """The certification a badge proves, and whether it was recorded before the badge came."""
+
+    certification: Certification
+    # True: the badge verified a certification entered by hand; nothing new was recorded.
+    existing: bool
 
 
 def verify_badge(
@@ -60,8 +73,8 @@ def import_badge(
     today: dt.date,
     fetch: Fetch,
     recorded_by: Engineer | None = None,
-) -> Certification:
-    """Verify a badge and record the certification it proves for `engineer`.
+) -> RecordedBadge:
+    """Verify a badge and record (or verify) the certification it proves for `engineer`.
 
     A mapped badge class records its catalog credential; an unmapped one a
     credential outside the catalog with the badge's name and issuer. Refused
@@ -82,30 +95,45 @@ def record_verified(
     source: Source,
     today: dt.date,
     recorded_by: Engineer | None = None,
-) -> Certification:
-    """Record the certification a verified badge proves, with the badge behind it."""
+) -> RecordedBadge:
+    """Record the certification a verified badge proves, with the badge behind it.
+
+    One entered by hand for the same credential and issue date is verified
+    instead: it takes the badge as its evidence (and the badge's expiry, when
+    the badge states one), and the audit trail keeps what it held before.
+    """
     field = FIELDS[source]
     if already_imported(session, badge.assertion_id):
         raise ValidationError({field: N_("this badge is already recorded")})
     credential = mapped_credential(session, badge.badge_class_id) or credential_for_entry(
         session, name=badge.badge_name, issuer=badge.issuer_name
     )
-    try:
-        cert = record_credential(
-            session,
-            engineer,
-            credential,
-            badge.issued_on,
-            today,
-            evidence=badge.assertion_id,
-            expires_on=badge.expires_on,
-            recorded_by=recorded_by,
-            verified=True,
-        )
-    except ValidationError as exc:
-        raise ValidationError({field: join(exc.errors.values())}) from None
     now = utcnow()
-    cert.verified_at = now
+    cert = entered_by_hand(session, engineer, credential, badge.issued_on)
+    existing = cert is not None
+    if cert is not None:
+        before = audit.snapshot(cert)
+        cert.evidence = badge.assertion_id
+        cert.expires_on = badge.expires_on or cert.expires_on
+        cert.verified_at = now
+        session.flush()
+        audit.record(session, recorded_by.id if recorded_by else None, cert, "update", before)
+    else:
+        try:
+            cert = record_credential(
+                session,
+                engineer,
+                credential,
+                badge.issued_on,
+                today,
+                evidence=badge.assertion_id,
+                expires_on=badge.expires_on,
+                recorded_by=recorded_by,
+                verified=True,
+            )
+        except ValidationError as exc:
+            raise ValidationError({field: join(exc.errors.values())}) from None
+        cert.verified_at = now
     session.add(
         ImportedBadge(
             certification_id=cert.id,
@@ -124,7 +152,24 @@ def record_verified(
         )
     )
     session.flush()
-    return cert
+    return RecordedBadge(cert, existing)
+
+
+def entered_by_hand(
+    session: Session, engineer: Engineer, credential: Credential, issued_on: dt.date
+) -> Certification | None:
+    """Return the unverified certification of `credential` someone holds from `issued_on`."""
+    return session.scalars(
+        select(Certification)
+        .where(
+            Certification.engineer_id == engineer.id,
+            Certification.credential_id == credential.id,
+            Certification.earned_on == issued_on,
+            Certification.verified_at.is_(None),
+            ~exists().where(ImportedBadge.certification_id == Certification.id),
+        )
+        .order_by(Certification.id)
+    ).first()
 
 
 def imported_badge_of(session: Session, certification_id: int) -> ImportedBadge | None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from sqlalchemy.orm import Session
 
 from tracker.badges.services.verified import Fetch
-from tracker.i18n import msg
+from tracker.i18n import join, msg
 from tracker.imports.schemas import Row
 from tracker.people.models import Engineer
 
@@ -66,6 +66,10 @@ class ImportKind:
     handler: Handler | None
     help: str
     fetching: FetchingHandler | None = None
+    # Of the rows imported, those that met a record already there (a badge verifying a
+    # certification entered by hand): templates of `num`, one and many; None when none can.
+    existing_one: str | None = None
+    existing_many: str | None = None
 
     def row_handler(self, fetch: Fetch) -> Handler:
         """Return what imports a row of this kind (fetching with `fetch`, if it fetches)."""
@@ -74,9 +78,13 @@ class ImportKind:
         assert self.handler is not None, "a kind has a handler or a fetching one"
         return self.handler
 
-    def summary(self, count: int) -> str:
+    def summary(self, count: int, existing: int = 0) -> str:
         # English and Spanish have the same two plural forms: one, and every other count.
-        return msg(self.imported_one if count == 1 else self.imported_many, num=count)
+        said = msg(self.imported_one if count == 1 else self.imported_many, num=count)
+        if not existing or self.existing_one is None or self.existing_many is None:
+            return said
+        met = msg(self.existing_one if existing == 1 else self.existing_many, num=existing)
+        return join([said, met], " ")
 
     def columns_rule(self) -> str:
         """Say which columns a file of this kind has."""
@@ -85,14 +93,15 @@ class ImportKind:
 
 @dataclass(frozen=True)
 class ImportResult:
-    """How many rows of which kind a file imported."""
+    """How many rows of which kind a file imported, and how many met a record already there."""
 
     kind: ImportKind
     count: int
+    existing: int = 0
 
     @property
     def summary(self) -> str:
-        return self.kind.summary(self.count)
+        return self.kind.summary(self.count, self.existing)
 
 
 def refuse_if(problems: dict[str, str], columns: tuple[str, ...]) -> None:

@@ -8,6 +8,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from tracker.badges.services.fetching import make_fetch
+from tracker.badges.services.imports import RecordedBadge
 from tracker.badges.services.verified import Fetch
 from tracker.catalog.rules import MAX_LEVEL, MIN_LEVEL
 from tracker.errors import ValidationError
@@ -122,6 +123,14 @@ IMPORT_KINDS: dict[str, ImportKind] = {
             label=N_("Badges"),
             imported_one=N_("%(num)d badge verified and imported."),
             imported_many=N_("%(num)d badges verified and imported."),
+            existing_one=N_(
+                "%(num)d of them verified a certification already recorded by hand;"
+                " nothing was added for it."
+            ),
+            existing_many=N_(
+                "%(num)d of them verified certifications already recorded by hand;"
+                " nothing was added for them."
+            ),
             header=N_("A badges file has the columns %(columns)s"),
             columns=tuple(BadgeRow.model_fields),
             optional=frozenset(),
@@ -161,6 +170,7 @@ def import_csv(
     # Without a Fetch of the app's settings, badges come only from public hosts.
     handler = spec.row_handler(fetch or make_fetch(frozenset()))
     errors: list[RowError] = []
+    existing = 0
     outer = session.begin_nested()
     try:
         for line, row in rows:
@@ -180,7 +190,8 @@ def import_csv(
                 continue
             try:
                 with session.begin_nested():
-                    handler(session, row, today, actor)
+                    done = handler(session, row, today, actor)
+                existing += isinstance(done, RecordedBadge) and done.existing
             except RowProblems as exc:
                 errors.extend(RowError(line, col, text) for col, text in exc.errors.items())
             except ValidationError as exc:
@@ -201,4 +212,4 @@ def import_csv(
         outer.rollback()
         raise ImportRefused(errors)
     outer.commit()
-    return ImportResult(spec, len(rows))
+    return ImportResult(spec, len(rows), existing)
