@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.factories import hours
-from tests.helpers import count
+from tests.helpers import Api, count, token_for
 from tracker.audit.models import AuditEvent
 from tracker.catalog.models import Credential
 from tracker.catalog.services.reads import paths_with_courses
@@ -245,7 +245,22 @@ def test_dashboard_has_one_bar_per_path_and_per_course(db, client, auth, alice):
     for code, required in zip(PROFESSIONAL, (40, 32, 24, 40), strict=True):
         assert view.progress[f"course-PROFESSIONAL-{code}"] == (0, required)
     assert "8 / 48 h" in view.text
-    assert "8 / 8 h" in view.text
+    # The hours logged show beside what counts, as the API's logged_hours and counted_hours.
+    assert "10 h logged, 8 of 8 h required" in view.text
+    assert "0 / 16 h" in view.text
+
+
+def test_a_course_logged_past_its_hours_shows_what_was_logged_as_the_api_does(
+    db, client, auth, alice
+):
+    log(db, alice, "FDL", "8.5")
+    auth.sign_in(alice)
+    view = page(client.get("/dashboard"))
+    assert view.progress["course-FOUNDATIONS-FDL"] == (8, 8)
+    assert "8.5 h logged, 8 of 8 h required" in view.text
+    answer = Api(client).get(f"/api/v1/engineers/{alice.id}/progress", token_for(db, alice))
+    (fdl,) = [c for p in answer.json["paths"] for c in p["courses"] if c["code"] == "FDL"]
+    assert (fdl["logged_hours"], fdl["counted_hours"], fdl["required_hours"]) == (8.5, 8, 8)
 
 
 def test_dashboard_next_step_names_the_course_to_study(db, client, auth, alice):

@@ -68,6 +68,8 @@ def test_the_dashboard_speaks_spanish_with_spanish_hours_and_dates(db, client, a
     ]
     # 8 of FDL's 8 hours count, and 2.5 of the next course's 16: 10.5 of 48.
     assert "10,5 / 48 h" in text and "2,5 / 16 h" in text
+    # FDL's 10 hours logged show beside the 8 that count.
+    assert "10 h registradas, 8 de 8 h requeridas" in text
     # 10.5 / 48 = 21.9 %: the sign after a no-break space, as Spanish writes it.
     assert f"22{NBSP}%" in response.get_data(as_text=True)
     cka = next(r for r in view.rows if "(CKA)" in r)
