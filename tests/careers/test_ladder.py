@@ -19,7 +19,7 @@ from tracker.careers.models import Evidence
 from tracker.careers.rules import EVIDENCE_KINDS, EVIDENCE_REASON
 from tracker.careers.services.evidence import record_evidence
 from tracker.careers.services.ladder import career as career_of
-from tracker.careers.services.ladder import change_level, promotions
+from tracker.careers.services.ladder import change_level, level_by_experience, promotions
 from tracker.catalog.models import Level
 from tracker.catalog.services.seed_loading import load_seed
 from tracker.config import PROJECT_ROOT
@@ -44,6 +44,24 @@ def lacks(db: Session, who, on: dt.date = TODAY) -> list[str]:
 
 
 # --- experience ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("months", "level"), [(0, 1), (5, 1), (6, 2), (11, 2), (12, 3), (23, 3), (24, 4), (48, 5)]
+)
+def test_the_experience_alone_gives_the_highest_level_its_months_reach(db: Session, months, level):
+    assert level_by_experience(db.scalars(select(Level)), months) == level
+    assert level_by_experience([], months) is None
+
+
+@pytest.mark.parametrize(
+    ("level", "months", "differs"), [(2, 14, True), (3, 8, True), (3, 14, False)]
+)
+def test_a_career_says_whether_the_level_held_is_the_experiences(
+    db: Session, level, months, differs
+):
+    found = career_of(db, person(db, level=level, hired=None, months=months), TODAY)
+    assert (found.experience_level, found.level_differs) == (2 if months < 12 else 3, differs)
 
 
 def test_level_two_is_met_on_the_day_experience_reaches_six_months(db: Session):

@@ -89,6 +89,32 @@ def test_the_career_page(client, db, auth, people: People):
     assert "Infiniband" not in html and "InfiniBand / RDMA" in html
 
 
+def test_the_career_and_admin_pages_note_a_level_other_than_the_experiences(
+    client, db, auth, people: People
+):
+    below = factories.engineer(db, name="Bo Below", team=people.team, level=2, hired_on=None)
+    below.experience_months = 14
+    above = factories.engineer(db, name="Al Above", team=people.team, level=3, hired_on=None)
+    above.experience_months = 8
+    db.flush()
+    auth.sign_in(people.manager)
+    note = (
+        "The ladder's rule gives level %s for %s months of experience; the level set is %s."
+        " A manager sets the level: the rule is a guide, and it asks for certifications too."
+    )
+    assert note % (3, 14, 2) in page(client, f"/careers/engineers/{below.id}")
+    assert note % (2, 8, 3) in page(client, f"/careers/engineers/{above.id}")
+    # The senior's 70 months reach level 5's rule; level 4 is what a manager set.
+    assert note % (5, 70, 4) in page(client, f"/careers/engineers/{people.senior.id}")
+    above.experience_months = 12
+    db.flush()
+    assert 'id="level-note"' not in page(client, f"/careers/engineers/{above.id}")
+    auth.logout()
+    auth.sign_in(people.admin)
+    assert note % (3, 14, 2) in page(client, f"/admin/people/{below.id}")
+    assert 'id="level-note"' not in page(client, f"/admin/people/{above.id}")
+
+
 @pytest.mark.parametrize(("who", "status"), [("senior", 403), ("other_manager", 403)])
 def test_the_career_page_is_private(client, auth, people: People, who, status):
     auth.sign_in(getattr(people, who))

@@ -57,6 +57,12 @@ def test_ones_own_career_page_speaks_spanish(client: FlaskClient, auth, people: 
         "Operational",
     ):
         assert english not in page, english
+    # Jules is level 1 with the 70 months of a level 5: the note says so, as a guide.
+    assert (
+        "La regla de la escala da el nivel 5 para 70 meses de experiencia; el nivel asignado"
+        " es 1. Un responsable asigna el nivel: la regla es una guía y también pide"
+        " certificaciones."
+    ) in page
 
 
 def test_a_managers_view_of_a_career_speaks_spanish(

@@ -42,6 +42,7 @@ from tracker.admin.forms import (
 )
 from tracker.badges.views import badge_fetch
 from tracker.badges.views import mappings_bp as badge_mappings_bp
+from tracker.careers.services.ladder import level_by_experience
 from tracker.catalog.services.internal_track import (
     create_internal_track,
     credentials,
@@ -71,6 +72,7 @@ from tracker.people.services.persons import (
 from tracker.people.services.teams import create_team, teams_overview, update_team
 from tracker.people.services.teams import teams as all_teams
 from tracker.progress.models import ExamAttempt, HourLog
+from tracker.progress.services.validity import experience_months
 from tracker.reminders.models import Notification
 from tracker.reminders.services.delivery import retry_failed
 from tracker.reminders.services.outbox import outbox as outbox_page
@@ -251,12 +253,16 @@ def edit_person(person_id: int):
 
 
 def _person_page(person: Engineer, form: FlaskForm, status: int, active_form=None):
+    session = db_session()
+    months = experience_months(person, today())
     return render_template(
         "admin/person_form.html",
         form=form,
         person=person,
         active_form=active_form or ConfirmForm(),
-        levels=level_history(db_session(), person),
+        levels=level_history(session, person),
+        months=months,
+        experience_level=level_by_experience(levels(session), months),
     ), status
 
 

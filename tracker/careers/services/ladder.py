@@ -60,6 +60,15 @@ def level_on(current: int, changes: Sequence[LevelChange], on: dt.date) -> int:
     return current
 
 
+def level_by_experience(levels: Iterable[Level], months: int) -> int | None:
+    """Return the highest level whose rule's experience `months` reach; None without a ladder.
+
+    The experience alone: the rule also asks for certifications and evidence, and a
+    manager sets the level (docs/domain.md), so this is a guide to compare with.
+    """
+    return max((lv.number for lv in levels if lv.min_experience_months <= months), default=None)
+
+
 def _credential_lack(credential: Credential, certs: Sequence[Certification], on: dt.date) -> str:
     """Say which credential is missing, naming the one that lapsed when one did."""
     last = latest_for((c for c in certs if c.earned_on <= on), credential)
@@ -118,10 +127,17 @@ class Career:
     next_level: Level | None
     lacks: list[str]
     evidence: list[Evidence] = field(default_factory=list)
+    # The level the rule's experience alone gives (level_by_experience).
+    experience_level: int | None = None
 
     @property
     def meets_next_level(self) -> bool:
         return self.next_level is not None and not self.lacks
+
+    @property
+    def level_differs(self) -> bool:
+        """Return whether the level held is not the one the experience alone gives."""
+        return self.experience_level is not None and self.experience_level != self.level
 
 
 def _career(
@@ -145,6 +161,7 @@ def _career(
         next_level=following,
         lacks=lacks,
         evidence=[e for e in evidence if e.occurred_on <= on],
+        experience_level=level_by_experience(levels.values(), experience),
     )
 
 
