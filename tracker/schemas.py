@@ -174,6 +174,8 @@ def date_worded(message: str) -> BeforeValidator:
 # JSON schema shows it (and the validator's message answers a wrong type).
 Id = Annotated[int, Field(ge=1, le=MAX_ID), BeforeValidator(_id)]
 Date = Annotated[dt.date, BeforeValidator(_date)]
+# What a certification's `expires_on` is, as mail, pages and feeds word it too.
+VALID_THROUGH = "the last day the certification is valid: it is valid through this date"
 JSON_NUMBER = BeforeValidator(_json_number)
 NUMBER_ONLY = _NumberOnly()
 Number = Annotated[Decimal, JSON_NUMBER, NUMBER_ONLY]

@@ -276,7 +276,7 @@ def test_ncp_aii_is_refused_with_a_lapsed_nca_aiio(api: Api, db: Session, scene:
     assert response.status_code == 400
     message = response.get_json()["errors"]["exam"]
     assert "NCA-AIIO" in message
-    assert "expired on 2024-01-10" in message
+    assert "was valid through 2024-01-10" in message
     assert row_counts(db) == before
 
 
@@ -418,7 +418,7 @@ def test_progress_for_a_known_scene(api: Api, db: Session, scene: Scene) -> None
     assert cka["credential"]["code"] == "CKA"
     assert cka["status"] == "expiring"
     assert cka["days_left"] == 32
-    assert view["next_steps"][0] == "Renew CKA: it expires in 32 days (2026-12-31)"
+    assert view["next_steps"][0] == "Renew CKA: it is valid through 2026-12-31, 32 days from today"
     assert view["next_steps"][1].startswith("Study Introduction to AI Infrastructure")
 
 

@@ -316,3 +316,16 @@ def test_the_reference_page_keeps_the_signed_in_menu(client, auth, db: Session) 
     assert "Reader" in page and "Sign out" in page
     # The API itself still ignores the session: a token or nothing.
     assert client.get("/api/v1/me").status_code == 401
+
+
+def test_a_certifications_expires_on_is_documented_as_its_last_valid_day(doc: dict) -> None:
+    """Mail, pages and feeds say "valid through" that day; so does every schema that has it."""
+    schemas = doc["components"]["schemas"]
+    having = {
+        name: schema["properties"]["expires_on"]
+        for name, schema in schemas.items()
+        if "expires_on" in schema.get("properties", {})
+    }
+    assert set(having) == {"CertificationOut", "CredentialOrBadgeBody"}
+    for name, prop in having.items():
+        assert "valid through this date" in prop.get("description", ""), name

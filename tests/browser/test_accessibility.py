@@ -104,7 +104,7 @@ def test_sign_in_log_hours_and_record_an_exam_with_the_keyboard_alone(page):
     tab_to(page, "form[action='/exams'] button[type=submit]")
     page.keyboard.press("Space")
     page.wait_for_url("**/exams")
-    assert "NCA-AIIO passed: certified until" in page.locator("[role=status]").inner_text()
+    assert "NCA-AIIO passed: certified, valid through" in page.locator("[role=status]").inner_text()
     snap(page, "exam recorded by keyboard")
 
 

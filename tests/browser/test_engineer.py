@@ -69,7 +69,7 @@ def test_a_passed_nca_aiio_shows_with_its_expiry_and_ncp_aii_is_refused(page):
     form.get_by_role("button", name="Record attempt").click()
     expires = add_months(attempted_on, 24).isoformat()
     expect(page.get_by_role("status")).to_contain_text(
-        f"NCA-AIIO passed: certified until {expires}."
+        f"NCA-AIIO passed: certified, valid through {expires}."
     )
     snap(page, "nca-aiio passed")
 

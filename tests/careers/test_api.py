@@ -48,7 +48,7 @@ def test_career_answers_the_ladder(api: Api, db: Session, people: People):
     assert body["experience_months"] == 13
     assert body["next_level"] == 3
     assert body["meets_next_level"] is False
-    assert body["lacks"] == ["a valid NVIDIA-NETWORKING (expired 2026-01-10)"]
+    assert body["lacks"] == ["a valid NVIDIA-NETWORKING (it was valid through 2026-01-10)"]
     assert body["next_level_rule"] == {
         "min_experience_months": 12,
         "requires": ["NCP-AII", "NVIDIA-NETWORKING"],
@@ -60,7 +60,7 @@ def test_career_answers_the_ladder(api: Api, db: Session, people: People):
     assert earlier["experience_months"] == 11
     assert earlier["lacks"] == [
         "12 months of experience (has 11)",
-        "a valid NVIDIA-NETWORKING (expired 2026-01-10)",
+        "a valid NVIDIA-NETWORKING (it was valid through 2026-01-10)",
     ]
     factories.certification(db, who, "NVIDIA-NETWORKING", D(2026, 6, 1))
     default = api.get(f"/api/v1/engineers/{who.id}/career", token).get_json()

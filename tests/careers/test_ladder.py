@@ -110,7 +110,7 @@ def test_a_certification_counts_through_its_expiry_day_and_lapses_the_day_after(
     assert career_of(db, who, D(2026, 11, 29)).meets_next_level
     after = career_of(db, who, D(2026, 11, 30))
     assert not after.meets_next_level
-    assert after.lacks == ["a valid NCA-AIIO (expired 2026-11-29)"]
+    assert after.lacks == ["a valid NCA-AIIO (it was valid through 2026-11-29)"]
 
 
 def test_a_certification_earned_after_the_date_does_not_count_yet(db: Session):
@@ -123,7 +123,7 @@ def test_a_certification_earned_after_the_date_does_not_count_yet(db: Session):
 def test_a_renewal_after_a_lapse_counts_again(db: Session):
     who = person(db)
     factories.certification(db, who, "NCA-AIIO", D(2022, 1, 10), D(2024, 1, 10))
-    assert lacks(db, who, D(2024, 6, 1)) == ["a valid NCA-AIIO (expired 2024-01-10)"]
+    assert lacks(db, who, D(2024, 6, 1)) == ["a valid NCA-AIIO (it was valid through 2024-01-10)"]
     factories.certification(db, who, "NCA-AIIO", D(2024, 7, 1), D(2026, 7, 1))
     assert lacks(db, who, D(2024, 7, 1)) == []
 
@@ -142,7 +142,7 @@ def test_level_three_needs_ncp_aii_networking_and_twelve_months(db: Session):
     factories.certification(db, who, "NVIDIA-NETWORKING", D(2025, 1, 10), D(2026, 1, 10))
     assert lacks(db, who) == [
         "12 months of experience (has 11)",
-        "a valid NVIDIA-NETWORKING (expired 2026-01-10)",
+        "a valid NVIDIA-NETWORKING (it was valid through 2026-01-10)",
     ]
     factories.certification(db, who, "NVIDIA-NETWORKING", D(2026, 2, 1))  # no expiry
     assert lacks(db, who, D(2026, 12, 1)) == []
@@ -188,7 +188,7 @@ def test_any_member_of_a_group_satisfies_it(db: Session, level_two_takes_a_group
 def test_a_lapsed_group_member_is_named(db: Session, level_two_takes_a_group):
     who = person(db)
     factories.certification(db, who, "NCA-AIIO", D(2024, 1, 10), D(2026, 1, 10))
-    assert lacks(db, who) == ["a valid NVIDIA-ASSOCIATE+ (NCA-AIIO expired 2026-01-10)"]
+    assert lacks(db, who) == ["a valid NVIDIA-ASSOCIATE+ (NCA-AIIO was valid through 2026-01-10)"]
 
 
 # --- level 5: evidence -------------------------------------------------------------------------

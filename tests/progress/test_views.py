@@ -325,7 +325,7 @@ def test_dashboard_next_step_says_ncp_aii_is_blocked_and_why(db, client, auth):
         "Exam NCP-AII is blocked: NCP-AII requires 12 months of documented experience; "
         "5 on 2026-11-29"
     ]
-    assert "Certified NCA-AIIO until Jul 1, 2028" in view.text
+    assert "Certified NCA-AIIO, valid through Jul 1, 2028" in view.text
 
 
 def test_dashboard_next_step_says_ncp_aii_is_open_when_ready(db, client, auth, alice):
@@ -346,10 +346,10 @@ def test_dashboard_says_a_lapsed_nca_aiio_must_be_taken_again(db, client, auth, 
     view = page(client.get("/dashboard"))
 
     assert view.next_steps == [
-        "NCA-AIIO expired on 2026-10-01: take it again",
+        "NCA-AIIO was valid through 2026-10-01: take it again",
         "Exam NCA-AIIO is open to you: every Foundations course is complete",
     ]
-    assert "NCP-AII requires a valid NCA-AIIO; it expired on 2026-10-01" in view.text
+    assert "NCP-AII requires a valid NCA-AIIO; it was valid through 2026-10-01" in view.text
     assert next(r for r in view.rows if "(NCA-AIIO)" in r).endswith("expired · 59 days ago")
 
 
@@ -375,7 +375,7 @@ def test_dashboard_lists_certifications_with_state_and_days_left(db, client, aut
     assert row("CKA").startswith("Certified Kubernetes Administrator (CKA) Jan 15, 2024")
     assert row("COMPTIA-LINUX-PLUS").startswith("CompTIA Linux+ (COMPTIA-LINUX-PLUS) May")
     # The expiring one is also a next step.
-    assert "Renew CKA: it expires in 47 days (2027-01-15)" in view.next_steps
+    assert "Renew CKA: it is valid through 2027-01-15, 47 days from today" in view.next_steps
 
 
 def test_dashboard_counts_the_expiry_day_as_valid(db, client, auth, alice):
@@ -966,7 +966,7 @@ def test_a_passed_nca_aiio_creates_the_certification_with_its_expiry(db, client,
     assert cert.attempt_id == attempt.id
 
     exams = page(client.get("/exams"))
-    assert "NCA-AIIO passed: certified until 2028-11-28." in exams.flashes
+    assert "NCA-AIIO passed: certified, valid through 2028-11-28." in exams.flashes
     ledger_row = next(r for r in exams.rows if r.startswith("Nov 28, 2026 NCA-AIIO"))
     assert "82%" in ledger_row
     assert "passed" in ledger_row
@@ -975,7 +975,7 @@ def test_a_passed_nca_aiio_creates_the_certification_with_its_expiry(db, client,
     assert "online, remotely proctored" in ledger_row
 
     dashboard = page(client.get("/dashboard"))
-    assert "Certified NCA-AIIO until Nov 28, 2028" in dashboard.text
+    assert "Certified NCA-AIIO, valid through Nov 28, 2028" in dashboard.text
     row = next(r for r in dashboard.rows if "(NCA-AIIO)" in r)
     # 2028-11-28 - 2026-11-29 = 730 days
     assert row.endswith("Nov 28, 2026 Nov 28, 2028 ✔ valid · 730 days left")
@@ -990,18 +990,18 @@ def test_a_pass_on_29_february_expires_on_28_february(db, client, auth):
     )
 
     assert response.status_code == 200
-    assert "NCA-AIIO passed: certified until 2026-02-28." in page(response).flashes
+    assert "NCA-AIIO passed: certified, valid through 2026-02-28." in page(response).flashes
 
 
 def test_passing_again_renews_and_the_newest_counts(db, client, auth, alice):
     record_attempt(db, alice, factories.exam(db, "NCA-AIIO"), D(2025, 1, 10), 80, True, TODAY)
     auth.sign_in(alice)
     before = page(client.get("/dashboard"))
-    assert "Renew NCA-AIIO: it expires in 42 days (2027-01-10)" in before.next_steps
+    assert "Renew NCA-AIIO: it is valid through 2027-01-10, 42 days from today" in before.next_steps
 
     response = client.post("/exams", data=attempt_form(db, alice), follow_redirects=True)
 
-    assert "NCA-AIIO passed: certified until 2028-11-28." in page(response).flashes
+    assert "NCA-AIIO passed: certified, valid through 2028-11-28." in page(response).flashes
     after = page(client.get("/dashboard"))
     rows = [r for r in after.rows if "(NCA-AIIO)" in r]
     assert len(rows) == 1
@@ -1047,7 +1047,9 @@ def test_ncp_aii_with_an_expired_nca_aiio_is_refused_with_the_date(db, client, a
 
     response = client.post("/exams", data=attempt_form(db, alice, "NCP-AII"))
 
-    _assert_refused(response, "exam", "NCP-AII requires a valid NCA-AIIO; it expired on 2026-10-01")
+    _assert_refused(
+        response, "exam", "NCP-AII requires a valid NCA-AIIO; it was valid through 2026-10-01"
+    )
     assert counts(db) == before
 
 
@@ -1077,7 +1079,7 @@ def test_ncp_aii_with_valid_nca_aiio_and_12_months_is_accepted(db, client, auth)
     )
 
     assert response.status_code == 200
-    assert "NCP-AII passed: certified until 2028-11-28." in page(response).flashes
+    assert "NCP-AII passed: certified, valid through 2028-11-28." in page(response).flashes
     held = db.scalars(
         select(Certification).where(
             Certification.engineer_id == newcomer.id,
@@ -1162,14 +1164,17 @@ def test_a_manager_records_an_attempt_for_their_report(db, client, auth, boss, r
 
     assert response.status_code == 200
     # Whose it is, since it is not the reader's own.
-    assert "For Rita Report: NCA-AIIO passed: certified until 2028-11-28." in page(response).flashes
+    assert (
+        "For Rita Report: NCA-AIIO passed: certified, valid through 2028-11-28."
+        in page(response).flashes
+    )
     attempt = db.scalars(select(ExamAttempt).where(ExamAttempt.engineer_id == report.id)).one()
     assert attempt.recorded_by_id == boss.id
     cert = db.scalars(select(Certification).where(Certification.engineer_id == report.id)).one()
     assert cert.expires_on == D(2028, 11, 28)
     # The report sees it on their page.
     view = page(client.get(f"/engineers/{report.id}"))
-    assert "Certified NCA-AIIO until Nov 28, 2028" in view.text
+    assert "Certified NCA-AIIO, valid through Nov 28, 2028" in view.text
 
 
 def test_the_attempt_form_offers_a_manager_their_reports_only(db, client, auth, boss, report, bob):
@@ -1299,11 +1304,11 @@ def test_planning_ncp_aii_warns_when_nca_aiio_expires_before_the_date(db, client
     view = page(response)
     assert "NCP-AII planned on 2027-03-01: you will not be eligible." in view.flashes
     assert (
-        "NCA-AIIO expires on 2027-02-01, before the planned date 2027-03-01: renew it first"
-        in view.text
+        "NCA-AIIO is valid only through 2027-02-01, before the planned date 2027-03-01: "
+        "renew it first" in view.text
     )
     dashboard = page(client.get("/dashboard"))
-    assert "expires on 2027-02-01, before the planned date 2027-03-01" in dashboard.text
+    assert "valid only through 2027-02-01, before the planned date 2027-03-01" in dashboard.text
 
 
 def test_planning_before_the_expiry_gives_no_warning(db, client, auth, alice):
@@ -1385,7 +1390,10 @@ def test_recording_a_catalog_credential_shows_it(db, client, auth, alice):
 
     assert response.status_code == 200
     view = page(response)
-    assert "Certified Kubernetes Administrator (CKA) recorded until 2029-10-01." in view.flashes
+    assert (
+        "Certified Kubernetes Administrator (CKA) recorded, valid through 2029-10-01."
+        in view.flashes
+    )
     row = next(r for r in view.rows if r.startswith("Certified Kubernetes Administrator (CKA)"))
     assert "Oct 1, 2026 Oct 1, 2029" in row
     assert row.endswith("valid · 1037 days left")  # 2029-10-01 - 2026-11-29
@@ -1428,7 +1436,10 @@ def test_an_exam_credential_entered_with_evidence_gets_its_validity(db, client, 
 
     assert response.status_code == 200
     flashes = page(response).flashes
-    assert f"{factories.credential(db, 'NCA-AIIO').name} recorded until 2028-03-31." in flashes
+    assert (
+        f"{factories.credential(db, 'NCA-AIIO').name} recorded, valid through 2028-03-31."
+        in flashes
+    )
 
 
 def test_an_old_credential_shows_as_expired(db, client, auth, alice):

@@ -63,7 +63,7 @@ def test_the_dashboard_speaks_spanish_with_spanish_hours_and_dates(db, client, a
     assert "Nivel 1" in text and "a fecha de 29 nov 2026" in text
     # The domain's next steps, their dates and hours in Spanish too.
     assert view.next_steps == [
-        "Renovar CKA: caduca dentro de 47 días (15 ene 2027)",
+        "Renovar CKA: es válida hasta el 15 ene 2027 inclusive, dentro de 47 días",
         "Estudiar Introduction to AI Infrastructure (ruta Fundamentos): 2,5 de 16 h registradas",
     ]
     # 8 of FDL's 8 hours count, and 2.5 of the next course's 16: 10.5 of 48.
@@ -86,7 +86,7 @@ def test_the_dashboard_says_in_spanish_why_an_exam_is_not_open(db, client, auth)
 
     view = page(client.get("/dashboard"))
 
-    assert "Certificación NCA-AIIO vigente hasta el 1 jul 2028" in view.text
+    assert "Certificación NCA-AIIO válida hasta el 1 jul 2028 inclusive" in view.text
     assert "Sin preparación para NCP-AII:" in view.text
     assert "NCP-AII requiere 12 meses de experiencia documentada; 5 al 29 nov 2026" in view.text
     absent(view.text, "Not ready for", "requires", "months of documented experience")
@@ -198,7 +198,7 @@ def test_the_exams_page_records_and_lists_an_attempt_in_spanish(db, client, auth
     )
 
     view = page(response)
-    assert "NCA-AIIO aprobado: certificación vigente hasta el 28 nov 2028." in view.flashes
+    assert "NCA-AIIO aprobado: certificación válida hasta el 28 nov 2028 inclusive." in view.flashes
     assert "Registrar un intento" in view.text and "Planificar un examen" in view.text
     row = next(r for r in view.rows if r.startswith("28 nov 2026 NCA-AIIO"))
     # (The page's text has its no-break spaces squashed to spaces.)
@@ -230,7 +230,8 @@ def test_a_plan_is_judged_in_spanish(db, client, auth, ana):
     assert "NCP-AII previsto para el 1 mar 2027: no se cumplirán los requisitos." in view.flashes
     assert "no se cumplirán los requisitos" in view.text
     assert (
-        "NCA-AIIO caduca el 1 feb 2027, antes de la fecha prevista 1 mar 2027: "
+        "NCA-AIIO solo es válida hasta el 1 feb 2027 inclusive, antes de la fecha prevista "
+        "1 mar 2027: "
         "conviene renovarla antes" in view.text
     )
     absent(view.text, "not eligible then", "renew it first")
@@ -246,14 +247,20 @@ def test_the_credentials_page_records_and_lists_in_spanish(db, client, auth, ana
 
     view = page(response)
     assert (
-        "Registrado: Certified Kubernetes Administrator (CKA), vigente hasta el 1 oct 2029."
-        in view.flashes
+        "Registrado: Certified Kubernetes Administrator (CKA), válida hasta el 1 oct 2029 "
+        "inclusive." in view.flashes
     )
     assert "Registrar una credencial obtenida fuera" in view.text
     assert "Mis certificaciones" in view.text
     row = next(r for r in view.rows if r.startswith("Certified Kubernetes Administrator (CKA)"))
     assert row.endswith("1 oct 2026 1 oct 2029 ✔ vigente · quedan 1037 días")
-    absent(view.text, "Your certifications", "Record credential", "days left", "recorded until")
+    absent(
+        view.text,
+        "Your certifications",
+        "Record credential",
+        "days left",
+        "recorded, valid through",
+    )
 
 
 def test_a_refused_credential_is_explained_in_spanish(db, client, auth, ana):

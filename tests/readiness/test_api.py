@@ -219,7 +219,7 @@ def test_readiness_json_shape(api: Api, org: Org) -> None:
     assert operations["candidates"] == [
         {
             "engineer": {"id": org.cy.id, "name": "Cy"},
-            "lacks": ["valid NCA-AIIO (expired 2026-06-01)"],
+            "lacks": ["valid NCA-AIIO (it was valid through 2026-06-01)"],
         }
     ]
     assert (operations["min_level"], operations["max_level"]) == (2, 3)
@@ -245,7 +245,7 @@ def test_readiness_changes_the_day_after_an_expiry(api: Api, org: Org) -> None:
     ops = [g for g in day_after["gaps"] if g["role"] == "operations"]
     assert len(ops) == 2
     lacks = {c["engineer"]["name"]: c["lacks"] for c in ops[0]["candidates"]}
-    assert lacks["Ben"] == ["valid NCA-AIIO (expired 2027-01-15)"]
+    assert lacks["Ben"] == ["valid NCA-AIIO (it was valid through 2027-01-15)"]
 
 
 @pytest.mark.parametrize(

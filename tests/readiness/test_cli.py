@@ -118,7 +118,7 @@ def test_text_output_lists_the_seats(runner: FlaskCliRunner, alpha: Team) -> Non
         "      nearest Cy: lacks job role Infrastructure Lead, level 4 (is 2), "
         "certification NVIDIA-PROFESSIONAL, certification VENDOR-EXPERT"
     ) in lines
-    assert "      nearest Cy: lacks valid NCA-AIIO (expired 2026-06-01)" in lines
+    assert "      nearest Cy: lacks valid NCA-AIIO (it was valid through 2026-06-01)" in lines
     assert "hire" not in result.output
 
 

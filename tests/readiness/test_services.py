@@ -321,7 +321,7 @@ def test_readiness_changes_the_day_after_an_expiry(db: Session) -> None:
     assert seat_names(on_expiry)["network"] == ["Net"]
     assert (on_expiry.filled, day_after.filled) == (1, 0)
     assert candidate_lacks(gap(day_after, "network")) == {
-        "Net": ["valid NVIDIA-NETWORKING (expired 2027-03-10)"]
+        "Net": ["valid NVIDIA-NETWORKING (it was valid through 2027-03-10)"]
     }
 
 
@@ -335,7 +335,7 @@ def test_operations_seat_lost_the_day_after_nca_aiio_expires(db: Session) -> Non
     assert day_after.filled == 0
     (lacked,) = candidate_lacks(gap(day_after, "operations"))["Op"]
     assert lacked.startswith("valid ")
-    assert lacked.endswith("(expired 2027-03-10)")
+    assert lacked.endswith("(it was valid through 2027-03-10)")
 
 
 def test_expired_group_member_is_named_in_what_is_lacking(db: Session) -> None:
@@ -346,7 +346,7 @@ def test_expired_group_member_is_named_in_what_is_lacking(db: Session) -> None:
     person(db, "Op", crew, certs={"NCA-AIIO": expiry})
     day_after = team_readiness(db, crew, expiry + dt.timedelta(days=1))
     assert candidate_lacks(gap(day_after, "operations")) == {
-        "Op": ["valid NCA-AIIO (expired 2027-03-10)"]
+        "Op": ["valid NCA-AIIO (it was valid through 2027-03-10)"]
     }
 
 
@@ -377,7 +377,7 @@ def test_candidates_ranked_by_fewest_lacks_at_most_three(db: Session) -> None:
 
     assert len(network_gap.candidates) == NEAREST_CANDIDATES == 3
     assert candidate_lacks(network_gap) == {
-        "Dee": ["valid NVIDIA-NETWORKING (expired 2026-06-01)"],
+        "Dee": ["valid NVIDIA-NETWORKING (it was valid through 2026-06-01)"],
         "Fay": ["job role Network Specialist"],
         "Eve": ["level 3 (is 2)", "certification NVIDIA-NETWORKING"],
     }

@@ -57,7 +57,7 @@ def test_the_team_page_speaks_spanish_with_its_percentages_and_dates(
     ) in page
     assert "Ver la preparación" in page and "Mapa de calor (CSV)" in page
     # What the nearest candidate lacks: the domain's message, its date in Spanish.
-    assert "a Cy le falta: NCA-AIIO vigente (caducó el 1 jun 2026)" in page
+    assert "a Cy le falta: NCA-AIIO vigente (era válida hasta el 1 jun 2026 inclusive)" in page
     assert "Certificaciones que caducan antes" in page and "15 ene 2027" in page
     assert "caduca en 90 días o menos" in page
     for english in ("seats filled", "ready on", "Heat map", "Gaps", "lacks", "Forecast"):
@@ -269,7 +269,7 @@ def test_the_csv_exports_have_spanish_headers_and_words_and_keep_their_data(
         "rol Líder de Infraestructura; nivel 4 (tiene 2); certificación NVIDIA-PROFESSIONAL; "
         "certificación VENDOR-EXPERT",
     ]
-    assert rows[-1][-1] == "NCA-AIIO vigente (caducó el 1 jun 2026)"
+    assert rows[-1][-1] == "NCA-AIIO vigente (era válida hasta el 1 jun 2026 inclusive)"
     # The heat map's states are data: they stay as the README documents them.
     heat = read_csv(
         client.get(f"/teams/{org.alpha.id}/heatmap.csv", headers=SPANISH).get_data(as_text=True)

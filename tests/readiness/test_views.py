@@ -289,7 +289,7 @@ def test_team_page_gaps_name_the_nearest_candidates_and_what_each_lacks(
     ) in gaps
     assert (
         f"Operations Engineer (level 2{DASH}3, NVIDIA-ASSOCIATE+) open — nearest: "
-        "Cy lacks valid NCA-AIIO (expired 2026-06-01)"
+        "Cy lacks valid NCA-AIIO (it was valid through 2026-06-01)"
     ) in gaps
     assert "Network Specialist" not in gaps  # Ada fills it
     assert "Ada lacks" not in gaps and "Ben lacks" not in gaps  # placed people are not offered
@@ -461,7 +461,7 @@ def test_readiness_on_a_date_changes_the_day_after_an_expiry(
     assert status == 200
     assert "2 of 4 seats filled · 50% ready on Jan 15, 2027" in text(on_expiry)
     assert "1 of 4 seats filled · 25% ready on Jan 16, 2027" in text(day_after)
-    assert "Ben lacks valid NCA-AIIO (expired 2027-01-15)" in text(day_after)
+    assert "Ben lacks valid NCA-AIIO (it was valid through 2027-01-15)" in text(day_after)
 
 
 def heat(html: str) -> tuple[list[str], dict[str, dict[str, tuple[str, str]]]]:
@@ -557,7 +557,7 @@ def test_certifications_expiring_soonest_first(client: FlaskClient, auth, org: O
     """Certifications expiring soonest first (names sort the other way)."""
     auth.sign_in(org.mona)
     _, html = team_page(client, org.alpha)
-    rows = [[cell[0] for cell in row] for row in table(html, header="Expires")[1:]]
+    rows = [[cell[0] for cell in row] for row in table(html, header="Valid through")[1:]]
     assert [row[:3] for row in rows[:2]] == [
         ["Jun 1, 2026", "Cy", "NCA-AIIO"],
         ["Jan 15, 2027", "Ben", "NCA-AIIO"],
@@ -580,7 +580,7 @@ def test_a_renewed_certification_is_listed_once_with_its_new_expiry(
     factories.certification(db, org.ben, "NCA-AIIO", D(2026, 11, 1), D(2028, 11, 1))
     auth.sign_in(org.mona)
     _, html = team_page(client, org.alpha)
-    rows = [[cell[0] for cell in row] for row in table(html, header="Expires")[1:]]
+    rows = [[cell[0] for cell in row] for row in table(html, header="Valid through")[1:]]
     assert [row[:2] for row in rows if row[1] == "Ben"] == [["Nov 1, 2028", "Ben"]]
 
 
@@ -662,7 +662,7 @@ def test_identical_open_seats_show_once_with_how_many_are_open(
     alpha = section(html, "<h2>Gaps</h2>", "</section>")
     assert (
         f"7 {TIMES} Operations Engineer (level 2{DASH}3, NVIDIA-ASSOCIATE+) open — nearest: "
-        "Cy lacks valid NCA-AIIO (expired 2026-06-01)"
+        "Cy lacks valid NCA-AIIO (it was valid through 2026-06-01)"
     ) in alpha
     assert alpha.count("Operations Engineer") == 1
     assert alpha.count("Cy lacks valid NCA-AIIO") == 1
@@ -756,7 +756,7 @@ def test_gaps_csv(client: FlaskClient, auth, org: Org) -> None:
             "2",
             "3",
             "Cy",
-            "valid NCA-AIIO (expired 2026-06-01)",
+            "valid NCA-AIIO (it was valid through 2026-06-01)",
         ],
     ]
 

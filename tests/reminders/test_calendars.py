@@ -66,9 +66,9 @@ def ada(db: Session) -> Engineer:
 def test_engineer_feed_has_one_event_per_current_certification_on_its_expiry(db, ada):
     body = calendars.engineer_feed(db, ada, BASE_URL)
     assert events(body) == {
-        "CKA expires": D(2026, 1, 10),
-        "NCP-AII expires": D(2026, 5, 20),  # the renewal, not the one it replaced
-        "NCA-AIIO expires": D(2027, 3, 1),
+        "CKA valid through this day": D(2026, 1, 10),
+        "NCP-AII valid through this day": D(2026, 5, 20),  # the renewal, not the one it replaced
+        "NCA-AIIO valid through this day": D(2027, 3, 1),
     }
     calendar = Calendar.from_ical(body)
     assert str(calendar["version"]) == "2.0"
@@ -77,7 +77,9 @@ def test_engineer_feed_has_one_event_per_current_certification_on_its_expiry(db,
 
 def test_a_newer_certification_replaces_the_old_one_even_without_a_renewal_link(db, ada):
     factories.certification(db, ada, "NCA-AIIO", D(2026, 11, 1), D(2028, 11, 1))
-    assert events(calendars.engineer_feed(db, ada, BASE_URL))["NCA-AIIO expires"] == D(2028, 11, 1)
+    assert events(calendars.engineer_feed(db, ada, BASE_URL))[
+        "NCA-AIIO valid through this day"
+    ] == D(2028, 11, 1)
 
 
 def test_event_uids_are_stable_per_certification(db, ada):
@@ -108,15 +110,17 @@ def test_team_feed_covers_every_active_member(db, ada):
     factories.certification(db, outsider, "CKA", D(2025, 9, 1), D(2027, 11, 1))
     db.flush()
     assert events(calendars.team_feed(db, team, BASE_URL)) == {
-        "Ada Lovelace: CKA expires": D(2026, 1, 10),
-        "Ada Lovelace: NCP-AII expires": D(2026, 5, 20),
-        "Ada Lovelace: NCA-AIIO expires": D(2027, 3, 1),
-        "Alan Turing: NCA-AIIO expires": D(2027, 9, 1),
+        "Ada Lovelace: CKA valid through this day": D(2026, 1, 10),
+        "Ada Lovelace: NCP-AII valid through this day": D(2026, 5, 20),
+        "Ada Lovelace: NCA-AIIO valid through this day": D(2027, 3, 1),
+        "Alan Turing: NCA-AIIO valid through this day": D(2027, 9, 1),
     }
     # The same certification has the same UID in both feeds (and in the reminder's .ics).
     mine = uids(calendars.engineer_feed(db, ada, BASE_URL))
     team_uids = uids(calendars.team_feed(db, team, BASE_URL))
-    assert team_uids["Ada Lovelace: CKA expires"] == mine["CKA expires"]
+    assert (
+        team_uids["Ada Lovelace: CKA valid through this day"] == mine["CKA valid through this day"]
+    )
 
 
 def test_new_tokens_are_long_random_and_url_safe():
@@ -144,7 +148,7 @@ def test_team_feed_url_needs_no_sign_in(client, db, ada):
     response = client.get(f"/calendar/team/{token}.ics")
     assert response.status_code == 200
     assert response.headers["Content-Type"] == "text/calendar; charset=utf-8"
-    assert "Ada Lovelace: NCA-AIIO expires" in events(response.data)
+    assert "Ada Lovelace: NCA-AIIO valid through this day" in events(response.data)
 
 
 @pytest.mark.parametrize(
@@ -300,7 +304,7 @@ def test_the_teams_manager_creates_replaces_and_removes_its_feed(app, client, au
     url = feed_url(client.get(f"/teams/{team.id}").text)
     db.refresh(team)
     assert url == f"{app.config['BASE_URL'].rstrip('/')}/calendar/team/{team.calendar_token}.ics"
-    assert "Ada Lovelace: NCA-AIIO expires" in events(client.get(path(url)).data)
+    assert "Ada Lovelace: NCA-AIIO valid through this day" in events(client.get(path(url)).data)
 
     assert client.post(f"/calendar/team/{team.id}/token").status_code == 302
     assert client.get(path(url)).status_code == 404

@@ -158,12 +158,17 @@ def test_a_scenario_across_days_delivers_every_message_exactly_once(cli_app, smt
     digest = "Weekly digest: 1 certification expiring within 90 days"
     assert got == sorted(
         [
-            ("NCA-AIIO expires in 90 days (2027-03-01)", [ada_], ada_, ""),
-            ("NCA-AIIO expires in 45 days (2027-03-01)", [ada_], ada_, ""),
-            ("NCA-AIIO expires in 30 days (2027-03-01)", sorted([ada_, max_]), ada_, max_),
-            ("CKA expires in 55 days (2027-03-11)", [bo_], bo_, ""),
-            ("CKA expires in 17 days (2027-03-11)", [bo_], bo_, ""),
-            ("CKA expired on 2027-03-11", [bo_], bo_, ""),
+            ("NCA-AIIO valid through 2027-03-01 (90 days from today)", [ada_], ada_, ""),
+            ("NCA-AIIO valid through 2027-03-01 (45 days from today)", [ada_], ada_, ""),
+            (
+                "NCA-AIIO valid through 2027-03-01 (30 days from today)",
+                sorted([ada_, max_]),
+                ada_,
+                max_,
+            ),
+            ("CKA valid through 2027-03-11 (55 days from today)", [bo_], bo_, ""),
+            ("CKA valid through 2027-03-11 (17 days from today)", [bo_], bo_, ""),
+            ("CKA valid through 2027-03-11 (lapsed)", [bo_], bo_, ""),
             (digest, [max_], max_, ""),
             (digest, [max_], max_, ""),
             (digest, [max_], max_, ""),

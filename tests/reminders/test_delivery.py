@@ -95,7 +95,7 @@ def test_the_reminder_message_says_what_expires_when_and_how_to_renew(db, factor
     assert message["From"] == MAIL_FROM
     assert message["To"] == who.email
     assert message["Cc"] is None
-    assert message["Subject"] == "NCA-AIIO expires in 25 days (2027-03-01)"
+    assert message["Subject"] == "NCA-AIIO valid through 2027-03-01 (25 days from today)"
     assert message["Message-ID"] == notice.message_id
     assert re.fullmatch(r"<[^<>@\s]+@tracker\.example\.com>", notice.message_id)
 
@@ -103,8 +103,8 @@ def test_the_reminder_message_says_what_expires_when_and_how_to_renew(db, factor
     html = message.get_body(("html",)).get_content()
     for body in (text, html):
         assert "2027-03-01" in body
-        assert "25 days" in body
-        assert "Pass exam NCA-AIIO again before 2027-03-01" in body
+        assert "25 days from today" in body
+        assert "Pass exam NCA-AIIO again by 2027-03-01" in body
         # Open courses of the Foundations path; FDL is complete.
         assert "Introduction to AI Infrastructure (0 of 16 h)" in body
         assert "GPU Architecture Essentials (0 of 24 h)" in body
@@ -130,16 +130,16 @@ def test_the_subject_counts_one_day_and_the_expiry_notice_says_expired(db, facto
     boss = factories.engineer(db, name="Boss", access_role="manager")
     _, soon = holder(db, manager=boss)
     plan(db, days_before(1), WINDOWS, MAIL)
-    assert row(db, soon.id).subject == "NCA-AIIO expires in 1 day (2027-03-01)"
+    assert row(db, soon.id).subject == "NCA-AIIO valid through 2027-03-01 (1 day from today)"
     _, lapsed = holder(db, "CKA", expires_on=days_before(2), manager=boss)
     plan(db, days_before(1), WINDOWS, MAIL)
     expired = row(db, lapsed.id, "expired")
-    assert expired.subject == "CKA expired on 2027-02-27"
+    assert expired.subject == "CKA valid through 2027-02-27 (lapsed)"
     deliver(factory, smtp.settings, NOW + 29 * DAY)
     message = next(r for r in smtp.mailbox.received if r.subject.startswith("CKA")).message
     assert message["Cc"] == boss.email
     text = message.get_body(("plain",)).get_content()
-    assert "expired on 2027-02-27" in text
+    assert "was valid through 2027-02-27" in text
     # Earned elsewhere: renewed with the issuer, not by an exam.
     assert "Renew Certified Kubernetes Administrator (CKA) with CNCF / Linux Foundation" in text
 

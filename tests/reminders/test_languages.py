@@ -49,8 +49,7 @@ CREDENTIAL = "NVIDIA Certified Associate - AI Infrastructure and Operations"
 ENGLISH = (
     "Hello",
     "Your ",
-    "expires",
-    "expired",
+    "valid through",
     "How to renew",
     "Open the tracker",
     "Pass exam",
@@ -60,7 +59,7 @@ ENGLISH = (
     "2027-03-01",
     " of 16 h",
 )
-SPANISH = ("Hola", "vence", "Cómo renovar", "Abrir", "1 mar 2027", "adjunto", " de 16 h")
+SPANISH = ("Hola", "válida hasta", "Cómo renovar", "Abrir", "1 mar 2027", "adjunto", " de 16 h")
 
 
 @pytest.fixture
@@ -136,41 +135,42 @@ def test_a_spanish_engineers_reminder_is_spanish_and_the_english_managers_copy_e
 
     spanish = received[ana.email]
     assert recipients(spanish, "To") == [ana.email] and spanish["Cc"] is None
-    assert spanish["Subject"] == "NCA-AIIO vence en 30 días (1 mar 2027)"
+    assert spanish["Subject"] == "NCA-AIIO válida hasta el 1 mar 2027 inclusive (dentro de 30 días)"
     text, html = _parts(spanish)
     assert text.splitlines()[0] == f"Hola, {ANA}:"
-    assert f"La certificación {CREDENTIAL} (NCA-AIIO) vence el 1 mar 2027, dentro de 30 días." in (
-        text
+    assert (
+        f"La certificación {CREDENTIAL} (NCA-AIIO) es válida hasta el 1 mar 2027 inclusive, "
+        "dentro de 30 días." in text
     )
-    assert "Aprobar de nuevo el examen NCA-AIIO antes del 1 mar 2027" in text
+    assert "Aprobar de nuevo el examen NCA-AIIO como muy tarde el 1 mar 2027" in text
     # Hours with the Spanish decimal comma; the vendor's course title as it is.
     assert "Introduction to AI Infrastructure (1,5 de 16 h)" in text
     assert "Tracker, equipos certificados de infraestructura de GPU" in text
     for body in (text, html):
         _assert_in_one_language(body, SPANISH, ENGLISH)
     assert '<html lang="es">' in html
-    assert "vence el <strong>1 mar 2027</strong>" in html
+    assert "es válida hasta el <strong>1 mar 2027</strong> inclusive" in html
     event = _event(spanish)
-    assert str(event["summary"]) == "NCA-AIIO vence"
+    assert str(event["summary"]) == "NCA-AIIO válida hasta este día inclusive"
     assert str(event["description"]) == (
         f"La certificación {CREDENTIAL} de {ANA} es válida hasta este día inclusive."
     )
 
     english = received[max_.email]
     assert recipients(english, "To") == [max_.email] and english["Cc"] is None
-    assert english["Subject"] == "NCA-AIIO expires in 30 days (2027-03-01)"
+    assert english["Subject"] == "NCA-AIIO valid through 2027-03-01 (30 days from today)"
     assert english["Message-ID"] != spanish["Message-ID"]
     text, html = _parts(english)
     assert text.splitlines()[0] == (
         f"A copy of the notice sent to {ANA} ({ana.email}), for their manager."
     )
     assert f"Hello {ANA}," in text
-    assert f"Your {CREDENTIAL} (NCA-AIIO) expires on 2027-03-01, in 30 days." in text
+    assert f"Your {CREDENTIAL} (NCA-AIIO) is valid through 2027-03-01, 30 days from today." in text
     assert "Introduction to AI Infrastructure (1.5 of 16 h)" in text
     for body in (text, html):
-        _assert_in_one_language(body, ("Hello", "expires", "2027-03-01"), SPANISH)
+        _assert_in_one_language(body, ("Hello", "valid through", "2027-03-01"), SPANISH)
     assert '<html lang="en">' in html
-    assert str(_event(english)["summary"]) == "NCA-AIIO expires"
+    assert str(_event(english)["summary"]) == "NCA-AIIO valid through this day"
 
 
 def test_a_notice_names_the_catalog_in_its_readers_language(db):
@@ -184,7 +184,7 @@ def test_a_notice_names_the_catalog_in_its_readers_language(db):
     networking, copy, associate = mail[ana.id, "es"], mail[ana.id, "en"], mail[ben.id, "es"]
     text, html = networking.body_text or "", networking.body_html
     spanish = "Certificación de redes NVIDIA"
-    assert f"La certificación {spanish} (NVIDIA-NETWORKING) vence el 1 mar 2027" in text
+    assert f"La certificación {spanish} (NVIDIA-NETWORKING) es válida hasta el 1 mar 2027" in text
     assert f"La certificación <strong>{spanish}</strong> (NVIDIA-NETWORKING)" in html
     assert f"Renovar {spanish} con NVIDIA y registrar" in text
     assert "NVIDIA networking certification" not in text + html + (networking.ics or "")
@@ -193,7 +193,7 @@ def test_a_notice_names_the_catalog_in_its_readers_language(db):
         f"La certificación {spanish} de {ANA} es válida hasta este día inclusive."
     )
     # The English copy keeps the English name.
-    assert "Your NVIDIA networking certification (NVIDIA-NETWORKING) expires" in (
+    assert "Your NVIDIA networking certification (NVIDIA-NETWORKING) is valid through" in (
         copy.body_text or ""
     )
     assert "Introducción a la infraestructura de IA (0 de 16 h)" in (associate.body_text or "")
@@ -212,10 +212,10 @@ def test_a_name_that_carries_its_code_is_not_followed_by_it_again(db):
     holder(db, "CKA", locale="en")
     plan(db, days_before(30), WINDOWS, MAIL)
     (notice,) = notices(db)
-    assert "Your Certified Kubernetes Administrator (CKA) expires on 2027-03-01" in (
+    assert "Your Certified Kubernetes Administrator (CKA) is valid through 2027-03-01" in (
         notice.body_text or ""
     )
-    assert "Your <strong>Certified Kubernetes Administrator</strong> (CKA) expires" in (
+    assert "Your <strong>Certified Kubernetes Administrator</strong> (CKA) is valid through" in (
         notice.body_html
     )
     assert "(CKA) (CKA)" not in (notice.body_text or "") + notice.body_html
@@ -280,17 +280,17 @@ def test_the_expiry_notice_and_its_copy_each_say_expired_in_their_language(db):
     holder(db, name=ANA, manager=own, locale="es")
     plan(db, EXPIRES + DAY, WINDOWS, MAIL)
     notice, copy = notices(db)
-    assert notice.subject == "NCA-AIIO venció el 1 mar 2027"
-    assert "venció el 1 mar 2027. Ya no cuenta para la preparación del equipo." in (
+    assert notice.subject == "NCA-AIIO válida hasta el 1 mar 2027 inclusive (caducada)"
+    assert "era válida hasta el 1 mar 2027 inclusive. Ya no cuenta para la preparación" in (
         notice.body_text or ""
     )
-    assert "<strong>venció el 1 mar 2027</strong>" in notice.body_html
-    assert copy.subject == "NCA-AIIO expired on 2027-03-01"
-    assert "expired on 2027-03-01. It no longer counts" in (copy.body_text or "")
+    assert "<strong>era válida hasta el 1 mar 2027 inclusive</strong>" in notice.body_html
+    assert copy.subject == "NCA-AIIO valid through 2027-03-01 (lapsed)"
+    assert "was valid through 2027-03-01. It no longer counts" in (copy.body_text or "")
     # Past its date, the step to renew no longer says "before" it.
     assert "Aprobar de nuevo el examen NCA-AIIO; la nueva" in (notice.body_text or "")
     assert "Pass exam NCA-AIIO again; the new certification" in (copy.body_text or "")
-    assert "again before" not in (copy.body_text or "")
+    assert "again by" not in (copy.body_text or "")
 
 
 def test_composing_after_the_pass_writes_the_subject_in_the_notices_language(db):
@@ -300,11 +300,11 @@ def test_composing_after_the_pass_writes_the_subject_in_the_notices_language(db)
     (row,) = notices(db)
     assert (row.locale, row.subject, row.body_text) == (
         "es",
-        f"NCA-AIIO expires in 30 days ({EXPIRES.isoformat()})",
+        f"NCA-AIIO valid through {EXPIRES.isoformat()} (30 days from today)",
         None,
     )
     compose_notices(db, [row], MAIL)
-    assert row.subject == "NCA-AIIO vence en 30 días (1 mar 2027)"
+    assert row.subject == "NCA-AIIO válida hasta el 1 mar 2027 inclusive (dentro de 30 días)"
     assert (row.body_text or "").startswith("Hola, ")
 
 
@@ -312,7 +312,7 @@ def test_one_day_left_is_singular_in_spanish(db):
     holder(db, locale="es")
     plan(db, days_before(1), WINDOWS, MAIL)
     (row,) = notices(db)
-    assert row.subject == "NCA-AIIO vence en 1 día (1 mar 2027)"
+    assert row.subject == "NCA-AIIO válida hasta el 1 mar 2027 inclusive (dentro de 1 día)"
     assert "dentro de 1 día." in (row.body_text or "")
 
 
@@ -320,7 +320,7 @@ def test_no_setting_means_the_deployments_default_language(app, db, monkeypatch)
     holder(db, locale="")
     plan(db, days_before(30), WINDOWS, Mail(MAIL.base_url, MAIL.domain, locale="es"))
     (row,) = notices(db)
-    assert row.locale == "es" and row.subject.startswith("NCA-AIIO vence")
+    assert row.locale == "es" and row.subject.startswith("NCA-AIIO válida hasta")
     monkeypatch.setitem(app.config, "DEFAULT_LOCALE", "es")
     assert jobs.mail_settings(app).locale == "es"
 
@@ -355,22 +355,23 @@ def test_an_escalation_goes_out_once_per_language_among_its_managers(db, factory
     spanish = received[own.email]
     assert recipients(spanish, "Cc") == [ana.email]
     assert spanish["Subject"] == (
-        f"Escalado: NCA-AIIO de {ANA} vence el 1 mar 2027 y la preparación baja"
+        f"Escalado: NCA-AIIO de {ANA} es válida hasta el 1 mar 2027 inclusive; después, la "
+        "preparación baja"
     )
     text, html = _parts(spanish)
     assert text.splitlines()[0] == "Hola, Zoë Ångström:"
-    assert f"Escalado: la certificación {CREDENTIAL} (NCA-AIIO) de {ANA} vence el 1 mar" in text
+    assert f"Escalado: la certificación {CREDENTIAL} (NCA-AIIO) de {ANA} es válida hasta" in text
     # The kept readiness impact, read back and said in Spanish.
     assert "la preparación de R&amp;D baja: puestos que nadie más puede cubrir: 1" in html
     assert "(0/4 en lugar de 1/4)" in text
     assert f"Abrir las certificaciones de {ANA} en el tracker" in text
     _assert_in_one_language(text, ("Escalado",), ("Escalation", "seats no one", "readiness"))
-    assert str(_event(spanish)["summary"]) == f"{ANA}: NCA-AIIO vence"
+    assert str(_event(spanish)["summary"]) == f"{ANA}: NCA-AIIO válida hasta este día inclusive"
 
     english = received[lead.email]
     assert english["Cc"] is None
     assert english["Subject"] == (
-        f"Escalation: {ANA}'s NCA-AIIO lapses on 2027-03-01 and readiness drops"
+        f"Escalation: {ANA}'s NCA-AIIO is valid through 2027-03-01, then readiness drops"
     )
     text, _ = _parts(english)
     assert text.splitlines()[0] == "Hello Bea Boss,"
@@ -415,7 +416,10 @@ def test_the_weekly_digest_is_in_each_managers_language(db):
     assert spanish.subject == "Resumen semanal: 2 certificaciones vencen en los próximos 90 días"
     text = spanish.body_text or ""
     assert text.splitlines()[0] == "Hola, Zoë Ångström:"
-    assert "Certificaciones de las personas a tu cargo que vencen en los próximos 90 días " in text
+    assert (
+        "Certificaciones de las personas a tu cargo cuyo último día de validez cae en los "
+        "próximos 90 días "
+    ) in text
     assert "(a 1 dic 2026):" in text
     assert f"- 1 mar 2027 {ANA} <" in text and ">: NCA-AIIO (90 días) — efecto en la" in text
     assert "preparación: puestos que nadie más puede cubrir: 1 (0/4 en lugar de 1/4)" in text
@@ -521,7 +525,7 @@ def test_an_engineers_feed_is_in_their_language(db):
     calendar = Calendar.from_ical(calendars.engineer_feed(db, ana))
     assert str(calendar["x-wr-calname"]) == f"Vencimientos de certificaciones · {ANA}"
     (event,) = calendar.walk("VEVENT")
-    assert str(event["summary"]) == "NCA-AIIO vence"
+    assert str(event["summary"]) == "NCA-AIIO válida hasta este día inclusive"
     assert str(event["description"]) == (
         f"La certificación {CREDENTIAL} de {ANA} es válida hasta este día inclusive."
     )
@@ -532,7 +536,7 @@ def test_a_teams_feed_is_in_its_managers_language(db):
     calendar = Calendar.from_ical(calendars.team_feed(db, crew))
     assert str(calendar["x-wr-calname"]) == "Vencimientos de certificaciones · R&D"
     (event,) = calendar.walk("VEVENT")
-    assert str(event["summary"]) == f"{ANA}: NCA-AIIO vence"
+    assert str(event["summary"]) == f"{ANA}: NCA-AIIO válida hasta este día inclusive"
     english = Calendar.from_ical(calendars.team_feed(db, factories.team(db, name="Ops")))
     assert str(english["x-wr-calname"]) == "Certification expiries · Ops"
 
@@ -551,10 +555,14 @@ def test_a_teams_feed_names_each_credential_in_its_managers_language(db):
 def test_a_feed_url_without_a_setting_speaks_the_deployments_default(app, client, db, monkeypatch):
     ana, _ = _feed_scene(db, "", "")
     token = calendars.replace_token(db, ana)
-    assert b"SUMMARY:NCA-AIIO expires" in client.get(f"/calendar/engineer/{token}.ics").data
+    assert (
+        b"SUMMARY:NCA-AIIO valid through this day"
+        in client.get(f"/calendar/engineer/{token}.ics").data
+    )
     monkeypatch.setitem(app.config, "DEFAULT_LOCALE", "es")
     body = client.get(f"/calendar/engineer/{token}.ics").data
-    assert b"SUMMARY:NCA-AIIO vence" in body and b"expires" not in body
+    assert "SUMMARY:NCA-AIIO válida hasta este día inclusive".encode() in body
+    assert b"valid through" not in body
 
 
 def test_managing_a_feed_answers_in_the_persons_language(client, auth, db):
@@ -606,16 +614,22 @@ def test_a_spanish_engineer_of_the_demo_gets_a_spanish_reminder_and_their_manage
     )
     assert recipients(reminder, "To") == [engineer.email]
     assert manager.email not in recipients(reminder, "Cc")
-    assert reminder["Subject"].startswith(f"{cert.credential.code} vence en 30 días (")
+    assert reminder["Subject"].startswith(f"{cert.credential.code} válida hasta el ")
     text, html = _parts(reminder)
     day = format_day(cert.expires_on, "es")
-    assert f"vence el {day}, dentro de 30 días." in text and f"<strong>{day}</strong>" in html
+    assert (
+        f"es válida hasta el {day} inclusive, dentro de 30 días." in text
+        and f"<strong>{day}</strong>" in html
+    )
     for body in (text, html):
         _assert_in_one_language(body, ("Hola", "Cómo renovar", "adjunto"), ENGLISH[:10])
-    assert str(_event(reminder)["summary"]) == f"{cert.credential.code} vence"
+    assert (
+        str(_event(reminder)["summary"])
+        == f"{cert.credential.code} válida hasta este día inclusive"
+    )
     assert recipients(copy, "To") == [manager.email]
     assert copy["Subject"] == (
-        f"{cert.credential.code} expires in 30 days ({cert.expires_on.isoformat()})"
+        f"{cert.credential.code} valid through {cert.expires_on.isoformat()} (30 days from today)"
     )
     text, _ = _parts(copy)
     assert f"Hello {engineer.name}," in text and "Hola" not in text

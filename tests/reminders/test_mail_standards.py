@@ -42,7 +42,7 @@ from tracker.reminders.models import Notification
 from tracker.reminders.services.daily_pass import plan
 from tracker.reminders.services.delivery import deliver
 
-# "Escalation: Ada Abe's NCA-AIIO lapses on 2027-03-01 and readiness drops" is
+# "Escalation: Ada Abe's NCA-AIIO is valid through 2027-03-01, then readiness drops" is
 # just too long for one line: Python's folder broke it right after "Subject:".
 ENGINEER = "Ada Abe"
 OWN_MANAGER = "Zoë Ångström"
@@ -169,7 +169,7 @@ def test_the_escalation_greets_its_managers_and_copies_the_engineer(db, factory,
     (attachment,) = list(message.iter_attachments())
     (event,) = Calendar.from_ical(attachment.get_payload(decode=True)).walk("VEVENT")
     assert event.decoded("dtstart") == EXPIRES
-    assert str(event["summary"]) == f"{ENGINEER}: NCA-AIIO expires"
+    assert str(event["summary"]) == f"{ENGINEER}: NCA-AIIO valid through this day"
 
 
 # --- the subject ----------------------------------------------------------------
@@ -178,13 +178,13 @@ def test_the_escalation_greets_its_managers_and_copies_the_engineer(db, factory,
 @pytest.mark.parametrize(
     "subject",
     [
-        "Escalation: Ada Abe's NCA-AIIO lapses on 2027-03-01 and readiness drops",
-        "Escalation: Jean-Baptiste Emmanuel de la Fontaine's NCP-AIN lapses on 2027-03-01 "
-        "and readiness drops",
-        "Escalation: Zoë Ångström-Ölander van der Berg-Łukasiewicz's NCP-AII lapses on "
-        "2027-03-01 and readiness drops",
+        "Escalation: Ada Abe's NCA-AIIO is valid through 2027-03-01, then readiness drops",
+        "Escalation: Jean-Baptiste Emmanuel de la Fontaine's NCP-AIN is valid through "
+        "2027-03-01, then readiness drops",
+        "Escalation: Zoë Ångström-Ölander van der Berg-Łukasiewicz's NCP-AII is valid through "
+        "2027-03-01, then readiness drops",
         "(2026-03-01) x 30 and 30 (2026-03-01) 30 (2026-03-01) Escalation: Łukasiewicz's drops",
-        "A" * 90 + " expires",
+        "A" * 90 + " valid through this day",
         "Weekly digest: 3 certifications expiring within 90 days",
         "Looks encoded: =?utf-8?q?x?= but is not",
     ],

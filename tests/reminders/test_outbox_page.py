@@ -105,7 +105,7 @@ def test_rows_show_newest_first_with_their_details(admin_client, db):
         kind="reminder",
         to_addrs="ada@example.com",
         cc_addrs="boss@example.com",
-        subject="NCA-AIIO expires in 30 days (2027-03-01)",
+        subject="NCA-AIIO valid through 2027-03-01 (30 days from today)",
         status="sent",
         attempts=1,
         sent_at=dt.datetime(2026, 11, 2, 7, 5),
@@ -126,7 +126,7 @@ def test_rows_show_newest_first_with_their_details(admin_client, db):
     for shown in (
         "ada@example.com",
         "cc: boss@example.com",
-        "NCA-AIIO expires in 30 days (2027-03-01)",
+        "NCA-AIIO valid through 2027-03-01 (30 days from today)",
         "Nov 2, 2026 07:05",  # sent
         "Nov 29, 2026 08:30",  # next attempt of the pending row
         "451 4.3.0 try again later",

@@ -95,7 +95,7 @@ def test_the_scheduler_pass_queues_notices_without_text_and_composing_writes_it(
     assert (report.queued, report.count("reminder")) == ([], 1)
     (row,) = outbox(db, "reminder")
     assert row.body_text is None and row.ics is None
-    assert row.subject == f"NCA-AIIO expires in 30 days ({EXPIRES.isoformat()})"
+    assert row.subject == f"NCA-AIIO valid through {EXPIRES.isoformat()} (30 days from today)"
     compose_notices(db, [row], MAIL)
     assert "30 days" in row.body_text and who.name in row.body_text
     assert "NCA-AIIO" in row.body_html

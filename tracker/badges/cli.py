@@ -58,7 +58,7 @@ def badge_import(email: str, badge_url: str) -> None:
         raise _fail(exc) from None
     session.commit()
     cert = recorded.certification
-    until = f" until {cert.expires_on}" if cert.expires_on else ""
+    until = f", valid through {cert.expires_on}" if cert.expires_on else ""
     # Said first, so that a script reading the line knows nothing new was recorded.
     done = "verified the certification already recorded" if recorded.existing else "verified"
     click.echo(

@@ -20,7 +20,7 @@ from tracker.progress.rules import (
     MAX_ISSUER_LENGTH,
 )
 from tracker.progress.schemas import CredentialBody
-from tracker.schemas import Body, Date, Id, refusal, text
+from tracker.schemas import VALID_THROUGH, Body, Date, Id, refusal, text
 
 BADGE_FIELDS = ("badge_url", "badge_json")
 # What a body must hold, as JSON Schema says it: a badge, or a credential (from the
@@ -71,7 +71,7 @@ class CredentialOrBadgeBody(Body):
     issuer: Annotated[str, text(MAX_ISSUER_LENGTH, required=True)] | None = None
     # Required without a badge (cross_errors); a badge gives its own.
     issued_on: Date | None = Field(None, description="required without a badge")
-    expires_on: Date | None = None
+    expires_on: Date | None = Field(None, description=VALID_THROUGH)
     evidence: Annotated[str, text(MAX_EVIDENCE_LENGTH, required=True)] | None = Field(
         None,
         description="required without a badge (which is its own evidence):"

@@ -109,7 +109,7 @@ class CredentialForm(FlaskForm):
     issued_on = DayField(
         _l("Issued on"), validators=[InputRequired(message=_l("a date is required"))]
     )
-    expires_on = DayField(_l("Expires on"), validators=[Optional()])
+    expires_on = DayField(_l("Valid through"), validators=[Optional()])
     evidence = TextAreaField(
         _l("Evidence"),
         validators=[

@@ -37,6 +37,7 @@ from tracker.progress.services.validity import days_left, status_on
 from tracker.schemas import (
     JSON_NUMBER,
     NUMBER_ONLY,
+    VALID_THROUGH,
     Amount,
     Answer,
     Body,
@@ -131,7 +132,7 @@ class CredentialBody(Body):
     name: Annotated[str, text(MAX_CREDENTIAL_NAME_LENGTH, required=True)] | None = None
     issuer: Annotated[str, text(MAX_ISSUER_LENGTH, required=True)] | None = None
     issued_on: Date
-    expires_on: Date | None = None
+    expires_on: Date | None = Field(None, description=VALID_THROUGH)
     evidence: Annotated[str, text(MAX_EVIDENCE_LENGTH)] = ""
     engineer: Id | None = None
 
@@ -266,7 +267,7 @@ class CertificationOut(Answer):
     engineer: PersonRef | None
     credential: CredentialRef
     earned_on: dt.date
-    expires_on: dt.date | None
+    expires_on: dt.date | None = Field(description=VALID_THROUGH)
     status: str
     days_left: int | None
     evidence: str

@@ -305,7 +305,7 @@ def attempts():
             cert = attempt.certification
             if cert is not None and cert.expires_on is not None:
                 said = _(
-                    "%(exam)s passed: certified until %(date)s.",
+                    "%(exam)s passed: certified, valid through %(date)s.",
                     exam=exam.code,
                     date=_day(cert.expires_on),
                 )
@@ -449,7 +449,7 @@ def credentials():
         else:
             if cert.expires_on is not None:
                 recorded = _(
-                    "%(credential)s recorded until %(date)s.",
+                    "%(credential)s recorded, valid through %(date)s.",
                     credential=named(credential),
                     date=_day(cert.expires_on),
                 )

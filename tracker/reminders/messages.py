@@ -99,10 +99,10 @@ def render(name: str, locale: str, **context: object) -> tuple[str, str]:
 
 
 def expiry_summary(code: str, locale: str, who: str | None = None) -> str:
-    """Return an expiry event's title: "NCA-AIIO expires", or "Ada: NCA-AIIO expires"."""
+    """Return an expiry event's title: "NCA-AIIO valid through this day", or with "Ada: " before."""
     if who is None:
-        return gettext("%(code)s expires", locale, code=code)
-    return gettext("%(name)s: %(code)s expires", locale, name=who, code=code)
+        return gettext("%(code)s valid through this day", locale, code=code)
+    return gettext("%(name)s: %(code)s valid through this day", locale, name=who, code=code)
 
 
 def expiry_description(who: str, credential: str, locale: str) -> str:

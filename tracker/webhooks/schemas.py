@@ -8,7 +8,7 @@ from typing import Annotated, Protocol
 from pydantic import Field
 
 from tracker.people.schemas import PersonRef
-from tracker.schemas import Amount, Answer, Body, Page, Timestamp, text, worded
+from tracker.schemas import VALID_THROUGH, Amount, Answer, Body, Page, Timestamp, text, worded
 from tracker.webhooks.models import WebhookEndpoint
 from tracker.webhooks.rules import EVENTS, EVENTS_COUNT_RULE, FORMATS, MAX_EVENTS, MAX_URL_LENGTH
 
@@ -36,13 +36,13 @@ class Coded(Protocol):
 
 
 class CertificationRef(Answer):
-    """A certification: its credential's code and name, when it was earned and expires."""
+    """A certification: its credential's code and name, when earned, the last day it is valid."""
 
     id: int
     code: str
     name: str
     earned_on: dt.date
-    expires_on: dt.date | None
+    expires_on: dt.date | None = Field(description=VALID_THROUGH)
 
     @classmethod
     def of(cls, cert: HeldCredential) -> CertificationRef:

@@ -73,15 +73,17 @@ def _credential_lack(credential: Credential, certs: Sequence[Certification], on:
     """Say which credential is missing, naming the one that lapsed when one did."""
     last = latest_for((c for c in certs if c.earned_on <= on), credential)
     if last is not None and last.expires_on is not None and last.expires_on < on:
-        expired = day(last.expires_on)
+        through = day(last.expires_on)
         if credential.kind == "group":
             return msg(
-                "a valid %(code)s (%(lapsed)s expired %(expired)s)",
+                "a valid %(code)s (%(lapsed)s was valid through %(date)s)",
                 code=credential.code,
                 lapsed=last.credential.code,
-                expired=expired,
+                date=through,
             )
-        return msg("a valid %(code)s (expired %(expired)s)", code=credential.code, expired=expired)
+        return msg(
+            "a valid %(code)s (it was valid through %(date)s)", code=credential.code, date=through
+        )
     if credential.kind == "group":
         members = ", ".join(m.code for m in credential.members)
         return msg("a valid %(code)s (one of %(members)s)", code=credential.code, members=members)

@@ -303,7 +303,7 @@ def _expiry_refusal(credential: Credential, issued_on: dt.date, expires_on: dt.d
         if expires_on > latest:
             return msg(
                 "%(code)s is valid for %(months)s months: issued on %(issued)s,"
-                " it expires on %(latest)s at the latest",
+                " it is valid through %(latest)s at the latest",
                 code=credential.code,
                 months=credential.validity_months,
                 issued=day(issued_on),

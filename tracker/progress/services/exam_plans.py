@@ -50,10 +50,10 @@ def plan_outlook(
         if (expires_on := held_now.expires_on) is not None:
             warnings.append(
                 msg(
-                    "%(credential)s expires on %(expires)s, before the planned date"
-                    " %(planned)s: renew it first",
+                    "%(credential)s is valid only through %(date)s, before the planned"
+                    " date %(planned)s: renew it first",
                     credential=held_now.credential.code,
-                    expires=day(expires_on),
+                    date=day(expires_on),
                     planned=day(planned_on),
                 )
             )

@@ -97,7 +97,7 @@ def _next_steps(
     """Say what to do next: renew what lapses soon, then the first unfinished path."""
     steps: list[str] = [
         msg(
-            "Renew %(credential)s: it expires in %(days)s days (%(date)s)",
+            "Renew %(credential)s: it is valid through %(date)s, %(days)s days from today",
             credential=s.certification.credential.code,
             days=s.days_left,
             date=day(expires_on),
@@ -116,7 +116,7 @@ def _next_steps(
             if lapsed is not None and lapsed.expires_on is not None and lapsed.expires_on < on:
                 steps.append(
                     msg(
-                        "%(exam)s expired on %(date)s: take it again",
+                        "%(exam)s was valid through %(date)s: take it again",
                         exam=exam.code,
                         date=day(lapsed.expires_on),
                     )

@@ -113,7 +113,7 @@ def prerequisite_gaps(
         if last is not None and last.expires_on is not None:
             gaps.append(
                 msg(
-                    "%(exam)s requires a valid %(credential)s; it expired on %(date)s",
+                    "%(exam)s requires a valid %(credential)s; it was valid through %(date)s",
                     exam=exam.code,
                     credential=credential.code,
                     date=day(last.expires_on),

@@ -86,9 +86,9 @@ def lacks(member: Member, slot: Slot, on: dt.date) -> list[str]:
                 lapsed = last.credential.code
                 missing.append(
                     msg(
-                        "valid %(code)s (expired %(expired)s)",
+                        "valid %(code)s (it was valid through %(date)s)",
                         code=lapsed,
-                        expired=day(last.expires_on),
+                        date=day(last.expires_on),
                     )
                 )
             else:

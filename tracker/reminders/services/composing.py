@@ -56,7 +56,7 @@ def renew_steps(
         )
         if expired
         else gettext(
-            "Pass exam %(code)s again before %(date)s; "
+            "Pass exam %(code)s again by %(date)s; "
             "the new certification runs from the new pass date.",
             locale,
             code=exam.code,
@@ -238,18 +238,18 @@ def subject_of(kind: str, cert: Certification, days_left: int, locale: str) -> s
     code = cert.credential.code
     date = messages.mail_day(expiry_of(cert), locale)
     if kind == "expired":
-        return gettext("%(code)s expired on %(date)s", locale, code=code, date=date)
+        return gettext("%(code)s valid through %(date)s (lapsed)", locale, code=code, date=date)
     if kind == "escalation":
         return gettext(
-            "Escalation: %(name)s's %(code)s lapses on %(date)s and readiness drops",
+            "Escalation: %(name)s's %(code)s is valid through %(date)s, then readiness drops",
             locale,
             name=cert.engineer.name,
             code=code,
             date=date,
         )
     return ngettext(
-        "%(code)s expires in %(num)s day (%(date)s)",
-        "%(code)s expires in %(num)s days (%(date)s)",
+        "%(code)s valid through %(date)s (%(num)s day from today)",
+        "%(code)s valid through %(date)s (%(num)s days from today)",
         days_left,
         locale,
         code=code,

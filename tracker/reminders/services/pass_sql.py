@@ -326,13 +326,17 @@ def _owed_reminders(windows: Windows) -> Select[Any]:
     left = _DaysBetween(TODAY, d.expires_on)
     expired = d.expires_on < TODAY
     # The subject in English; composing writes it again in the notice's language.
-    subject = code + case(
-        (expired, _const(" expired on ") + expires),
-        else_=_const(" expires in ")
-        + _text(left)
-        + case((left == _const(1), _const(" day (")), else_=_const(" days ("))
+    subject = (
+        code
+        + _const(" valid through ")
         + expires
-        + _const(")"),
+        + case(
+            (expired, _const(" (lapsed)")),
+            else_=_const(" (")
+            + _text(left)
+            + case((left == _const(1), _const(" day")), else_=_const(" days"))
+            + _const(" from today)"),
+        )
     )
     # Copied from the copy window on.
     copy = or_(expired, d.expires_on <= bindparam("copy_to", type_=Date))
@@ -375,9 +379,9 @@ def _owed_escalations() -> Select[Any]:
             + _E.name
             + _const("'s ")
             + code
-            + _const(" lapses on ")
+            + _const(" is valid through ")
             + _IsoDate(_C.expires_on)
-            + _const(" and readiness drops"),
+            + _const(", then readiness drops"),
             *_managers(),
         )
         .select_from(LapseImpact)
