@@ -13,8 +13,10 @@ from icalendar import Calendar
 from sqlalchemy.orm import Session
 
 from tests import factories
+from tests.reminders.helpers import MAIL, WINDOWS, days_before, holder, outbox
 from tracker.people.models import Engineer, Team
 from tracker.reminders import calendars
+from tracker.reminders.services.daily_pass import plan
 
 D = dt.date
 BASE_URL = "http://127.0.0.1:5000"
@@ -66,9 +68,10 @@ def ada(db: Session) -> Engineer:
 def test_engineer_feed_has_one_event_per_current_certification_on_its_expiry(db, ada):
     body = calendars.engineer_feed(db, ada, BASE_URL)
     assert events(body) == {
-        "CKA valid through this day": D(2026, 1, 10),
-        "NCP-AII valid through this day": D(2026, 5, 20),  # the renewal, not the one it replaced
-        "NCA-AIIO valid through this day": D(2027, 3, 1),
+        "Ada Lovelace: CKA valid through this day": D(2026, 1, 10),
+        # The renewal, not the one it replaced.
+        "Ada Lovelace: NCP-AII valid through this day": D(2026, 5, 20),
+        "Ada Lovelace: NCA-AIIO valid through this day": D(2027, 3, 1),
     }
     calendar = Calendar.from_ical(body)
     assert str(calendar["version"]) == "2.0"
@@ -78,7 +81,7 @@ def test_engineer_feed_has_one_event_per_current_certification_on_its_expiry(db,
 def test_a_newer_certification_replaces_the_old_one_even_without_a_renewal_link(db, ada):
     factories.certification(db, ada, "NCA-AIIO", D(2026, 11, 1), D(2028, 11, 1))
     assert events(calendars.engineer_feed(db, ada, BASE_URL))[
-        "NCA-AIIO valid through this day"
+        "Ada Lovelace: NCA-AIIO valid through this day"
     ] == D(2028, 11, 1)
 
 
@@ -119,7 +122,8 @@ def test_team_feed_covers_every_active_member(db, ada):
     mine = uids(calendars.engineer_feed(db, ada, BASE_URL))
     team_uids = uids(calendars.team_feed(db, team, BASE_URL))
     assert (
-        team_uids["Ada Lovelace: CKA valid through this day"] == mine["CKA valid through this day"]
+        team_uids["Ada Lovelace: CKA valid through this day"]
+        == mine["Ada Lovelace: CKA valid through this day"]
     )
 
 
@@ -359,4 +363,39 @@ def test_a_feed_unchanged_since_the_calendars_copy_answers_304(client, db, ada):
     db.flush()
     changed = client.get(url, headers={"If-None-Match": etag})
     assert changed.status_code == 200 and changed.headers["ETag"] != etag
-    assert "RHCE expires" in " ".join(events(changed.data))
+    assert any("RHCE" in summary for summary in events(changed.data))
+
+
+# --- the same event in mail and feeds ----------------------------------------------------
+
+
+def _event_of(body: str | bytes) -> dict[str, object]:
+    """Parse a one-certification calendar; return its event's properties, decoded."""
+    (event,) = Calendar.from_ical(body).walk("VEVENT")
+    return {name: event.decoded(name) for name in event}
+
+
+@pytest.mark.parametrize("locale", ["en", "es"])
+def test_a_mailed_ics_and_the_feeds_carry_the_same_event(db, locale):
+    """A manager who subscribes to the team's feed and is mailed the escalation (and the
+    reminder's copy) gets one event, not two versions of it with one UID."""
+    own = factories.engineer(db, name="Own Boss", access_role="manager", locale=locale)
+    lead = factories.engineer(db, name="Team Lead", access_role="manager", locale=locale)
+    # The small template's two operations seats: the lapse leaves one no one can fill.
+    crew = factories.team(db, gpus=64, manager=lead, name="Ops")
+    ana, cert = holder(
+        db, name="Ana Ops", team=crew, manager=own, level=2, job_roles=("operations",)
+    )
+    ana.locale = locale
+    plan(db, days_before(90), WINDOWS, MAIL)
+    plan(db, days_before(30), WINDOWS, MAIL)
+    mailed = {n.kind: n for n in outbox(db) if n.certification_id == cert.id}
+    assert {"reminder", "escalation"} <= set(mailed)
+    assert lead.email in mailed["escalation"].to_addrs
+    assert lead.email in mailed["reminder"].cc_addrs
+    team = _event_of(calendars.team_feed(db, crew, MAIL.base_url))
+    mine = _event_of(calendars.engineer_feed(db, ana, MAIL.base_url))
+    assert team == mine
+    assert team["UID"] == f"cert-{cert.id}@tracker.example.com".encode()
+    for kind in ("escalation", "reminder"):
+        assert _event_of(mailed[kind].ics or "") == team, kind

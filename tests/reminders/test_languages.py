@@ -151,7 +151,7 @@ def test_a_spanish_engineers_reminder_is_spanish_and_the_english_managers_copy_e
     assert '<html lang="es">' in html
     assert "es válida hasta el <strong>1 mar 2027</strong> inclusive" in html
     event = _event(spanish)
-    assert str(event["summary"]) == "NCA-AIIO válida hasta este día inclusive"
+    assert str(event["summary"]) == f"{ANA}: NCA-AIIO válida hasta este día inclusive"
     assert str(event["description"]) == (
         f"La certificación {CREDENTIAL} de {ANA} es válida hasta este día inclusive."
     )
@@ -170,7 +170,7 @@ def test_a_spanish_engineers_reminder_is_spanish_and_the_english_managers_copy_e
     for body in (text, html):
         _assert_in_one_language(body, ("Hello", "valid through", "2027-03-01"), SPANISH)
     assert '<html lang="en">' in html
-    assert str(_event(english)["summary"]) == "NCA-AIIO valid through this day"
+    assert str(_event(english)["summary"]) == f"{ANA}: NCA-AIIO valid through this day"
 
 
 def test_a_notice_names_the_catalog_in_its_readers_language(db):
@@ -525,7 +525,7 @@ def test_an_engineers_feed_is_in_their_language(db):
     calendar = Calendar.from_ical(calendars.engineer_feed(db, ana))
     assert str(calendar["x-wr-calname"]) == f"Vencimientos de certificaciones · {ANA}"
     (event,) = calendar.walk("VEVENT")
-    assert str(event["summary"]) == "NCA-AIIO válida hasta este día inclusive"
+    assert str(event["summary"]) == f"{ANA}: NCA-AIIO válida hasta este día inclusive"
     assert str(event["description"]) == (
         f"La certificación {CREDENTIAL} de {ANA} es válida hasta este día inclusive."
     )
@@ -556,12 +556,12 @@ def test_a_feed_url_without_a_setting_speaks_the_deployments_default(app, client
     ana, _ = _feed_scene(db, "", "")
     token = calendars.replace_token(db, ana)
     assert (
-        b"SUMMARY:NCA-AIIO valid through this day"
+        f"SUMMARY:{ANA}: NCA-AIIO valid through this day".encode()
         in client.get(f"/calendar/engineer/{token}.ics").data
     )
     monkeypatch.setitem(app.config, "DEFAULT_LOCALE", "es")
     body = client.get(f"/calendar/engineer/{token}.ics").data
-    assert "SUMMARY:NCA-AIIO válida hasta este día inclusive".encode() in body
+    assert f"SUMMARY:{ANA}: NCA-AIIO válida hasta este día inclusive".encode() in body
     assert b"valid through" not in body
 
 
@@ -623,9 +623,8 @@ def test_a_spanish_engineer_of_the_demo_gets_a_spanish_reminder_and_their_manage
     )
     for body in (text, html):
         _assert_in_one_language(body, ("Hola", "Cómo renovar", "adjunto"), ENGLISH[:10])
-    assert (
-        str(_event(reminder)["summary"])
-        == f"{cert.credential.code} válida hasta este día inclusive"
+    assert str(_event(reminder)["summary"]) == (
+        f"{engineer.name}: {cert.credential.code} válida hasta este día inclusive"
     )
     assert recipients(copy, "To") == [manager.email]
     assert copy["Subject"] == (

@@ -11,7 +11,7 @@ import secrets
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
-from icalendar import Calendar
+from icalendar import Calendar, Event
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
@@ -104,15 +104,30 @@ def event_uid(cert: Certification, base_url: str) -> str:
     return f"cert-{cert.id}@{urlsplit(base_url).hostname or 'tracker.localhost'}"
 
 
-def _feed(
-    name: str,
-    certs: Iterable[Certification],
-    base_url: str,
-    link: str,
-    *,
-    with_names: bool,
-    locale: str,
-) -> str:
+def engineer_page(base_url: str, engineer: Engineer) -> str:
+    """Return the engineer's page: it shows the same certifications to them, their managers
+    and admins, so a link to it opens for whoever a notice or a feed reaches."""
+    return f"{base_url.rstrip('/')}/engineers/{engineer.id}"
+
+
+def certification_event(cert: Certification, base_url: str, locale: str) -> Event:
+    """Return the certification's all-day event on its last valid day, as every feed and
+    notice carries it: one UID, and the same summary, description and link in each, so a
+    calendar that gets it twice (a feed and a mailed .ics) holds one version of it."""
+    if cert.expires_on is None:
+        raise ValueError(f"certification {cert.id} does not expire: it has no event")
+    who = cert.engineer.name
+    return messages.expiry_event(
+        event_uid(cert, base_url),
+        messages.expiry_summary(cert.credential.code, locale, who),
+        messages.expiry_description(who, in_locale(cert.credential, locale), locale),
+        cert.expires_on,
+        engineer_page(base_url, cert.engineer),
+        stamp=cert.created_at,
+    )
+
+
+def _feed(name: str, certs: Iterable[Certification], base_url: str, *, locale: str) -> str:
     calendar = Calendar()
     calendar.add("prodid", "-//tracker//certification expiry//EN")
     calendar.add("version", "2.0")
@@ -123,17 +138,7 @@ def _feed(
     for cert in certs:
         if cert.expires_on is None:
             continue  # it never expires: nothing to put in a calendar
-        who = cert.engineer.name
-        calendar.add_component(
-            messages.expiry_event(
-                event_uid(cert, base_url),
-                messages.expiry_summary(cert.credential.code, locale, who if with_names else None),
-                messages.expiry_description(who, in_locale(cert.credential, locale), locale),
-                cert.expires_on,
-                link,
-                stamp=cert.created_at,
-            )
-        )
+        calendar.add_component(certification_event(cert, base_url, locale))
     return calendar.to_ical().decode()
 
 
@@ -153,8 +158,6 @@ def engineer_feed(
         _calendar_name(engineer.name, locale),
         current_certifications(session, [engineer.id]),
         base_url,
-        f"{base_url.rstrip('/')}/dashboard",
-        with_names=False,
         locale=locale,
     )
 
@@ -177,7 +180,5 @@ def team_feed(
         _calendar_name(team.name, locale),
         current_certifications(session, members),
         base_url,
-        f"{base_url.rstrip('/')}/teams/{team.id}",
-        with_names=True,
         locale=locale,
     )

@@ -98,10 +98,8 @@ def render(name: str, locale: str, **context: object) -> tuple[str, str]:
     )
 
 
-def expiry_summary(code: str, locale: str, who: str | None = None) -> str:
-    """Return an expiry event's title: "NCA-AIIO valid through this day", or with "Ada: " before."""
-    if who is None:
-        return gettext("%(code)s valid through this day", locale, code=code)
+def expiry_summary(code: str, locale: str, who: str) -> str:
+    """Return an expiry event's title: "Ada: NCA-AIIO valid through this day"."""
     return gettext("%(name)s: %(code)s valid through this day", locale, name=who, code=code)
 
 
@@ -115,22 +113,15 @@ def expiry_description(who: str, credential: str, locale: str) -> str:
     )
 
 
-def expiry_calendar(
-    uid: str,
-    summary: str,
-    description: str,
-    on: dt.date,
-    url: str,
-    stamp: dt.datetime | None = None,
-) -> str:
-    """Return an iCalendar document with one all-day event on `on`."""
+def expiry_calendar(event: Event) -> str:
+    """Return an iCalendar document with the one all-day event."""
     calendar = Calendar()
     calendar.add("prodid", "-//tracker//certification expiry//EN")
     calendar.add("version", "2.0")
     # As the feeds say it: an event to keep, not an invitation to answer.
     calendar.add("calscale", "GREGORIAN")
     calendar.add("method", "PUBLISH")
-    calendar.add_component(expiry_event(uid, summary, description, on, url, stamp))
+    calendar.add_component(event)
     return calendar.to_ical().decode()
 
 

@@ -18,7 +18,7 @@ from tracker.progress.models import Certification
 from tracker.progress.services.paths import logged_hours_for, path_progress
 from tracker.readiness.models import LapseImpact
 from tracker.readiness.services.lapses import impact_message
-from tracker.reminders import messages
+from tracker.reminders import calendars, messages
 from tracker.reminders.models import Notification
 from tracker.reminders.rules import CERTIFICATIONS_PER_BATCH, EXPIRED
 from tracker.reminders.services.queueing import Mail, queued_on
@@ -212,25 +212,10 @@ def _greeting(names: Mapping[str, str], to: Sequence[str], locale: str) -> str:
     return gettext("%(names)s and %(last)s", locale, names=", ".join(named[:-1]), last=named[-1])
 
 
-def _engineer_page(mail: Mail, engineer: Engineer) -> str:
-    """Return the link of a notice about `engineer`'s certification."""
-    # The engineer's own page, not the dashboard or the team page: it shows the
-    # same certifications to the engineer and to the managers a notice copies
-    # (or is addressed to), so the link opens for every recipient.
-    return f"{mail.base_url.rstrip('/')}/engineers/{engineer.id}"
-
-
-def _calendar(cert: Certification, mail: Mail, link: str, summary: str, locale: str) -> str:
-    # One UID per certification, as in the feeds: a calendar that gets the
-    # event twice (the engineer's reminder, the escalation copied to them) keeps one.
-    return messages.expiry_calendar(
-        f"cert-{cert.id}@{mail.domain}",
-        summary,
-        messages.expiry_description(cert.engineer.name, in_locale(cert.credential, locale), locale),
-        expiry_of(cert),
-        link,
-        stamp=cert.created_at,
-    )
+def _calendar(cert: Certification, mail: Mail, locale: str) -> str:
+    # The feeds' very event: a calendar that gets it twice (a reminder, an
+    # escalation, the team's feed) keeps one, with nothing to tell apart.
+    return messages.expiry_calendar(calendars.certification_event(cert, mail.base_url, locale))
 
 
 def subject_of(kind: str, cert: Certification, days_left: int, locale: str) -> str:
@@ -266,11 +251,9 @@ def _compose_reminder(
     kind = written_kind(notification)
     expires_on = expiry_of(cert)
     days_left = (expires_on - queued_on(notification)).days
-    link = _engineer_page(mail, engineer)
+    link = calendars.engineer_page(mail.base_url, engineer)
     notification.subject = subject_of(kind, cert, days_left, locale)
-    notification.ics = _calendar(
-        cert, mail, link, messages.expiry_summary(cert.credential.code, locale), locale
-    )
+    notification.ics = _calendar(cert, mail, locale)
     notification.body_text, notification.body_html = messages.render(
         "reminder",
         locale,
@@ -297,16 +280,9 @@ def _compose_escalation(
     locale = notification.locale
     expires_on = expiry_of(cert)
     days_left = (expires_on - queued_on(notification)).days
-    link = _engineer_page(mail, engineer)
+    link = calendars.engineer_page(mail.base_url, engineer)
     notification.subject = subject_of("escalation", cert, days_left, locale)
-    # The managers act before the date: the event names whose expiry it is.
-    notification.ics = _calendar(
-        cert,
-        mail,
-        link,
-        messages.expiry_summary(cert.credential.code, locale, who=engineer.name),
-        locale,
-    )
+    notification.ics = _calendar(cert, mail, locale)
     notification.body_text, notification.body_html = messages.render(
         "reminder",
         locale,
