@@ -389,7 +389,18 @@ def test_an_escalation_whose_managers_all_read_another_language(db):
     plan(db, days_before(90), WINDOWS, MAIL)
     escalation, copy = [n for n in notices(db) if "escalation" in n.dedupe_key]
     assert (escalation.locale, escalation.to_addrs, escalation.cc_addrs) == ("es", ana.email, "")
-    assert (escalation.body_text or "").startswith(f"Hola, {ANA}:")
+    text = escalation.body_text or ""
+    assert text.startswith(f"Hola, {ANA}:")
+    # Spoken to, not about: her own certification is "tu certificación", not "de Ana".
+    assert escalation.subject == (
+        "Escalado: tu NCA-AIIO es válida hasta el 1 mar 2027 inclusive; después, la "
+        "preparación baja"
+    )
+    assert f"Escalado: tu certificación {CREDENTIAL} (NCA-AIIO) es válida hasta el" in text
+    assert "<strong>Escalado:</strong> tu certificación <strong>" in escalation.body_html
+    assert "Abrir tus certificaciones en el tracker" in text
+    for said in (escalation.subject, text, escalation.body_html):
+        assert f"de {ANA}" not in said, said
     assert (copy.kind, copy.locale, copy.to_addrs, copy.cc_addrs) == (
         "copy",
         "en",
@@ -397,6 +408,40 @@ def test_an_escalation_whose_managers_all_read_another_language(db):
         "",
     )
     assert (copy.body_text or "").startswith("Hello Zoë Ångström and Bea Boss,")
+    # The managers' copy still says whose it is.
+    assert copy.subject == (
+        f"Escalation: {ANA}'s NCA-AIIO is valid through 2027-03-01, then readiness drops"
+    )
+    assert f"Open {ANA}'s certifications in the tracker" in (copy.body_text or "")
+
+
+def test_an_english_escalation_to_its_engineer_alone_says_your(db):
+    """The same in English: the engineer's managers read Spanish, the engineer English."""
+    own = _manager(db, "Zoë Ångström", "es")
+    lead = _manager(db, "Bea Boss", "es")
+    crew = factories.team(db, gpus=64, manager=lead, name="R&D")
+    ines, _ = holder(
+        db, name="Ines Costa", team=crew, manager=own, level=2, job_roles=("operations",)
+    )
+    ines.locale = "en"
+    plan(db, days_before(90), WINDOWS, MAIL)
+    escalation, copy = [n for n in notices(db) if "escalation" in n.dedupe_key]
+    assert (escalation.locale, escalation.to_addrs) == ("en", ines.email)
+    assert escalation.subject == (
+        "Escalation: your NCA-AIIO is valid through 2027-03-01, then readiness drops"
+    )
+    text = escalation.body_text or ""
+    assert text.startswith("Hello Ines Costa,")
+    assert f"Escalation: your {CREDENTIAL} (NCA-AIIO) is valid through 2027-03-01" in text
+    assert "<strong>Escalation:</strong> your <strong>" in escalation.body_html
+    assert "Open your certifications in the tracker" in text
+    for said in (escalation.subject, text, escalation.body_html):
+        assert "Ines Costa's" not in said, said
+    assert (copy.locale, copy.subject) == (
+        "es",
+        "Escalado: NCA-AIIO de Ines Costa es válida hasta el 1 mar 2027 inclusive; después, "
+        "la preparación baja",
+    )
 
 
 # --- digests --------------------------------------------------------------------

@@ -110,7 +110,11 @@ def written_kind(notification: Notification) -> str:
 
 def compose_notices(session: Session, notifications: Sequence[Notification], mail: Mail) -> None:
     """Write the subject, text, HTML (and .ics) of the reminders, expiry notices,
-    escalations and their copies queued without them, each in its own language."""
+    escalations and their copies queued without them, each in its own language.
+
+    An escalation addressed to its engineer alone (none of their managers reads
+    their language) speaks to them: "your certification", not theirs by name.
+    """
     todo = [
         (n, n.certification_id)
         for n in notifications
@@ -160,8 +164,12 @@ def compose_notices(session: Session, notifications: Sequence[Notification], mai
             cert = certs[cert_id]
             if written_kind(notification) == "escalation":
                 impact = impacts.get(cert.id, "")
-                greeting = _greeting(names, _addresses(notification.to_addrs), notification.locale)
-                _compose_escalation(notification, cert, mail, impact, greeting)
+                to = _addresses(notification.to_addrs)
+                greeting = _greeting(names, to, notification.locale)
+                # None of the managers reads the engineer's language: the
+                # escalation goes to the engineer alone, and speaks to them.
+                to_holder = to == [cert.engineer.email]
+                _compose_escalation(notification, cert, mail, impact, greeting, to_holder)
             else:
                 courses = _open_courses(
                     paths, logged.get(cert.engineer_id, {}), cert, notification.locale
@@ -218,12 +226,24 @@ def _calendar(cert: Certification, mail: Mail, locale: str) -> str:
     return messages.expiry_calendar(calendars.certification_event(cert, mail.base_url, locale))
 
 
-def subject_of(kind: str, cert: Certification, days_left: int, locale: str) -> str:
-    """Return a notice's subject in `locale` (the pass wrote it in English already)."""
+def subject_of(
+    kind: str, cert: Certification, days_left: int, locale: str, *, to_holder: bool = False
+) -> str:
+    """Return a notice's subject in `locale` (the pass wrote it in English already).
+
+    `to_holder`: an escalation addressed to the engineer whose certification it is.
+    """
     code = cert.credential.code
     date = messages.mail_day(expiry_of(cert), locale)
     if kind == "expired":
         return gettext("%(code)s valid through %(date)s (lapsed)", locale, code=code, date=date)
+    if kind == "escalation" and to_holder:
+        return gettext(
+            "Escalation: your %(code)s is valid through %(date)s, then readiness drops",
+            locale,
+            code=code,
+            date=date,
+        )
     if kind == "escalation":
         return gettext(
             "Escalation: %(name)s's %(code)s is valid through %(date)s, then readiness drops",
@@ -274,29 +294,35 @@ def _compose_reminder(
 
 
 def _compose_escalation(
-    notification: Notification, cert: Certification, mail: Mail, impact: str, greeting: str
+    notification: Notification,
+    cert: Certification,
+    mail: Mail,
+    impact: str,
+    greeting: str,
+    to_holder: bool,
 ) -> None:
     engineer = cert.engineer
     locale = notification.locale
     expires_on = expiry_of(cert)
     days_left = (expires_on - queued_on(notification)).days
     link = calendars.engineer_page(mail.base_url, engineer)
-    notification.subject = subject_of("escalation", cert, days_left, locale)
+    notification.subject = subject_of("escalation", cert, days_left, locale, to_holder=to_holder)
     notification.ics = _calendar(cert, mail, locale)
     notification.body_text, notification.body_html = messages.render(
         "reminder",
         locale,
         kind="escalation",
         copy_of=None,
+        to_holder=to_holder,
         greeting=greeting,
         engineer=engineer,
         credential=cert.credential,
         expires_on=expires_on,
         days_left=days_left,
         link=link,
-        link_text=gettext(
-            "Open %(name)s's certifications in the tracker", locale, name=engineer.name
-        ),
+        link_text=gettext("Open your certifications in the tracker", locale)
+        if to_holder
+        else gettext("Open %(name)s's certifications in the tracker", locale, name=engineer.name),
         # The team changed since the pass found the drop: the drop was real then.
         impact=translate(impact_message(impact), locale)
         if impact

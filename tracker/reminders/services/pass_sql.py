@@ -411,7 +411,8 @@ def reminders_statement(windows: Windows, escalating: bool = False) -> Returning
     "escalation:<cert>") is in the engineer's language: a reminder to the
     engineer, copying the managers who read that language (from the copy
     window on); an escalation to those managers, the engineer copied (to the
-    engineer alone when none of them does). The managers who read another
+    engineer alone when none of them does, which composing then words to the
+    engineer: "your certification"). The managers who read another
     language get a copy in theirs ("copy:<the notice's key>:<language>"),
     one for each such language: an engineer has at most two managers (their
     own and their team's), so at most two copies.
