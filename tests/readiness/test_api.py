@@ -570,3 +570,28 @@ def test_readiness_issues_the_same_queries_for_a_ten_times_larger_organisation(
     assert small["filled"] < large["filled"]  # the larger team fills more seats
     assert few == many, f"{few} statements for 3 engineers, {many} for 30"
     assert 0 < few <= 30
+
+
+def test_what_a_candidate_lacks_follows_the_requests_language(api: Api, org: Org) -> None:
+    """The words follow Accept-Language, as the API's messages do; codes and keys stay."""
+    url = f"/api/v1/teams/{org.alpha.id}/readiness"
+    spanish = api.get(url, org.tokens["mona"], headers={"Accept-Language": "es"}).get_json()
+    english = api.get(url, org.tokens["mona"], headers={"Accept-Language": "en"}).get_json()
+    lead, operations = spanish["gaps"]
+    assert lead["candidates"][0]["lacks"] == [
+        "rol Líder de Infraestructura",
+        "nivel 4 (tiene 2)",
+        "certificación NVIDIA-PROFESSIONAL",
+        "certificación VENDOR-EXPERT",
+    ]
+    assert operations["candidates"][0]["lacks"] == [
+        "NCA-AIIO vigente (era válida hasta el 1 jun 2026 inclusive)"
+    ]
+    assert english["gaps"][1]["candidates"][0]["lacks"] == [
+        "valid NCA-AIIO (it was valid through 2026-06-01)"
+    ]
+    # Only the words differ: every code, key and number is the same in both.
+    for gap in spanish["gaps"] + english["gaps"]:
+        for candidate in gap["candidates"]:
+            candidate["lacks"] = len(candidate["lacks"])
+    assert spanish == english

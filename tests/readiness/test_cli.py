@@ -178,3 +178,24 @@ def test_a_team_name_is_required(runner: FlaskCliRunner) -> None:
     result = run(runner)
     assert result.exit_code == 2
     assert "TEAM_NAME" in result.output
+
+
+def test_what_a_candidate_lacks_is_in_the_organisations_language(
+    app, runner: FlaskCliRunner, alpha: Team, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No command chooses a language: the words are in TRACKER_DEFAULT_LOCALE's."""
+    monkeypatch.setitem(app.config, "DEFAULT_LOCALE", "es")
+    lines = run(runner, "Alpha", "--gpus", "9", "--on", "2026-11-29").output.splitlines()
+    assert (
+        "      nearest Cy: lacks rol Líder de Infraestructura, nivel 4 (tiene 2), "
+        "certificación NVIDIA-PROFESSIONAL, certificación VENDOR-EXPERT"
+    ) in lines
+    assert (
+        "      nearest Cy: lacks NCA-AIIO vigente (era válida hasta el 1 jun 2026 inclusive)"
+        in (lines)
+    )
+    body = json.loads(run(runner, "Alpha", "--gpus", "9", "--on", "2026-11-29", "--json").output)
+    assert body["template"] == "small"
+    assert body["gaps"][1]["candidates"][0]["lacks"] == [
+        "NCA-AIIO vigente (era válida hasta el 1 jun 2026 inclusive)"
+    ]

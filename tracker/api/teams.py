@@ -31,6 +31,7 @@ from tracker.readiness.services.history import history_since, point, team_histor
 from tracker.readiness.services.members import load_members, load_templates
 from tracker.readiness.services.team import team_readiness, visible_teams_query
 from tracker.schemas import PageQuery
+from tracker.web.language import current_locale
 
 TEAMS = Operation(
     answers={200: TeamsOut},
@@ -67,7 +68,9 @@ def get_readiness(team_id: int) -> tuple[Response, int]:
     params = READINESS.query()
     gpus = team.gpus if params.gpus is None else params.gpus
     on = params.on or today()
-    return READINESS.answer(TeamReadinessOut.of(team_readiness(db_session(), team, on, gpus)))
+    # What a candidate lacks is words: in the request's language, as the API's messages.
+    result = team_readiness(db_session(), team, on, gpus)
+    return READINESS.answer(TeamReadinessOut.of(result, current_locale()))
 
 
 @bp.get("/teams/<int:team_id>/forecast")

@@ -6,10 +6,12 @@ import datetime as dt
 import json
 
 import click
+from flask import current_app
 from flask.cli import with_appcontext
 
 from tracker.clock import today
 from tracker.extensions import db_session
+from tracker.i18n import translate
 from tracker.people.rules import MAX_GPUS
 from tracker.people.services.teams import find_team
 from tracker.readiness.rules import CALENDAR_RULE, FIRST_DAY, LAST_DAY
@@ -47,8 +49,10 @@ def readiness_command(team_name: str, gpus: int | None, on, as_json: bool) -> No
     if team is None:
         raise click.ClickException(f"no team named {team_name!r}")
     result = team_readiness(session, team, on.date() if on else today(), gpus)
+    # No command asks for a language: what a candidate lacks is in the organisation's.
+    locale = current_app.config["DEFAULT_LOCALE"]
     if as_json:
-        click.echo(json.dumps(readiness_json(result), indent=2))
+        click.echo(json.dumps(readiness_json(result, locale), indent=2))
         return
     click.echo(
         f"{team.name}: {result.gpus} GPUs -> {result.template.name}; "
@@ -58,7 +62,8 @@ def readiness_command(team_name: str, gpus: int | None, on, as_json: bool) -> No
         who = seat.member.name if seat.member else "OPEN"
         click.echo(f"  {seat.seat.slot.title:<26} {who}")
         for candidate in seat.candidates:
-            click.echo(f"      nearest {candidate.member.name}: lacks {', '.join(candidate.lacks)}")
+            lacks = translate(candidate.lacking(), locale)
+            click.echo(f"      nearest {candidate.member.name}: lacks {lacks}")
         if seat.member is None and not seat.candidates:
             click.echo("      hire")
     for item in result.team_credentials:

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal, cast, get_args
 from pydantic import AfterValidator, Field
 
 from tracker.catalog.rules import MAX_CODE_LENGTH
-from tracker.i18n import N_, msg
+from tracker.i18n import DEFAULT_LOCALE, N_, msg, translate
 from tracker.people.rules import MAX_GPUS, MAX_NAME_LENGTH, MAX_TEAM_NAME_LENGTH
 from tracker.people.schemas import PersonRef, TeamOut, person_ref
 from tracker.progress.rules import EXPIRING_WITHIN_DAYS
@@ -245,7 +245,8 @@ class TeamReadinessOut(Answer):
     team_certifications: list[TeamCredentialOut]
 
     @classmethod
-    def of(cls, result: TeamReadiness) -> TeamReadinessOut:
+    def of(cls, result: TeamReadiness, locale: str = DEFAULT_LOCALE) -> TeamReadinessOut:
+        """Answer with the team's readiness; what each candidate lacks is said in `locale`."""
         return cls(
             team=TeamOut.of(result.team),
             gpus=result.gpus,
@@ -268,7 +269,10 @@ class TeamReadinessOut(Answer):
                     {
                         **SlotOut.fields_of(s.seat),
                         "candidates": [
-                            CandidateOut(engineer=PersonRef.of(c.member.engineer), lacks=c.lacks)
+                            CandidateOut(
+                                engineer=PersonRef.of(c.member.engineer),
+                                lacks=[translate(lack, locale) for lack in c.lacks],
+                            )
                             for c in s.candidates
                         ],
                         "hire": not s.candidates,
@@ -287,9 +291,9 @@ class TeamReadinessOut(Answer):
         )
 
 
-def readiness_json(result: TeamReadiness) -> dict[str, Any]:
-    """Return a team's readiness as JSON-ready data."""
-    return TeamReadinessOut.of(result).dump()
+def readiness_json(result: TeamReadiness, locale: str = DEFAULT_LOCALE) -> dict[str, Any]:
+    """Return a team's readiness as JSON-ready data, its words in `locale`."""
+    return TeamReadinessOut.of(result, locale).dump()
 
 
 class ForecastPointOut(Answer):
