@@ -9,12 +9,18 @@ from decimal import Decimal
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from tracker.badges.services.mapping import map_badge_class
 from tracker.catalog.models import Course, Credential, Exam
+from tracker.identity.models import Identity
+from tracker.issuer.services.credentials import Issuer, issue
 from tracker.people.models import Engineer, Team
-from tracker.people.services.persons import create_person
+from tracker.people.services.persons import create_person, find_engineer
 from tracker.people.services.teams import create_team
 from tracker.progress.models import Certification
+from tracker.progress.services.exam_plans import plan_exam
+from tracker.reminders.calendars import replace_token
 from tracker.webhooks.models import WebhookDelivery, WebhookEndpoint
+from tracker.webhooks.services.endpoints import add_endpoint
 
 _seq = itertools.count(1)
 TODAY = dt.date(2026, 11, 29)
@@ -103,3 +109,54 @@ def webhook_delivery(
     session.add(delivery)
     session.flush()
     return delivery
+
+
+def internal_credential(
+    session: Session, code: str, name: str, name_es: str = "", **overrides: object
+) -> Credential:
+    """Insert an exam of the internal track's kind directly: one the tracker issues badges for."""
+    values: dict[str, object] = {
+        "code": code,
+        "name": name,
+        "name_es": name_es,
+        "issuer": "internal",
+        "kind": "exam",
+        "origin": "internal",
+        "validity_months": 24,
+    }
+    values.update(overrides)
+    credential = Credential(**values)
+    session.add(credential)
+    session.flush()
+    return credential
+
+
+def things_to_confirm(session: Session, today: dt.date, *, secret_key: str) -> None:
+    """Give the demo one of each thing it lacks that a confirmation page asks about.
+
+    The crawls of the Nu HTML checker and of axe open every page by its links; a
+    confirmation page is linked from the thing it removes: Tom's planned exam, his
+    calendar feed and provider account, Borealis's feed, a webhook, a badge
+    mapping, an Open Badge issued to Tom.
+    """
+    tom = find_engineer(session, "tom@example.com")
+    assert tom is not None, "the demo organisation first"
+    plan_exam(session, tom, exam(session, "NCP-AII"), today + dt.timedelta(days=60), today)
+    replace_token(session, tom)
+    borealis = session.scalars(select(Team).where(Team.name == "Borealis Cluster")).one()
+    replace_token(session, borealis)
+    session.add(Identity(engineer_id=tom.id, issuer="https://id.example.com", subject="tom"))
+    # An event the crawls never cause: the endpoint's host is never called.
+    add_endpoint(
+        session,
+        "https://hooks.example.com/demo",
+        ["certification.lapsed"],
+        allow_hosts={"hooks.example.com"},
+    )
+    map_badge_class(session, "https://badges.example.com/classes/demo", "NCP-AII")
+    internal = internal_credential(
+        session, "INT-FLEET-OPS", "Internal fleet operations", "Operaciones internas de la flota"
+    )
+    earned = certification(session, tom, internal.code, today, today + dt.timedelta(days=730))
+    issuer = Issuer(base_url="http://localhost", name="Demo", secret=secret_key)
+    issue(session, earned, issuer, dt.datetime.combine(today, dt.time(9)))

@@ -5,11 +5,14 @@ from __future__ import annotations
 import datetime as dt
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from html import unescape
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
+from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import event, func, select
 from sqlalchemy.orm import Session
@@ -217,3 +220,61 @@ def enrol_app(db: Session, person: Engineer) -> tuple[str, list[str]]:
     )
     db.flush()
     return secret, codes
+
+
+@contextmanager
+def csrf_protection(app: Flask) -> Iterator[None]:
+    """Turn CSRF protection on for a block (the suite posts forms without tokens)."""
+    app.config["WTF_CSRF_ENABLED"] = True
+    try:
+        yield
+    finally:
+        app.config["WTF_CSRF_ENABLED"] = False
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """The page a destructive button leads to, as read: what it asks, where Cancel goes."""
+
+    client: FlaskClient
+    url: str
+    question: str
+    text: str
+    back: str
+    back_label: str
+    fields: dict[str, str]
+
+    def confirm(self, **kwargs: Any) -> TestResponse:
+        """Press the page's button: post its form, hidden fields and CSRF token."""
+        with csrf_protection(self.client.application):
+            return self.client.post(self.url, data=self.fields, **kwargs)
+
+
+def confirmation(client: FlaskClient, url: str, **kwargs: Any) -> Confirmation:
+    """Open a destructive button's confirmation page (CSRF protection on) and read it."""
+    with csrf_protection(client.application):
+        response = client.get(url, **kwargs)
+    html = response.get_data(as_text=True)
+    assert response.status_code == 200, html
+    form = re.search(r'<form method="post">(.*?)</form>', html, re.S)
+    assert form, "no form that confirms"
+    question = re.search(r"<h1>(.*?)</h1>", html, re.S)
+    back = re.search(r'<a href="([^"]*)">([^<]*)</a>\s*</div>', form.group(1))
+    assert question and back, "a question and a way back"
+    fields = {
+        unescape(name): unescape(value)
+        for tag in re.findall(r"<input [^>]*>", form.group(1))
+        for name, value in re.findall(r'name="([^"]*)"[^>]*value="([^"]*)"', tag)
+    }
+    article = re.search(r'<article class="narrow confirmation">(.*?)</article>', html, re.S)
+    assert article
+    text = " ".join(unescape(re.sub(r"<[^>]+>", " ", article.group(1))).split())
+    return Confirmation(
+        client,
+        url,
+        unescape(question.group(1)),
+        text,
+        unescape(back.group(1)),
+        unescape(back.group(2)),
+        fields,
+    )

@@ -9,7 +9,7 @@ import re
 
 from tests import factories
 from tests.badges.conftest import Issuer, entered_by_hand
-from tests.helpers import count, fresh
+from tests.helpers import confirmation, count, fresh
 from tracker.audit.models import AuditEvent
 from tracker.badges.models import BadgeMapping, ImportedBadge
 from tracker.badges.services.fetching import make_fetch
@@ -205,3 +205,25 @@ def test_the_heat_map_marks_a_verified_certification(
     assert "valid (2028-03-15) verified" in cells[ada.name]
     assert "valid (2028-01-10)" in cells[bob.name]
     assert not any(c.endswith("verified") for c in cells[bob.name])
+
+
+def test_removing_a_mapping_asks_first_and_keeps_what_was_imported(db, client, auth) -> None:
+    auth.sign_in(factories.engineer(db, access_role="admin"))
+    badge_class = "https://badges.example.com/classes/gpu-ops"
+    mapping = map_badge_class(db, badge_class, "NCP-AII")
+    url = f"/admin/badges/{mapping.id}/remove"
+    assert f'<a href="{url}" role="button"' in client.get("/admin/badges").text
+
+    asked = confirmation(client, url)
+
+    assert asked.question == f"Remove the mapping of {badge_class} to NCP-AII?"
+    assert "recorded as credentials outside the catalog" in asked.text
+    assert "Certifications already imported stay as they are." in asked.text
+    assert asked.back == "/admin/badges"
+    assert count(db, BadgeMapping) == 1
+
+    response = asked.confirm(follow_redirects=True)
+
+    assert "Mapping removed." in response.text
+    assert count(db, BadgeMapping) == 0
+    assert client.get(url).status_code == 404

@@ -10,16 +10,20 @@ pytest's -ra summary says why.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import urljoin
 
 import pytest
+from sqlalchemy.orm import Session
 
+from tests.factories import things_to_confirm
 from tests.helpers import unspent_code
 from tests.live import LiveServer, run_tracker, start_server, tracker_env
 from tracker.config import PROJECT_ROOT
+from tracker.db import make_engine
 from tracker.demo.services.common import DEMO_ADMIN_TOTP_SECRET
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -57,8 +61,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     """`tracker serve` on a demo organisation of its own."""
     folder = tmp_path_factory.mktemp("browser")
-    env = tracker_env(f"sqlite:///{folder / 'tracker.db'}")
+    database = f"sqlite:///{folder / 'tracker.db'}"
+    env = tracker_env(database)
     run_tracker(env, "init", "--demo")
+    engine = make_engine(database)
+    with Session(engine) as session:
+        today = dt.datetime.now(dt.UTC).date()
+        things_to_confirm(session, today, secret_key=env["TRACKER_SECRET_KEY"])
+        session.commit()
+    engine.dispose()
     live = start_server(env, folder / "serve.log")
     try:
         yield live

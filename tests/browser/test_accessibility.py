@@ -128,9 +128,10 @@ CORRECTED_NOTE = corrected_study_note("en")
 # Where each role's crawl starts; /admin/ is a route that no page links.
 START = {"anonymous": ["/"], "engineer": ["/dashboard"], "manager": ["/dashboard"]}
 START["admin"] = ["/dashboard", "/admin/"]
-# Downloads, feeds, the API and SCIM are not pages (the API's reference, /api/docs, is).
+# Downloads, feeds, the API and SCIM are not pages (the API's reference, /api/docs, is;
+# so is the page asking before a calendar feed's link is removed).
 NOT_PAGES = re.compile(
-    r"\.(csv|ics|json|png|svg)$|^/(api/v1|scim/v2|static|calendar|\.well-known)/|^/ob/(status|achievements)"
+    r"\.(csv|ics|json|png|svg)$|^/(api/v1|scim/v2|static|\.well-known)/|^/ob/(status|achievements)"
 )
 
 

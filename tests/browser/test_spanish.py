@@ -84,6 +84,8 @@ ENGLISH_PHRASES = [
     "Less downtime",
     "Liquid cooling",
     "MIG partitioning",
+    "Delete the entry",
+    "stay as they are",
 ]
 # Where the English phrases are looked for: the page's text, but for what it marks as
 # English on purpose (the API reference's descriptions, drawn from the English API

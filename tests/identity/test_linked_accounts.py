@@ -8,7 +8,7 @@ import datetime as dt
 from sqlalchemy import select
 
 from tests import factories
-from tests.helpers import count
+from tests.helpers import confirmation, count
 from tracker.audit.models import AccountEvent
 from tracker.identity.models import Identity
 
@@ -81,5 +81,28 @@ def test_someone_elses_account_is_not_found(client, auth, db) -> None:
     theirs = linked(db, bob)
     auth.sign_in(ada)
     assert client.post(f"/profile/identities/{theirs.id}/unlink").status_code == 404
+    assert client.get(f"/profile/identities/{theirs.id}/unlink").status_code == 404
     assert client.post("/profile/identities/999/unlink").status_code == 404
     assert count(db, Identity) == 1
+
+
+def test_unlinking_asks_first_and_cancel_goes_back_to_the_accounts(client, auth, db) -> None:
+    ada = factories.engineer(db, email="ada@example.com")
+    identity = linked(db, ada)
+    auth.sign_in(ada)
+    url = f"/profile/identities/{identity.id}/unlink"
+    assert f'<a href="{url}" role="button"' in client.get("/profile").text
+
+    asked = confirmation(client, url)
+
+    assert asked.question == f"Unlink your account at {ISSUER}?"
+    assert "It no longer signs you in until you link it anew" in asked.text
+    assert "your account trail notes the unlinking" in asked.text
+    assert asked.back == "/profile#identities"
+    unlinked = select(AccountEvent).where(AccountEvent.kind == "identity_unlinked")
+    assert count(db, Identity) == 1 and db.scalars(unlinked).first() is None
+
+    response = asked.confirm()
+
+    assert response.status_code == 302 and response.location.endswith("/profile")
+    assert count(db, Identity) == 0

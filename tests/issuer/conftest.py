@@ -17,18 +17,12 @@ EXPIRES = dt.date(2028, 1, 31)
 
 @pytest.fixture
 def internal(db: Session) -> Credential:
-    credential = Credential(
-        code="INT-GPU-OPS",
-        name="Internal GPU operations",
-        issuer="internal",
-        kind="exam",
-        origin="internal",
-        validity_months=24,
+    return factories.internal_credential(
+        db,
+        "INT-GPU-OPS",
+        "Internal GPU operations",
         description="Runs the organisation's GPU clusters.",
     )
-    db.add(credential)
-    db.flush()
-    return credential
 
 
 @pytest.fixture

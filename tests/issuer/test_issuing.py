@@ -13,6 +13,7 @@ from flask.testing import FlaskClient
 from sqlalchemy import func, select
 
 from tests import factories
+from tests.helpers import confirmation
 from tests.issuer import vc_node
 from tests.issuer.conftest import EARNED, EXPIRES
 from tracker.badges.services import proofs
@@ -303,3 +304,32 @@ def test_a_tracker_under_a_path_publishes_its_did_where_did_web_looks(app, db):
         proofs.did_web_url(proofs.did_web("https://host.example/tracker"))
         == "https://host.example/tracker/did.json"
     )
+
+
+def test_revoking_a_badge_asks_first_naming_it_and_what_stays(app, db, client, auth, holder):
+    person, cert = holder
+    auth.sign_in(person)
+    row = _issue(client, cert)
+    auth.logout()
+    auth.sign_in(factories.engineer(db, access_role="admin"))
+    url = f"/open-badges/{row.id}/revoke"
+    assert f'<a href="{url}" role="button"' in client.get("/open-badges").text
+
+    asked = confirmation(client, url)
+
+    assert asked.question == (
+        f"Revoke Open Badge #{row.id}, Internal GPU operations of Ada Lovelace?"
+    )
+    assert "a revoked badge cannot be restored" in asked.text
+    assert "The certification itself stays on record" in asked.text
+    assert asked.back == "/open-badges"
+    assert db.get(IssuedCredential, row.id).revoked_at is None
+
+    response = asked.confirm(follow_redirects=True)
+
+    assert "The Open Badge is revoked." in response.text
+    db.expire_all()
+    assert db.get(IssuedCredential, row.id).revoked_at is not None
+    assert db.get(Certification, cert.id) is not None
+    # Revoked, nothing is left to ask about: back to the list.
+    assert client.get(url).headers["Location"] == "/open-badges"

@@ -28,7 +28,6 @@ from tests.issuer import vc_node
 from tests.live import LiveServer, free_port, run_tracker, start_server, tracker_env
 from tracker.badges.services.ob3 import verify_ob3
 from tracker.badges.services.verified import BadgeRefused
-from tracker.catalog.models import Credential
 from tracker.db import make_engine
 from tracker.issuer.models import IssuedCredential
 from tracker.progress.models import Certification
@@ -52,16 +51,9 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServe
     engine = make_engine(database)
     with Session(engine) as session:
         person = factories.engineer(session, email=EMAIL, name="Grace Hopper")
-        credential = Credential(
-            code="INT-FABRIC",
-            name="Internal fabric operations",
-            issuer="internal",
-            kind="exam",
-            origin="internal",
-            validity_months=24,
+        credential = factories.internal_credential(
+            session, "INT-FABRIC", "Internal fabric operations"
         )
-        session.add(credential)
-        session.flush()
         cert = Certification(
             engineer_id=person.id,
             credential_id=credential.id,

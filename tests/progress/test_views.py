@@ -1257,7 +1257,7 @@ def test_an_engineer_cancels_a_planned_exam_from_either_page(db, client, auth, a
     first, second = db.scalars(
         select(ExamPlan).where(ExamPlan.engineer_id == alice.id).order_by(ExamPlan.planned_on)
     ).all()
-    assert f'action="/exams/plans/{first.id}/cancel"' in client.get("/exams").text
+    assert f'href="/exams/plans/{first.id}/cancel"' in client.get("/exams").text
 
     response = client.post(f"/exams/plans/{first.id}/cancel", follow_redirects=True)
     assert response.request.path == "/exams"

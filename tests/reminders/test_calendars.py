@@ -13,6 +13,7 @@ from icalendar import Calendar
 from sqlalchemy.orm import Session
 
 from tests import factories
+from tests.helpers import confirmation
 from tests.reminders.helpers import MAIL, WINDOWS, days_before, holder, outbox
 from tracker.people.models import Engineer, Team
 from tracker.reminders import calendars
@@ -399,3 +400,44 @@ def test_a_mailed_ics_and_the_feeds_carry_the_same_event(db, locale):
     assert team["UID"] == f"cert-{cert.id}@tracker.example.com".encode()
     for kind in ("escalation", "reminder"):
         assert _event_of(mailed[kind].ics or "") == team, kind
+
+
+def test_removing_the_own_feed_asks_first(app, ada_client, db, ada):
+    token = calendars.replace_token(db, ada)
+    assert 'href="/calendar/mine/token/remove" role="button"' in ada_client.get("/profile").text
+
+    asked = confirmation(ada_client, "/calendar/mine/token/remove")
+
+    assert asked.question == "Remove the link to your calendar feed?"
+    assert "The link stops working at once" in asked.text
+    assert "The certifications and their dates stay as they are" in asked.text
+    assert asked.back == "/profile#calendar-feed"
+    db.refresh(ada)
+    assert ada.calendar_token == token
+    assert app.test_client().get(f"/calendar/engineer/{token}.ics").status_code == 200
+
+    response = asked.confirm()
+
+    assert response.status_code == 302 and response.headers["Location"] == "/profile"
+    db.refresh(ada)
+    assert ada.calendar_token is None
+    # No link left: nothing to ask about, back to the profile.
+    response = ada_client.get("/calendar/mine/token/remove")
+    assert response.status_code == 302 and response.headers["Location"] == "/profile#calendar-feed"
+
+
+def test_removing_a_teams_feed_asks_first(client, auth, db, team):
+    token = calendars.replace_token(db, team)
+    auth.sign_in(team.manager)
+    url = f"/calendar/team/{team.id}/token/remove"
+    assert f'href="{url}"' in client.get(f"/teams/{team.id}").text
+
+    asked = confirmation(client, url)
+
+    assert asked.question == f"Remove the link to {team.name}'s calendar feed?"
+    assert asked.back == f"/teams/{team.id}#calendar-feed"
+    db.refresh(team)
+    assert team.calendar_token == token
+    assert asked.confirm().status_code == 302
+    db.refresh(team)
+    assert team.calendar_token is None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from tests import factories
-from tests.helpers import WEBHOOK_HOSTS, count
+from tests.helpers import WEBHOOK_HOSTS, confirmation, count
 from tracker.webhooks.models import WebhookDelivery, WebhookEndpoint
 from tracker.webhooks.services.endpoints import add_endpoint
 
@@ -117,3 +117,33 @@ def test_the_page_in_spanish(client, auth, db):
         PAGE, data={"url": "ftp://x", "event_hours_logged": "y"}, headers=SPANISH
     )
     assert "la URL debe ser una dirección http:// o https://" in response.text
+
+
+def test_removing_an_endpoint_asks_first_saying_what_goes_with_it(client, auth, db):
+    admin(db, auth)
+    endpoint = add_endpoint(db, URL, ["hours.logged"], allow_hosts=WEBHOOK_HOSTS)
+    failed_delivery(db, endpoint)
+    url = f"{PAGE}/{endpoint.id}/remove"
+    assert f'<a href="{url}" role="button"' in client.get(PAGE).text
+
+    asked = confirmation(client, url)
+
+    assert asked.question == f"Remove webhook #{endpoint.id}, {URL}?"
+    assert "Nothing more is sent to it, and its deliveries go with it." in asked.text
+    assert "The audit trail keeps a record of the endpoint" in asked.text
+    assert asked.back == PAGE
+    assert (count(db, WebhookEndpoint), count(db, WebhookDelivery)) == (1, 1)
+
+    response = asked.confirm(follow_redirects=True)
+
+    assert f"Webhook #{endpoint.id} removed" in response.text
+    assert (count(db, WebhookEndpoint), count(db, WebhookDelivery)) == (0, 0)
+    assert client.get(url).status_code == 404
+
+
+def test_the_question_in_spanish(client, auth, db):
+    admin(db, auth)
+    endpoint = add_endpoint(db, URL, ["hours.logged"], allow_hosts=WEBHOOK_HOSTS)
+    asked = confirmation(client, f"{PAGE}/{endpoint.id}/remove", headers=SPANISH)
+    assert asked.question == f"¿Quitar el webhook n.º {endpoint.id}, {URL}?"
+    assert "Ya no se le envía nada" in asked.text and asked.back_label == "Cancelar"

@@ -77,6 +77,7 @@ from tracker.reminders.models import Notification
 from tracker.reminders.services.delivery import retry_failed
 from tracker.reminders.services.outbox import outbox as outbox_page
 from tracker.reminders.services.outbox import outbox_counts
+from tracker.web.confirm import confirmation_page
 from tracker.web.converters import requested_page
 from tracker.web.filters import named
 from tracker.web.language import current_locale, localized, localized_errors
@@ -266,11 +267,23 @@ def _person_page(person: Engineer, form: FlaskForm, status: int, active_form=Non
     ), status
 
 
-@bp.post("/people/<int:person_id>/deactivate")
+@bp.route("/people/<int:person_id>/deactivate", methods=["GET", "POST"])
 @role_required("admin")
 def deactivate_person(person_id: int):
-    """Deactivate an account; the person's sessions end at once."""
-    return _set_active(person_id, False)
+    """Ask, then deactivate an account; the person's sessions end at once."""
+    if request.method == "POST":
+        return _set_active(person_id, False)
+    person = _get_or_404(Engineer, person_id)
+    if not person.active:  # nothing left to confirm: its page says so
+        return redirect(url_for("admin.edit_person", person_id=person.id))
+    return confirmation_page(
+        question=_("Deactivate %(name)s?", name=person.name),
+        happens=_("They are signed out everywhere; their sign-in and API tokens are refused."),
+        kept=_("Their records stay, and an admin can reactivate the account at any time."),
+        submit=_("Deactivate"),
+        back=url_for("admin.edit_person", person_id=person.id),
+        form=ConfirmForm(formdata=None),
+    )
 
 
 @bp.post("/people/<int:person_id>/reactivate")

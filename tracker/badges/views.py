@@ -8,7 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, abort, current_app, flash, redirect, render_template, url_for
+from flask import (
+    Blueprint,
+    abort,
+    current_app,
+    flash,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
 from sqlalchemy import select
@@ -30,6 +39,7 @@ from tracker.people.models import Engineer
 from tracker.people.services.access import can_record_results, visible_engineers
 from tracker.progress.models import Certification
 from tracker.signals import showing_credentials
+from tracker.web.confirm import confirmation_page
 from tracker.web.filters import named
 from tracker.web.language import localized
 from tracker.web.roles import role_required
@@ -155,7 +165,6 @@ def _mappings_page(form: MappingForm, status: int = 200):
         "admin/badge_mappings.html",
         form=form,
         mappings=listed,
-        remove_forms={m.id: RemoveForm(formdata=None, prefix=f"remove-{m.id}") for m in listed},
     ), status
 
 
@@ -189,12 +198,29 @@ def add_mapping():
     return _mappings_page(form, 400)
 
 
-@mappings_bp.post("/<int:mapping_id>/remove")
+@mappings_bp.route("/<int:mapping_id>/remove", methods=["GET", "POST"])
 @role_required("admin")
 def remove_mapping(mapping_id: int):
-    """Remove a mapping; certifications already imported stay as they are."""
-    if db_session().get(BadgeMapping, mapping_id) is None:
+    """Ask, then remove a mapping; certifications already imported stay as they are."""
+    mapping = db_session().get(BadgeMapping, mapping_id)
+    if mapping is None:
         abort(404)
+    if request.method == "GET":
+        return confirmation_page(
+            question=_(
+                "Remove the mapping of %(badge_class)s to %(code)s?",
+                badge_class=mapping.badge_class_id,
+                code=mapping.credential.code,
+            ),
+            happens=_(
+                "Badges of this class imported from now on are recorded as credentials "
+                "outside the catalog."
+            ),
+            kept=_("Certifications already imported stay as they are."),
+            submit=_("Remove the mapping"),
+            back=url_for("admin.badge_mappings.mappings_page"),
+            form=RemoveForm(formdata=None, prefix=f"remove-{mapping_id}"),
+        )
     form = RemoveForm(prefix=f"remove-{mapping_id}")
     if not form.validate_on_submit():
         flash(_("The form expired: reload the page and try again."), "error")

@@ -45,6 +45,7 @@ from tracker.people.models import Engineer
 from tracker.people.signin import address
 from tracker.people.views import safe_next
 from tracker.signals import showing_profile, signing_out
+from tracker.web.confirm import confirmation_page
 from tracker.web.language import localized
 
 bp = Blueprint("identity", __name__)
@@ -175,17 +176,28 @@ def sign_in_options() -> dict[str, Any]:
 
 @showing_profile.connect
 def _linked_accounts(engineer: Engineer) -> dict[str, Any]:
-    """Give the profile the person's provider accounts and the button that unlinks one."""
-    return {
-        "identities": linked_identities(db_session(), engineer),
-        "unlink_form": UnlinkForm(formdata=None),
-    }
+    """Give the profile the person's provider accounts, each with its button that unlinks it."""
+    return {"identities": linked_identities(db_session(), engineer)}
 
 
-@accounts.post("/profile/identities/<int:identity_id>/unlink")
+@accounts.route("/profile/identities/<int:identity_id>/unlink", methods=["GET", "POST"])
 @login_required
 def unlink(identity_id: int):
-    """Unlink one of the person's identity provider accounts (not their only way in)."""
+    """Ask, then unlink one of the person's provider accounts (not their only way in)."""
+    if request.method == "GET":
+        asked = db_session().get(Identity, identity_id)
+        if asked is None or asked.engineer_id != current_user.id:
+            abort(404)
+        return confirmation_page(
+            question=_("Unlink your account at %(issuer)s?", issuer=asked.issuer),
+            happens=_(
+                "It no longer signs you in until you link it anew, through your verified address."
+            ),
+            kept=_("Your records stay as they are; your account trail notes the unlinking."),
+            submit=_("Unlink"),
+            back=url_for("people.profile", _anchor="identities"),
+            form=UnlinkForm(formdata=None),
+        )
     if not UnlinkForm().validate_on_submit():
         abort(400, _("The form expired: reload the page and try again."))
     me = current_user._get_current_object()

@@ -42,6 +42,8 @@ from tracker.issuer.services.credentials import (
 )
 from tracker.issuer.services.status import status_list_credential
 from tracker.progress.models import Certification
+from tracker.web.confirm import confirmation_page
+from tracker.web.filters import named
 from tracker.web.language import localized
 from tracker.web.roles import role_required
 
@@ -82,18 +84,12 @@ def mine():
         for c in certs
     }
     everyone = every_issued(session) if current_user.access_role == "admin" else []
-    revoke_forms = {
-        row.id: RevokeForm(formdata=None, prefix=f"revoke-{row.id}")
-        for row in everyone
-        if row.revoked_at is None
-    }
     return render_template(
         "issuer/mine.html",
         certs=certs,
         issued=issued,
         share_forms=share_forms,
         everyone=everyone,
-        revoke_forms=revoke_forms,
         state_of=public_state,
         on=today(),
     )
@@ -142,13 +138,36 @@ def sharing(certification_id: int):
     return redirect(url_for(".mine"))
 
 
-@bp.post("/open-badges/<int:issued_id>/revoke")
+@bp.route("/open-badges/<int:issued_id>/revoke", methods=["GET", "POST"])
 @role_required("admin")
 def revoke_badge(issued_id: int):
-    """Revoke an issued credential (an admin's act): its status-list bit is set."""
+    """Ask, then revoke an issued credential (an admin's act): its status-list bit is set."""
     row = db_session().get(IssuedCredential, issued_id)
     if row is None:
         abort(404)
+    if request.method == "GET":
+        if row.revoked_at is not None:  # nothing left to confirm: the list says so
+            return redirect(url_for(".mine"))
+        return confirmation_page(
+            question=_(
+                "Revoke Open Badge #%(id)s, %(credential)s of %(name)s?",
+                id=row.id,
+                credential=(
+                    named(row.certification.credential)
+                    if row.certification
+                    else _("(certification deleted)")
+                ),
+                name=row.engineer.name if row.engineer else _("(deleted)"),
+            ),
+            happens=_(
+                "Anyone who verifies it is told it is revoked, from now on: a revoked badge "
+                "cannot be restored."
+            ),
+            kept=_("The certification itself stays on record, and so does the badge's page."),
+            submit=_("Revoke the badge"),
+            back=url_for(".mine"),
+            form=RevokeForm(formdata=None, prefix=f"revoke-{row.id}"),
+        )
     form = RevokeForm(prefix=f"revoke-{row.id}")
     if not form.validate_on_submit():
         abort(400)

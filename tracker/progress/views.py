@@ -49,6 +49,7 @@ from tracker.progress.services.hours import log_hours, update_hours
 from tracker.progress.services.overview import course_to_study, overview
 from tracker.progress.services.validity import status_on
 from tracker.signals import showing_credentials, showing_dashboard, template_context
+from tracker.web.confirm import confirmation_page
 from tracker.web.converters import requested_page
 from tracker.web.filters import coded, named
 from tracker.web.language import localized
@@ -247,11 +248,24 @@ def _version(values: dict[str, Any] | None) -> HourVersion | None:
     )
 
 
-@bp.post("/hours/<int:entry_id>/delete")
+@bp.route("/hours/<int:entry_id>/delete", methods=["GET", "POST"])
 @login_required
 def delete_hours(entry_id: int):
-    """Delete an hour log entry (kept in the audit trail)."""
+    """Ask, then delete an hour log entry (kept in the audit trail)."""
     entry = _own_entry(entry_id)
+    if request.method == "GET":
+        return confirmation_page(
+            question=_(
+                "Delete the entry of %(hours)s h on %(course)s of %(date)s?",
+                hours=_hours(entry.hours),
+                course=entry.course.code,
+                date=_day(entry.logged_on),
+            ),
+            happens=_("Its hours no longer count towards the course."),
+            kept=_("The audit trail keeps a record of the entry."),
+            submit=_("Delete the entry"),
+            back=url_for("progress.hours"),
+        )
     delete_entry(db_session(), entry, actor=current_user)
     flash(_("Entry deleted."), "success")
     return redirect(url_for("progress.hours"))
@@ -373,14 +387,30 @@ def plan():
     ), 400
 
 
-@bp.post("/exams/plans/<int:plan_id>/cancel")
+@bp.route("/exams/plans/<int:plan_id>/cancel", methods=["GET", "POST"])
 @login_required
 def cancel_planned_exam(plan_id: int):
-    """Cancel one of the signed-in engineer's planned exams."""
+    """Ask, then cancel one of the signed-in engineer's planned exams."""
     session = db_session()
     plan = session.get(ExamPlan, plan_id)
     if plan is None or plan.engineer_id != current_user.id or plan.cancelled_at is not None:
         abort(404)
+    # Back to the page the button was on: the old form's field, the confirmation's query.
+    dashboard = request.values.get("back") == "dashboard"
+    back = url_for("progress.dashboard" if dashboard else "progress.attempts")
+    if request.method == "GET":
+        return confirmation_page(
+            question=_(
+                "Cancel your plan to take %(exam)s on %(date)s?",
+                exam=plan.exam.code,
+                date=_day(plan.planned_on),
+            ),
+            happens=_("The exam leaves your planned exams."),
+            kept=_("Your attempts and certifications stay as they are; you can plan it again."),
+            submit=_("Cancel the plan"),
+            back=back,
+            back_label=_("Keep the plan"),
+        )
     cancel_plan(session, plan, utcnow())
     flash(
         _(
@@ -390,9 +420,7 @@ def cancel_planned_exam(plan_id: int):
         ),
         "success",
     )
-    # Back to the page the button was on.
-    back = "progress.dashboard" if request.form.get("back") == "dashboard" else "progress.attempts"
-    return redirect(url_for(back))
+    return redirect(back)
 
 
 def _for_whom(person: Engineer, said: str) -> str:

@@ -1,8 +1,9 @@
 """Calendar feeds: the secret .ics URLs, and the buttons that create, replace or remove them.
 
 The feed URLs need no sign-in: the token is the secret. Managing a token is a
-signed-in POST with its CSRF token: an engineer manages their own feed only; a
-team's feed is managed by its manager or an admin.
+signed-in POST with its CSRF token (a removal asked first, by a GET of the same
+URL): an engineer manages their own feed only; a team's feed is managed by its
+manager or an admin.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from tracker.readiness.services.team import can_view_team
 from tracker.reminders import calendars
 from tracker.reminders.forms import FeedTokenForm
 from tracker.signals import showing_profile, showing_team
+from tracker.web.confirm import confirmation_page
 from tracker.web.roles import role_required
 
 bp = Blueprint("calendars", __name__, url_prefix="/calendar")
@@ -86,9 +88,8 @@ class FeedPanel:
 
     url: str | None
     replace_action: str
-    remove_action: str
+    remove_url: str
     replace_form: FeedTokenForm
-    remove_form: FeedTokenForm
 
 
 def _feed_url(endpoint: str, token: str | None) -> str | None:
@@ -104,9 +105,8 @@ def engineer_panel(engineer: Engineer) -> FeedPanel:
     return FeedPanel(
         url=_feed_url("calendars.engineer_feed", engineer.calendar_token),
         replace_action=url_for("calendars.replace_own_token"),
-        remove_action=url_for("calendars.remove_own_token"),
+        remove_url=url_for("calendars.remove_own_token"),
         replace_form=FeedTokenForm(formdata=None, prefix="feed-replace"),
-        remove_form=FeedTokenForm(formdata=None, prefix="feed-remove"),
     )
 
 
@@ -115,9 +115,8 @@ def team_panel(team: Team) -> FeedPanel:
     return FeedPanel(
         url=_feed_url("calendars.team_feed", team.calendar_token),
         replace_action=url_for("calendars.replace_team_token", team_id=team.id),
-        remove_action=url_for("calendars.remove_team_token", team_id=team.id),
+        remove_url=url_for("calendars.remove_team_token", team_id=team.id),
         replace_form=FeedTokenForm(formdata=None, prefix="feed-replace"),
-        remove_form=FeedTokenForm(formdata=None, prefix="feed-remove"),
     )
 
 
@@ -161,10 +160,27 @@ def replace_own_token():
     return redirect(url_for("people.profile"))
 
 
-@bp.post("/mine/token/remove")
+def _confirm_removal(question: str, back: str):
+    """Ask before a feed's link is removed: what stops working, what stays."""
+    return confirmation_page(
+        question=question,
+        happens=_("The link stops working at once: calendars subscribed to it stop updating."),
+        kept=_("The certifications and their dates stay as they are; a new link can be made."),
+        submit=_("Remove the link"),
+        back=back,
+        form=FeedTokenForm(formdata=None, prefix="feed-remove"),
+    )
+
+
+@bp.route("/mine/token/remove", methods=["GET", "POST"])
 @login_required
 def remove_own_token():
-    """Remove the signed-in engineer's feed URL."""
+    """Ask, then remove the signed-in engineer's feed URL."""
+    if request.method == "GET":
+        back = url_for("people.profile", _anchor="calendar-feed")
+        if _me().calendar_token is None:
+            return redirect(back)
+        return _confirm_removal(_("Remove the link to your calendar feed?"), back)
     _check("feed-remove")
     calendars.remove_token(db_session(), _me())
     flash(_("Calendar feed removed: its link no longer works."), "success")
@@ -200,11 +216,17 @@ def replace_team_token(team_id: int):
     return redirect(url_for("readiness.team", team_id=team.id))
 
 
-@bp.post("/team/<int:team_id>/token/remove")
+@bp.route("/team/<int:team_id>/token/remove", methods=["GET", "POST"])
 @role_required(*MANAGER_ROLES)
 def remove_team_token(team_id: int):
-    """Remove a team's feed URL; for the team's manager or an admin."""
+    """Ask, then remove a team's feed URL; for the team's manager or an admin."""
     team = _team_or_404(team_id)
+    if request.method == "GET":
+        back = url_for("readiness.team", team_id=team.id, _anchor="calendar-feed")
+        if team.calendar_token is None:
+            return redirect(back)
+        question = _("Remove the link to %(team)s's calendar feed?", team=team.name)
+        return _confirm_removal(question, back)
     _check("feed-remove")
     calendars.remove_token(db_session(), team)
     flash(

@@ -13,6 +13,7 @@ Where each part lives:
 - `downloads`: CSV files (`csv_download`)
 - `roles`: `role_required`
 - `current`: the request itself, looked up once (`current_request`)
+- `confirm`: the page a destructive button asks on before it acts (`confirmation_page`)
 """
 
 from __future__ import annotations

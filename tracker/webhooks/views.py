@@ -6,7 +6,16 @@ so its pages are the admin section's: /admin/webhooks, admins only.
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, current_app, flash, redirect, render_template, url_for
+from flask import (
+    Blueprint,
+    abort,
+    current_app,
+    flash,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from flask_babel import gettext as _
 from flask_login import current_user
 
@@ -14,6 +23,7 @@ from tracker.clock import utcnow
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.forms import show_errors
+from tracker.web.confirm import confirmation_page
 from tracker.web.roles import role_required
 from tracker.webhooks.forms import EVENT_LABELS, FORMAT_LABELS, ButtonForm, EndpointForm
 from tracker.webhooks.models import WebhookDelivery, WebhookEndpoint
@@ -42,7 +52,6 @@ def _page(form=None, status: int = 200, error: str | None = None):
         counts=delivery_counts(session),
         event_labels=EVENT_LABELS,
         format_labels=FORMAT_LABELS,
-        remove_forms={e.id: ButtonForm(formdata=None, prefix=f"remove-{e.id}") for e in listed},
         rotate_forms={e.id: ButtonForm(formdata=None, prefix=f"rotate-{e.id}") for e in listed},
         retry_forms={
             d.id: ButtonForm(formdata=None, prefix=f"retry-{d.id}")
@@ -100,11 +109,22 @@ def add():
     return redirect(url_for(".page"))
 
 
-@bp.post("/<int:endpoint_id>/remove")
+@bp.route("/<int:endpoint_id>/remove", methods=["GET", "POST"])
 @role_required("admin")
 def remove_endpoint(endpoint_id: int):
-    """Remove an endpoint and its deliveries."""
+    """Ask, then remove an endpoint and its deliveries."""
     endpoint = _get_or_404(WebhookEndpoint, endpoint_id)
+    if request.method == "GET":
+        return confirmation_page(
+            question=_("Remove webhook #%(id)s, %(url)s?", id=endpoint.id, url=endpoint.url),
+            happens=_("Nothing more is sent to it, and its deliveries go with it."),
+            kept=_(
+                "The audit trail keeps a record of the endpoint; the events stay in the tracker."
+            ),
+            submit=_("Remove the webhook"),
+            back=url_for(".page"),
+            form=ButtonForm(formdata=None, prefix=f"remove-{endpoint_id}"),
+        )
     if not ButtonForm(prefix=f"remove-{endpoint_id}").validate_on_submit():
         return _page(status=400, error=_expired())
     remove(db_session(), endpoint, current_user.id)
