@@ -106,7 +106,7 @@ def test_a_refused_form_never_shows_a_password_or_a_code_back(
         # Another site's page is not where the form was.
         ("/hours", "https://elsewhere.example/hours", "/hours"),
         # A URL that only takes a post (a button) sends back to the start page.
-        ("/hours/1/delete", None, "/"),
+        ("/logout", None, "/"),
     ],
 )
 def test_a_refused_form_links_back_to_a_page_of_this_site(
