@@ -45,6 +45,7 @@ from tracker.scim.rules import MAX_SCIM_TOKEN_LENGTH
 from tracker.scim.services import groups, users
 from tracker.scim.services.queries import list_groups, list_users, read_search
 from tracker.scim.services.tokens import live_scim_token
+from tracker.versions import names
 from tracker.web.language import localized
 from tracker.web.security import UNSTORABLE_TEXT, storable
 
@@ -173,19 +174,16 @@ def _resource(
 
 def _conditional_read(resource: Resource[Any]) -> Response:
     assert resource.meta is not None
-    wanted = request.headers.get("If-None-Match")
-    if wanted and resource.meta.version in {v.strip() for v in wanted.split(",")}:
+    if resource.meta.version and names(request.headers.get("If-None-Match"), resource.meta.version):
         return _answer(None, 304, {"ETag": resource.meta.version or ""})
     return _resource(resource)
 
 
 def _precondition(resource: Resource[Any]) -> None:
     """Refuse a write whose If-Match names another version than the resource's (412)."""
-    assert resource.meta is not None
+    assert resource.meta is not None and resource.meta.version
     wanted = request.headers.get("If-Match")
-    if not wanted or wanted.strip() == "*":
-        return
-    if resource.meta.version not in {v.strip() for v in wanted.split(",")}:
+    if wanted and not names(wanted, resource.meta.version):
         raise PreconditionFailedException(
             detail=N_("the resource changed since that version was read")
         )

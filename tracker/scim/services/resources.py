@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
-import json
 from collections.abc import Mapping
 from typing import Any
 
 from scim2_models import Context, Meta, Resource
 
 from tracker.i18n import join, msg
+from tracker.versions import version
 
 # The attributes a resource derives from others: written, they are ignored
 # (RFC 7644 §3.3 ignores read-only attributes of a request), whatever the
@@ -50,8 +49,7 @@ def stamp(
     )
     said = resource.model_dump(scim_ctx=Context.RESOURCE_QUERY_RESPONSE)
     said.get("meta", {}).pop("lastModified", None)
-    digest = hashlib.sha256(json.dumps(said, sort_keys=True, default=str).encode()).hexdigest()
-    resource.meta.version = f'W/"{digest[:20]}"'
+    resource.meta.version = version(said)
     return resource
 
 
