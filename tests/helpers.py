@@ -7,8 +7,9 @@ import re
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from html import unescape
+from html.parser import HTMLParser
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -16,6 +17,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import event, func, select
 from sqlalchemy.orm import Session
+from werkzeug.datastructures import MultiDict
 from werkzeug.test import TestResponse
 
 from tests.factories import PASSWORD, SECRET_KEY
@@ -278,3 +280,71 @@ def confirmation(client: FlaskClient, url: str, **kwargs: Any) -> Confirmation:
         unescape(back.group(2)),
         fields,
     )
+
+
+@dataclass
+class PageForm:
+    """A form as the page draws it: where it goes, how, and what it would send."""
+
+    action: str
+    method: str
+    names: list[str] = field(default_factory=list)
+    sent: list[tuple[str, str]] = field(default_factory=list)
+
+
+class FormReader(HTMLParser):
+    """Read a page's forms: each field's name and the value it would be sent with."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.forms: list[PageForm] = []
+        self._form: PageForm | None = None
+        self._select: str | None = None
+        self._chosen = False
+        self._textarea: str | None = None
+        self._text = ""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        name = found.get("name")
+        if tag == "form":
+            method = (found.get("method") or "get").lower()
+            self._form = PageForm(found.get("action") or "", method)
+            self.forms.append(self._form)
+        elif self._form is None:
+            return
+        elif tag == "input" and name:
+            self._form.names.append(name)
+            if found.get("type") not in ("checkbox", "radio") or "checked" in found:
+                self._form.sent.append((name, found.get("value") or ""))
+        elif tag == "select" and name:
+            self._form.names.append(name)
+            self._select, self._chosen = name, False
+        elif tag == "option" and self._select and (not self._chosen or "selected" in found):
+            self._form.sent = [(n, v) for n, v in self._form.sent if n != self._select]
+            self._form.sent.append((self._select, found.get("value") or ""))
+            self._chosen = True
+        elif tag == "textarea" and name:
+            self._form.names.append(name)
+            self._textarea, self._text = name, ""
+
+    def handle_data(self, data: str) -> None:
+        if self._textarea:
+            self._text += data
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "form":
+            self._form = None
+        elif tag == "select":
+            self._select = None
+        elif tag == "textarea" and self._form is not None and self._textarea:
+            self._form.sent.append((self._textarea, self._text))
+            self._textarea = None
+
+
+def drawn_form(html: str, action: str) -> MultiDict:
+    """Return what the page's form posting to `action` sends as drawn (its hidden fields too)."""
+    reader = FormReader()
+    reader.feed(html)
+    (form,) = [f for f in reader.forms if f.action == action and f.method == "post"]
+    return MultiDict(form.sent)

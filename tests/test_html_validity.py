@@ -263,6 +263,11 @@ def test_every_page_of_the_demo_organisation_is_valid_html(
                 crawl.walk(client, who, [TOTP_STEP])
                 crawl.submit_blank_forms(client, who)
                 pass_second_step(client, email)
+                # A person changed since their page was drawn: the form back, naming what.
+                changed = {"name": "Renamed", "version": "another"}
+                edit = client.post(f"/admin/people/{person.id}", data=changed)
+                assert edit.status_code == 409
+                pages.save(who, "POST /admin/people/<id> changed since drawn", edit)
             # Each person's own pages differ with their progress; the rest by role.
             # No page links a progress page (/engineers/<id>) yet: start from them.
             own = [

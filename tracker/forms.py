@@ -1,14 +1,20 @@
-"""Fields, choices and validators shared by every feature's forms."""
+"""Fields, choices and validators shared by every feature's forms, and edit forms' versions."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import datetime as dt
+import json
+from collections.abc import Iterable, Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from babel.numbers import format_decimal
+from flask import current_app
+from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_babel.speaklater import LazyString
+from flask_wtf import FlaskForm
+from itsdangerous import BadData, URLSafeSerializer
 from markupsafe import Markup, escape
 from wtforms import DateField, DecimalField, Field, Form, IntegerField, SelectField, validators
 from wtforms.fields.choices import SelectChoice
@@ -20,12 +26,14 @@ from tracker.i18n import (
     N_,
     Message,
     amount,
+    day,
     format_hours,
     grouped,
     msg,
     read_decimal,
     read_whole,
 )
+from tracker.versions import version
 from tracker.web.language import current_locale, localized, localized_errors
 
 # The choice that leaves an optional select empty (optional_id reads it as None).
@@ -340,3 +348,94 @@ def show_errors(form: Form, exc: DomainError, mapping: dict[str, str] | None = N
             field.errors = [*field.errors, message]
         else:
             form.form_errors.append(message)
+
+
+# --- edit forms' versions ---------------------------------------------------------
+# An edit page draws the record's values into its form together with a hidden
+# `version`: those values, signed. Saving compares them with what the record
+# holds now (tracker.versions, as the API's If-Match does); if someone changed
+# the record since the page was drawn, nothing is written, the form comes back
+# (409) with the reader's own values and a message naming each field that changed
+# and what it holds now, and it carries the record's new version, so that saving
+# again goes through.
+
+VERSION_SALT = "tracker.record-version"
+# Set on a form whose record changed since it was drawn: its page answers 409.
+CHANGED = "changed_since_drawn"
+
+
+def _signer() -> URLSafeSerializer:
+    return URLSafeSerializer(current_app.secret_key or "", salt=VERSION_SALT)
+
+
+def _said(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Return a record's values as JSON says them (dates, amounts as text)."""
+    return dict(json.loads(json.dumps(dict(values), default=str)))
+
+
+def draw(form: FlaskForm, values: Mapping[str, Any]) -> None:
+    """Fill `form` with the record's values (by field name) and carry their version."""
+    for name, value in values.items():
+        form[name].data = value
+    form.version.data = _signer().dumps(_said(values))
+
+
+def unchanged_since_drawn(form: FlaskForm, values: Mapping[str, Any]) -> bool:
+    """Return whether the record still holds what the page drew; if not, tell the form so.
+
+    A form sent without a version (a script's) saves as before. One whose version
+    cannot be read is treated as drawn from nothing: every field is named.
+    """
+    token = form.version.data
+    if not token:
+        return True
+    now = _said(values)
+    try:
+        drawn = _signer().loads(token)
+    except BadData:
+        drawn = {}
+    if not isinstance(drawn, dict):
+        drawn = {}
+    if version(drawn) == version(now):
+        return True
+    changed = [
+        _("%(field)s: now %(value)s", field=form[name].label.text, value=_shown(form[name], value))
+        for name, value in values.items()
+        if drawn.get(name, object()) != now[name]
+    ]
+    form.form_errors.append(
+        _(
+            "Someone changed this record since you opened the page, and nothing was saved."
+            " It now holds: %(changes)s. Your values are kept below: check them and save again.",
+            changes="; ".join(changed),
+        )
+    )
+    form.version.data = _signer().dumps(now)
+    setattr(form, CHANGED, True)
+    return False
+
+
+def page_status(form: FlaskForm) -> int:
+    """Return the status of an edit page: 200 drawn, 409 its record changed, 400 refused."""
+    if not form.is_submitted():
+        return 200
+    return 409 if getattr(form, CHANGED, False) else 400
+
+
+def _shown(field: Field, value: Any) -> str:
+    """Return a value as the field offers it: a choice's label, a date or hours as written."""
+    if value is None or value == "" or value == []:
+        return str(NO_CHOICE[1])
+    if isinstance(field, SelectField):
+        chosen = {str(v) for v in value} if isinstance(value, list) else {str(value)}
+        pairs = (
+            (c.value, c.label) if isinstance(c, SelectChoice) else (c[0], c[1])
+            for c in field.choices or ()
+        )
+        labels = [str(label) for key, label in pairs if str(key) in chosen]
+        return ", ".join(labels) or ", ".join(sorted(chosen))
+    if isinstance(value, dt.date):
+        return localized(day(value))
+    if isinstance(value, Decimal):
+        return localized(amount(value))
+    return str(value)

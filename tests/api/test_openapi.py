@@ -67,7 +67,7 @@ def test_operation_ids_are_the_endpoint_names_each_once(app: Flask, doc: dict) -
 def test_each_operation_lists_its_parameters_body_and_refusals(doc: dict) -> None:
     paths = doc["paths"]
     entry = paths["/api/v1/hours/{entry_id}"]
-    (entry_id,) = entry["get"]["parameters"]
+    entry_id, if_none_match = entry["get"]["parameters"]
     assert entry_id == {
         "name": "entry_id",
         "in": "path",
@@ -76,7 +76,8 @@ def test_each_operation_lists_its_parameters_body_and_refusals(doc: dict) -> Non
     }
     # Any operation: no live token, a URL or headers past the server's limits, no database.
     always = {"401", "414", "431", "503"}
-    assert set(entry["delete"]["responses"]) == {"204", "403", "404", *always}
+    assert set(entry["delete"]["responses"]) == {"204", "403", "404", "412", *always}
+    assert if_none_match["name"] == "If-None-Match"
 
     log = paths["/api/v1/hours"]["post"]
     assert log["requestBody"]["content"]["application/json"]["schema"] == {

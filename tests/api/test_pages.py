@@ -691,6 +691,7 @@ ONE_OBJECT = {
     "MeOut",
     "EngineerOut",
     "WebhookSecretOut",
+    "WebhookOut",
     "OverviewOut",
     "CareerOut",
     "SkillsOut",

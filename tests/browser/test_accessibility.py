@@ -375,6 +375,13 @@ AS_IS_FORMS = [("engineer", "people.profile", "form[action='/profile']")]
 # Forms sent with a token of another sign-in, for the page that hands back what they held.
 STALE_FORMS = [("engineer", "progress.hours", "form[action='/hours']")]
 STALE = "(form) => { form.querySelector('input[name=csrf_token]').value = 'stale'; }"
+# Edit forms whose record changed since they were drawn: each comes back (409) naming what.
+CHANGED_FORMS = [
+    ("engineer", "progress.edit_hours", "form[action$='/edit']"),
+    ("admin", "admin.edit_person", "form[action='{path}']"),
+    ("admin", "admin.edit_team", "form[action='{path}']"),
+]
+CHANGED = "(form) => { form.querySelector('input[name=version]').value = 'another'; }"
 
 
 def _send(page, form, url: str):
@@ -435,6 +442,15 @@ def test_error_pages_and_forms_showing_errors_pass_axe(crawler, role):
             status = _send(page, form, url)
             assert status == 400 and page.locator(SHOWN_ERRORS).count(), url
             visits.append(check(page, f"{url} after {selector} sent with a stale token", status))
+    for who, endpoint, selector in CHANGED_FORMS:
+        if who == role:
+            url = crawl.url_of(endpoint)
+            page.goto(url)
+            form = page.locator(selector.format(path=urlsplit(url).path))
+            form.evaluate(CHANGED)
+            status = _send(page, form, url)
+            assert status == 409 and page.locator("[role=alert]").count(), url
+            visits.append(check(page, f"{url} after {selector} sent over a change", status))
     if role != "anonymous":
         assert visits
     _assert_clean(visits, crawl)

@@ -12,6 +12,7 @@ from flask_babel.speaklater import LazyString
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
 from wtforms import (
+    HiddenField,
     PasswordField,
     SelectMultipleField,
     StringField,
@@ -256,6 +257,8 @@ class PersonEditForm(FlaskForm):
     hired_on = _hired_on()
     experience_months = _experience()
     locale = _locale()
+    # The person as the page drew them (tracker.web.versioned).
+    version = HiddenField()
 
 
 class ConfirmForm(FlaskForm):
@@ -278,6 +281,11 @@ class TeamForm(FlaskForm):
         ],
     )
     manager = _manager()
+
+
+class TeamEditForm(TeamForm):
+    # The team as the page drew it (tracker.web.versioned).
+    version = HiddenField()
 
 
 class TrackForm(FlaskForm):

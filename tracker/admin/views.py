@@ -37,6 +37,7 @@ from tracker.admin.forms import (
     OutboxFilterForm,
     PersonAddForm,
     PersonEditForm,
+    TeamEditForm,
     TeamForm,
     TrackForm,
 )
@@ -52,7 +53,7 @@ from tracker.catalog.services.reads import catalog_dict
 from tracker.clock import today, utcnow
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
-from tracker.forms import NO_CHOICE, choices, show_errors
+from tracker.forms import NO_CHOICE, choices, draw, page_status, show_errors, unchanged_since_drawn
 from tracker.i18n import join
 from tracker.imports.services.kinds import ImportRefused, RowError
 from tracker.imports.services.reading import decode_csv
@@ -140,17 +141,20 @@ def _first_record(session: Session, person: Engineer) -> dt.date | None:
     return min((d for d in dates if d is not None), default=None)
 
 
-def _fill_person_form(form: PersonEditForm, person: Engineer) -> None:
-    form.name.data = person.name
-    form.email.data = person.email
-    form.access_role.data = person.access_role
-    form.job_roles.data = sorted(person.job_role_codes)
-    form.level.data = person.level
-    form.team.data = person.team_id
-    form.manager.data = person.manager_id
-    form.hired_on.data = person.hired_on
-    form.experience_months.data = person.experience_months
-    form.locale.data = person.locale
+def _person_values(person: Engineer) -> dict[str, Any]:
+    """Return what the edit form shows of a person, by field: the version it saves against."""
+    return {
+        "name": person.name,
+        "email": person.email,
+        "access_role": person.access_role,
+        "job_roles": sorted(person.job_role_codes),
+        "level": person.level,
+        "team": person.team_id,
+        "manager": person.manager_id,
+        "hired_on": person.hired_on,
+        "experience_months": person.experience_months,
+        "locale": person.locale,
+    }
 
 
 # --- people -----------------------------------------------------------------
@@ -210,9 +214,10 @@ def edit_person(person_id: int):
     person = _get_or_404(Engineer, person_id)
     form = PersonEditForm()
     _person_choices(form, person)
+    values = _person_values(person)
     if not form.is_submitted():
-        _fill_person_form(form, person)
-    elif form.validate():
+        draw(form, values)
+    elif unchanged_since_drawn(form, values) and form.validate():
         # Every refusal at once: the identity's and the rest's (a 400 commits neither).
         errors: dict[str, str] = {}
         try:
@@ -250,7 +255,7 @@ def edit_person(person_id: int):
         else:
             flash(_("%(name)s saved.", name=person.name), "success")
             return redirect(url_for("admin.edit_person", person_id=person.id))
-    return _person_page(person, form, _status(form))
+    return _person_page(person, form, page_status(form))
 
 
 def _person_page(person: Engineer, form: FlaskForm, status: int, active_form=None):
@@ -309,7 +314,7 @@ def _set_active(person_id: int, active: bool):
             return redirect(url_for("admin.edit_person", person_id=person.id))
     edit_form = PersonEditForm(formdata=None)
     _person_choices(edit_form, person)
-    _fill_person_form(edit_form, person)
+    draw(edit_form, _person_values(person))
     return _person_page(person, edit_form, 400, active_form=form)
 
 
@@ -345,13 +350,12 @@ def add_team():
 def edit_team(team_id: int):
     """Rename a team, change its fleet size or manager."""
     team = _get_or_404(Team, team_id)
-    form = TeamForm()
+    form = TeamEditForm()
     _manager_choices(form, None, team.manager)
+    values = {"name": team.name, "gpus": team.gpus, "manager": team.manager_id}
     if not form.is_submitted():
-        form.name.data = team.name
-        form.gpus.data = team.gpus
-        form.manager.data = team.manager_id
-    elif form.validate():
+        draw(form, values)
+    elif unchanged_since_drawn(form, values) and form.validate():
         try:
             update_team(
                 db_session(),
@@ -365,7 +369,7 @@ def edit_team(team_id: int):
         else:
             flash(_("Team %(name)s saved.", name=team.name), "success")
             return redirect(url_for("admin.teams"))
-    return render_template("admin/team_form.html", form=form, team=team), _status(form)
+    return render_template("admin/team_form.html", form=form, team=team), page_status(form)
 
 
 # --- catalog and the internal certification track ---------------------------

@@ -28,7 +28,9 @@ from tracker.progress.services.validity import experience_months
 ME = Operation(
     answers={200: MeOut}, query_model=NoQuery, gives={"engineer_id": "/id", "engineer": "/id"}
 )
-ENGINEER = Operation(answers={200: EngineerOut}, query_model=NoQuery, refusals=(403, 404))
+ENGINEER = Operation(
+    answers={200: EngineerOut}, query_model=NoQuery, refusals=(403, 404), versioned=True
+)
 ADD_ENGINEER = Operation(
     answers={201: EngineerOut},
     body_model=EngineerBody,
@@ -37,15 +39,20 @@ ADD_ENGINEER = Operation(
     gives={"engineer_id": "/id", "engineer": "/id"},
 )
 CHANGE_ENGINEER = Operation(
-    answers={200: EngineerOut}, body_model=EngineerChangeBody, refusals=(403, 404)
+    answers={200: EngineerOut}, body_model=EngineerChangeBody, refusals=(403, 404), versioned=True
 )
 ADMINS_ADD = N_("only an admin may add people")
 OWN_SETTINGS = N_("only the person themselves or an admin may change their settings")
 # The services name the team and the manager; the API's fields are their ids.
 ENGINEER_NAMES = {"team": "team_id", "manager": "manager_id"}
 PROGRESS = Operation(answers={200: OverviewOut}, query_model=NoQuery, refusals=(403, 404))
-CAREER = Operation(answers={200: CareerOut}, query_model=OnQuery, refusals=(403, 404))
-SET_LEVEL = Operation(answers={200: CareerOut}, body_model=LevelBody, refusals=(403, 404))
+# A level is set against the career as of today: PUT /level takes the ETag of GET /career.
+CAREER = Operation(
+    answers={200: CareerOut}, query_model=OnQuery, refusals=(403, 404), versioned=True
+)
+SET_LEVEL = Operation(
+    answers={200: CareerOut}, body_model=LevelBody, refusals=(403, 404), versioned=True
+)
 RECORD_EVIDENCE = Operation(
     answers={201: EvidenceOut}, body_model=EvidenceBody, refusals=(403, 404)
 )
@@ -108,6 +115,7 @@ def patch_engineer(engineer_id: int) -> tuple[Response, int]:
     if caller().id != engineer.id and caller().access_role != "admin":
         raise ApiError(403, {"engineer": OWN_SETTINGS})
     body = CHANGE_ENGINEER.body()
+    CHANGE_ENGINEER.unchanged_since_read(EngineerOut.of(engineer))
     try:
         set_locale(db_session(), engineer, body.locale)
     except ValidationError as exc:
@@ -145,6 +153,7 @@ def put_level(engineer_id: int) -> tuple[Response, int]:
             403, {"engineer": N_("only this engineer's manager or an admin sets the level")}
         )
     level = SET_LEVEL.body().level
+    SET_LEVEL.unchanged_since_read(CareerOut.of(career(db_session(), engineer, today())))
     change_level(db_session(), engineer, level, caller(), today(), via="api")
     return SET_LEVEL.answer(CareerOut.of(career(db_session(), engineer, today())))
 

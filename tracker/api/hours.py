@@ -104,9 +104,13 @@ LOG_HOURS = Operation(
     headers={"Location": "the new entry's URL"},
     gives={"entry_id": "/id"},
 )
-HOURS_ENTRY = Operation(answers={200: HourLogOut}, query_model=NoQuery, refusals=(403, 404))
-UPDATE_HOURS = Operation(answers={200: HourLogOut}, body_model=HoursBody, refusals=(403, 404))
-DELETE_HOURS = Operation(answers={204: None}, refusals=(403, 404))
+HOURS_ENTRY = Operation(
+    answers={200: HourLogOut}, query_model=NoQuery, refusals=(403, 404), versioned=True
+)
+UPDATE_HOURS = Operation(
+    answers={200: HourLogOut}, body_model=HoursBody, refusals=(403, 404), versioned=True
+)
+DELETE_HOURS = Operation(answers={204: None}, refusals=(403, 404), versioned=True)
 
 
 @bp.get("/hours")
@@ -193,6 +197,7 @@ def update_entry(entry_id: int) -> tuple[Response, int]:
     """Replace an entry's course, date, hours and note (the audit trail keeps the old ones)."""
     entry = _entry(entry_id, write=True)
     body = UPDATE_HOURS.body()
+    UPDATE_HOURS.unchanged_since_read(HourLogOut.of(entry))
     course = _course(body)
     with HOURS_ERRORS:
         update_hours(
@@ -213,5 +218,6 @@ def update_entry(entry_id: int) -> tuple[Response, int]:
 def delete_entry(entry_id: int) -> tuple[Response, int]:
     """Delete an entry (the audit trail keeps what it held)."""
     entry = _entry(entry_id, write=True)
+    DELETE_HOURS.unchanged_since_read(HourLogOut.of(entry))
     delete_hours(db_session(), entry, actor=caller())
     return DELETE_HOURS.no_content()

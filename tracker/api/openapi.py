@@ -33,13 +33,22 @@ from tracker.api.inputs import (
     query,
     validated,
 )
+from tracker.api.links import JSON, link
+from tracker.api.versions import (
+    ETAG,
+    IF_MATCH,
+    IF_NONE_MATCH,
+    NOT_MODIFIED,
+    PRECONDITION_FAILED,
+    unchanged_since_read,
+    versioned,
+)
 from tracker.db import MAX_ID
 from tracker.i18n import N_
 from tracker.schemas import Answer, Body, Query
 
 OPENAPI_VERSION = "3.1.0"
 REF = "#/components/schemas/{model}"
-JSON = "application/json"
 MULTIPART = "multipart/form-data"
 # The document's own endpoint is public and not one of the operations it lists.
 ENDPOINT = "api_docs.openapi"
@@ -57,6 +66,7 @@ REFUSALS = {
     401: N_("No live token: missing, unknown, revoked, or its account deactivated."),
     403: N_("The caller may not do this (another person's records, or a manager's view)."),
     404: N_("No record with the id or code the URL (or ?engineer=) names."),
+    412: PRECONDITION_FAILED,
     413: N_("The body is larger than the server accepts."),
     414: N_("The URL is longer than the server reads."),
     415: N_("The body is not sent as JSON (Content-Type: application/json)."),
@@ -68,6 +78,7 @@ REFUSAL_NAMES = {
     401: "Unauthorized",
     403: "Forbidden",
     404: "NotFound",
+    412: "PreconditionFailed",
     413: "ContentTooLarge",
     414: "UriTooLong",
     415: "UnsupportedMediaType",
@@ -77,6 +88,8 @@ REFUSAL_NAMES = {
 # Every operation: the blueprint authenticates each request, any may meet the database
 # down, and the server refuses a URL or headers beyond its limits (tracker.server).
 ALWAYS = (401, 414, 431, 503)
+# The methods that change a record: with `versioned`, they take If-Match.
+WRITES = ("PUT", "PATCH", "DELETE")
 
 
 @dataclass(frozen=True, eq=False)
@@ -97,6 +110,9 @@ class Operation(Generic[Q, B]):
     gives: Mapping[str, str] = field(default_factory=dict)
     # A multipart/form-data body it takes instead of JSON (an uploaded file), if any.
     upload_model: type[Body] | None = None
+    # Whether its record has versions (tracker.api.versions): answers carry an ETag, a
+    # GET takes If-None-Match (304), a write If-Match (412).
+    versioned: bool = False
 
     def __call__(self, view: V) -> V:
         """Declare `view` as this operation; the view itself is unchanged."""
@@ -135,16 +151,25 @@ class Operation(Generic[Q, B]):
         self, result: Answer, status: int = 200, location: str | None = None
     ) -> tuple[Response, int]:
         """Return `result` as the answer (one of the declared answers), with its status."""
+        if self.versioned:
+            return versioned(result, status, location)
         return answer(result, status, location)
+
+    def unchanged_since_read(self, current: Answer) -> None:
+        """Refuse the write with 412 when If-Match names another version than `current`'s."""
+        assert self.versioned, "declare versioned=True to take If-Match"
+        unchanged_since_read(current)
 
     def no_content(self) -> tuple[Response, int]:
         """Return the declared empty answer, 204."""
         assert 204 in self.answers, "declare the answer 204 to give it"
         return no_content()
 
-    def statuses(self, has_path_ids: bool) -> list[int]:
+    def statuses(self, has_path_ids: bool, method: str = "GET") -> list[int]:
         """Return every refusal status the operation can answer, sorted."""
         found = set(ALWAYS) | set(self.refusals)
+        if self.versioned and method in WRITES:
+            found.add(412)
         if self.query_model is not None or self.body_model is not None:
             found.add(400)
         if self.body_model is not None:
@@ -286,7 +311,7 @@ def document(app: Flask, title: str = "Tracker API", version: str = "1") -> dict
         paths.setdefault(route.path, {})[route.method.lower()] = _operation(
             route, routes, refs, components
         )
-    _link(paths, routes, components)
+    link(paths, [(r.endpoint, r.path, r.method, r.operation.gives) for r in routes], components)
     error_ref = refs[(ErrorsOut, "serialization")]
     responses = {
         REFUSAL_NAMES[status]: {
@@ -333,81 +358,14 @@ def document(app: Flask, title: str = "Tracker API", version: str = "1") -> dict
     }
 
 
-# --- links: where an answer's ids lead ----------------------------------------------------
-
-
-def _parameters(spec: Mapping[str, Any]) -> dict[str, str]:
-    """Return an operation's parameters: name -> where (path, query)."""
-    return {p["name"]: p["in"] for p in spec.get("parameters", ())}
-
-
-def _resolve(schema: Mapping[str, Any], components: Mapping[str, Any]) -> Mapping[str, Any]:
-    while "$ref" in schema:
-        schema = components[schema["$ref"].rsplit("/", 1)[-1]]
-    return schema
-
-
-def _points_to_integer(
-    schema: Mapping[str, Any], pointer: str, components: Mapping[str, Any]
-) -> bool:
-    """Return whether a JSON pointer into an answer of `schema` can name an integer."""
-    for part in pointer.removeprefix("/").split("/"):
-        schema = _resolve(schema, components)
-        branches = [_resolve(b, components) for b in schema.get("anyOf", ())] or [schema]
-        objects = [b for b in branches if b.get("type") in ("object", "array")]
-        if not objects:
-            return False
-        found = objects[0]
-        schema = found["items"] if found["type"] == "array" else found["properties"].get(part, {})
-    schema = _resolve(schema, components)
-    kinds = {b.get("type") for b in schema.get("anyOf", ())} | {schema.get("type")}
-    return "integer" in kinds
-
-
-def _link(
-    paths: dict[str, dict[str, Any]], routes: list[Route], components: Mapping[str, Any]
-) -> None:
-    """Add to each success answer that gives ids a link to every operation that takes one.
-
-    A declared id that its answer cannot hold, or that no operation takes, is refused:
-    the links stay true to the operations.
-    """
-    operations = {
-        spec["operationId"]: spec for methods in paths.values() for spec in methods.values()
-    }
-    for route in routes:
-        if not route.operation.gives:
-            continue
-        source = paths[route.path][route.method.lower()]
-        successes = [
-            response
-            for status, response in source["responses"].items()
-            if status.startswith("2") and "content" in response
-        ]
-        if not successes:
-            raise LookupError(f"{route.endpoint} gives ids but answers no body")
-        links: dict[str, Any] = {}
-        for name, pointer in sorted(route.operation.gives.items()):
-            for response in successes:
-                schema = response["content"][JSON]["schema"]
-                if not _points_to_integer(schema, pointer, components):
-                    raise LookupError(f"{route.endpoint}: {pointer} of its answer is not an id")
-            targets = [
-                (target, where)
-                for target, spec in operations.items()
-                if spec is not source and (where := _parameters(spec).get(name))
-            ]
-            if not targets:
-                raise LookupError(f"{route.endpoint} gives {name}, which no operation takes")
-            for target, where in targets:
-                link = links.setdefault(target, {"operationId": target, "parameters": {}})
-                link["parameters"][f"{where}.{name}"] = f"$response.body#{pointer}"
-        for response in successes:
-            response["links"] = dict(sorted(links.items()))
-
-
 def _header(description: str) -> dict[str, Any]:
     return {"description": description, "schema": {"type": "string"}}
+
+
+def _version_header(method: str) -> dict[str, Any]:
+    """Return the header a versioned operation takes: If-Match to write, If-None-Match to read."""
+    name, text = ("If-Match", IF_MATCH) if method in WRITES else ("If-None-Match", IF_NONE_MATCH)
+    return {"name": name, "in": "header", "required": False, **_header(text)}
 
 
 def _tag(route: Route) -> str:
@@ -426,6 +384,8 @@ def _operation(
     parameters = [_path_parameter(name, kind) for name, kind in route.arguments]
     if operation.query_model is not None:
         parameters += _query_parameters(operation.query_model, components)
+    if operation.versioned:
+        parameters.append(_version_header(route.method))
     spec: dict[str, Any] = {
         "operationId": operation_id(route, routes),
         "tags": [_tag(route)],
@@ -456,12 +416,14 @@ def _operation(
             "description": _docstring(model)[0] or model.__name__,
             "content": {JSON: {"schema": refs[(model, "serialization")]}},
         }
-        if operation.headers and 200 <= status < 300:
-            response["headers"] = {
-                name: _header(text) for name, text in sorted(operation.headers.items())
-            }
+        headers = {**operation.headers, **({"ETag": ETAG} if operation.versioned else {})}
+        if headers and 200 <= status < 300:
+            response["headers"] = {name: _header(text) for name, text in sorted(headers.items())}
         responses[str(status)] = response
-    for status in operation.statuses(any(kind == "int" for _, kind in route.arguments)):
+    if operation.versioned and route.method == "GET":
+        responses["304"] = {"description": NOT_MODIFIED, "headers": {"ETag": _header(ETAG)}}
+    has_path_ids = any(kind == "int" for _, kind in route.arguments)
+    for status in operation.statuses(has_path_ids, route.method):
         responses[str(status)] = {"$ref": f"#/components/responses/{REFUSAL_NAMES[status]}"}
     spec["responses"] = responses
     return spec

@@ -9,6 +9,7 @@ from tracker.api.access import get_record
 from tracker.api.auth import caller
 from tracker.api.blueprint import bp
 from tracker.api.errors import ApiError
+from tracker.api.inputs import NoQuery
 from tracker.api.openapi import Operation
 from tracker.api.pages import Key, page
 from tracker.clock import utcnow
@@ -34,7 +35,10 @@ ADD_WEBHOOK = Operation(
     headers={"Location": "the endpoint list's URL"},
     gives={"endpoint_id": "/id"},
 )
-DELETE_WEBHOOK = Operation(answers={204: None}, refusals=(403, 404))
+WEBHOOK = Operation(
+    answers={200: WebhookOut}, query_model=NoQuery, refusals=(403, 404), versioned=True
+)
+DELETE_WEBHOOK = Operation(answers={204: None}, refusals=(403, 404), versioned=True)
 ROTATE_SECRET = Operation(answers={200: WebhookSecretOut}, refusals=(403, 404))
 
 
@@ -81,11 +85,22 @@ def add_webhook() -> tuple[Response, int]:
     )
 
 
+@bp.get("/webhooks/<int:endpoint_id>", endpoint="webhook")
+@WEBHOOK
+def get_webhook(endpoint_id: int) -> tuple[Response, int]:
+    """One registered endpoint (without its secret)."""
+    endpoint = _endpoint(endpoint_id)
+    WEBHOOK.query()
+    return WEBHOOK.answer(WebhookOut.of(endpoint))
+
+
 @bp.delete("/webhooks/<int:endpoint_id>")
 @DELETE_WEBHOOK
 def delete_webhook(endpoint_id: int) -> tuple[Response, int]:
     """Remove an endpoint and its deliveries; nothing more is sent to it."""
-    remove_endpoint(db_session(), _endpoint(endpoint_id), caller().id)
+    endpoint = _endpoint(endpoint_id)
+    DELETE_WEBHOOK.unchanged_since_read(WebhookOut.of(endpoint))
+    remove_endpoint(db_session(), endpoint, caller().id)
     return DELETE_WEBHOOK.no_content()
 
 

@@ -8,6 +8,7 @@ from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import (
     BooleanField,
+    HiddenField,
     StringField,
     TextAreaField,
 )
@@ -52,6 +53,11 @@ class HoursForm(FlaskForm):
         ],
     )
     note = StringField(_l("Note"), validators=[Optional(), Length(max=MAX_NOTE_LENGTH)])
+
+
+class HoursEditForm(HoursForm):
+    # The entry as the page drew it (tracker.web.versioned).
+    version = HiddenField()
 
 
 class AttemptForm(FlaskForm):

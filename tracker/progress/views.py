@@ -20,7 +20,7 @@ from tracker.clock import today, utcnow
 from tracker.db import Base
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
-from tracker.forms import show_errors
+from tracker.forms import draw, page_status, show_errors, unchanged_since_drawn
 from tracker.i18n import amount, day
 from tracker.people.models import Engineer
 from tracker.people.services.access import (
@@ -29,7 +29,7 @@ from tracker.people.services.access import (
     can_view,
     visible_engineers,
 )
-from tracker.progress.forms import AttemptForm, CredentialForm, HoursForm, PlanForm
+from tracker.progress.forms import AttemptForm, CredentialForm, HoursEditForm, HoursForm, PlanForm
 from tracker.progress.models import ExamAttempt, ExamPlan, HourLog
 from tracker.progress.services.certifications import (
     certifications_of,
@@ -195,11 +195,17 @@ def edit_hours(entry_id: int):
     """Edit an hour log entry; its history shows below."""
     session = db_session()
     entry = _own_entry(entry_id)
-    form = HoursForm(obj=entry if request.method == "GET" else None)
+    form = HoursEditForm()
     form.course.choices = _course_choices(session)
-    if request.method == "GET":
-        form.course.data = entry.course_id
-    if form.validate_on_submit():
+    values = {
+        "course": entry.course_id,
+        "logged_on": entry.logged_on,
+        "hours": entry.hours,
+        "note": entry.note,
+    }
+    if not form.is_submitted():
+        draw(form, values)
+    elif unchanged_since_drawn(form, values) and form.validate():
         try:
             update_hours(
                 session,
@@ -221,14 +227,13 @@ def edit_hours(entry_id: int):
         .where(AuditEvent.entity == "hour_logs", AuditEvent.entity_id == entry.id)
         .order_by(AuditEvent.at, AuditEvent.id)
     ).all()
-    status = 400 if form.is_submitted() else 200
     return render_template(
         "progress/edit_hours.html",
         form=form,
         entry=entry,
         history=[(event, _version(event.before), _version(event.after)) for event in history],
         actions=AUDIT_ACTIONS,
-    ), status
+    ), page_status(form)
 
 
 @dataclass(frozen=True)
