@@ -47,7 +47,8 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     from tracker.api.blueprint import bp as api_bp
     from tracker.api.docs import bp as api_docs_bp
     from tracker.badges.views import bp as badges_bp
-    from tracker.careers.views import bp as careers_bp
+    from tracker.careers.views import bonuses, engineers, managers  # noqa: F401  (their routes)
+    from tracker.careers.views.blueprint import bp as careers_bp
     from tracker.catalog.views import bp as catalog_bp
     from tracker.db import (
         DEFAULT_POOL_SIZE,
