@@ -43,7 +43,8 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     """Create the application: configuration, database, extensions, blueprints, commands."""
     import tracker.models  # noqa: F401  (every table, and the listeners of the models)
     from tracker import cli, web
-    from tracker.admin.views import bp as admin_bp
+    from tracker.admin.views import catalog, imports, outbox, people, teams  # noqa: F401  (routes)
+    from tracker.admin.views.blueprint import bp as admin_bp
     from tracker.api.blueprint import bp as api_bp
     from tracker.api.docs import bp as api_docs_bp
     from tracker.badges.views import bp as badges_bp

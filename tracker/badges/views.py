@@ -1,6 +1,6 @@
 """The badge pages: an engineer's import (its panel on the credentials page) and the mappings.
 
-The mappings page is the admin section's: tracker.admin.views registers
+The mappings page is the admin section's: tracker.admin.views.blueprint registers
 `mappings_bp`, so it is /admin/badges, admins only.
 """
 

@@ -1,6 +1,6 @@
 """The webhooks page (under /admin): endpoints to register, remove or rotate; deliveries to retry.
 
-The blueprint is the admin blueprint's own (tracker.admin.views registers it),
+The blueprint is the admin blueprint's own (tracker.admin.views.blueprint registers it),
 so its pages are the admin section's: /admin/webhooks, admins only.
 """
 

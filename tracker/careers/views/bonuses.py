@@ -9,10 +9,7 @@ from flask import abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_login import login_required
 
-from tracker.careers.forms import (
-    BonusForm,
-    QuarterForm,
-)
+from tracker.careers.forms import BonusForm, QuarterForm
 from tracker.careers.services.bonuses import (
     BonusRow,
     Quarter,

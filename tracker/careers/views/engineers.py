@@ -10,24 +10,11 @@ from flask_login import current_user, login_required
 from flask_wtf import FlaskForm
 from sqlalchemy.orm import Session
 
-from tracker.careers.forms import (
-    ConfirmForm,
-    EvidenceForm,
-    LevelForm,
-    SkillForm,
-)
+from tracker.careers.forms import ConfirmForm, EvidenceForm, LevelForm, SkillForm
 from tracker.careers.rules import EVIDENCE_LABELS, PROFICIENCY_LABELS
-from tracker.careers.services.apprenticeships import (
-    apprenticeships_of,
-)
+from tracker.careers.services.apprenticeships import apprenticeships_of
 from tracker.careers.services.evidence import can_record_evidence, evidence_of, record_evidence
-from tracker.careers.services.ladder import (
-    Career,
-    can_manage,
-    career,
-    change_level,
-    load_levels,
-)
+from tracker.careers.services.ladder import Career, can_manage, career, change_level, load_levels
 from tracker.careers.services.rotation import rotation
 from tracker.careers.services.skills import assess as assess_skill
 from tracker.careers.services.skills import (

@@ -6,23 +6,17 @@ from flask import abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from sqlalchemy.orm import Session
 
-from tracker.careers.forms import (
-    ApprenticeshipForm,
-)
+from tracker.careers.forms import ApprenticeshipForm
 from tracker.careers.rules import HELD_AT, PROFICIENCY_LABELS
 from tracker.careers.services.apprenticeships import (
     can_pair,
     create_apprenticeship,
     visible_apprenticeships,
 )
-from tracker.careers.services.ladder import (
-    managed_people,
-)
+from tracker.careers.services.ladder import managed_people
 from tracker.careers.services.ladder import promotions as promotion_careers
 from tracker.careers.services.rotation import rotation
-from tracker.careers.services.skills import (
-    team_coverage,
-)
+from tracker.careers.services.skills import team_coverage
 from tracker.careers.views.blueprint import bp, signed_in_person
 from tracker.catalog.services.reads import paths_with_courses
 from tracker.clock import today
