@@ -147,7 +147,7 @@ def measure(url: str, size: int, admin: str, password: str, today: dt.date) -> l
     from tracker.demo.services.common import DEMO_ADMIN_TOTP_SECRET
     from tracker.people.models import Engineer, Team
     from tracker.people.services.accounts import create_token
-    from tracker.people.services.persons import find_engineer
+    from tracker.people.services.reads import find_engineer
 
     rows = []
     app = make_app(url)

@@ -14,7 +14,8 @@ from tracker.catalog.models import Course, Credential, Exam
 from tracker.identity.models import Identity
 from tracker.issuer.services.credentials import Issuer, issue
 from tracker.people.models import Engineer, Team
-from tracker.people.services.persons import create_person, find_engineer
+from tracker.people.services.persons import create_person
+from tracker.people.services.reads import find_engineer
 from tracker.people.services.teams import create_team
 from tracker.progress.models import Certification
 from tracker.progress.services.exam_plans import plan_exam

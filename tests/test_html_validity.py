@@ -37,7 +37,7 @@ from tracker.config import PROJECT_ROOT
 from tracker.demo.services.common import DEMO_PASSWORD
 from tracker.demo.services.curated import build_demo
 from tracker.people.models import Engineer
-from tracker.people.services.persons import find_engineer
+from tracker.people.services.reads import find_engineer
 
 VNU_JAR = Path(
     os.environ.get("VNU_JAR")

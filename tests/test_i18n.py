@@ -38,7 +38,8 @@ from tracker.i18n import (
     translate,
 )
 from tracker.people.rules import LOCALE_RULE
-from tracker.people.services.persons import find_engineer, set_locale
+from tracker.people.services.persons import set_locale
+from tracker.people.services.reads import find_engineer
 from tracker.progress.rules import HOURS_PER_DAY_TEXT
 from tracker.web.database import DATABASE_UNAVAILABLE
 from tracker.web.language import lazy_localized

@@ -17,7 +17,7 @@ from tracker.errors import ValidationError
 from tracker.imports.services.kinds import ImportRefused
 from tracker.imports.services.run import IMPORT_KINDS, import_csv
 from tracker.people.models import Engineer, JobRoleAssignment, LevelChange
-from tracker.people.services.persons import find_engineer
+from tracker.people.services.reads import find_engineer
 from tracker.progress.models import Certification, ExamAttempt, HourLog
 
 D = dt.date

@@ -18,12 +18,12 @@ from tracker.errors import ValidationError
 from tracker.people.models import Engineer, JobRoleAssignment, LevelChange
 from tracker.people.services.persons import (
     create_person,
-    find_engineer,
     set_active,
     set_job_roles,
     set_level,
     update_engineer,
 )
+from tracker.people.services.reads import find_engineer
 from tracker.progress.services.hours import log_hours
 
 D = dt.date

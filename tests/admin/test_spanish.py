@@ -17,7 +17,7 @@ from tests.helpers import count, fresh, sign_in
 from tracker.catalog.models import Course
 from tracker.catalog.services.internal_track import create_internal_track
 from tracker.people.models import Engineer, Team
-from tracker.people.services.persons import find_engineer
+from tracker.people.services.reads import find_engineer
 from tracker.reminders.models import Notification
 
 

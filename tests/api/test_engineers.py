@@ -11,7 +11,7 @@ from tests.helpers import Api, count, fresh
 from tests.test_i18n import SPANISH
 from tracker.people.models import Engineer, LevelChange
 from tracker.people.rules import LOCALE_RULE, MAX_JOB_ROLES
-from tracker.people.services.persons import find_engineer
+from tracker.people.services.reads import find_engineer
 
 NEW = {"email": "Nora@Example.com", "name": "Nora New"}
 SPANISH_RULE = "el idioma debe ser uno de en, es (o vacío para lo que elija el navegador)"

@@ -19,7 +19,8 @@ from tracker.audit.models import AccountEvent
 from tracker.clock import utcnow
 from tracker.extensions import SignInLimiter
 from tracker.people.models import Engineer
-from tracker.people.services.persons import create_person, find_engineer, set_active
+from tracker.people.services.persons import create_person, set_active
+from tracker.people.services.reads import find_engineer
 from tracker.people.services.totp import code_at, time_step
 from tracker.people.services.trail import account_trail
 

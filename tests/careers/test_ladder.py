@@ -25,7 +25,7 @@ from tracker.catalog.services.seed_loading import load_seed
 from tracker.config import PROJECT_ROOT
 from tracker.errors import ValidationError
 from tracker.people.models import LevelChange
-from tracker.people.services.persons import level_history
+from tracker.people.services.reads import level_history
 
 D = dt.date
 TODAY = factories.TODAY  # 2026-11-29

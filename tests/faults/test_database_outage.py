@@ -143,7 +143,7 @@ def test_a_locked_database_answers_503_and_writes_nothing(locked_app):
         == 302
     )
     with app.app_context(), session_scope(app.extensions["tracker.sessions"]) as session:
-        from tracker.people.services.persons import find_engineer
+        from tracker.people.services.reads import find_engineer
 
         token = create_token(session, find_engineer(session, "lee@example.com"), "fault")[1]
         course_id = factories.course(session, "FDL").id

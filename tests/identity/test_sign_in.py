@@ -16,7 +16,8 @@ from tracker.identity.models import Identity, SignInRequest
 from tracker.identity.services import linking
 from tracker.identity.services.linking import find_identity
 from tracker.people.models import Engineer
-from tracker.people.services.persons import find_engineer, set_active
+from tracker.people.services.persons import set_active
+from tracker.people.services.reads import find_engineer
 
 
 def events(db) -> list[tuple[str, str | None, str | None]]:

@@ -15,7 +15,7 @@ from tracker.imports.services.kinds import ImportRefused
 from tracker.imports.services.run import IMPORT_KINDS, import_csv
 from tracker.people.models import Engineer
 from tracker.people.rules import LOCALE_RULE
-from tracker.people.services.persons import find_engineer
+from tracker.people.services.reads import find_engineer
 from tracker.progress.rules import MAX_ATTEMPT_COST
 
 HEADER = "email,name,role,job_roles,level,team,manager_email,hired_on,experience_months"

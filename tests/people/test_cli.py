@@ -19,7 +19,7 @@ from tests.helpers import count, fresh
 from tracker.api.tokens import caller_for_token
 from tracker.people.models import ApiToken, Engineer, LevelChange, Team
 from tracker.people.services.accounts import authenticate
-from tracker.people.services.persons import find_engineer
+from tracker.people.services.reads import find_engineer
 from tracker.people.services.teams import find_team
 
 NOW = dt.datetime(2026, 11, 29, 12, 0)

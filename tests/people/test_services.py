@@ -34,12 +34,12 @@ from tracker.people.services.accounts import (
 )
 from tracker.people.services.persons import (
     create_person,
-    find_engineer,
     set_active,
     set_identity,
     set_job_roles,
     update_engineer,
 )
+from tracker.people.services.reads import find_engineer
 from tracker.people.services.teams import create_team
 
 NOW = dt.datetime(2026, 11, 29, 9, 30)

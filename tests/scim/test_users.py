@@ -10,7 +10,7 @@ from sqlalchemy import select
 from tests import factories
 from tests.scim.conftest import USER, error_of, user_body
 from tracker.people.models import Engineer, LevelChange
-from tracker.people.services.persons import find_engineer
+from tracker.people.services.reads import find_engineer
 from tracker.scim.models import ScimUser
 
 

@@ -13,7 +13,7 @@ from tracker.badges.views import badge_fetch
 from tracker.clock import today
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
-from tracker.people.services.persons import find_engineer
+from tracker.people.services.reads import find_engineer
 
 badge_cli = AppGroup("badge", help="Map badge classes to catalog credentials; import badges.")
 

@@ -29,7 +29,7 @@ from tracker.catalog.services.internal_track import parse_decimal
 from tracker.i18n import N_, msg
 from tracker.imports.rules import FALSE_WORDS, JOB_ROLE_SEPARATOR, TRUE_WORDS
 from tracker.people.rules import ACCESS_ROLE_RULE, ACCESS_ROLES
-from tracker.people.services.persons import experience_error, locale_error
+from tracker.people.services.checks import experience_error, locale_error
 from tracker.progress.rules import (
     MAX_ATTEMPT_COST,
     MAX_EVIDENCE_LENGTH,

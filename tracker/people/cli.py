@@ -15,7 +15,8 @@ from tracker.extensions import db_session, secret_key
 from tracker.people.models import ApiToken
 from tracker.people.rules import ACCESS_ROLES, BROWSER_LOCALE, LOCALES, TOKEN_SCOPES, WRITE_SCOPE
 from tracker.people.services.accounts import create_token, expired, revoke_token, set_password
-from tracker.people.services.persons import create_person, find_engineer
+from tracker.people.services.persons import create_person
+from tracker.people.services.reads import find_engineer
 from tracker.people.services.teams import create_team, find_team
 from tracker.people.services.totp import Rewrite, encrypt_plain_secrets, reset, store_secrets_plain
 

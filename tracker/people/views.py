@@ -45,7 +45,8 @@ from tracker.people.services.accounts import (
     signed_in_engineer,
     verify_password,
 )
-from tracker.people.services.persons import find_engineer, set_locale
+from tracker.people.services.persons import set_locale
+from tracker.people.services.reads import find_engineer
 from tracker.people.services.totp import (
     CodeRefused,
     check_code,

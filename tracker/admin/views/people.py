@@ -25,16 +25,8 @@ from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.forms import NO_CHOICE, choices, draw, page_status, show_errors, unchanged_since_drawn
 from tracker.people.models import Engineer
-from tracker.people.services.persons import (
-    create_person,
-    job_roles,
-    level_history,
-    levels,
-    people_overview,
-    set_active,
-    set_identity,
-    update_engineer,
-)
+from tracker.people.services.persons import create_person, set_active, set_identity, update_engineer
+from tracker.people.services.reads import job_roles, level_history, levels, people_overview
 from tracker.people.services.teams import teams as all_teams
 from tracker.progress.models import ExamAttempt, HourLog
 from tracker.progress.services.validity import experience_months

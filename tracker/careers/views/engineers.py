@@ -33,7 +33,7 @@ from tracker.extensions import db_session
 from tracker.forms import choices, show_errors
 from tracker.people.models import Engineer
 from tracker.people.services.access import can_view
-from tracker.people.services.persons import level_history
+from tracker.people.services.reads import level_history
 from tracker.signals import showing_dashboard
 from tracker.web.filters import named
 from tracker.web.language import localized, localized_errors

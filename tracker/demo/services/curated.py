@@ -25,7 +25,8 @@ from tracker.demo.services.common import (
     study_note,
 )
 from tracker.people.models import Engineer, Team
-from tracker.people.services.persons import create_person, find_engineer
+from tracker.people.services.persons import create_person
+from tracker.people.services.reads import find_engineer
 from tracker.people.services.teams import create_team
 from tracker.people.services.totp import set_secret
 from tracker.progress.models import HourLog

@@ -35,7 +35,7 @@ from tracker.demo.services.history import plan_history
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer, JobRoleAssignment, Team
 from tracker.people.services.accounts import hash_password
-from tracker.people.services.persons import find_engineer
+from tracker.people.services.reads import find_engineer
 from tracker.people.services.totp import encrypt_secret
 from tracker.progress.ddl import POSTGRESQL_TRIGGER_NAME as HOUR_DAYS_TRIGGER
 from tracker.progress.models import Certification, ExamAttempt, HourDay, HourLog

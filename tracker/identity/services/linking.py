@@ -24,12 +24,9 @@ from tracker.identity.services.refusals import SignInRefused
 from tracker.identity.services.settings import OidcSettings
 from tracker.people.models import Engineer
 from tracker.people.rules import MAX_EMAIL_LENGTH, MAX_NAME_LENGTH
-from tracker.people.services.persons import (
-    create_person,
-    find_engineer,
-    normalise_email,
-    update_engineer,
-)
+from tracker.people.services.checks import normalise_email
+from tracker.people.services.persons import create_person, update_engineer
+from tracker.people.services.reads import find_engineer
 
 METHOD = "oidc"
 ONLY_WAY_IN = msg("it is your only way to sign in; ask an admin to set a password first")

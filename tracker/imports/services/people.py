@@ -10,12 +10,9 @@ from tracker.i18n import msg
 from tracker.imports.schemas import PersonRow, Row, read_row, split_codes
 from tracker.imports.services.kinds import refuse_if
 from tracker.people.models import Engineer
-from tracker.people.services.persons import (
-    create_person,
-    find_engineer,
-    level_error,
-    resolve_job_roles,
-)
+from tracker.people.services.checks import level_error
+from tracker.people.services.persons import create_person, resolve_job_roles
+from tracker.people.services.reads import find_engineer
 from tracker.people.services.teams import find_team
 
 COLUMNS = tuple(PersonRow.model_fields)

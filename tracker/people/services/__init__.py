@@ -1,1 +1,1 @@
-"""People services: access, persons, teams and accounts."""
+"""People services: access, persons (the writers), their checks and reads, teams and accounts."""

@@ -50,7 +50,7 @@ def verify_password(engineer: Engineer | None, password: str) -> bool:
 
 def authenticate(session: Session, email: str, password: str) -> Engineer | None:
     """Return the active engineer with this email and password, or None (never says which)."""
-    # persons.find_engineer's lookup: persons hashes passwords with this module.
+    # reads.find_engineer's lookup: persons hashes passwords with this module.
     engineer = session.scalars(
         select(Engineer).where(Engineer.email == email.strip().lower())
     ).one_or_none()

@@ -1,4 +1,4 @@
-"""Persons: adding people, their level history, job roles, team, manager and account state.
+"""Persons: adding people, their level, job roles, team, manager, identity and account state.
 
 Plain functions: they take a session and the date they reason about (`today`)
 as parameters, never read the clock, and only flush; the request boundary
@@ -11,12 +11,9 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable
 
-from email_validator import EmailNotValidError, validate_email
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session
 
-from tracker.catalog.models import JobRole, Level
-from tracker.catalog.rules import LEVEL_NUMBER_RULE, MAX_LEVEL, MIN_LEVEL
+from tracker.catalog.models import JobRole
 from tracker.errors import ValidationError
 from tracker.i18n import N_, msg
 from tracker.people.models import Engineer, JobRoleAssignment, LevelChange
@@ -24,111 +21,24 @@ from tracker.people.rules import (
     ACCESS_ROLE_RULE,
     ACCESS_ROLES,
     BROWSER_LOCALE,
-    EARLIEST_DATE,
-    EMAIL_RULE,
-    EXPERIENCE_RULE,
-    HIRED_IN_FUTURE,
-    HIRED_TOO_EARLY,
     JOB_ROLES_COUNT_RULE,
-    LOCALE_RULE,
-    LOCALES,
-    MAX_EXPERIENCE_MONTHS,
     MAX_JOB_ROLES,
-    MAX_NAME_LENGTH,
-    ONE_LINE_RULE,
     TOTP_REQUIRED_ROLES,
-    is_one_line,
 )
-from tracker.people.services.access import is_whole, resolve_manager
+from tracker.people.services.access import resolve_manager
 from tracker.people.services.accounts import hash_password
+from tracker.people.services.checks import (
+    experience_error,
+    hire_date_error,
+    level_error,
+    locale_error,
+    name_error,
+    normalise_email,
+)
+from tracker.people.services.reads import find_engineer, job_roles
 from tracker.people.services.roles import access_role_error, last_admin_error
 from tracker.people.services.teams import resolve_team
 from tracker.people.services.trail import trail, trail_fields
-
-# --- reading ----------------------------------------------------------------
-
-
-# What the email validator finds wrong (a part of its English text), in words a reader
-# has in their language; the first that matches says it. Periods and hyphens come late:
-# other texts mention them too.
-EMAIL_PROBLEMS = (
-    ("must have an @-sign", N_("it has no @ sign")),
-    ("something before the @-sign", N_("nothing comes before the @ sign")),
-    ("something after the @-sign", N_("nothing comes after the @ sign")),
-    ("It should have a period", N_("the part after the @ sign has no period (example.com)")),
-    ("top-level domain", N_("the part after the @ sign does not end in a valid domain")),
-    ("special-use or reserved name", N_("the part after the @ sign is a reserved name")),
-    ("too long", N_("it is too long")),
-    ("display name", N_("write the address alone, without a name or angle brackets")),
-    ("bracket", N_("the part after the @ sign must be a domain name, not an IP address")),
-    ("Quoting", N_("the part before the @ sign must not be in quotes")),
-    ("period", N_("a period or hyphen is out of place")),
-    ("hyphen", N_("a period or hyphen is out of place")),
-    ("character", N_("it holds a character an email address cannot have")),
-)
-
-
-def email_problem(detail: str) -> str:
-    """Return why an email address is refused, from the validator's English `detail`."""
-    for part, problem in EMAIL_PROBLEMS:
-        if part in detail:
-            return msg("not a valid email address: %(reason)s", reason=problem)
-    return EMAIL_RULE
-
-
-def normalise_email(email: str) -> str:
-    """Return the email in the stored form (validated, lower-cased), or raise."""
-    try:
-        return validate_email(email.strip(), check_deliverability=False).normalized.lower()
-    except EmailNotValidError as exc:
-        raise ValidationError({"email": email_problem(str(exc))}) from None
-
-
-def find_engineer(session: Session, email: str) -> Engineer | None:
-    """Return the engineer with this email (case-insensitive), if any."""
-    return session.scalars(
-        select(Engineer).where(Engineer.email == email.strip().lower())
-    ).one_or_none()
-
-
-def people_overview(session: Session) -> list[Engineer]:
-    """Return every person by name, with team, manager and job roles loaded."""
-    return list(
-        session.scalars(
-            select(Engineer)
-            .options(
-                selectinload(Engineer.team),
-                selectinload(Engineer.manager),
-                selectinload(Engineer.role_assignments).selectinload(JobRoleAssignment.job_role),
-            )
-            .order_by(func.lower(Engineer.name), Engineer.id)
-        )
-    )
-
-
-def job_roles(session: Session) -> list[JobRole]:
-    """Return the job roles a person may hold."""
-    return list(session.scalars(select(JobRole).order_by(JobRole.id)))
-
-
-def levels(session: Session) -> list[Level]:
-    """Return the ladder's levels, lowest first."""
-    return list(session.scalars(select(Level).order_by(Level.number)))
-
-
-def level_history(session: Session, engineer: Engineer) -> list[LevelChange]:
-    """Return the level changes of a person, newest first."""
-    return list(
-        session.scalars(
-            select(LevelChange)
-            .where(LevelChange.engineer_id == engineer.id)
-            .options(selectinload(LevelChange.changed_by))
-            .order_by(LevelChange.changed_on.desc(), LevelChange.id.desc())
-        )
-    )
-
-
-# --- the rules --------------------------------------------------------------
 
 
 def resolve_job_roles(session: Session, codes: Iterable[str]) -> tuple[list[JobRole], str | None]:
@@ -147,42 +57,6 @@ def resolve_job_roles(session: Session, codes: Iterable[str]) -> tuple[list[JobR
         if role not in wanted:
             wanted.append(role)
     return wanted, None
-
-
-def experience_error(months: object) -> str | None:
-    """Return the rule a documented experience in months breaks, or None."""
-    if not is_whole(months) or not 0 <= months <= MAX_EXPERIENCE_MONTHS:
-        return EXPERIENCE_RULE
-    return None
-
-
-def level_error(session: Session, level: object) -> str | None:
-    """Return the rule a level breaks, or None."""
-    if (
-        not is_whole(level)
-        or not MIN_LEVEL <= level <= MAX_LEVEL
-        or session.get(Level, level) is None
-    ):
-        return LEVEL_NUMBER_RULE
-    return None
-
-
-def locale_error(locale: object) -> str | None:
-    """Return the rule a language setting breaks, or None."""
-    if locale != BROWSER_LOCALE and locale not in LOCALES:
-        return LOCALE_RULE
-    return None
-
-
-def _name_error(name: str) -> str | None:
-    if not name.strip() or len(name.strip()) > MAX_NAME_LENGTH:
-        return msg("name must be 1 to %(max)s characters", max=MAX_NAME_LENGTH)
-    if not is_one_line(name.strip()):
-        return ONE_LINE_RULE
-    return None
-
-
-# --- writing ----------------------------------------------------------------
 
 
 def create_person(
@@ -219,7 +93,7 @@ def create_person(
             errors["email"] = msg("an engineer with email %(email)s already exists", email=email)
     except ValidationError as exc:
         errors.update(exc.errors)
-    if problem := _name_error(name):
+    if problem := name_error(name):
         errors["name"] = problem
     if access_role not in ACCESS_ROLES:
         errors["access_role"] = ACCESS_ROLE_RULE
@@ -366,7 +240,7 @@ def set_identity(
             errors["email"] = msg("an engineer with email %(email)s already exists", email=email)
     except ValidationError as exc:
         errors.update(exc.errors)
-    if problem := _name_error(name):
+    if problem := name_error(name):
         errors["name"] = problem
     if errors:
         raise ValidationError(errors)
@@ -396,19 +270,6 @@ EDITABLE = frozenset(
         "locale",
     }
 )
-
-
-def hire_date_error(hired_on: object, today: dt.date) -> str | None:
-    """Return the rule a hire date breaks (a date from EARLIEST_DATE to `today`), or None."""
-    if hired_on is None:
-        return None
-    if not isinstance(hired_on, dt.date):
-        return N_("hire date must be a date (YYYY-MM-DD)")
-    if hired_on < EARLIEST_DATE:
-        return HIRED_TOO_EARLY
-    if hired_on > today:
-        return HIRED_IN_FUTURE
-    return None
 
 
 def _hired_on_error(hired_on: object, today: dt.date, first_record: dt.date | None) -> str | None:

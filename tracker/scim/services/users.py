@@ -24,13 +24,9 @@ from sqlalchemy.orm import Session
 from tracker.errors import ValidationError
 from tracker.i18n import msg
 from tracker.people.models import Engineer
-from tracker.people.services.persons import (
-    create_person,
-    find_engineer,
-    normalise_email,
-    set_active,
-    set_identity,
-)
+from tracker.people.services.checks import normalise_email
+from tracker.people.services.persons import create_person, set_active, set_identity
+from tracker.people.services.reads import find_engineer
 from tracker.scim.models import ScimUser
 from tracker.scim.rules import MAX_EXTERNAL_ID_LENGTH, VIA
 from tracker.scim.schemas import POLICY, WORK, Email, Name, User
