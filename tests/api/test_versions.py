@@ -124,6 +124,25 @@ def test_a_level_is_set_against_the_career_read(api: Api, db: Session, scene: Sc
     assert done.headers["ETag"] == api.get(career, token).headers["ETag"]
 
 
+def test_a_careers_version_is_of_what_it_says_in_the_language_read(
+    api: Api, db: Session, scene: Scene
+):
+    """What the engineer lacks is worded in the request's language, and so hashed."""
+    career = f"/api/v1/engineers/{scene.target.id}/career"
+    token, spanish = scene.tokens["manager"], {"Accept-Language": "es"}
+    tag = api.get(career, token, headers=spanish).headers["ETag"]
+    assert tag != api.get(career, token).headers["ETag"]
+    level = f"/api/v1/engineers/{scene.target.id}/level"
+    # The Spanish version is not the English answer's: sent in English, it is refused.
+    assert api.put(level, token, {"level": 2}, headers={"If-Match": tag}).status_code == 412
+    db.expire_all()
+    assert db.get(Engineer, scene.target.id).level == 1  # type: ignore[union-attr]
+    done = api.put(level, token, {"level": 2}, headers={"If-Match": tag, **spanish})
+    assert done.status_code == 200
+    assert done.get_json()["lacks"][0].startswith("una NCP-AII vigente")
+    assert done.headers["ETag"] == api.get(career, token, headers=spanish).headers["ETag"]
+
+
 def test_a_webhook_is_read_one_at_a_time_and_removed_at_the_version_read(
     api: Api, db: Session, scene: Scene
 ):

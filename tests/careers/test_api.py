@@ -69,6 +69,37 @@ def test_career_answers_the_ladder(api: Api, db: Session, people: People):
     assert default["lacks"] == []
 
 
+def test_what_a_career_lacks_follows_the_requests_language(api: Api, db: Session, people: People):
+    """The words follow Accept-Language, as the API's messages do; codes and keys stay."""
+    who = factories.engineer(
+        db,
+        name="Nia",
+        manager=people.manager,
+        level=2,
+        hired_on=D(2026, 1, 15),
+        experience_months=3,
+    )
+    factories.certification(db, who, "NCP-AII", D(2026, 3, 1), D(2028, 3, 1))
+    factories.certification(db, who, "NVIDIA-NETWORKING", D(2025, 1, 10), D(2026, 1, 10))
+    url, token = f"/api/v1/engineers/{who.id}/career?on=2026-09-30", people.tokens["manager"]
+    spanish = api.get(url, token, headers={"Accept-Language": "es"}).get_json()
+    english = api.get(url, token, headers={"Accept-Language": "en"}).get_json()
+    assert spanish["lacks"] == [
+        "12 meses de experiencia (tiene 11)",
+        "una NVIDIA-NETWORKING vigente (era válida hasta el 10 ene 2026 inclusive)",
+    ]
+    assert (
+        english["lacks"]
+        == api.get(url, token).get_json()["lacks"]
+        == [
+            "12 months of experience (has 11)",
+            "a valid NVIDIA-NETWORKING (it was valid through 2026-01-10)",
+        ]
+    )
+    # Only the words differ: every code, key, name and number is the same in both.
+    assert {**spanish, "lacks": None} == {**english, "lacks": None}
+
+
 def test_career_of_an_architect_and_the_rotation(api: Api, db: Session, people: People):
     p = people
     record_evidence(db, p.junior, "deployment", "1,024 GPUs", D(2025, 1, 1), TODAY)

@@ -23,6 +23,7 @@ from tracker.people.services.persons import create_person, set_locale
 from tracker.progress.schemas import OverviewOut
 from tracker.progress.services.overview import overview
 from tracker.progress.services.validity import experience_months
+from tracker.web.language import current_locale
 
 # The caller's id, for the calls about a person.
 ME = Operation(
@@ -138,7 +139,8 @@ def get_career(engineer_id: int) -> tuple[Response, int]:
     """Level, experience, next level, whether its rule is met on ?on= (default today), lacks."""
     engineer = engineer_in_url(engineer_id)
     on = CAREER.query().on or today()
-    return CAREER.answer(CareerOut.of(career(db_session(), engineer, on)))
+    # What they lack is words: in the request's language, as the API's messages.
+    return CAREER.answer(CareerOut.of(career(db_session(), engineer, on), current_locale()))
 
 
 @bp.put("/engineers/<int:engineer_id>/level", endpoint="set_level")
@@ -153,9 +155,11 @@ def put_level(engineer_id: int) -> tuple[Response, int]:
             403, {"engineer": N_("only this engineer's manager or an admin sets the level")}
         )
     level = SET_LEVEL.body().level
-    SET_LEVEL.unchanged_since_read(CareerOut.of(career(db_session(), engineer, today())))
+    # The version read is of the answer in its reader's language (versions.etag).
+    locale = current_locale()
+    SET_LEVEL.unchanged_since_read(CareerOut.of(career(db_session(), engineer, today()), locale))
     change_level(db_session(), engineer, level, caller(), today(), via="api")
-    return SET_LEVEL.answer(CareerOut.of(career(db_session(), engineer, today())))
+    return SET_LEVEL.answer(CareerOut.of(career(db_session(), engineer, today()), locale))
 
 
 @bp.post("/engineers/<int:engineer_id>/evidence", endpoint="record_evidence")

@@ -29,7 +29,7 @@ from tracker.careers.services.ladder import Career
 from tracker.careers.services.rotation import rotation
 from tracker.careers.services.skills import Coverage
 from tracker.catalog.schemas import BodyLevel, Code, SpecialityRef
-from tracker.i18n import msg
+from tracker.i18n import DEFAULT_LOCALE, msg, translate
 from tracker.people.models import Engineer
 from tracker.people.schemas import PersonRef, TeamOut, person_ref
 from tracker.readiness.schemas import OnDate
@@ -169,7 +169,8 @@ class CareerOut(Answer):
     across_domains: bool
 
     @classmethod
-    def of(cls, career: Career) -> CareerOut:
+    def of(cls, career: Career, locale: str = DEFAULT_LOCALE) -> CareerOut:
+        """Answer with where the engineer stands; what they lack is said in `locale`."""
         following = career.next_level
         roles = rotation(career.engineer, career.on)
         return cls(
@@ -183,7 +184,7 @@ class CareerOut(Answer):
             next_level_name=following.name if following else None,
             next_level_name_es=following.name_es if following else None,
             meets_next_level=career.meets_next_level,
-            lacks=career.lacks,
+            lacks=[translate(lack, locale) for lack in career.lacks],
             next_level_rule=None
             if following is None
             else NextLevelRuleOut(
