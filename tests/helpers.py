@@ -213,6 +213,13 @@ class Api:
         return self.call("DELETE", url, token, **kw)
 
 
+def in_each_language(api: Api, url: str, token: str | None) -> tuple[Any, Any, Any]:
+    """Read `url` in Spanish, in English and asking for no language: the three bodies."""
+    spanish = api.get(url, token, headers={"Accept-Language": "es"}).get_json()
+    english = api.get(url, token, headers={"Accept-Language": "en"}).get_json()
+    return spanish, english, api.get(url, token).get_json()
+
+
 def enrol_app(db: Session, person: Engineer) -> tuple[str, list[str]]:
     """Set up an authenticator app for `person` five minutes ago; return its secret and codes."""
     secret = new_secret()

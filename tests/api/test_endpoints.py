@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.api.conftest import NOW, Scene, row_counts
-from tests.helpers import Api, token_for
+from tests.helpers import Api, in_each_language, token_for
 from tracker.audit.models import AuditEvent
 from tracker.catalog.models import Credential
 from tracker.people.models import ApiToken
@@ -420,6 +420,41 @@ def test_progress_for_a_known_scene(api: Api, db: Session, scene: Scene) -> None
     assert cka["days_left"] == 32
     assert view["next_steps"][0] == "Renew CKA: it is valid through 2026-12-31, 32 days from today"
     assert view["next_steps"][1].startswith("Study Introduction to AI Infrastructure")
+
+
+def test_progress_words_follow_the_requests_language(api: Api, db: Session, scene: Scene):
+    """The reasons and next steps follow Accept-Language; codes, keys and numbers stay."""
+    who = scene.target
+    log_hours(
+        db,
+        who,
+        factories.course(db, "INTRO-AI-INFRA"),
+        D(2026, 11, 2),
+        factories.hours("4.5"),
+        D.max,
+    )
+    factories.certification(db, who, "CKA", D(2025, 6, 1), D(2026, 12, 31))
+    url, token = f"/api/v1/engineers/{who.id}/progress", scene.tokens["manager"]
+    spanish, english, unasked = in_each_language(api, url, token)
+    assert spanish["next_steps"] == [
+        "Renovar CKA: es válida hasta el 31 dic 2026 inclusive, dentro de 32 días",
+        "Estudiar Fundamentals of Deep Learning (ruta Fundamentos): 0 de 8 h registradas",
+    ]
+    assert spanish["paths"][0]["exam"]["reasons"][1] == (
+        "el curso INTRO-AI-INFRA (Introduction to AI Infrastructure) está pendiente:"
+        " 4,5 de 16 h registradas"
+    )
+    assert unasked == english  # English stays the default
+    assert english["next_steps"] == [
+        "Renew CKA: it is valid through 2026-12-31, 32 days from today",
+        "Study Fundamentals of Deep Learning (Foundations path): 0 of 8 h logged",
+    ]
+    # Only the words differ: every code, key, name and number is the same in both.
+    for view in (spanish, english):
+        view["next_steps"] = len(view["next_steps"])
+        for path in view["paths"]:
+            path["exam"]["reasons"] = len(path["exam"]["reasons"])
+    assert spanish == english
 
 
 def test_progress_when_ready_and_certified(api: Api, db: Session, scene: Scene) -> None:

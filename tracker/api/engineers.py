@@ -130,7 +130,10 @@ def progress(engineer_id: int) -> tuple[Response, int]:
     """Paths with percent, courses with hours, exam readiness, certifications, next steps."""
     PROGRESS.query()
     engineer = engineer_in_url(engineer_id)
-    return PROGRESS.answer(OverviewOut.of(overview(db_session(), engineer, today())))
+    # The reasons and next steps are words: in the request's language, as the API's messages.
+    return PROGRESS.answer(
+        OverviewOut.of(overview(db_session(), engineer, today()), current_locale())
+    )
 
 
 @bp.get("/engineers/<int:engineer_id>/career", endpoint="career")

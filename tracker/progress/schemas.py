@@ -11,7 +11,7 @@ from pydantic import BeforeValidator, Field
 from tracker.catalog.rules import DECIMAL_PLACES
 from tracker.catalog.schemas import Code, CourseRef, CredentialRef, ExamRef
 from tracker.db import MAX_ID
-from tracker.i18n import N_, msg
+from tracker.i18n import DEFAULT_LOCALE, N_, msg, translate
 from tracker.people.schemas import Named, PersonRef, person_ref
 from tracker.progress.models import Certification, ExamAttempt, HourLog
 from tracker.progress.rules import (
@@ -383,7 +383,9 @@ class PathOut(Answer):
         readiness: Readiness,
         certified: Certification | None,
         on: dt.date,
+        locale: str = DEFAULT_LOCALE,
     ) -> PathOut:
+        """Answer with the progress on a path; why its exam is not open is said in `locale`."""
         exam = progress.path.exam
         return cls(
             code=progress.path.code,
@@ -410,7 +412,10 @@ class PathOut(Answer):
             exam=None
             if exam is None
             else ExamReadinessOut(
-                code=exam.code, name=exam.name, ready=readiness.ready, reasons=readiness.reasons
+                code=exam.code,
+                name=exam.name,
+                ready=readiness.ready,
+                reasons=[translate(reason, locale) for reason in readiness.reasons],
             ),
             certification=None if certified is None else CertificationOut.of(certified, on),
         )
@@ -427,17 +432,20 @@ class OverviewOut(Answer):
     next_steps: list[str]
 
     @classmethod
-    def of(cls, view: Overview) -> OverviewOut:
+    def of(cls, view: Overview, locale: str = DEFAULT_LOCALE) -> OverviewOut:
+        """Answer with the overview; its reasons and next steps are said in `locale`."""
         return cls(
             engineer=person_ref(view.engineer),
             on=view.on,
             experience_months=view.experience_months,
             paths=[
-                PathOut.of(progress, readiness, view.certified.get(progress.path.code), view.on)
+                PathOut.of(
+                    progress, readiness, view.certified.get(progress.path.code), view.on, locale
+                )
                 for progress, readiness in view.paths
             ],
             certifications=[state_out(s, view.on) for s in view.certifications],
-            next_steps=view.next_steps,
+            next_steps=[translate(step, locale) for step in view.next_steps],
         )
 
 
