@@ -19,7 +19,7 @@ from tracker.careers.models import Evidence
 from tracker.careers.rules import EVIDENCE_KINDS, EVIDENCE_REASON
 from tracker.careers.services.evidence import record_evidence
 from tracker.careers.services.ladder import career as career_of
-from tracker.careers.services.ladder import change_level, level_by_experience, promotions
+from tracker.careers.services.ladder import change_level, promotions
 from tracker.catalog.models import Level
 from tracker.catalog.services.seed_loading import load_seed
 from tracker.config import PROJECT_ROOT
@@ -47,21 +47,47 @@ def lacks(db: Session, who, on: dt.date = TODAY) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    ("months", "level"), [(0, 1), (5, 1), (6, 2), (11, 2), (12, 3), (23, 3), (24, 4), (48, 5)]
+    ("months", "held", "level"),
+    [
+        (0, (), 1),
+        (14, (), 1),  # level 2 asks for a valid NCA-AIIO too
+        (5, ("NCA-AIIO",), 1),
+        (6, ("NCA-AIIO",), 2),
+        (14, ("NCA-AIIO", "NCP-AII"), 2),  # level 3 asks for a networking one too
+        (14, ("NCA-AIIO", "NCP-AII", "NVIDIA-NETWORKING"), 3),
+        (70, ("NCA-AIIO", "NCP-AII", "NVIDIA-NETWORKING", "VENDOR-EXPERT"), 4),  # no evidence
+        (70, ("NCP-AII", "NVIDIA-NETWORKING", "VENDOR-EXPERT"), 1),  # each rule below counts
+    ],
 )
-def test_the_experience_alone_gives_the_highest_level_its_months_reach(db: Session, months, level):
-    assert level_by_experience(db.scalars(select(Level)), months) == level
-    assert level_by_experience([], months) is None
+def test_the_rules_give_the_highest_level_met_with_every_level_below_it(
+    db: Session, months, held, level
+):
+    who = person(db, hired=None, months=months)
+    for code in held:
+        factories.certification(db, who, code, D(2026, 1, 1), FAR)
+    db.flush()
+    assert career_of(db, who, TODAY).rule_level == level
 
 
 @pytest.mark.parametrize(
-    ("level", "months", "differs"), [(2, 14, True), (3, 8, True), (3, 14, False)]
+    ("level", "held", "rule", "level_lacks"),
+    [
+        (2, (), 1, ["a valid NCA-AIIO"]),  # above: what its own rule lacks
+        (1, ("NCA-AIIO",), 2, []),  # below: a promotion the rules allow
+        (2, ("NCA-AIIO",), 2, []),
+    ],
 )
-def test_a_career_says_whether_the_level_held_is_the_experiences(
-    db: Session, level, months, differs
+def test_a_career_says_whether_the_level_held_is_the_rules(
+    db: Session, level, held, rule, level_lacks
 ):
-    found = career_of(db, person(db, level=level, hired=None, months=months), TODAY)
-    assert (found.experience_level, found.level_differs) == (2 if months < 12 else 3, differs)
+    who = person(db, level=level, hired=None, months=14)
+    for code in held:
+        factories.certification(db, who, code, D(2026, 1, 1), FAR)
+    db.flush()
+    found = career_of(db, who, TODAY)
+    assert found.rule_level == rule
+    assert found.level_differs == (rule != level)
+    assert [str(m) for m in found.level_lacks] == (level_lacks if rule < level else [])
 
 
 def test_level_two_is_met_on_the_day_experience_reaches_six_months(db: Session):

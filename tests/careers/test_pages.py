@@ -89,29 +89,34 @@ def test_the_career_page(client, db, auth, people: People):
     assert "Infiniband" not in html and "InfiniBand / RDMA" in html
 
 
-def test_the_career_and_admin_pages_note_a_level_other_than_the_experiences(
+def test_the_career_and_admin_pages_note_a_level_other_than_the_rules(
     client, db, auth, people: People
 ):
-    below = factories.engineer(db, name="Bo Below", team=people.team, level=2, hired_on=None)
-    below.experience_months = 14
-    above = factories.engineer(db, name="Al Above", team=people.team, level=3, hired_on=None)
-    above.experience_months = 8
+    # Level 2 without the NCA-AIIO its rule asks for: above the rules' level 1.
+    above = factories.engineer(db, name="Al Above", team=people.team, level=2, hired_on=None)
+    above.experience_months = 14
+    # Level 1 with what level 2 asks (6 months and a valid NCA-AIIO): below.
+    below = factories.engineer(db, name="Bo Below", team=people.team, level=1, hired_on=None)
+    below.experience_months = 8
+    factories.certification(db, below, "NCA-AIIO", dt.date(2026, 1, 1), dt.date(2028, 1, 1))
     db.flush()
     auth.sign_in(people.manager)
-    note = (
-        "The ladder's rule gives level %s for %s months of experience; the level set is %s."
-        " A manager sets the level: the rule is a guide, and it asks for certifications too."
+    above_note = (
+        "The level set, 2, is above the one the ladder's rules give today, 1: level 2 asks"
+        " for a valid NCA-AIIO. A manager sets the level; the rules are a guide."
     )
-    assert note % (3, 14, 2) in page(client, f"/careers/engineers/{below.id}")
-    assert note % (2, 8, 3) in page(client, f"/careers/engineers/{above.id}")
-    # The senior's 70 months reach level 5's rule; level 4 is what a manager set.
-    assert note % (5, 70, 4) in page(client, f"/careers/engineers/{people.senior.id}")
-    above.experience_months = 12
+    below_note = (
+        "The ladder's rules give level 2 today: each of its requirements is met. The level"
+        " set is 1; a manager sets the level, and the rules are a guide."
+    )
+    assert above_note in page(client, f"/careers/engineers/{above.id}")
+    assert below_note in page(client, f"/careers/engineers/{below.id}")
+    factories.certification(db, above, "NCA-AIIO", dt.date(2026, 1, 1), dt.date(2028, 1, 1))
     db.flush()
     assert 'id="level-note"' not in page(client, f"/careers/engineers/{above.id}")
     auth.logout()
     auth.sign_in(people.admin)
-    assert note % (3, 14, 2) in page(client, f"/admin/people/{below.id}")
+    assert below_note in page(client, f"/admin/people/{below.id}")
     assert 'id="level-note"' not in page(client, f"/admin/people/{above.id}")
 
 

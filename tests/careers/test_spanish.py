@@ -37,7 +37,7 @@ def spanish(client: FlaskClient, url: str, status: int = 200) -> str:
     return response.get_data(as_text=True)
 
 
-def test_ones_own_career_page_speaks_spanish(client: FlaskClient, auth, people: People):
+def test_ones_own_career_page_speaks_spanish(client: FlaskClient, db, auth, people: People):
     auth.sign_in(people.junior)
     page = text(spanish(client, f"/careers/engineers/{people.junior.id}"))
     assert "Mi carrera" in page and "a 29 nov 2026" in page
@@ -57,11 +57,14 @@ def test_ones_own_career_page_speaks_spanish(client: FlaskClient, auth, people: 
         "Operational",
     ):
         assert english not in page, english
-    # Jules is level 1 with the 70 months of a level 5: the note says so, as a guide.
+    # Jules is level 1, as the rules give without a valid NCA-AIIO: no note.
+    assert "Las reglas de la escala" not in page and "escala, 1" not in page
+    factories.certification(db, people.junior, "NCA-AIIO", dt.date(2026, 1, 1), dt.date(2028, 1, 1))
+    db.flush()
+    page = text(spanish(client, f"/careers/engineers/{people.junior.id}"))
     assert (
-        "La regla de la escala da el nivel 5 para 70 meses de experiencia; el nivel asignado"
-        " es 1. Un responsable asigna el nivel: la regla es una guía y también pide"
-        " certificaciones."
+        "Las reglas de la escala dan hoy el nivel 2: se cumple cada uno de sus requisitos. El"
+        " nivel asignado es 1; un responsable asigna el nivel, y las reglas son una guía."
     ) in page
 
 

@@ -19,7 +19,7 @@ from tracker.admin.views.blueprint import (
     manager_choices,
     signed_in_person,
 )
-from tracker.careers.services.ladder import level_by_experience
+from tracker.careers.services.ladder import career
 from tracker.clock import today
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
@@ -29,7 +29,6 @@ from tracker.people.services.persons import create_person, set_active, set_ident
 from tracker.people.services.reads import job_roles, level_history, levels, people_overview
 from tracker.people.services.teams import teams as all_teams
 from tracker.progress.models import ExamAttempt, HourLog
-from tracker.progress.services.validity import experience_months
 from tracker.web.confirm import confirmation_page
 from tracker.web.filters import named
 from tracker.web.language import localized_errors
@@ -173,15 +172,13 @@ def edit_person(person_id: int):
 
 def _person_page(person: Engineer, form: FlaskForm, status: int, active_form=None):
     session = db_session()
-    months = experience_months(person, today())
     return render_template(
         "admin/person_form.html",
         form=form,
         person=person,
         active_form=active_form or ConfirmForm(),
         levels=level_history(session, person),
-        months=months,
-        experience_level=level_by_experience(levels(session), months),
+        career=career(session, person, today()),
     ), status
 
 

@@ -60,15 +60,6 @@ def level_on(current: int, changes: Sequence[LevelChange], on: dt.date) -> int:
     return current
 
 
-def level_by_experience(levels: Iterable[Level], months: int) -> int | None:
-    """Return the highest level whose rule's experience `months` reach; None without a ladder.
-
-    The experience alone: the rule also asks for certifications and evidence, and a
-    manager sets the level (docs/domain.md), so this is a guide to compare with.
-    """
-    return max((lv.number for lv in levels if lv.min_experience_months <= months), default=None)
-
-
 def _credential_lack(credential: Credential, certs: Sequence[Certification], on: dt.date) -> str:
     """Say which credential is missing, naming the one that lapsed when one did."""
     last = latest_for((c for c in certs if c.earned_on <= on), credential)
@@ -117,6 +108,26 @@ def rule_lacks(
     return lacks
 
 
+def level_by_rule(
+    levels: dict[int, Level],
+    experience: int,
+    certs: Sequence[Certification],
+    evidence: Sequence[Evidence],
+    on: dt.date,
+) -> int | None:
+    """Return the highest level whose rule, and each rule below it, is met on `on`.
+
+    None without a ladder. A manager sets the level (docs/domain.md): this is the
+    guide the level held is compared with.
+    """
+    reached = None
+    for number in sorted(levels):
+        if rule_lacks(levels[number], experience, certs, evidence, on):
+            break
+        reached = number
+    return reached
+
+
 @dataclass(frozen=True)
 class Career:
     """Where an engineer stands on the ladder on a date."""
@@ -129,8 +140,10 @@ class Career:
     next_level: Level | None
     lacks: list[str]
     evidence: list[Evidence] = field(default_factory=list)
-    # The level the rule's experience alone gives (level_by_experience).
-    experience_level: int | None = None
+    # The level the ladder's rules give (level_by_rule), and what the level held's own
+    # rule lacks when it is above that.
+    rule_level: int | None = None
+    level_lacks: list[str] = field(default_factory=list)
 
     @property
     def meets_next_level(self) -> bool:
@@ -138,8 +151,8 @@ class Career:
 
     @property
     def level_differs(self) -> bool:
-        """Return whether the level held is not the one the experience alone gives."""
-        return self.experience_level is not None and self.experience_level != self.level
+        """Return whether the level held is not the one the ladder's rules give."""
+        return self.rule_level is not None and self.rule_level != self.level
 
 
 def _career(
@@ -163,7 +176,10 @@ def _career(
         next_level=following,
         lacks=lacks,
         evidence=[e for e in evidence if e.occurred_on <= on],
-        experience_level=level_by_experience(levels.values(), experience),
+        rule_level=level_by_rule(levels, experience, certs, evidence, on),
+        level_lacks=(
+            rule_lacks(levels[level], experience, certs, evidence, on) if level in levels else []
+        ),
     )
 
 
