@@ -115,17 +115,14 @@ def level_by_rule(
     evidence: Sequence[Evidence],
     on: dt.date,
 ) -> int | None:
-    """Return the highest level whose rule, and each rule below it, is met on `on`.
+    """Return the highest level whose rule is met on `on`; None without a ladder.
 
-    None without a ladder. A manager sets the level (docs/domain.md): this is the
-    guide the level held is compared with.
+    Each level's rule stands on its own, as the ladder states them (level 4 asks
+    for 24 months and a vendor expert credential, not level 3's certifications).
+    A manager sets the level (docs/domain.md): this is the guide it is compared with.
     """
-    reached = None
-    for number in sorted(levels):
-        if rule_lacks(levels[number], experience, certs, evidence, on):
-            break
-        reached = number
-    return reached
+    met = [n for n, lv in levels.items() if not rule_lacks(lv, experience, certs, evidence, on)]
+    return max(met, default=None)
 
 
 @dataclass(frozen=True)
