@@ -14,6 +14,7 @@ from sqlalchemy import (
     ColumnElement,
     Integer,
     MetaData,
+    Select,
     String,
     create_engine,
     event,
@@ -106,6 +107,27 @@ def writing() -> Iterator[None]:
         yield
     finally:
         WRITE_INTENT.reset(token)
+
+
+# The lock an UPDATE of a row's own columns takes (FOR NO KEY UPDATE). A request
+# that reads a record to change it holds the record until it commits, so the
+# version it checked (If-Match, an edit page's) is still the one it replaces:
+# a second writer waits, then reads what the first wrote. Rows that only point
+# at the record (an hour entry at its engineer) are written meanwhile. SQLite
+# has no row locks; its writers take turns (BEGIN IMMEDIATE, above).
+FOR_CHANGE: dict[str, Any] = {"key_share": True}
+
+M = TypeVar("M")
+
+
+def get_for_change(session: Session, model: type[M], ident: int) -> M | None:
+    """Return the row of `model` with the id, read afresh and held until the transaction ends."""
+    return session.get(model, ident, with_for_update=FOR_CHANGE, populate_existing=True)
+
+
+def held_for_change(query: Select[Any], of: Any) -> Select[Any]:
+    """Return `query` reading the rows of `of` afresh, held until the transaction ends."""
+    return query.with_for_update(**FOR_CHANGE, of=of).execution_options(populate_existing=True)
 
 
 DEFAULT_SQLITE_BUSY_TIMEOUT_MS = 15000

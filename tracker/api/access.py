@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from tracker.api.auth import caller
+from flask import request
+
+from tracker.api.auth import READ_METHODS, caller
 from tracker.api.errors import ApiError
 from tracker.api.inputs import validated
-from tracker.db import MAX_ID
+from tracker.db import MAX_ID, get_for_change
 from tracker.extensions import db_session
 from tracker.i18n import N_, msg
 from tracker.people.models import Engineer, Team
@@ -22,16 +24,27 @@ R = TypeVar("R")
 NOT_YOURS = N_("you may not see this engineer's records")
 
 
-def get_record(model: type[R], record_id: int | None) -> R | None:
-    """Return the record of `model` with `record_id`, or None (an id out of range names none)."""
+def get_record(model: type[R], record_id: int | None, for_change: bool = False) -> R | None:
+    """Return the record of `model` with `record_id`, or None (an id out of range names none).
+
+    `for_change`: the record is read to be changed, and held until the request
+    commits (db.get_for_change), so the version a write checks is the one it replaces.
+    """
     if record_id is None or not 1 <= record_id <= MAX_ID:
         return None
+    if for_change:
+        return get_for_change(db_session(), model, record_id)
     return db_session().get(model, record_id)
+
+
+def writes() -> bool:
+    """Return whether the request may change the record its URL names (not GET, HEAD, OPTIONS)."""
+    return request.method not in READ_METHODS
 
 
 def engineer_in_url(engineer_id: int) -> Engineer:
     """Return the engineer the URL names when the caller may see their records."""
-    engineer = get_record(Engineer, engineer_id)
+    engineer = get_record(Engineer, engineer_id, for_change=writes())
     if engineer is None:
         raise ApiError(404, {"engineer": msg("no engineer with id %(id)s", id=engineer_id)})
     if not can_view(caller(), engineer):
@@ -77,7 +90,7 @@ def managers_only(refusal: str = TEAM_READINESS) -> None:
 
 
 def team_in_url(team_id: int) -> Team:
-    team = get_record(Team, team_id)
+    team = get_record(Team, team_id, for_change=writes())
     if team is None:
         raise ApiError(404, {"team": msg("no team with id %(id)s", id=team_id)})
     if not can_view_team(caller(), team):

@@ -76,7 +76,7 @@ def _course(body: HoursBody) -> Course:
 
 
 def _entry(entry_id: int, write: bool) -> HourLog:
-    entry = get_record(HourLog, entry_id)
+    entry = get_record(HourLog, entry_id, for_change=write)
     if entry is None:
         raise ApiError(404, {"entry": msg("no hour log entry with id %(id)s", id=entry_id)})
     if not can_view(caller(), entry.engineer):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Response, current_app, url_for
 from sqlalchemy import select
 
-from tracker.api.access import get_record
+from tracker.api.access import get_record, writes
 from tracker.api.auth import caller
 from tracker.api.blueprint import bp
 from tracker.api.errors import ApiError
@@ -49,7 +49,7 @@ def _admins_only() -> None:
 
 def _endpoint(endpoint_id: int) -> WebhookEndpoint:
     _admins_only()
-    endpoint = get_record(WebhookEndpoint, endpoint_id)
+    endpoint = get_record(WebhookEndpoint, endpoint_id, for_change=writes())
     if endpoint is None:
         raise ApiError(404, {"webhook": msg("no webhook endpoint with id %(id)s", id=endpoint_id)})
     return endpoint

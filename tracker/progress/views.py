@@ -51,6 +51,7 @@ from tracker.progress.services.validity import status_on
 from tracker.signals import showing_credentials, showing_dashboard, template_context
 from tracker.web.confirm import confirmation_page
 from tracker.web.converters import requested_page
+from tracker.web.database import record_or_404
 from tracker.web.filters import coded, named
 from tracker.web.language import localized
 
@@ -181,9 +182,7 @@ def hours():
 
 
 def _own_entry(entry_id: int) -> HourLog:
-    entry = db_session().get(HourLog, entry_id)
-    if entry is None:
-        abort(404)
+    entry = record_or_404(HourLog, entry_id)
     if not can_log_hours(current_user, entry.engineer):
         abort(403)
     return entry

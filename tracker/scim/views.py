@@ -295,7 +295,7 @@ def user_list() -> Response:
 @bp.route("/Users/<user_id>", methods=["GET", "PUT", "PATCH", "DELETE"])
 def user(user_id: str) -> Response:
     session = db_session()
-    engineer, state = users.find_user(session, user_id)
+    engineer, state = users.find_user(session, user_id, for_change=request.method != "GET")
     current = users.user_resource(engineer, state, _base_url())
     if request.method == "GET":
         return _conditional_read(current)
@@ -338,7 +338,7 @@ def group_list() -> Response:
 @bp.route("/Groups/<group_id>", methods=["GET", "PUT", "PATCH", "DELETE"])
 def group(group_id: str) -> Response:
     session = db_session()
-    team, state = groups.find_group(session, group_id)
+    team, state = groups.find_group(session, group_id, for_change=request.method != "GET")
     current = groups.group_resource(session, team, state, _base_url())
     if request.method == "GET":
         return _conditional_read(current)

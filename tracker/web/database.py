@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
-from flask import Flask, Request, Response, g, jsonify, render_template
+from typing import TypeVar
+
+from flask import Flask, Request, Response, abort, g, jsonify, render_template, request
 from flask import session as cookie_session
 from sqlalchemy.exc import DBAPIError, OperationalError
 
-from tracker.db import WRITE_INTENT
+from tracker.db import WRITE_INTENT, get_for_change
+from tracker.extensions import db_session
 from tracker.i18n import N_
 from tracker.web.errors import wants_json
 from tracker.web.language import localized
 from tracker.web.security import API_PATH
+
+R = TypeVar("R")
 
 DATABASE_UNAVAILABLE = N_(
     "The database is unavailable or busy right now, so nothing was changed. Try again in a minute."
@@ -21,6 +26,21 @@ def declare_write_intent(current: Request) -> None:
     """Mark forms and API calls as writers (the API records each token's use)."""
     if current.method not in ("GET", "HEAD", "OPTIONS") or current.path.startswith(API_PATH):
         g.write_intent = WRITE_INTENT.set(True)
+
+
+def record_or_404(model: type[R], ident: int) -> R:
+    """Return the row of `model` with the id, or answer 404; held until a sent form commits."""
+    # A form sent changes the row: the version its page drew is checked against
+    # the row held, so no other save slips in between (db.get_for_change).
+    session = db_session()
+    found = (
+        get_for_change(session, model, ident)
+        if request.method == "POST"
+        else session.get(model, ident)
+    )
+    if found is None:
+        abort(404)
+    return found
 
 
 def end_write_intent() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, abort
+from flask import Blueprint
 from flask_login import current_user
 from flask_wtf import FlaskForm
 
@@ -31,14 +31,6 @@ def signed_in_person() -> Engineer:
 def form_status(form: FlaskForm) -> int:
     """Return a form page's status: 400 once sent (it is shown again with its errors), else 200."""
     return 400 if form.is_submitted() else 200
-
-
-def get_or_404(model: type, ident: int):
-    """Return the row of `model` with the id, or answer 404."""
-    obj = db_session().get(model, ident)
-    if obj is None:
-        abort(404)
-    return obj
 
 
 def manager_choices(form: FlaskForm, person: Engineer | None, current: Engineer | None) -> None:

@@ -13,7 +13,7 @@ from tracker.admin.forms import (
     ConfirmForm,
     OutboxFilterForm,
 )
-from tracker.admin.views.blueprint import bp, get_or_404
+from tracker.admin.views.blueprint import bp
 from tracker.clock import utcnow
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
@@ -23,6 +23,7 @@ from tracker.reminders.services.delivery import retry_failed
 from tracker.reminders.services.outbox import outbox as outbox_page
 from tracker.reminders.services.outbox import outbox_counts
 from tracker.web.converters import requested_page
+from tracker.web.database import record_or_404
 from tracker.web.language import localized
 from tracker.web.roles import role_required
 
@@ -76,7 +77,7 @@ def outbox():
 @role_required("admin")
 def retry_notification(notification_id: int):
     """Put a failed notice back in the queue; the sender delivers it on its next run."""
-    notification = get_or_404(Notification, notification_id)
+    notification = record_or_404(Notification, notification_id)
     form = ConfirmForm(prefix=f"retry-{notification_id}")
     if not form.validate_on_submit():
         return _outbox_page(400, _("The form expired: reload the page and try again."))

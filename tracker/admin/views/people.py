@@ -15,7 +15,6 @@ from tracker.admin.forms import ConfirmForm, PersonAddForm, PersonEditForm
 from tracker.admin.views.blueprint import (
     bp,
     form_status,
-    get_or_404,
     manager_choices,
     signed_in_person,
 )
@@ -30,6 +29,7 @@ from tracker.people.services.reads import job_roles, level_history, levels, peop
 from tracker.people.services.teams import teams as all_teams
 from tracker.progress.models import ExamAttempt, HourLog
 from tracker.web.confirm import confirmation_page
+from tracker.web.database import record_or_404
 from tracker.web.filters import named
 from tracker.web.language import localized_errors
 from tracker.web.roles import role_required
@@ -123,7 +123,7 @@ def add_person():
 def edit_person(person_id: int):
     """Edit a person: name, email, access role, job roles, level, team, manager, hire date..."""
     session = db_session()
-    person = get_or_404(Engineer, person_id)
+    person = record_or_404(Engineer, person_id)
     form = PersonEditForm()
     _person_choices(form, person)
     values = _person_values(person)
@@ -188,7 +188,7 @@ def deactivate_person(person_id: int):
     """Ask, then deactivate an account; the person's sessions end at once."""
     if request.method == "POST":
         return _set_active(person_id, False)
-    person = get_or_404(Engineer, person_id)
+    person = record_or_404(Engineer, person_id)
     if not person.active:  # nothing left to confirm: its page says so
         return redirect(url_for("admin.edit_person", person_id=person.id))
     return confirmation_page(
@@ -209,7 +209,7 @@ def reactivate_person(person_id: int):
 
 
 def _set_active(person_id: int, active: bool):
-    person = get_or_404(Engineer, person_id)
+    person = record_or_404(Engineer, person_id)
     form = ConfirmForm()
     if form.validate_on_submit():
         try:

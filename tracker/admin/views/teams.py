@@ -6,12 +6,13 @@ from flask import flash, redirect, render_template, url_for
 from flask_babel import gettext as _
 
 from tracker.admin.forms import TeamEditForm, TeamForm
-from tracker.admin.views.blueprint import bp, form_status, get_or_404, manager_choices
+from tracker.admin.views.blueprint import bp, form_status, manager_choices
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.forms import draw, page_status, show_errors, unchanged_since_drawn
 from tracker.people.models import Team
 from tracker.people.services.teams import create_team, teams_overview, update_team
+from tracker.web.database import record_or_404
 from tracker.web.roles import role_required
 
 
@@ -43,7 +44,7 @@ def add_team():
 @role_required("admin")
 def edit_team(team_id: int):
     """Rename a team, change its fleet size or manager."""
-    team = get_or_404(Team, team_id)
+    team = record_or_404(Team, team_id)
     form = TeamEditForm()
     manager_choices(form, None, team.manager)
     values = {"name": team.name, "gpus": team.gpus, "manager": team.manager_id}

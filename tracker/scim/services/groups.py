@@ -21,6 +21,7 @@ from scim2_models import (
 from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
+from tracker.db import held_for_change
 from tracker.errors import ValidationError
 from tracker.i18n import msg
 from tracker.people.models import Engineer, Team
@@ -44,10 +45,19 @@ def visible_groups() -> Select[tuple[Team, ScimGroup]]:
     )
 
 
-def find_group(session: Session, group_id: str) -> tuple[Team, ScimGroup | None]:
-    """Return the team with this SCIM id, or raise NotFound (also when SCIM deleted it)."""
+def find_group(
+    session: Session, group_id: str, for_change: bool = False
+) -> tuple[Team, ScimGroup | None]:
+    """Return the team with this SCIM id, or raise NotFound (also when SCIM deleted it).
+
+    `for_change`: the team is read afresh and held until the transaction ends
+    (db.FOR_CHANGE), so the version a write checks is the one it replaces.
+    """
     if group_id.isdigit() and len(group_id) < 10:
-        row = session.execute(visible_groups().where(Team.id == int(group_id))).first()
+        query = visible_groups().where(Team.id == int(group_id))
+        if for_change:
+            query = held_for_change(query, Team)
+        row = session.execute(query).first()
         if row is not None:
             return row[0], row[1]
     raise NotFoundException(detail=msg("no Group with id %(id)s", id=group_id))

@@ -21,6 +21,7 @@ from scim2_models import (
 from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
+from tracker.db import held_for_change
 from tracker.errors import ValidationError
 from tracker.i18n import msg
 from tracker.people.models import Engineer
@@ -50,10 +51,19 @@ def visible_users() -> Select[tuple[Engineer, ScimUser]]:
     )
 
 
-def find_user(session: Session, user_id: str) -> tuple[Engineer, ScimUser | None]:
-    """Return the person with this SCIM id, or raise NotFound (also when SCIM deleted them)."""
+def find_user(
+    session: Session, user_id: str, for_change: bool = False
+) -> tuple[Engineer, ScimUser | None]:
+    """Return the person with this SCIM id, or raise NotFound (also when SCIM deleted them).
+
+    `for_change`: the person is read afresh and held until the transaction ends
+    (db.FOR_CHANGE), so the version a write checks is the one it replaces.
+    """
     if user_id.isdigit() and len(user_id) < 10:
-        row = session.execute(visible_users().where(Engineer.id == int(user_id))).first()
+        query = visible_users().where(Engineer.id == int(user_id))
+        if for_change:
+            query = held_for_change(query, Engineer)
+        row = session.execute(query).first()
         if row is not None:
             return row[0], row[1]
     raise NotFoundException(detail=msg("no User with id %(id)s", id=user_id))
