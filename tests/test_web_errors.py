@@ -118,3 +118,40 @@ def test_a_refused_form_links_back_to_a_page_of_this_site(
 
     assert response.status_code == 400
     assert f'<a href="{back}">Open the page again' in response.get_data(as_text=True)
+
+
+def test_a_form_sent_after_its_sign_in_ended_elsewhere_hands_back_what_it_held(
+    protected, db: Session, client: FlaskClient, alice: Engineer
+) -> None:
+    token = csrf_token(client.get("/hours").get_data(as_text=True))
+    alice.session_epoch += 1  # signed out on another device: every session ends
+    db.flush()
+    data = _hours(db, token, note="Lab 4: NVLink bandwidth")
+
+    response = client.post(
+        "/hours", data=data, headers={**SPANISH, "Referer": "http://localhost/hours?page=2"}
+    )
+
+    page = response.get_data(as_text=True)
+    assert response.status_code == 403
+    assert "El formulario no se ha enviado" in page
+    assert "tu sesión terminó" in page
+    assert "Lab 4: NVLink bandwidth" in page
+    assert '<a href="/login?next=/hours?page%3D2">' in page
+    assert count(db, HourLog) == 0
+
+
+def test_a_page_asked_for_after_the_sign_in_ended_still_goes_to_sign_in(
+    protected, db: Session, client: FlaskClient, alice: Engineer
+) -> None:
+    token = csrf_token(client.get("/hours").get_data(as_text=True))
+    alice.session_epoch += 1
+    db.flush()
+
+    asked, button = client.get("/hours"), client.post("/logout", data={"csrf_token": token})
+
+    assert asked.status_code == 302
+    assert asked.headers["Location"] == "/login?next=%2Fhours"
+    # A button's post holds nothing to hand back: it goes to sign in as a page does.
+    assert button.status_code == 302
+    assert button.headers["Location"].startswith("/login?next=")

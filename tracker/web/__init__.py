@@ -22,6 +22,7 @@ from flask import Flask, Response
 from sqlalchemy.exc import DBAPIError
 from werkzeug.exceptions import HTTPException
 
+from tracker.extensions import login_manager
 from tracker.web.converters import IdConverter, id_url
 from tracker.web.current import current_request
 from tracker.web.database import (
@@ -32,7 +33,7 @@ from tracker.web.database import (
     is_outage,
 )
 from tracker.web.drawings import add_drawings
-from tracker.web.errors import error_description, error_name, http_error
+from tracker.web.errors import error_description, error_name, http_error, sign_in_first
 from tracker.web.filters import add_filters
 from tracker.web.language import install_gettext
 from tracker.web.navigation import add_navigation
@@ -58,6 +59,9 @@ def init_app(app: Flask) -> None:
     app.wsgi_app = DrainRequestBody(app.wsgi_app)  # type: ignore[method-assign]
     add_navigation(app)
     add_drawings(app)
+    login_manager.unauthorized_handler(
+        lambda: sign_in_first(str(login_manager.login_view), str(login_manager.login_message))
+    )
 
     @app.before_request
     def prepare_request() -> None:

@@ -6,11 +6,23 @@ from collections.abc import Iterator
 from functools import cache
 from urllib.parse import urlsplit
 
-from flask import Flask, Response, jsonify, render_template, request, url_for
+from flask import (
+    Flask,
+    Response,
+    flash,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
+from flask.typing import ResponseReturnValue
 from flask_babel import lazy_gettext as _l
+from flask_login import login_url
 from flask_wtf import FlaskForm
 from flask_wtf.csrf import CSRFError
-from werkzeug.exceptions import BadHost, HTTPException, MethodNotAllowed
+from werkzeug.exceptions import BadHost, Forbidden, HTTPException, MethodNotAllowed
 from wtforms import PasswordField
 from wtforms.fields.core import UnboundField
 
@@ -165,6 +177,28 @@ def form_page() -> str:
     return url_for("catalog.home")
 
 
+SIGNED_IN_KEY = "_user_id"
+
+
+class SignedOut(Forbidden):
+    """A form sent from a page whose sign-in has ended since it was drawn."""
+
+
+def sign_in_first(login_view: str, login_message: str) -> ResponseReturnValue:
+    """Send a visitor who is not signed in to sign in; hand a sent form's contents back.
+
+    The sign-in a page was drawn for ends when its person signs out on another
+    device (every session ends), or changes the password: a form sent from the
+    page then would be lost on the way through the sign-in page.
+    """
+    # Flask-Login keeps the ended sign-in's person in the session: a visitor who
+    # never signed in is sent to sign in as for a page.
+    if request.method == "POST" and SIGNED_IN_KEY in session and sent_fields():
+        raise SignedOut()
+    flash(login_message, "message")
+    return redirect(login_url(login_view, next_url=request.url))
+
+
 def wants_json() -> bool:
     """Return whether this request's errors are answered in JSON: anything under /api/."""
     return request.path.startswith("/api/")
@@ -174,10 +208,20 @@ def http_error(app: Flask, exc: HTTPException) -> Response:
     """Answer an HTTP error: the error page, or `{"errors": {"request": ...}}` for the API."""
     if wants_json():
         response = jsonify({"errors": {"request": api_error_message(exc)}})
-    elif isinstance(exc, CSRFError):
-        # A form drawn for another sign-in: say so plainly, and hand back what it held.
+    elif isinstance(exc, CSRFError | SignedOut):
+        # A form drawn for another sign-in, or one that has ended: say so plainly, and
+        # hand back what it held.
+        back = form_page()
+        if isinstance(exc, SignedOut):
+            back = url_for("people.login", next=back)
         response = app.make_response(
-            render_template("form_not_sent.html", error=exc, sent=sent_fields(), back=form_page())
+            render_template(
+                "form_not_sent.html",
+                error=exc,
+                signed_out=isinstance(exc, SignedOut),
+                sent=sent_fields(),
+                back=back,
+            )
         )
     elif isinstance(exc, BadHost):
         # A Host header no URL can be built for (a label over 63 characters...): the page's
