@@ -36,6 +36,9 @@ PUBLIC = {
     # The API's description names no one's records: integrators read it before they have a token.
     "api_docs.openapi",
     "api_docs.reference",
+    # Probes of load balancers and monitors: no one's records, only whether the server may serve.
+    "health.live",
+    "health.ready",
 }
 ROLES = ("anonymous", "engineer", "manager", "admin")
 # Career pages for managers and admins (a manager sees only their own people there).

@@ -58,6 +58,7 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
         make_session_factory,
     )
     from tracker.extensions import babel, close_db_session, csrf, init_limiter, login_manager
+    from tracker.health.views import bp as health_bp
     from tracker.identity.views import install as install_single_sign_on
     from tracker.issuer.views import bp as issuer_bp
     from tracker.people.rules import LOCALES
@@ -119,5 +120,6 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(api_docs_bp)
     app.register_blueprint(scim_bp)
     app.register_blueprint(issuer_bp)
+    app.register_blueprint(health_bp)
     cli.install(app)
     return app

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import cache
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -18,7 +19,9 @@ from sqlalchemy import (
     String,
     create_engine,
     event,
+    inspect,
     literal_column,
+    text,
 )
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
@@ -257,19 +260,39 @@ def session_scope(factory: sessionmaker[Session]) -> Iterator[Session]:
             session.close()
 
 
+def _alembic_config(url: str = "") -> Any:
+    from alembic.config import Config as AlembicConfig
+
+    cfg = AlembicConfig(str(PROJECT_ROOT / "alembic.ini"))
+    if url:
+        cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    cfg.attributes["configure_logger"] = False
+    return cfg
+
+
+@cache
+def head_revision() -> str:
+    """Return the migration the code expects the database at (the head revision)."""
+    from alembic.script import ScriptDirectory
+
+    return ScriptDirectory.from_config(_alembic_config()).get_current_head() or ""
+
+
+def database_revision(connection: Connection) -> str | None:
+    """Return the migration the database is at, or None before the first."""
+    if not inspect(connection).has_table("alembic_version"):
+        return None
+    return connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
+
+
 def run_migrations(url: str) -> str:
     """Upgrade the database at `url` to the head revision; return the head."""
     from alembic import command
-    from alembic.config import Config as AlembicConfig
-    from alembic.script import ScriptDirectory
 
     if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
         Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-    cfg = AlembicConfig(str(PROJECT_ROOT / "alembic.ini"))
-    cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
-    cfg.attributes["configure_logger"] = False
-    command.upgrade(cfg, "head")
-    return ScriptDirectory.from_config(cfg).get_current_head() or ""
+    command.upgrade(_alembic_config(url), "head")
+    return head_revision()
 
 
 Row = TypeVar("Row")

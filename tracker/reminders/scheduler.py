@@ -33,6 +33,13 @@ log = logging.getLogger(__name__)
 
 ADVISORY_KEY = 0x7472616B  # "trak"
 SENDER_EVERY = dt.timedelta(minutes=5)
+# pg_try_advisory_lock(bigint) shows in pg_locks as the key's high half (classid)
+# and low half (objid), objsubid 1.
+_ADVISORY_HELD = text(
+    "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted"
+    " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+    " AND classid = 0 AND objid = :key AND objsubid = 1)"
+)
 # A missed daily run (the host was down at 07:00) still runs when it comes
 # back the same day; coalescing turns several missed runs into one.
 MISFIRE_GRACE = int(dt.timedelta(hours=23).total_seconds())
@@ -75,6 +82,24 @@ class SchedulerLock:
             return False
         self._file = handle
         return True
+
+    def held(self) -> bool:
+        """Return whether a scheduler of the deployment holds the lock, without taking it."""
+        if self.engine.dialect.name == "postgresql":
+            with self.engine.connect() as connection:
+                return bool(connection.execute(_ADVISORY_HELD, {"key": ADVISORY_KEY}).scalar())
+        path = self._lock_path()
+        if not path.exists():
+            return False
+        with path.open("a+") as handle:
+            try:
+                # Shared, for an instant: a scheduler starting now is refused once and
+                # tries again at its next poll.
+                fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except OSError:
+                return True
+            fcntl.flock(handle, fcntl.LOCK_UN)
+        return False
 
     def release(self) -> None:
         if self._connection is not None:

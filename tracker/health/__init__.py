@@ -1,0 +1,1 @@
+"""Health: whether a server may take requests, for load balancers, orchestrators and monitors."""
