@@ -13,6 +13,7 @@ from tests import factories
 from tests.admin.helpers import field_error, text
 from tests.factories import TODAY
 from tests.helpers import count, sign_in
+from tracker.audit.models import AuditEvent
 from tracker.errors import ValidationError
 from tracker.imports.services.kinds import ImportRefused
 from tracker.imports.services.run import IMPORT_KINDS, import_csv
@@ -28,11 +29,21 @@ def counts(db):
     return tuple(count(db, model) for model in TABLES)
 
 
-def upload(client, kind: str, content: str | bytes, filename: str = "data.csv", language="en"):
+def upload(
+    client,
+    kind: str,
+    content: str | bytes,
+    filename: str = "data.csv",
+    language="en",
+    check_only: bool = False,
+):
     data = content.encode() if isinstance(content, str) else content
+    sent: dict[str, object] = {"kind": kind, "file": (io.BytesIO(data), filename)}
+    if check_only:
+        sent["check_only"] = "y"
     return client.post(
         "/admin/imports",
-        data={"kind": kind, "file": (io.BytesIO(data), filename)},
+        data=sent,
         content_type="multipart/form-data",
         headers={"Accept-Language": language},
     )
@@ -94,6 +105,31 @@ def test_people_file_imports_every_row(admin_client, app, db, scene):
     )
     assert count(db, LevelChange) == before[2] + 3
     sign_in(app.test_client(), "lead@example.com", "a long enough secret")
+
+
+def test_a_file_only_checked_passes_every_rule_and_saves_nothing(admin_client, db, scene):
+    before, events = counts(db), count(db, AuditEvent)
+
+    response = upload(admin_client, "people", PEOPLE, check_only=True)
+
+    page = response.text
+    assert response.status_code == 200
+    assert "The file&#39;s 3 rows pass every rule. Nothing was saved" in page
+    assert '<option selected value="people">' in page  # kept for the same file's import
+    assert counts(db) == before and count(db, AuditEvent) == events
+    assert upload(admin_client, "people", PEOPLE).status_code == 302
+    assert count(db, Engineer) == before[0] + 3
+
+
+def test_a_file_only_checked_reports_its_bad_rows_as_an_import_does(admin_client, db, scene):
+    before = counts(db)
+    bad = "email,course,date,hours,note\nann@example.com,FDL,2026-01-05,30,\n"
+
+    response = upload(admin_client, "hours", bad, check_only=True, language="es")
+
+    assert response.status_code == 400
+    assert "1 fila incumple una regla" in response.text
+    assert counts(db) == before
 
 
 def test_hours_file_imports_every_row(admin_client, db, scene):
@@ -380,7 +416,7 @@ def test_bad_files_are_refused(admin_client, db, scene, content, message):
         (
             "en",
             "line 1 (header): the columns are separated by semicolons: "
-            "save the file with commas. A hour logs file has the columns "
+            "save the file with commas. An hour logs file has the columns "
             "email,course,date,hours,note",
         ),
         (

@@ -12,6 +12,7 @@ from flask_babel.speaklater import LazyString
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
 from wtforms import (
+    BooleanField,
     HiddenField,
     PasswordField,
     SelectMultipleField,
@@ -405,6 +406,7 @@ class ImportForm(FlaskForm):
         validators=[FileRequired(message=_l("choose a CSV file to import"))],
         render_kw={"accept": ".csv,text/csv"},
     )
+    check_only = BooleanField(_l("Check only: every row as an import checks it, nothing saved"))
 
 
 class OutboxFilterForm(FlaskForm):

@@ -36,6 +36,7 @@ def imports():
                 today(),
                 actor=signed_in_person(),
                 fetch=badge_fetch(),
+                check_only=form.check_only.data,
             )
         except ImportRefused as exc:
             row_errors = exc.errors
@@ -52,7 +53,12 @@ def imports():
             show_errors(form, exc)
         else:
             flash(localized(result.summary), "success")
-            return redirect(url_for("admin.imports"))
+            if not result.checked:
+                return redirect(url_for("admin.imports"))
+            # Checked: the page again, its choices kept, for the same file to be imported.
+            return render_template(
+                "admin/imports.html", form=form, kinds=IMPORT_KINDS.values(), row_errors=[]
+            )
     return render_template(
         "admin/imports.html",
         form=form,

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from sqlalchemy.orm import Session
 
 from tracker.badges.services.verified import Fetch
-from tracker.i18n import join, msg
+from tracker.i18n import N_, join, msg
 from tracker.imports.schemas import Row
 from tracker.people.models import Engineer
 
@@ -91,6 +91,17 @@ class ImportKind:
         return msg(self.header, columns=",".join(self.columns))
 
 
+# What a file only checked says (English and Spanish have the same two plural forms).
+CHECKED_ONE = N_(
+    "The file's %(num)d row passes every rule. Nothing was saved: send the file again"
+    " without “Check only” to import it."
+)
+CHECKED_MANY = N_(
+    "The file's %(num)d rows pass every rule. Nothing was saved: send the file again"
+    " without “Check only” to import it."
+)
+
+
 @dataclass(frozen=True)
 class ImportResult:
     """How many rows of which kind a file imported, and how many met a record already there."""
@@ -98,9 +109,13 @@ class ImportResult:
     kind: ImportKind
     count: int
     existing: int = 0
+    # Only checked: the rows passed every rule and were rolled back.
+    checked: bool = False
 
     @property
     def summary(self) -> str:
+        if self.checked:
+            return msg(CHECKED_ONE if self.count == 1 else CHECKED_MANY, num=self.count)
         return self.kind.summary(self.count, self.existing)
 
 

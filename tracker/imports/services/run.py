@@ -75,7 +75,7 @@ IMPORT_KINDS: dict[str, ImportKind] = {
             label=N_("Hour logs"),
             imported_one=N_("%(num)d hour log imported."),
             imported_many=N_("%(num)d hour logs imported."),
-            header=N_("A hour logs file has the columns %(columns)s"),
+            header=N_("An hour logs file has the columns %(columns)s"),
             columns=tuple(HoursRow.model_fields),
             optional=frozenset({"note"}),
             fields={"logged_on": "date"},
@@ -90,7 +90,7 @@ IMPORT_KINDS: dict[str, ImportKind] = {
             label=N_("Exam attempts"),
             imported_one=N_("%(num)d exam attempt imported."),
             imported_many=N_("%(num)d exam attempts imported."),
-            header=N_("A exam attempts file has the columns %(columns)s"),
+            header=N_("An exam attempts file has the columns %(columns)s"),
             columns=tuple(AttemptRow.model_fields),
             optional=frozenset({"cost", "voucher_code", "proctoring"}),
             fields={"attempted_on": "date"},
@@ -108,7 +108,7 @@ IMPORT_KINDS: dict[str, ImportKind] = {
             label=N_("External credentials"),
             imported_one=N_("%(num)d external credential imported."),
             imported_many=N_("%(num)d external credentials imported."),
-            header=N_("A external credentials file has the columns %(columns)s"),
+            header=N_("An external credentials file has the columns %(columns)s"),
             columns=tuple(CredentialRow.model_fields),
             optional=frozenset({"expires_on"}),
             fields={},
@@ -154,12 +154,14 @@ def import_csv(
     today: dt.date,
     actor: Engineer | None = None,
     fetch: Fetch | None = None,
+    check_only: bool = False,
 ) -> ImportResult:
     """Import every row of a CSV file through the real services, or nothing at all.
 
     Rows are read in file order, so a row may rely on an earlier one (a person
     added on line 2 can be the manager on line 3). Every bad row is reported
-    (ImportRefused) and then everything is rolled back.
+    (ImportRefused) and then everything is rolled back. `check_only` rolls a
+    good file back too: every rule is checked as by an import, nothing is kept.
     """
     spec = IMPORT_KINDS.get(kind)
     if spec is None:
@@ -211,5 +213,8 @@ def import_csv(
     if errors:
         outer.rollback()
         raise ImportRefused(errors)
-    outer.commit()
-    return ImportResult(spec, len(rows), existing)
+    if check_only:
+        outer.rollback()
+    else:
+        outer.commit()
+    return ImportResult(spec, len(rows), existing, checked=check_only)
