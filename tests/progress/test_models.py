@@ -22,7 +22,8 @@ from tracker.db import make_engine, session_scope
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer
 from tracker.progress.models import HourDay, HourLog
-from tracker.progress.services.hours import delete_hours, log_hours, overfills_a_day, update_hours
+from tracker.progress.services.hours import delete_hours, log_hours, update_hours
+from tracker.progress.services.hours_checks import overfills_a_day
 
 MONDAY = dt.date(2026, 11, 23)
 TUESDAY = dt.date(2026, 11, 24)

@@ -31,8 +31,9 @@ from tracker.progress.schemas import (
     HoursQuery,
     LogHoursBody,
 )
-from tracker.progress.services.hours import check_hours, delete_hours, update_hours
+from tracker.progress.services.hours import delete_hours, update_hours
 from tracker.progress.services.hours import log_hours as log_entry
+from tracker.progress.services.hours_checks import check_hours
 
 # The services name the date `logged_on`; the API calls it `date`.
 HOURS_NAMES = {"logged_on": "date"}

@@ -34,19 +34,19 @@ from tracker.driver import DriverStatement
 from tracker.people.models import ApiToken, Engineer
 from tracker.people.rules import WRITE_SCOPE
 from tracker.people.services.accounts import TOKEN_USE_PRECISION, UNEXPIRED, token_hash
-from tracker.progress.services.hours import (
-    COURSE_NAMED,
-    HOURS_LOGGED,
-    CourseFound,
-    LoggedHours,
+from tracker.progress.services.hours import CourseFound, LoggedHours, log_hours
+from tracker.progress.services.hours_checks import (
     check_hours,
     day_full,
+    overfills_a_day,
+    refuse_course,
+)
+from tracker.progress.services.hours_sql import (
+    COURSE_NAMED,
+    HOURS_LOGGED,
     day_total,
     entry_binds,
     hours_logged_by,
-    log_hours,
-    overfills_a_day,
-    refuse_course,
     webhook_binds,
 )
 from tracker.webhooks.services import events as webhooks
