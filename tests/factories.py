@@ -10,7 +10,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tracker.badges.services.mapping import map_badge_class
-from tracker.catalog.models import Course, Credential, Exam
+from tracker.catalog.models.credentials import Course, Credential, Exam
 from tracker.identity.models import Identity
 from tracker.issuer.services.credentials import Issuer, issue
 from tracker.people.models import Engineer, Team

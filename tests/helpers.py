@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import importlib
+import pkgutil
 import re
 import time
 from collections.abc import Callable, Iterator
@@ -37,6 +39,16 @@ WEBHOOK_HOSTS = frozenset({"127.0.0.1", "hooks.example.com"})
 def count(db: Session, model: type) -> int:
     """Return how many rows the table of `model` holds."""
     return db.scalar(select(func.count()).select_from(model))
+
+
+def catalog_model_values() -> list[Any]:
+    """Return every name's value in the catalog's model modules (its mapped classes, its tables)."""
+    package = importlib.import_module("tracker.catalog.models")
+    return [
+        value
+        for module in pkgutil.iter_modules(package.__path__)
+        for value in vars(importlib.import_module(f"{package.__name__}.{module.name}")).values()
+    ]
 
 
 def fresh(db: Session, obj: T) -> T:

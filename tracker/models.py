@@ -3,21 +3,12 @@
 from tracker.audit.models import AccountEvent, AuditEvent
 from tracker.badges.models import BadgeMapping, ImportedBadge
 from tracker.careers.models import Apprenticeship, CertificationBonus, Evidence, SkillAssessment
-from tracker.catalog.models import (
-    CatalogVersion,
-    Course,
-    Credential,
-    Exam,
-    JobRole,
-    LearningPath,
-    Level,
-    PathCourse,
-    RoiLine,
-    Speciality,
-    TeamTemplate,
-    TemplateSlot,
-    TrainingStrategy,
-)
+from tracker.catalog.models.credentials import Course, Credential, Exam, LearningPath, PathCourse
+from tracker.catalog.models.levels import Level
+from tracker.catalog.models.planning import RoiLine, TrainingStrategy
+from tracker.catalog.models.skills import JobRole, Speciality
+from tracker.catalog.models.team_templates import TeamTemplate, TemplateSlot
+from tracker.catalog.models.version import CatalogVersion
 from tracker.db import Base
 from tracker.identity.models import Identity, SignInRequest
 from tracker.issuer.models import IssuedCredential, IssuerKey

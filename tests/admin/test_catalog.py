@@ -12,7 +12,7 @@ from tests import factories
 from tests.admin.helpers import field_error, text
 from tests.factories import TODAY
 from tests.helpers import count
-from tracker.catalog.models import Course, Credential, Exam, LearningPath, PathCourse
+from tracker.catalog.models.credentials import Course, Credential, Exam, LearningPath, PathCourse
 from tracker.catalog.services.internal_track import create_internal_track
 from tracker.errors import ValidationError
 from tracker.progress.services.certifications import record_attempt

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from tests import factories
 from tests.admin.helpers import field_error, text
 from tests.helpers import count, fresh, sign_in
-from tracker.catalog.models import Course
+from tracker.catalog.models.credentials import Course
 from tracker.catalog.services.internal_track import create_internal_track
 from tracker.people.models import Engineer, Team
 from tracker.people.services.reads import find_engineer

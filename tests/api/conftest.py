@@ -15,7 +15,7 @@ from tests import factories
 from tests.api.conformance import conforming
 from tests.helpers import Api, count, token_for
 from tracker.audit.models import AuditEvent
-from tracker.catalog.models import Credential
+from tracker.catalog.models.credentials import Credential
 from tracker.people.models import Engineer
 from tracker.people.services.accounts import create_token, revoke_token
 from tracker.people.services.persons import set_active

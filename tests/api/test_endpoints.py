@@ -12,7 +12,7 @@ from tests import factories
 from tests.api.conftest import NOW, Scene, row_counts
 from tests.helpers import Api, in_each_language, token_for
 from tracker.audit.models import AuditEvent
-from tracker.catalog.models import Credential
+from tracker.catalog.models.credentials import Credential
 from tracker.people.models import ApiToken
 from tracker.people.services.accounts import create_token, revoke_token
 from tracker.people.services.persons import set_active

@@ -31,7 +31,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tests.live import LiveServer, run_tracker, start_server, tracker_env
-from tracker.catalog.models import Course, Credential, Exam, Speciality
+from tracker.catalog.models.credentials import Course, Credential, Exam
+from tracker.catalog.models.skills import Speciality
 from tracker.db import make_engine, make_session_factory, session_scope
 from tracker.people.models import Engineer
 from tracker.people.rules import READ_SCOPE, WRITE_SCOPE

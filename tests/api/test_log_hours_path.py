@@ -29,7 +29,7 @@ from tracker import create_app
 from tracker.api.tokens import log_own_hours
 from tracker.audit import services as audit
 from tracker.audit.models import AuditEvent
-from tracker.catalog.models import Course
+from tracker.catalog.models.credentials import Course
 from tracker.db import autocommit_engine, make_engine, session_scope
 from tracker.people.models import ApiToken, Engineer
 from tracker.people.services.accounts import create_token, revoke_token

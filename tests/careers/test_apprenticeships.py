@@ -20,7 +20,8 @@ from tracker.careers.services.apprenticeships import (
     default_path,
 )
 from tracker.careers.services.ladder import change_level, load_levels
-from tracker.catalog.models import LearningPath, Level
+from tracker.catalog.models.credentials import LearningPath
+from tracker.catalog.models.levels import Level
 from tracker.errors import ValidationError
 from tracker.progress.services.hours import log_hours
 

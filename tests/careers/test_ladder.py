@@ -20,7 +20,7 @@ from tracker.careers.rules import EVIDENCE_KINDS, EVIDENCE_REASON
 from tracker.careers.services.evidence import record_evidence
 from tracker.careers.services.ladder import career as career_of
 from tracker.careers.services.ladder import change_level, promotions
-from tracker.catalog.models import Level
+from tracker.catalog.models.levels import Level
 from tracker.catalog.services.seed_loading import load_seed
 from tracker.config import PROJECT_ROOT
 from tracker.errors import ValidationError

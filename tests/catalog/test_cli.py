@@ -13,9 +13,10 @@ import pytest
 from flask import Flask
 from sqlalchemy import func, select
 
-import tracker.catalog.models as catalog_models
 import tracker.models  # noqa: F401  (fills the metadata with every table)
+from tests.helpers import catalog_model_values
 from tracker import create_app
+from tracker.catalog.models.version import CatalogVersion
 from tracker.config import PROJECT_ROOT
 from tracker.db import Base, make_engine
 
@@ -24,10 +25,8 @@ SEED = PROJECT_ROOT / "seed" / "catalog.toml"
 CATALOG_TABLES = sorted(
     {
         obj.__table__.name
-        for obj in vars(catalog_models).values()
-        if isinstance(obj, type)
-        and issubclass(obj, Base)
-        and obj not in (Base, catalog_models.CatalogVersion)
+        for obj in catalog_model_values()
+        if isinstance(obj, type) and issubclass(obj, Base) and obj not in (Base, CatalogVersion)
     }
 )
 

@@ -17,16 +17,11 @@ from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.test_i18n import ENGLISH, SPANISH
-from tracker.catalog.models import (
-    Credential,
-    Exam,
-    JobRole,
-    Level,
-    RoiLine,
-    Speciality,
-    TeamTemplate,
-    TrainingStrategy,
-)
+from tracker.catalog.models.credentials import Credential, Exam
+from tracker.catalog.models.levels import Level
+from tracker.catalog.models.planning import RoiLine, TrainingStrategy
+from tracker.catalog.models.skills import JobRole, Speciality
+from tracker.catalog.models.team_templates import TeamTemplate
 from tracker.catalog.schemas import SPANISH_SUFFIX, CredentialEntry, SeedEntry
 from tracker.catalog.services.reads import catalog_dict
 from tracker.catalog.services.seed_loading import load_seed

@@ -21,10 +21,12 @@ from sqlalchemy import Table, event, func, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session, sessionmaker
 
-import tracker.catalog.models as catalog_models
 import tracker.models  # noqa: F401  (fills the metadata with every table)
 from tests import factories
-from tracker.catalog.models import Course, LearningPath, TeamTemplate
+from tests.helpers import catalog_model_values
+from tracker.catalog.models.credentials import Course, LearningPath
+from tracker.catalog.models.team_templates import TeamTemplate
+from tracker.catalog.models.version import CatalogVersion
 from tracker.catalog.services.internal_track import code_taken, create_internal_track
 from tracker.catalog.services.reads import catalog_dict
 from tracker.catalog.services.seed_loading import load_seed
@@ -41,9 +43,9 @@ TODAY = dt.date(2026, 11, 29)
 
 CATALOG_TABLES = {
     obj.__table__.name
-    for obj in vars(catalog_models).values()
+    for obj in catalog_model_values()
     if isinstance(obj, type) and issubclass(obj, Base) and obj is not Base
-} | {obj.name for obj in vars(catalog_models).values() if isinstance(obj, Table)}
+} | {obj.name for obj in catalog_model_values() if isinstance(obj, Table)}
 ENGINEER_TABLES = [t for t in Base.metadata.sorted_tables if t.name not in CATALOG_TABLES]
 
 
@@ -71,7 +73,7 @@ def row_counts(session: Session) -> dict[str, int]:
     return {
         table.name: session.scalar(select(func.count()).select_from(table))
         for table in Base.metadata.sorted_tables
-        if table is not catalog_models.CatalogVersion.__table__
+        if table is not CatalogVersion.__table__
     }
 
 

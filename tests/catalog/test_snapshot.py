@@ -22,7 +22,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from tests import factories
 from tests.helpers import count_statements, sign_in
 from tracker import create_app
-from tracker.catalog.models import Course, Credential, TemplateSlot
+from tracker.catalog.models.credentials import Course, Credential
+from tracker.catalog.models.team_templates import TemplateSlot
 from tracker.catalog.services.reads import paths_with_courses
 from tracker.catalog.services.seed_loading import load_seed
 from tracker.catalog.services.snapshot import (

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from tests.factories import SECRET_KEY, TODAY
 from tests.helpers import count, sign_in
-from tracker.catalog.models import Credential, Exam
+from tracker.catalog.models.credentials import Credential, Exam
 from tracker.demo.services.common import DEMO_ADMIN_TOTP_SECRET, DEMO_PASSWORD
 from tracker.demo.services.generator import generate_organisation
 from tracker.errors import ValidationError

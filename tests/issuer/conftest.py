@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy.orm import Session
 
 from tests import factories
-from tracker.catalog.models import Credential
+from tracker.catalog.models.credentials import Credential
 from tracker.progress.models import Certification
 
 EARNED = dt.date(2026, 1, 10)

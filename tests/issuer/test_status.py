@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session
 from tests import factories
 from tests.helpers import count_statements
 from tests.issuer.conftest import EARNED, EXPIRES
-from tracker.catalog.models import Credential
+from tracker.catalog.models.credentials import Credential
 from tracker.issuer.models import IssuedCredential
 from tracker.issuer.services.credentials import revoked
 from tracker.issuer.services.status import revoked_indexes

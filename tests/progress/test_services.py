@@ -14,7 +14,7 @@ from sqlalchemy import select
 from tests import factories
 from tests.factories import hours
 from tests.helpers import count
-from tracker.catalog.models import LearningPath
+from tracker.catalog.models.credentials import LearningPath
 from tracker.catalog.services.reads import paths_with_courses
 from tracker.errors import ValidationError
 from tracker.progress.models import Certification, ExamAttempt, HourLog

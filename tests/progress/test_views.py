@@ -21,7 +21,7 @@ from tests import factories
 from tests.factories import hours
 from tests.helpers import Api, count, token_for
 from tracker.audit.models import AuditEvent
-from tracker.catalog.models import Credential
+from tracker.catalog.models.credentials import Credential
 from tracker.catalog.services.reads import paths_with_courses
 from tracker.people.models import Engineer
 from tracker.progress.models import Certification, ExamAttempt, ExamPlan, HourLog

@@ -35,7 +35,7 @@ from tests import factories
 from tests.factories import TODAY
 from tests.properties.test_date_rules import ref_add_months
 from tracker.audit.models import AuditEvent
-from tracker.catalog.models import Course
+from tracker.catalog.models.credentials import Course
 from tracker.catalog.rules import DEFAULT_PASSING_SCORE
 from tracker.people.models import Engineer
 from tracker.people.services.accounts import create_token

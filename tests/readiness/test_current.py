@@ -20,13 +20,8 @@ from sqlalchemy.orm import Session
 from tests import factories
 from tests.helpers import Api, count_statements, token_for
 from tests.readiness.helpers import BEN_EXPIRY, FAR, Org, build_org, grow, person
-from tracker.catalog.models import (
-    CATALOG_STAMP_KEY,
-    CatalogVersion,
-    TeamTemplate,
-    TemplateSlot,
-    bump_catalog_version,
-)
+from tracker.catalog.models.team_templates import TeamTemplate, TemplateSlot
+from tracker.catalog.models.version import CATALOG_STAMP_KEY, CatalogVersion, bump_catalog_version
 from tracker.catalog.services.snapshot import catalog_stamp
 from tracker.people.services.persons import set_active, update_engineer
 from tracker.progress.services.certifications import record_attempt

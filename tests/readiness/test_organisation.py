@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.readiness.helpers import FAR, LONG_AGO, TODAY, person
-from tracker.catalog.models import TeamTemplate
+from tracker.catalog.models.team_templates import TeamTemplate
 from tracker.people.services.persons import set_active
 from tracker.progress.rules import EXPIRING_WITHIN_DAYS
 from tracker.readiness.services.current import refresh

@@ -22,7 +22,8 @@ from tests.readiness.helpers import (
     person,
     seat_names,
 )
-from tracker.catalog.models import CATALOG_STAMP_KEY, TeamTemplate
+from tracker.catalog.models.team_templates import TeamTemplate
+from tracker.catalog.models.version import CATALOG_STAMP_KEY
 from tracker.catalog.services.snapshot import forget_snapshots
 from tracker.people.models import Team
 from tracker.people.services.persons import set_active

@@ -24,7 +24,7 @@ from tests.reminders.helpers import (
     outbox,
     run,
 )
-from tracker.catalog.models import TeamTemplate
+from tracker.catalog.models.team_templates import TeamTemplate
 from tracker.people.models import Engineer
 from tracker.readiness.services.lapses import judge_lapses
 from tracker.reminders.services.composing import compose_notices

@@ -10,7 +10,7 @@ from tracker.api.auth import caller
 from tracker.api.blueprint import bp
 from tracker.api.errors import ApiError, rename
 from tracker.api.openapi import Operation
-from tracker.catalog.models import Credential, Exam
+from tracker.catalog.models.credentials import Credential, Exam
 from tracker.clock import today
 from tracker.errors import ValidationError
 from tracker.extensions import db_session

@@ -16,7 +16,7 @@ from tracker.api.inputs import NoQuery
 from tracker.api.openapi import Operation
 from tracker.api.pages import Key, page
 from tracker.api.tokens import log_own_hours
-from tracker.catalog.models import Course
+from tracker.catalog.models.credentials import Course
 from tracker.clock import today, utcnow
 from tracker.errors import ValidationError
 from tracker.extensions import db_session, single_statements

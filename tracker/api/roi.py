@@ -10,7 +10,7 @@ from sqlalchemy import select
 from tracker.api.access import managers_only
 from tracker.api.blueprint import bp
 from tracker.api.openapi import Operation
-from tracker.catalog.models import RoiLine
+from tracker.catalog.models.planning import RoiLine
 from tracker.extensions import db_session
 from tracker.i18n import N_
 from tracker.readiness.schemas import RoiBody, RoiOut

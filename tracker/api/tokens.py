@@ -28,7 +28,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from tracker.api.errors import read_only_token
-from tracker.catalog.models import Course
+from tracker.catalog.models.credentials import Course
 from tracker.db import connected, sql_literal
 from tracker.driver import DriverStatement
 from tracker.people.models import ApiToken, Engineer

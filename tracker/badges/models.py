@@ -15,7 +15,7 @@ from tracker.badges.rules import (
     MAX_URL_LENGTH,
     SOURCES,
 )
-from tracker.catalog.models import Credential
+from tracker.catalog.models.credentials import Credential
 from tracker.clock import utcnow
 from tracker.db import Base
 from tracker.people.models import Engineer

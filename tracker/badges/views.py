@@ -29,7 +29,7 @@ from tracker.badges.rules import MAX_IMAGE_BYTES
 from tracker.badges.services.fetching import make_fetch
 from tracker.badges.services.imports import Source, import_badge
 from tracker.badges.services.mapping import map_badge_class, mappings, unmap_badge_class
-from tracker.catalog.models import Credential
+from tracker.catalog.models.credentials import Credential
 from tracker.clock import today
 from tracker.errors import ValidationError
 from tracker.extensions import db_session

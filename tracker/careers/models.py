@@ -29,7 +29,8 @@ from tracker.careers.rules import (
     MIN_PROFICIENCY,
     STORED_EVIDENCE_KINDS,
 )
-from tracker.catalog.models import Credential, LearningPath, Speciality
+from tracker.catalog.models.credentials import Credential, LearningPath
+from tracker.catalog.models.skills import Speciality
 from tracker.catalog.rules import DECIMAL_PLACES
 from tracker.clock import utcnow
 from tracker.db import Base, Fixed

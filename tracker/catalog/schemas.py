@@ -18,7 +18,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from tracker.catalog.models import Course, Credential, Exam, Speciality
+from tracker.catalog.models.credentials import Course, Credential, Exam
+from tracker.catalog.models.skills import Speciality
 from tracker.catalog.rules import (
     CODE_LENGTH_RULE,
     DECIMAL_PLACES,

@@ -20,7 +20,7 @@ from flask_babel import gettext as _
 from flask_login import current_user, login_required
 from sqlalchemy import select
 
-from tracker.catalog.models import Credential
+from tracker.catalog.models.credentials import Credential
 from tracker.clock import today, utcnow
 from tracker.errors import ValidationError
 from tracker.extensions import db_session

@@ -19,7 +19,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from tracker.catalog.models import JobRole, Level
+from tracker.catalog.models.levels import Level
+from tracker.catalog.models.skills import JobRole
 from tracker.catalog.rules import MAX_LEVEL, MIN_LEVEL
 from tracker.clock import utcnow
 from tracker.db import Base

@@ -18,7 +18,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from tracker.catalog.models import Course, Credential, Exam
+from tracker.catalog.models.credentials import Course, Credential, Exam
 from tracker.catalog.rules import DECIMAL_PLACES
 from tracker.clock import utcnow
 from tracker.db import Base, Fixed

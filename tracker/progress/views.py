@@ -15,7 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
 from tracker.audit.models import AuditEvent
-from tracker.catalog.models import Course, Credential, Exam
+from tracker.catalog.models.credentials import Course, Credential, Exam
 from tracker.clock import today, utcnow
 from tracker.db import Base
 from tracker.errors import ValidationError

@@ -13,7 +13,7 @@ from flask_login import current_user
 from sqlalchemy import select
 from werkzeug.datastructures import MultiDict
 
-from tracker.catalog.models import RoiLine
+from tracker.catalog.models.planning import RoiLine
 from tracker.catalog.services.snapshot import TemplateInfo, catalog_snapshot
 from tracker.clock import today
 from tracker.errors import ValidationError

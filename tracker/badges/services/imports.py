@@ -20,7 +20,7 @@ from tracker.badges.rules import BadgeSource
 from tracker.badges.services.mapping import mapped_credential
 from tracker.badges.services.verification import verify_document, verify_image, verify_url
 from tracker.badges.services.verified import BadgeRefused, Fetch, VerifiedBadge
-from tracker.catalog.models import Credential
+from tracker.catalog.models.credentials import Credential
 from tracker.clock import utcnow
 from tracker.errors import ValidationError
 from tracker.i18n import N_, join

@@ -7,7 +7,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from tracker.badges.models import BadgeMapping
 from tracker.badges.rules import MAX_URL_LENGTH
-from tracker.catalog.models import Credential
+from tracker.catalog.models.credentials import Credential
 from tracker.errors import ValidationError
 from tracker.i18n import N_, msg
 from tracker.progress.services.certifications import credential_for_entry

@@ -21,7 +21,9 @@ from tracker.careers.rules import (
     is_whole,
 )
 from tracker.careers.services.ladder import level_on, load_levels, managed_people
-from tracker.catalog.models import LearningPath, Level, TrainingStrategy
+from tracker.catalog.models.credentials import LearningPath
+from tracker.catalog.models.levels import Level
+from tracker.catalog.models.planning import TrainingStrategy
 from tracker.catalog.services.reads import paths_with_courses
 from tracker.errors import ValidationError
 from tracker.i18n import N_, day, msg

@@ -21,7 +21,7 @@ from tracker.careers.rules import (
     QUARTER_RANGE_RULE,
     QUARTER_RULE,
 )
-from tracker.catalog.models import Credential
+from tracker.catalog.models.credentials import Credential
 from tracker.catalog.rules import DECIMAL_PLACES, HUNDREDTH
 from tracker.clock import utcnow
 from tracker.errors import ValidationError

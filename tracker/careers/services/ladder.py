@@ -11,7 +11,8 @@ from sqlalchemy.orm import Session, selectinload
 
 from tracker.careers.models import Evidence
 from tracker.careers.rules import EVIDENCE_KINDS, EVIDENCE_REASON, OWN_LEVEL_RULE
-from tracker.catalog.models import Credential, Level
+from tracker.catalog.models.credentials import Credential
+from tracker.catalog.models.levels import Level
 from tracker.errors import ValidationError
 from tracker.i18n import day, msg
 from tracker.people.models import Engineer, JobRoleAssignment, LevelChange, Team

@@ -6,7 +6,7 @@ import datetime as dt
 from dataclasses import dataclass
 
 from tracker.careers.rules import ACROSS_DOMAINS_ROLES
-from tracker.catalog.models import JobRole
+from tracker.catalog.models.skills import JobRole
 from tracker.people.models import Engineer, JobRoleAssignment
 
 

@@ -16,7 +16,7 @@ from tracker.careers.rules import (
     PROFICIENCY_RANGE,
     is_whole,
 )
-from tracker.catalog.models import Speciality
+from tracker.catalog.models.skills import Speciality
 from tracker.errors import ValidationError
 from tracker.i18n import N_, msg
 from tracker.people.models import Engineer, Team

@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from tracker.catalog.models import Course, Credential, Exam, LearningPath, PathCourse
+from tracker.catalog.models.credentials import Course, Credential, Exam, LearningPath, PathCourse
 from tracker.catalog.rules import (
     CODE_PATTERN,
     CODE_RULE,

@@ -9,19 +9,11 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, joinedload, selectinload
 
-from tracker.catalog.models import (
-    Credential,
-    Exam,
-    JobRole,
-    LearningPath,
-    Level,
-    PathCourse,
-    RoiLine,
-    Speciality,
-    TeamTemplate,
-    TemplateSlot,
-    TrainingStrategy,
-)
+from tracker.catalog.models.credentials import Credential, Exam, LearningPath, PathCourse
+from tracker.catalog.models.levels import Level
+from tracker.catalog.models.planning import RoiLine, TrainingStrategy
+from tracker.catalog.models.skills import JobRole, Speciality
+from tracker.catalog.models.team_templates import TeamTemplate, TemplateSlot
 from tracker.catalog.rules import ROI_KINDS
 
 

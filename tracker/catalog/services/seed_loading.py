@@ -11,20 +11,11 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from tracker.catalog.models import (
-    Course,
-    Credential,
-    Exam,
-    JobRole,
-    LearningPath,
-    Level,
-    PathCourse,
-    RoiLine,
-    Speciality,
-    TeamTemplate,
-    TemplateSlot,
-    TrainingStrategy,
-)
+from tracker.catalog.models.credentials import Course, Credential, Exam, LearningPath, PathCourse
+from tracker.catalog.models.levels import Level
+from tracker.catalog.models.planning import RoiLine, TrainingStrategy
+from tracker.catalog.models.skills import JobRole, Speciality
+from tracker.catalog.models.team_templates import TeamTemplate, TemplateSlot
 from tracker.catalog.schemas import SeedFile
 from tracker.catalog.services.seed_reading import SeedError, read_seed
 

@@ -7,7 +7,7 @@ catalog's stamp (one row, `CatalogVersion`) and returns the copy made for that
 stamp, loading a new one when the stamp is new to this process.
 
 Every catalog write through a session changes the stamp in the writing
-transaction (the listeners in tracker.catalog.models: objects flushed, and
+transaction (the listeners in tracker.catalog.models.version: objects flushed, and
 INSERT/UPDATE/DELETE statements run by `session.execute`), so the first
 request after the commit, in any worker, sees a stamp it has no copy for and
 loads the catalog again. A write in raw SQL (text), or on a connection rather
@@ -30,23 +30,24 @@ from decimal import Decimal
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from tracker.catalog.models import (
-    CATALOG_STAMP_KEY,
-    CatalogVersion,
+from tracker.catalog.models.columns import Worded
+from tracker.catalog.models.credentials import (
     Course,
     Credential,
     Exam,
-    JobRole,
     LearningPath,
     NamedByCredential,
     PathCourse,
+    credential_group_members,
+)
+from tracker.catalog.models.skills import JobRole
+from tracker.catalog.models.team_templates import (
     TeamTemplate,
     TemplateSlot,
-    Worded,
-    credential_group_members,
     slot_credentials,
     template_credentials,
 )
+from tracker.catalog.models.version import CATALOG_STAMP_KEY, CatalogVersion
 
 # Copies kept per process: one per database state a process has seen lately
 # (a server sees one database; the test suite sees several).

@@ -13,7 +13,8 @@ from tracker.careers.services.apprenticeships import create_apprenticeship
 from tracker.careers.services.bonuses import set_bonus
 from tracker.careers.services.evidence import record_evidence
 from tracker.careers.services.skills import assess
-from tracker.catalog.models import Course, Credential, Exam, Speciality
+from tracker.catalog.models.credentials import Course, Credential, Exam
+from tracker.catalog.models.skills import Speciality
 from tracker.demo.services.common import (
     DEMO_ADMIN_TOTP_SECRET,
     DEMO_PASSWORD,

@@ -20,7 +20,9 @@ from typing import TypeVar
 from sqlalchemy import select, text, update
 from sqlalchemy.orm import Session
 
-from tracker.catalog.models import Course, Credential, Exam, JobRole, Level
+from tracker.catalog.models.credentials import Course, Credential, Exam
+from tracker.catalog.models.levels import Level
+from tracker.catalog.models.skills import JobRole
 from tracker.catalog.services.reads import paths_with_courses
 from tracker.demo.services.bulk import BulkWriter
 from tracker.demo.services.common import (

@@ -7,7 +7,7 @@ import random
 from dataclasses import dataclass
 from decimal import Decimal
 
-from tracker.catalog.models import Course, Exam
+from tracker.catalog.models.credentials import Course, Exam
 from tracker.catalog.rules import DECIMAL_PLACES
 from tracker.demo.services.bulk import BulkWriter
 from tracker.progress.rules import STORED_HOURS_PER_DAY

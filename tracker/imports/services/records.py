@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session
 
 from tracker.badges.services.imports import import_badge
 from tracker.badges.services.verified import Fetch
-from tracker.catalog.models import Course, Credential, Exam
+from tracker.catalog.models.credentials import Course, Credential, Exam
 from tracker.i18n import msg
 from tracker.imports.schemas import AttemptRow, BadgeRow, CredentialRow, HoursRow, Row, read_row
 from tracker.imports.services.kinds import Handler, refuse_if

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session, aliased, selectinload
 
 from tracker.audit import services as audit
 from tracker.badges.services import proofs
-from tracker.catalog.models import Credential
+from tracker.catalog.models.credentials import Credential
 from tracker.errors import ValidationError
 from tracker.issuer.models import IssuedCredential
 from tracker.issuer.rules import (

@@ -11,7 +11,7 @@ import datetime as dt
 from email_validator import EmailNotValidError, validate_email
 from sqlalchemy.orm import Session
 
-from tracker.catalog.models import Level
+from tracker.catalog.models.levels import Level
 from tracker.catalog.rules import LEVEL_NUMBER_RULE, MAX_LEVEL, MIN_LEVEL
 from tracker.errors import ValidationError
 from tracker.i18n import N_, msg

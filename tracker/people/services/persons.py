@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from sqlalchemy.orm import Session
 
-from tracker.catalog.models import JobRole
+from tracker.catalog.models.skills import JobRole
 from tracker.errors import ValidationError
 from tracker.i18n import N_, msg
 from tracker.people.models import Engineer, JobRoleAssignment, LevelChange

@@ -5,7 +5,8 @@ from __future__ import annotations
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
-from tracker.catalog.models import JobRole, Level
+from tracker.catalog.models.levels import Level
+from tracker.catalog.models.skills import JobRole
 from tracker.people.models import Engineer, JobRoleAssignment, LevelChange
 
 

@@ -10,7 +10,7 @@ from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session, selectinload
 
 from tracker.audit import services as audit
-from tracker.catalog.models import Credential, Exam
+from tracker.catalog.models.credentials import Credential, Exam
 from tracker.errors import ValidationError
 from tracker.i18n import N_, day, grouped, join, msg
 from tracker.people.models import Engineer

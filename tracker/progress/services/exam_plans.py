@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from tracker.catalog.models import Exam
+from tracker.catalog.models.credentials import Exam
 from tracker.errors import ValidationError
 from tracker.i18n import N_, day, msg
 from tracker.people.models import Engineer

@@ -19,7 +19,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from tracker.audit import services as audit
-from tracker.catalog.models import Course
+from tracker.catalog.models.credentials import Course
 from tracker.clock import utcnow
 from tracker.people.models import Engineer
 from tracker.people.schemas import PersonRef

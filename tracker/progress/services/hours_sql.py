@@ -36,7 +36,7 @@ from sqlalchemy.sql.dml import ReturningInsert
 from sqlalchemy.sql.selectable import CTE
 
 from tracker.audit import services as audit
-from tracker.catalog.models import Course
+from tracker.catalog.models.credentials import Course
 from tracker.db import Base, sql_literal
 from tracker.progress.models import HourDay, HourLog
 from tracker.progress.rules import HOURS_PER_DAY

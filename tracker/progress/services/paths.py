@@ -10,7 +10,7 @@ from decimal import Decimal
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from tracker.catalog.models import Course, Exam, LearningPath
+from tracker.catalog.models.credentials import Course, Exam, LearningPath
 from tracker.i18n import amount, day, msg
 from tracker.progress.models import Certification, ExamAttempt, HourLog
 from tracker.progress.services.validity import holding, latest_for

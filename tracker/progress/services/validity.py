@@ -13,7 +13,7 @@ from enum import StrEnum
 from sqlalchemy import ColumnElement, and_, exists, false, or_
 from sqlalchemy.orm import aliased
 
-from tracker.catalog.models import Credential
+from tracker.catalog.models.credentials import Credential
 from tracker.people.models import Engineer
 from tracker.progress.models import Certification
 from tracker.progress.rules import EXPIRING_WITHIN_DAYS

@@ -10,7 +10,7 @@ from typing import cast
 from sqlalchemy import Table, bindparam, delete, insert, or_, select, update
 from sqlalchemy.orm import Session
 
-from tracker.catalog.models import TeamTemplate
+from tracker.catalog.models.team_templates import TeamTemplate
 from tracker.i18n import N_, Message, join, msg
 from tracker.people.models import Team
 from tracker.readiness.models import LapseImpact

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache, partial
 from typing import Any, Generic, TypeVar, overload
 
-from tracker.catalog.models import TeamTemplate, TemplateSlot
+from tracker.catalog.models.team_templates import TeamTemplate, TemplateSlot
 from tracker.catalog.services.snapshot import SlotInfo, TemplateInfo
 from tracker.i18n import Message, day, msg, named
 from tracker.readiness.services.members import Member

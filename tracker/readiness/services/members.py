@@ -9,7 +9,9 @@ from typing import NamedTuple
 from sqlalchemy import ColumnElement, Select, bindparam, select
 from sqlalchemy.orm import Session, selectinload
 
-from tracker.catalog.models import Credential, JobRole, TeamTemplate, TemplateSlot
+from tracker.catalog.models.credentials import Credential
+from tracker.catalog.models.skills import JobRole
+from tracker.catalog.models.team_templates import TeamTemplate, TemplateSlot
 from tracker.catalog.services.snapshot import CredentialInfo
 from tracker.db import plain_rows
 from tracker.people.models import Engineer, JobRoleAssignment

@@ -10,14 +10,10 @@ from decimal import Decimal
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
-from tracker.catalog.models import (
-    Credential,
-    LearningPath,
-    Level,
-    TeamTemplate,
-    TemplateSlot,
-    TrainingStrategy,
-)
+from tracker.catalog.models.credentials import Credential, LearningPath
+from tracker.catalog.models.levels import Level
+from tracker.catalog.models.planning import TrainingStrategy
+from tracker.catalog.models.team_templates import TeamTemplate, TemplateSlot
 from tracker.catalog.services.reads import paths_with_courses
 from tracker.errors import ValidationError
 from tracker.i18n import N_, money, msg

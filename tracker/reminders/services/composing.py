@@ -9,7 +9,7 @@ from decimal import Decimal
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload, sessionmaker
 
-from tracker.catalog.models import Credential, LearningPath
+from tracker.catalog.models.credentials import Credential, LearningPath
 from tracker.catalog.services.reads import paths_with_courses
 from tracker.db import writing
 from tracker.i18n import format_hours, gettext, in_locale, ngettext, translate

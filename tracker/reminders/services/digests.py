@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import Row, Select, and_, exists, or_, select
 from sqlalchemy.orm import Session, aliased
 
-from tracker.catalog.models import Credential
+from tracker.catalog.models.credentials import Credential
 from tracker.i18n import ngettext
 from tracker.people.models import Engineer, Team
 from tracker.progress.models import Certification

@@ -40,7 +40,8 @@ from sqlalchemy.sql.dml import ReturningInsert
 from sqlalchemy.sql.elements import ColumnElement
 from sqlalchemy.sql.functions import FunctionElement
 
-from tracker.catalog.models import CatalogVersion, Credential, Exam
+from tracker.catalog.models.credentials import Credential, Exam
+from tracker.catalog.models.version import CatalogVersion
 from tracker.i18n import LOCALES
 from tracker.people.models import Engineer, Team
 from tracker.people.rules import BROWSER_LOCALE
