@@ -29,7 +29,7 @@ from tracker.people.models import Engineer
 from tracker.readiness.services.lapses import judge_lapses
 from tracker.reminders.services.composing import compose_notices
 from tracker.reminders.services.daily_pass import plan
-from tracker.reminders.services.pass_sql import reminders_statement
+from tracker.reminders.services.reminders_sql import reminders_statement
 from tracker.reminders.services.windows import parse_windows
 
 

@@ -74,7 +74,7 @@ class Notification(Base):
     body_html: Mapped[str] = mapped_column(Text, default="")
     ics: Mapped[str | None] = mapped_column(Text)
     # The language it is written in: its recipients' (the pass queues one
-    # notice per language among them; see services.pass_sql).
+    # notice per language among them; see services.reminders_sql).
     locale: Mapped[str] = mapped_column(
         String(8), default=DEFAULT_LOCALE, server_default=DEFAULT_LOCALE
     )

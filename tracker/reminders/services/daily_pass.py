@@ -7,7 +7,7 @@ lock and reads what else is due (teams or a catalog to judge, the week's
 digests, whether an escalation may be owed, whether any webhook endpoint is
 active); one INSERT ... SELECT then finds the owed reminders (the window
 computed in SQL, what is queued or acknowledged excluded there), and the
-escalations when any may be owed, and writes their rows (`pass_sql`); once a
+escalations when any may be owed, and writes their rows (`reminders_sql`); once a
 week the digests follow. Lapses are judged team by team only when a team's readiness
 revision moved since it was last judged (see tracker.readiness.models), and
 kept in lapse_impacts: a lapse's impact is judged on the day after the
@@ -32,13 +32,9 @@ from tracker.reminders.models import Notification, ReminderRun
 from tracker.reminders.services.composing import compose_notices
 from tracker.reminders.services.digests import queue_digests
 from tracker.reminders.services.pass_events import no_endpoint, queue_pass_events
-from tracker.reminders.services.pass_sql import (
-    day_params,
-    execute,
-    reminders_statement,
-    state_statement,
-)
+from tracker.reminders.services.pass_sql import day_params, execute, state_statement
 from tracker.reminders.services.queueing import Mail, PassReport, dialect_insert, due_at
+from tracker.reminders.services.reminders_sql import reminders_statement
 from tracker.reminders.services.windows import Windows
 
 
