@@ -64,7 +64,8 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     from tracker.people.rules import LOCALES
     from tracker.people.views import bp as people_bp
     from tracker.people.views import load_user, select_locale
-    from tracker.progress.views import bp as progress_bp
+    from tracker.progress.views import credentials, dashboard, exams, hours  # noqa: F401  (routes)
+    from tracker.progress.views.blueprint import bp as progress_bp
     from tracker.readiness.views import bp as readiness_bp
     from tracker.reminders.views import bp as calendars_bp
     from tracker.scim.views import bp as scim_bp
