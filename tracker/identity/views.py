@@ -43,10 +43,10 @@ from tracker.identity.services.settings import oidc_settings
 from tracker.people.forms import LANGUAGE_NAMES, LanguageForm, LoginForm
 from tracker.people.models import Engineer
 from tracker.people.signin import address
-from tracker.people.views import safe_next
 from tracker.signals import showing_profile, signing_out
 from tracker.web.confirm import confirmation_page
 from tracker.web.language import localized
+from tracker.web.links import same_site_path
 
 bp = Blueprint("identity", __name__)
 # The profile's linked accounts: served whether or not single sign-on is on now,
@@ -81,7 +81,7 @@ def login():
     if current_user.is_authenticated:
         return redirect(url_for("progress.dashboard"))
     pending = begin_sign_in(
-        db_session(), now=utcnow(), next_path=safe_next(request.args.get("next")) or ""
+        db_session(), now=utcnow(), next_path=same_site_path(request.args.get("next")) or ""
     )
     try:
         url = provider().authorization_url(

@@ -9,7 +9,6 @@ way of signing in ends in `finish_sign_in`, which records the method.
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlsplit
 
 from flask import request, session, url_for
 from flask_login import login_user
@@ -20,6 +19,7 @@ from tracker.extensions import db_session
 from tracker.people.models import Engineer
 from tracker.people.rules import PENDING_SIGN_IN_SECONDS
 from tracker.people.services.totp import is_enrolled
+from tracker.web.links import same_site_path
 
 PENDING_KEY = "pending_totp"
 # The secret of an app being set up, until its first code confirms it.
@@ -29,14 +29,6 @@ SETUP_KEY = "totp_setup_secret"
 def address() -> str:
     """Return the address the request came from, as the trail and the limiters keep it."""
     return request.remote_addr or "unknown"
-
-
-def safe_next(target: str | None) -> str | None:
-    """Return `target` when it is a path on this site, else None (no open redirects)."""
-    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
-        return None
-    parts = urlsplit(target)
-    return target if not parts.scheme and not parts.netloc else None
 
 
 def _now_seconds() -> int:
@@ -76,7 +68,7 @@ def landing() -> str:
     """Return where a finished sign-in goes: the page first asked for, else the dashboard."""
     pending = session.get(PENDING_KEY)
     wanted = pending.get("next") if isinstance(pending, dict) else request.args.get("next")
-    return safe_next(wanted) or url_for("progress.dashboard")
+    return same_site_path(wanted) or url_for("progress.dashboard")
 
 
 def start_second_step(engineer: Engineer) -> str:
@@ -85,7 +77,7 @@ def start_second_step(engineer: Engineer) -> str:
         "id": engineer.id,
         "epoch": engineer.session_epoch,
         "since": _now_seconds(),
-        "next": safe_next(request.args.get("next")),
+        "next": same_site_path(request.args.get("next")),
     }
     return second_step_url()
 
@@ -93,7 +85,7 @@ def start_second_step(engineer: Engineer) -> str:
 def keep_next() -> None:
     """Remember the page a half-signed-in person asked for: the sign-in ends there."""
     pending = session.get(PENDING_KEY)
-    wanted = safe_next(request.args.get("next"))
+    wanted = same_site_path(request.args.get("next"))
     if isinstance(pending, dict) and wanted:
         session[PENDING_KEY] = {**pending, "next": wanted}
 

@@ -73,12 +73,12 @@ from tracker.people.signin import (
     landing,
     pending_engineer,
     refused,
-    safe_next,
     second_step_url,
     start_second_step,
 )
 from tracker.signals import first_answer, showing_profile, signing_out, template_context
 from tracker.web.language import localized
+from tracker.web.links import same_site_path
 
 bp = Blueprint("people", __name__)
 
@@ -355,7 +355,7 @@ def choose_locale():
     if not form.validate_on_submit():
         abort(400, _("The language must be one of: %(names)s.", names=", ".join(LANGUAGE_NAMES)))
     session[LOCALE_KEY] = form.locale.data
-    return redirect(safe_next(form.next.data) or url_for("people.login"))
+    return redirect(same_site_path(form.next.data) or url_for("people.login"))
 
 
 @bp.post("/logout")
