@@ -8,6 +8,9 @@ page the button was on. A direct POST still works (tests/progress/test_views.py)
 from __future__ import annotations
 
 import datetime as dt
+import re
+from html import unescape
+from urllib.parse import urlencode
 
 import pytest
 from sqlalchemy import select
@@ -16,10 +19,11 @@ from sqlalchemy.orm import Session
 from tests import factories
 from tests.factories import hours
 from tests.helpers import confirmation, count
-from tests.progress.test_views import counts, page
+from tests.progress.test_views import counts, log, page
 from tracker.audit.models import AuditEvent
 from tracker.people.models import Engineer
 from tracker.progress.models import ExamPlan, HourLog
+from tracker.progress.rules import HOUR_LOG_PAGE_SIZE
 from tracker.progress.services.exam_plans import plan_exam
 from tracker.progress.services.hours import log_hours
 
@@ -48,7 +52,7 @@ def plan(db: Session, alice: Engineer) -> ExamPlan:
 
 def test_deleting_an_entry_asks_what_it_deletes_and_what_is_kept(db, client, auth, alice, entry):
     auth.sign_in(alice)
-    url = f"/hours/{entry.id}/delete"
+    url = f"/hours/{entry.id}/delete?back=/hours"
     assert f'<a href="{url}" role="button"' in client.get("/hours").text
     before = counts(db)
 
@@ -70,6 +74,73 @@ def test_deleting_an_entry_asks_what_it_deletes_and_what_is_kept(db, client, aut
     assert db.get(HourLog, entry.id) is None
     kept = select(AuditEvent).where(AuditEvent.entity_id == entry.id, AuditEvent.action == "delete")
     assert db.scalars(kept).one().before["note"] == "lab"
+
+
+def delete_buttons(client, url: str) -> list[str]:
+    """Return the links of the Delete buttons on a page of the hours list."""
+    html = client.get(url).get_data(as_text=True)
+    return [unescape(link) for link in re.findall(r'<a href="(/hours/\d+/delete[^"]*)"', html)]
+
+
+def log_entries(db: Session, who: Engineer, many: int) -> None:
+    """Log `many` entries of half an hour, one a day back from yesterday."""
+    for n in range(many):
+        log(db, who, "FDL", "0.5", on=TODAY - dt.timedelta(days=n + 1))
+
+
+def test_deleting_from_a_later_page_of_the_list_returns_to_that_page(db, client, auth, alice):
+    log_entries(db, alice, 2 * HOUR_LOG_PAGE_SIZE + 3)
+    auth.sign_in(alice)
+    buttons = delete_buttons(client, "/hours?page=2")
+    assert len(buttons) == HOUR_LOG_PAGE_SIZE
+    assert all(link.endswith("?back=/hours?page%3D2") for link in buttons)
+
+    asked = confirmation(client, buttons[0])
+    assert asked.back == "/hours?page=2"  # Cancel: the page the button was on
+    response = asked.confirm()
+
+    assert response.status_code == 302 and response.headers["Location"] == "/hours?page=2"
+    landed = page(client.get(response.headers["Location"]))
+    assert "Entry deleted." in landed.flashes
+    assert "Page 2 of 3" in landed.text
+    assert count(db, HourLog) == 2 * HOUR_LOG_PAGE_SIZE + 2
+
+
+def test_deleting_the_only_entry_of_the_last_page_lands_on_the_new_last_page(
+    db, client, auth, alice
+):
+    log_entries(db, alice, 2 * HOUR_LOG_PAGE_SIZE + 1)
+    auth.sign_in(alice)
+    [button] = delete_buttons(client, "/hours?page=3")
+
+    response = confirmation(client, button).confirm()
+
+    assert response.headers["Location"] == "/hours?page=2"
+    landed = page(client.get(response.headers["Location"]))
+    assert "Entry deleted." in landed.flashes
+    assert "Page 2 of 2" in landed.text
+
+
+@pytest.mark.parametrize(
+    "elsewhere",
+    [
+        "https://evil.example/hours?page=2",
+        "//evil.example/hours",
+        "/\\evil.example/hours",
+        "hours?page=2",
+        "javascript:alert(1)",
+        "/hours?page=2\r\nSet-Cookie: x=1",
+    ],
+)
+def test_the_way_back_is_only_ever_a_page_of_this_site(db, client, auth, alice, entry, elsewhere):
+    auth.sign_in(alice)
+
+    asked = confirmation(client, f"/hours/{entry.id}/delete?" + urlencode({"back": elsewhere}))
+    response = asked.confirm()
+
+    assert asked.back == "/hours"
+    assert response.status_code == 302 and response.headers["Location"] == "/hours"
+    assert db.get(HourLog, entry.id) is None
 
 
 def test_nobody_else_is_asked_about_an_entry(db, client, auth, entry):

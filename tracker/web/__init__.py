@@ -13,7 +13,10 @@ Where each part lives:
 - `downloads`: CSV files (`csv_download`)
 - `roles`: `role_required`
 - `current`: the request itself, looked up once (`current_request`)
-- `confirm`: the page a destructive button asks on before it acts (`confirmation_page`)
+- `confirm`: the page a destructive button asks on before it acts (`confirmation_page`),
+  and the page it returns to (`back_to`)
+- `links`: links back into the site: only a path of this site (`same_site_path`), this
+  page's own (`here`)
 """
 
 from __future__ import annotations

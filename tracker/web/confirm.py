@@ -4,12 +4,26 @@ The app runs no script, so a button cannot ask "are you sure?" by itself: it is
 a link (GET) to this page, and this page's button posts to the same URL with its
 CSRF token, the one POST a form of the old one-click kind sent. Callers that post
 directly (scripts, tests) are answered as before.
+
+A button on a page of a list names that page in its link (`?back=`, the page
+and its filters), so that Cancel and the done action return there; only a path
+of this site is followed.
 """
 
 from __future__ import annotations
 
-from flask import render_template
+from flask import render_template, request
 from flask_wtf import FlaskForm
+
+from tracker.web.links import same_site_path
+
+# The query argument of a confirmation's URL naming the page its button was on.
+BACK = "back"
+
+
+def back_to(default: str) -> str:
+    """Return where a confirmation returns: ?back= when a page of this site, else `default`."""
+    return same_site_path(request.args.get(BACK)) or default
 
 
 def confirmation_page(

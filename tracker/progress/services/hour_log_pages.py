@@ -8,7 +8,7 @@ from decimal import Decimal
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
-from tracker.db import CountedPage, within_pages
+from tracker.db import CountedPage, page_count, within_pages
 from tracker.progress.models import HourLog
 from tracker.progress.rules import HOUR_LOG_PAGE_SIZE
 
@@ -41,3 +41,9 @@ def hour_log_page(
         .offset((page - 1) * per_page)
     ).all()
     return HourLogPage(list(rows), total, page, per_page, Decimal(hours))
+
+
+def hour_log_pages(session: Session, engineer_id: int, per_page: int = HOUR_LOG_PAGE_SIZE) -> int:
+    """Return how many pages the engineer's entries fill (one when there are none)."""
+    total = session.scalar(select(func.count()).where(HourLog.engineer_id == engineer_id))
+    return page_count(total or 0, per_page)

@@ -6,6 +6,7 @@ import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
+from urllib.parse import urlsplit
 
 from flask import abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
@@ -22,15 +23,16 @@ from tracker.forms import draw, page_status, show_errors, unchanged_since_drawn
 from tracker.people.services.access import can_log_hours
 from tracker.progress.forms import HoursEditForm, HoursForm
 from tracker.progress.models import HourLog
-from tracker.progress.services.hour_log_pages import hour_log_page
+from tracker.progress.services.hour_log_pages import hour_log_page, hour_log_pages
 from tracker.progress.services.hours import delete_hours as delete_entry
 from tracker.progress.services.hours import log_hours, update_hours
 from tracker.progress.services.overview import course_to_study
 from tracker.progress.views.blueprint import bp, flashed_day, flashed_hours, row_or_404
-from tracker.web.confirm import confirmation_page
+from tracker.web.confirm import back_to, confirmation_page
 from tracker.web.converters import requested_page
 from tracker.web.database import record_or_404
 from tracker.web.filters import coded, named
+from tracker.web.links import here, with_page_at_most
 
 # The audit trail's actions (stored as codes) as the history table names them.
 AUDIT_ACTIONS = {"create": _l("create"), "update": _l("update"), "delete": _l("delete")}
@@ -80,7 +82,8 @@ def hours():
     if form.is_submitted():
         status = 400
     entries = hour_log_page(session, current_user.id, requested_page())
-    return render_template("progress/hours.html", form=form, entries=entries), status
+    # An entry's buttons come back to this page of the list.
+    return render_template("progress/hours.html", form=form, entries=entries, back=here()), status
 
 
 def _own_entry(entry_id: int) -> HourLog:
@@ -159,6 +162,7 @@ def _version(values: dict[str, Any] | None) -> HourVersion | None:
 def delete_hours(entry_id: int):
     """Ask, then delete an hour log entry (kept in the audit trail)."""
     entry = _own_entry(entry_id)
+    back = back_to(url_for("progress.hours"))
     if request.method == "GET":
         return confirmation_page(
             question=_(
@@ -170,8 +174,16 @@ def delete_hours(entry_id: int):
             happens=_("Its hours no longer count towards the course."),
             kept=_("The audit trail keeps a record of the entry."),
             submit=_("Delete the entry"),
-            back=url_for("progress.hours"),
+            back=back,
         )
-    delete_entry(db_session(), entry, actor=current_user)
+    session = db_session()
+    delete_entry(session, entry, actor=current_user)
     flash(_("Entry deleted."), "success")
-    return redirect(url_for("progress.hours"))
+    return redirect(_page_left(session, back))
+
+
+def _page_left(session, back: str) -> str:
+    """Return `back`; a page of the hours list the delete emptied is the last page left."""
+    if urlsplit(back).path != url_for("progress.hours"):
+        return back
+    return with_page_at_most(back, hour_log_pages(session, current_user.id))
