@@ -114,9 +114,10 @@ def test_a_visitors_choice_refuses_an_unknown_language(client):
     assert "The language must be one of: en, es." in response.get_data(as_text=True)
 
 
-def test_a_visitors_choice_goes_only_to_pages_of_this_site(client):
-    response = client.post("/locale", data={"locale": "es", "next": "https://evil.example/"})
-    assert response.headers["Location"] == "/login"
+@pytest.mark.parametrize("elsewhere", ["https://evil.example/", "/login\r\nSet-Cookie: x=1"])
+def test_a_visitors_choice_goes_only_to_pages_of_this_site(client, elsewhere):
+    response = client.post("/locale", data={"locale": "es", "next": elsewhere})
+    assert response.status_code == 302 and response.headers["Location"] == "/login"
 
 
 def test_signed_out_the_persons_language_stays(client, auth, db):
