@@ -67,7 +67,7 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     from tracker.progress.views import credentials, dashboard, exams, hours  # noqa: F401  (routes)
     from tracker.progress.views.blueprint import bp as progress_bp
     from tracker.readiness.views import bp as readiness_bp
-    from tracker.reminders.views import bp as calendars_bp
+    from tracker.reminders.views.calendars import bp as calendars_bp
     from tracker.scim.views import bp as scim_bp
 
     app = Tracker(

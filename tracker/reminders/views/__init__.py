@@ -1,0 +1,1 @@
+"""The reminders' pages: calendar feeds (`calendars`)."""
