@@ -38,6 +38,8 @@ from tracker.demo.services.common import DEMO_PASSWORD
 from tracker.demo.services.curated import build_demo
 from tracker.people.models import Engineer
 from tracker.people.services.reads import find_engineer
+from tracker.reminders.rules import UNSUBSCRIBE_PATH
+from tracker.reminders.services.unsubscribe import unsubscribe_token
 
 VNU_JAR = Path(
     os.environ.get("VNU_JAR")
@@ -61,6 +63,7 @@ NOT_PAGES = (
 NOT_PAGE_SUFFIXES = (".csv", ".ics", ".json", ".png", ".svg")
 # Pages the demo cannot show: the public page of an Open Badge (the demo issues none).
 CHECKED_ELSEWHERE = {"issuer.public": "tests/issuer/test_pages.py"}
+ONE_CLICK = {"List-Unsubscribe": "One-Click"}
 OWN_PAGES = ["/dashboard", "/careers/", "/hours", "/exams", "/credentials", "/profile"]
 
 
@@ -187,6 +190,14 @@ class Crawl:
             self.pages.save(who, f"{method.upper()} {target} blank", response)
 
 
+def _unsubscribe_link(db: Session, logins: list[tuple[str, str, str]], key: str) -> str:
+    """Return the path of a demo manager's weekly digest unsubscribe link."""
+    email = next(email for role, email, _ in logins if role == "manager")
+    person = find_engineer(db, email)
+    assert person is not None
+    return f"{UNSUBSCRIBE_PATH}/{unsubscribe_token(key, person.id)}"
+
+
 def _validate(folder: Path, names: list[str]) -> list[dict]:
     """Run one vnu.jar over every page saved; return its messages."""
     result = subprocess.run(
@@ -245,9 +256,16 @@ def test_every_page_of_the_demo_organisation_is_valid_html(
         db.flush()
         visitor = app.test_client()
         anonymous = Crawl(pages)
-        anonymous.walk(visitor, "anonymous", ["/", "/login", "/no-such-page"])
+        # A weekly digest's unsubscribe link (no page links one: it comes by mail), a
+        # tampered one, and what its button's POST answers.
+        unsubscribe = _unsubscribe_link(db, logins, app.config["SECRET_KEY"])
+        starts = [unsubscribe, f"{UNSUBSCRIBE_PATH}/tampered", "/", "/login", "/no-such-page"]
+        anonymous.walk(visitor, "anonymous", starts)
         wrong = {"email": "nobody@example.com", "password": "wrong"}
         pages.save("anonymous", "POST /login wrong password", visitor.post("/login", data=wrong))
+        pages.save("anonymous", "POST unsubscribe, no body", visitor.post(unsubscribe))
+        pages.save("anonymous", "POST unsubscribe", visitor.post(unsubscribe, data=ONE_CLICK))
+        pages.save("anonymous", "GET unsubscribe, off", visitor.get(unsubscribe))
         anonymous.submit_blank_forms(visitor, "anonymous")
         roles: dict[str, Crawl] = {}
         for role, email, _ in logins:

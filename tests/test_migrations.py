@@ -8,7 +8,7 @@ import pytest
 from alembic import command
 from alembic.config import Config as AlembicConfig
 from alembic.script import ScriptDirectory
-from sqlalchemy import inspect, text
+from sqlalchemy import Engine, inspect, text
 
 from tracker.config import PROJECT_ROOT
 from tracker.db import Base, make_engine
@@ -75,6 +75,22 @@ def row_counts(url: str) -> dict[str, int]:
             }
     finally:
         engine.dispose()
+
+
+def downgraded_holding(url: str, at: str, rows: str, to: str) -> Engine:
+    """Upgrade to `at`, write the first release's person and then `rows`, downgrade to `to`.
+
+    Return an engine on the database (the caller disposes of it).
+    """
+    cfg = alembic_config(url)
+    command.upgrade(cfg, at)
+    engine = make_engine(url)
+    with engine.begin() as conn:
+        for statement in FIRST_RELEASE_ROWS[:7]:  # up to the engineer
+            conn.execute(text(statement))
+        conn.execute(text(rows))
+    command.downgrade(cfg, to)
+    return engine
 
 
 def test_one_head_with_a_message_and_a_dated_file_name():
@@ -152,7 +168,10 @@ def test_upgrades_from_the_first_release_keep_every_row(fresh_url):
         # Spanish readers see the English meanwhile.
         level = conn.execute(text("SELECT name, name_es, summary_es FROM levels")).one()
         role = conn.execute(text("SELECT name, name_es FROM job_roles")).one()
+        # Everyone keeps getting the weekly digest until they turn it off.
+        digest = conn.execute(text("SELECT weekly_digest FROM engineers")).scalar_one()
     engine.dispose()
+    assert digest in (True, 1)
     assert tuple(level) == ("Foundations", "", "") and tuple(role) == ("Operations Engineer", "")
     assert hours == 150 and str(expires) == "2026-02-28"
     assert amount == 50000 and str(effective_on) == "1970-01-01"
@@ -192,23 +211,36 @@ def test_a_downgrade_past_encrypted_totp_secrets_refuses_until_they_are_plain(fr
     engine.dispose()
 
 
+def test_a_downgrade_past_the_digest_opt_out_keeps_the_trail_forgetting_the_link(fresh_url):
+    """Changes made through a digest's unsubscribe link stay in the trail, their method unsaid."""
+    engine = downgraded_holding(
+        fresh_url,
+        "89d8f53a0dd9",
+        "INSERT INTO account_events (id, at, engineer_id, email, kind, method, address)"
+        " VALUES (1, '2026-12-07 08:00:00', 1, 'lena@example.com', 'updated',"
+        " 'unsubscribe', ''), (2, '2026-12-07 09:00:00', 1, 'lena@example.com',"
+        " 'updated', 'web', '')",
+        "6376d150a2eb",
+    )
+    with engine.connect() as conn:
+        methods = conn.execute(text("SELECT id, method FROM account_events ORDER BY id")).all()
+        columns = {c["name"] for c in inspect(conn).get_columns("engineers")}
+    engine.dispose()
+    assert [tuple(row) for row in methods] == [(1, None), (2, "web")]
+    assert "weekly_digest" not in columns
+
+
 def test_a_downgrade_past_token_scopes_revokes_read_and_expiring_tokens(fresh_url):
     """Without the columns those tokens would write and never expire: they stop instead."""
-    cfg = alembic_config(fresh_url)
-    command.upgrade(cfg, "131c0f9a6878")
-    engine = make_engine(fresh_url)
-    with engine.begin() as conn:
-        for statement in FIRST_RELEASE_ROWS[:7]:  # up to the engineer
-            conn.execute(text(statement))
-        conn.execute(
-            text(
-                "INSERT INTO api_tokens (id, engineer_id, name, token_hash, created_at, scope,"
-                " expires_on) VALUES (1, 1, 'w', 'a', '2026-01-01', 'write', NULL),"
-                " (2, 1, 'r', 'b', '2026-01-01', 'read', NULL),"
-                " (3, 1, 'e', 'c', '2026-01-01', 'write', '2027-01-01')"
-            )
-        )
-    command.downgrade(cfg, "e10975461174")
+    engine = downgraded_holding(
+        fresh_url,
+        "131c0f9a6878",
+        "INSERT INTO api_tokens (id, engineer_id, name, token_hash, created_at, scope,"
+        " expires_on) VALUES (1, 1, 'w', 'a', '2026-01-01', 'write', NULL),"
+        " (2, 1, 'r', 'b', '2026-01-01', 'read', NULL),"
+        " (3, 1, 'e', 'c', '2026-01-01', 'write', '2027-01-01')",
+        "e10975461174",
+    )
     with engine.connect() as conn:
         rows = conn.execute(text("SELECT name, revoked_at FROM api_tokens")).all()
     engine.dispose()

@@ -13,12 +13,14 @@ import pytest
 from flask import Flask
 
 from tests import factories
+from tests.factories import SECRET_KEY
 from tests.helpers import WEBHOOK_HOSTS, routes
 from tracker.badges.services.mapping import map_badge_class
 from tracker.identity.models import Identity
 from tracker.progress.services.exam_plans import plan_exam
 from tracker.progress.services.hours import log_hours
 from tracker.reminders.models import Notification
+from tracker.reminders.services.unsubscribe import unsubscribe_token
 from tracker.webhooks.services.endpoints import add_endpoint
 
 # The organisation's pages: an admin's, like the admin pages.
@@ -39,6 +41,8 @@ PUBLIC = {
     # Probes of load balancers and monitors: no one's records, only whether the server may serve.
     "health.live",
     "health.ready",
+    # The weekly digest's unsubscribe link: its signed token is the credential (RFC 8058).
+    "mail.unsubscribe",
 }
 ROLES = ("anonymous", "engineer", "manager", "admin")
 # Career pages for managers and admins (a manager sees only their own people there).
@@ -152,6 +156,9 @@ def test_route_answers_as_the_role_allows(client, auth, scene, role, endpoint, r
     people, ids = scene
     if role != "anonymous":
         auth.sign_in(people[role])
+    if endpoint == "mail.unsubscribe":
+        # The victim's digest link: its own signed token, not a calendar feed's.
+        ids = {**ids, "token": unsubscribe_token(SECRET_KEY, ids["engineer_id"])}
     response = client.open(_url(rule, ids), method=method, data={})
     status = response.status_code
     assert status < 500, f"{method} {rule} as {role} answered {status}"
@@ -163,6 +170,8 @@ def test_route_answers_as_the_role_allows(client, auth, scene, role, endpoint, r
         assert caching == "no-store", f"{method} {rule} as {role}: Cache-Control {caching}"
     elif endpoint.startswith("calendars.") and status == 200:
         assert caching == "private, no-cache", f"{method} {rule}: Cache-Control {caching}"
+    elif endpoint == "mail.unsubscribe" and status == 200:
+        assert caching == "no-store", f"{method} {rule}: Cache-Control {caching}"
 
     if endpoint.startswith(("api.", "scim.")):
         # The API and SCIM open with a bearer token only, never with a browser session.

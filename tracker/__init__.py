@@ -68,6 +68,7 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     from tracker.progress.views.blueprint import bp as progress_bp
     from tracker.readiness.views import bp as readiness_bp
     from tracker.reminders.views.calendars import bp as calendars_bp
+    from tracker.reminders.views.digest import bp as mail_bp
     from tracker.scim.views import bp as scim_bp
 
     app = Tracker(
@@ -116,6 +117,7 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(badges_bp)
     app.register_blueprint(readiness_bp)
     app.register_blueprint(calendars_bp)
+    app.register_blueprint(mail_bp)
     app.register_blueprint(careers_bp)
     app.register_blueprint(api_bp)
     app.register_blueprint(api_docs_bp)

@@ -19,7 +19,7 @@ from tracker.audit.models import AccountEvent
 from tracker.clock import utcnow
 from tracker.extensions import SignInLimiter
 from tracker.people.models import Engineer
-from tracker.people.services.persons import create_person, set_active
+from tracker.people.services.persons import create_person, set_active, set_weekly_digest
 from tracker.people.services.reads import find_engineer
 from tracker.people.services.totp import code_at, time_step
 from tracker.people.services.trail import account_trail
@@ -194,6 +194,18 @@ def test_a_save_that_changes_nothing_records_nothing(admin_client, db):
     )
     assert response.status_code == 302, response.get_data(as_text=True)
     assert count(db, AccountEvent) == before
+
+
+def test_the_trail_says_which_way_the_digest_went_and_how(admin_client, db):
+    person = factories.engineer(db, name="Dee Digest")
+    set_weekly_digest(db, person, False, via="unsubscribe")
+    set_weekly_digest(db, person, True, via="web")
+    page = admin_client.get("/admin/audit", query_string={"q": "Dee"}).get_data(as_text=True)
+    rows = [row for row in page.split("<tr") if "changed: Weekly digest" in row]
+    # Newest first: turned on again on the profile, after the one-click link turned it off.
+    assert len(rows) == 2
+    assert "Weekly digest turned on" in rows[0] and "Web page" in rows[0]
+    assert "Weekly digest turned off" in rows[1] and "Unsubscribe link" in rows[1]
 
 
 def test_the_api_records_its_provisioning_and_level_changes(client, db, admin):

@@ -25,6 +25,9 @@ from tests.live import LiveServer, run_tracker, start_server, tracker_env
 from tracker.config import PROJECT_ROOT
 from tracker.db import make_engine
 from tracker.demo.services.common import DEMO_ADMIN_TOTP_SECRET
+from tracker.people.services.reads import find_engineer
+from tracker.reminders.rules import UNSUBSCRIBE_PATH
+from tracker.reminders.services.unsubscribe import unsubscribe_token
 
 CHROMIUM = Path("/usr/bin/chromium")
 SKIP_REASON = f"Chromium not found at {CHROMIUM}: browser tests skipped"
@@ -75,6 +78,20 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
         yield live
     finally:
         live.stop()
+
+
+@pytest.fixture(scope="session")
+def digest_link(server: LiveServer) -> str:
+    """Return the path of a demo manager's weekly digest unsubscribe link (mail brings it)."""
+    engine = make_engine(server.env["TRACKER_DATABASE_URL"])
+    try:
+        with Session(engine) as session:
+            person = find_engineer(session, "omar@example.com")
+            assert person is not None
+            token = unsubscribe_token(server.env["TRACKER_SECRET_KEY"], person.id)
+    finally:
+        engine.dispose()
+    return f"{UNSUBSCRIBE_PATH}/{token}"
 
 
 @pytest.fixture(scope="session")

@@ -128,6 +128,13 @@ CORRECTED_NOTE = corrected_study_note("en")
 # Where each role's crawl starts; /admin/ is a route that no page links.
 START = {"anonymous": ["/"], "engineer": ["/dashboard"], "manager": ["/dashboard"]}
 START["admin"] = ["/dashboard", "/admin/"]
+
+
+def with_digest_link(link: str) -> dict[str, list[str]]:
+    """Return START with a weekly digest's unsubscribe link: mail brings it, no page links it."""
+    return {**START, "anonymous": [*START["anonymous"], link]}
+
+
 # Downloads, feeds, the API and SCIM are not pages (the API's reference, /api/docs, is;
 # so is the page asking before a calendar feed's link is removed).
 NOT_PAGES = re.compile(
@@ -194,6 +201,7 @@ class Crawler:
         check: Callable[[object, str, int], Visit] = check,
         roles: Mapping[str, str | None] = ROLES,
         locale: str | None = None,
+        starts: Mapping[str, list[str]] = START,
     ) -> None:
         from tracker import create_app
 
@@ -201,7 +209,7 @@ class Crawler:
         self.app.extensions["tracker.engine"].dispose()
         self.urls = self.app.url_map.bind("localhost")
         self.browser, self.base_url = browser, base_url
-        self.check, self.roles, self.locale = check, roles, locale
+        self.check, self.roles, self.locale, self.starts = check, roles, locale, starts
         self.crawls: dict[str, Crawl] = {}
 
     def key(self, url: str) -> str | None:
@@ -250,7 +258,7 @@ class Crawler:
             return crawl
         crawl.crawled = True
         page = crawl.page
-        queue = list(START[role])
+        queue = list(self.starts[role])
         while queue:
             url = queue.pop(0)
             key = self.key(url)
@@ -293,8 +301,8 @@ class Crawler:
 
 
 @pytest.fixture(scope="module")
-def crawler(browser, server) -> Iterator[Crawler]:
-    crawler = Crawler(browser, server.url)
+def crawler(browser, server, digest_link) -> Iterator[Crawler]:
+    crawler = Crawler(browser, server.url, starts=with_digest_link(digest_link))
     try:
         yield crawler
     finally:
@@ -332,7 +340,7 @@ def test_the_crawls_open_every_page_of_the_app(crawler):
 
 # The pages that answer an error, as the role meets them.
 ERROR_PAGES = {
-    "anonymous": [("/no-such-page", 404)],
+    "anonymous": [("/no-such-page", 404), ("/mail/unsubscribe/tampered", 404)],
     "engineer": [("/teams", 403), ("/admin/people", 403), ("/engineers/999999", 404)],
     "manager": [("/teams/999999", 404), ("/admin/people", 403)],
 }
@@ -411,6 +419,12 @@ def test_error_pages_and_forms_showing_errors_pass_axe(crawler, role):
         status = _send(page, form, "/login")
         assert status == 401 and page.locator(SHOWN_ERRORS).count()
         visits.append(check(page, "/login with a wrong password", status))
+        # The weekly digest's unsubscribe page: its button, and the page it leads to.
+        link = crawl.url_of("mail.unsubscribe")
+        page.goto(link)
+        status = _send(page, page.locator("main form"), link)
+        assert status == 200 and page.locator("h1").inner_text() == "Weekly digest off"
+        visits.append(check(page, f"{link} sent", status))
     for who, endpoint, query in BAD_QUERIES:
         if who == role:
             url = urlsplit(crawl.url_of(endpoint)).path + query

@@ -15,7 +15,14 @@ from collections.abc import Iterator
 import pytest
 
 from tests.browser.conftest import ARTIFACTS
-from tests.browser.test_accessibility import ROLES, START, Crawler, Visit, spills_on_a_phone
+from tests.browser.test_accessibility import (
+    ROLES,
+    START,
+    Crawler,
+    Visit,
+    spills_on_a_phone,
+    with_digest_link,
+)
 
 # Phrases of the English interface, one or more from every page; none may show in Spanish.
 ENGLISH_PHRASES = [
@@ -122,8 +129,15 @@ def in_spanish(page, url: str, status: int) -> Visit:
 
 
 @pytest.fixture(scope="module")
-def spanish(browser, server) -> Iterator[Crawler]:
-    crawler = Crawler(browser, server.url, check=in_spanish, roles=ROLES, locale="es-ES")
+def spanish(browser, server, digest_link) -> Iterator[Crawler]:
+    crawler = Crawler(
+        browser,
+        server.url,
+        check=in_spanish,
+        roles=ROLES,
+        locale="es-ES",
+        starts=with_digest_link(digest_link),
+    )
     try:
         yield crawler
     finally:

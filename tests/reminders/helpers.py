@@ -13,6 +13,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tests import factories
+from tests.factories import SECRET_KEY
+from tracker.audit.models import AccountEvent
 from tracker.people.models import Engineer
 from tracker.progress.models import Certification
 from tracker.reminders.models import Notification
@@ -23,7 +25,8 @@ from tracker.reminders.services.windows import Windows
 D = dt.date
 DAY = dt.timedelta(days=1)
 BASE_URL = "https://tracker.example.com"
-MAIL = Mail(base_url=BASE_URL, domain="tracker.example.com")
+# Signed with the suite's secret key: the digest's unsubscribe links open on the test app.
+MAIL = Mail(base_url=BASE_URL, domain="tracker.example.com", signing_key=SECRET_KEY)
 WINDOWS = Windows()
 EXPIRES = D(2027, 3, 1)  # a Monday; the expiry most scenes use
 EARNED = D(2025, 3, 1)
@@ -55,6 +58,17 @@ def outbox(db: Session, kind: str | None = None) -> list[Notification]:
     if kind is not None:
         query = query.where(Notification.kind == kind)
     return list(db.scalars(query))
+
+
+def account_changes(db: Session, person: Engineer) -> list[AccountEvent]:
+    """Return the trail's changes of the person's account (not their provisioning), oldest first."""
+    return list(
+        db.scalars(
+            select(AccountEvent)
+            .where(AccountEvent.engineer_id == person.id, AccountEvent.kind == "updated")
+            .order_by(AccountEvent.id)
+        )
+    )
 
 
 def windows_of(report: PassReport, cert: Certification) -> list[int | None]:

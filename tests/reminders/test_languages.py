@@ -7,6 +7,7 @@ Messages are delivered over real SMTP and read back with the strict parser.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from decimal import Decimal
 
@@ -318,7 +319,7 @@ def test_one_day_left_is_singular_in_spanish(db):
 
 def test_no_setting_means_the_deployments_default_language(app, db, monkeypatch):
     holder(db, locale="")
-    plan(db, days_before(30), WINDOWS, Mail(MAIL.base_url, MAIL.domain, locale="es"))
+    plan(db, days_before(30), WINDOWS, dataclasses.replace(MAIL, locale="es"))
     (row,) = notices(db)
     assert row.locale == "es" and row.subject.startswith("NCA-AIIO válida hasta")
     monkeypatch.setitem(app.config, "DEFAULT_LOCALE", "es")

@@ -112,6 +112,9 @@ def test_every_kind_of_notice_meets_the_mail_standards(
             assert message[name] is not None, f"{kind}: no {name}"
         # Automatic mail says so (RFC 3834): no autoresponder answers it.
         assert message["Auto-Submitted"] == "auto-generated", kind
+        # Bulk mail, the digest alone, has a one-click unsubscribe (RFC 2369, RFC 8058).
+        bulk = message["List-Unsubscribe"] is not None
+        assert bulk == (message["List-Unsubscribe-Post"] is not None) == (kind == "digest"), kind
         assert message["Date"].datetime == now.replace(tzinfo=dt.UTC)
         assert re.fullmatch(r"<[^<>@\s]+@[^<>@\s]+>", str(message["Message-ID"]))
         assert str(message["From"]) == MAIL_FROM

@@ -25,10 +25,12 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy.orm import Session
 
-from tests.factories import TODAY
+from tests.factories import SECRET_KEY, TODAY
 from tests.helpers import routes, sign_in
 from tests.security.conftest import LEAK, VICTIM_EMAIL, World, snapshot
 from tests.test_route_matrix import OPEN_BADGES_PUBLIC
+from tracker.people.models import Engineer, Team
+from tracker.reminders.services.unsubscribe import unsubscribe_token
 
 ROLES = ("anonymous", "engineer", "manager", "admin")
 SCOPES = ("own", "other")
@@ -43,6 +45,8 @@ PUBLIC = {
     "people.choose_locale",
     "calendars.engineer_feed",
     "calendars.team_feed",
+    # The weekly digest's unsubscribe link, by its signed token (none of it shown).
+    "mail.unsubscribe",
     # The API's description (the document and its reference page) names no one's records.
     "api_docs.openapi",
     "api_docs.reference",
@@ -111,11 +115,16 @@ def objects(world: World, role: str, scope: str, endpoint: str) -> dict[str, Any
         "endpoint_id": world.webhook.id,
         "delivery_id": world.delivery.id,
         "mapping_id": world.mapping.id,
-        "token": team.calendar_token
-        if endpoint == "calendars.team_feed"
-        else person.calendar_token,
+        "token": _token(endpoint, person, team),
         **OTHER_PARAMS,
     }
+
+
+def _token(endpoint: str, person: Engineer, team: Team) -> str | None:
+    """Return the secret a URL of `endpoint` takes: a feed's token, a digest link's."""
+    if endpoint == "mail.unsubscribe":
+        return unsubscribe_token(SECRET_KEY, person.id)
+    return team.calendar_token if endpoint == "calendars.team_feed" else person.calendar_token
 
 
 def url_for_rule(rule: str, ids: dict[str, Any]) -> str:

@@ -44,6 +44,7 @@ FIELD_NAMES = {
     "hired_on": _l("Hire date"),
     "experience_months": _l("Experience"),
     "locale": _l("Language"),
+    "weekly_digest": _l("Weekly digest"),
 }
 
 
@@ -80,6 +81,12 @@ def describe(event: AccountEvent, names: ReferencedNames | None = None) -> str:
                     before=change.get("from") or "—",
                     after=change.get("to") or "—",
                 )
+            elif isinstance(change, dict) and isinstance(change.get("to"), bool):
+                # A switch: which way it went.
+                if change["to"]:
+                    label = _("%(field)s turned on", field=label)
+                else:
+                    label = _("%(field)s turned off", field=label)
             elif name in REFERENCES and isinstance(change, dict):
                 # A move names the teams (managers) it was between; one deleted since, its id.
                 label = _(

@@ -33,6 +33,8 @@ ACCOUNT_EVENT_METHODS: Final[dict[str, str]] = {
     "api": N_("API"),
     "cli": N_("Command line"),
     "import": N_("CSV import"),
+    # The one-click link every weekly digest carries: no sign-in, its signed token.
+    "unsubscribe": N_("Unsubscribe link"),
 }
 
 MAX_EVENT_EMAIL_LENGTH: Final = 254

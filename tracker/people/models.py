@@ -113,6 +113,9 @@ class Engineer(Base):
     locale: Mapped[str] = mapped_column(
         String(8), default=BROWSER_LOCALE, server_default=BROWSER_LOCALE
     )
+    # Whether the person gets the weekly digest their manager role brings (they may turn
+    # it off on their profile, or with the one-click link every digest carries).
+    weekly_digest: Mapped[bool] = mapped_column(Boolean, default=True, server_default="1")
     # Two-step sign-in: the TOTP secret once set up, encrypted (services/totp.py; plain
     # base32 in a row stored before that), and the last time step that signed in,
     # which never signs in again (a code seen over a shoulder is spent).

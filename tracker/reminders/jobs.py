@@ -55,7 +55,12 @@ def smtp_settings(app: Flask) -> SmtpSettings:
 def mail_settings(app: Flask) -> Mail:
     base = app.config["BASE_URL"]
     domain = urlsplit(base).hostname or "tracker.localhost"
-    return Mail(base_url=base, domain=domain, locale=app.config["DEFAULT_LOCALE"])
+    return Mail(
+        base_url=base,
+        domain=domain,
+        signing_key=str(app.config["SECRET_KEY"]),
+        locale=app.config["DEFAULT_LOCALE"],
+    )
 
 
 def refresh_readiness(app: Flask, today: dt.date) -> int:

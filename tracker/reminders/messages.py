@@ -27,6 +27,7 @@ from tracker.i18n import (
     translate,
     translations_for,
 )
+from tracker.reminders.rules import ONE_CLICK_FIELD, ONE_CLICK_VALUE
 
 
 def reader_locale(setting: str | None, default: str) -> str:
@@ -193,23 +194,37 @@ def fold_unstructured(value: str, indent: int, width: int = 78, linesep: str = "
     return (linesep + " ").join(words)
 
 
+# Written as given, on one line (RFC 5322 allows 998 characters): an angle-bracketed
+# URL is no text to fold, and Python's folder encodes a long one as encoded words,
+# which no mail client reads as a URL (RFC 2369 section 2).
+_UNFOLDED = frozenset({"list-unsubscribe", "list-unsubscribe-post"})
+
+
 class _MailPolicy(EmailPolicy):
-    """The default policy, with a Subject folded so that a strict parser reads it back exactly."""
+    """The default policy, with a Subject folded so that a strict parser reads it back exactly,
+    and the List-Unsubscribe fields written as they are."""
 
     def header_store_parse(self, name: str, value: Any) -> tuple[str, Any]:
-        if name.lower() != "subject" or not isinstance(value, str):
+        kept = name.lower() == "subject" or name.lower() in _UNFOLDED
+        if not kept or not isinstance(value, str):
             return super().header_store_parse(name, value)
         # Kept as given: parsing it now would decode what merely looks like an encoded word.
         if "\r" in value or "\n" in value:
             raise ValueError("Header values may not contain linefeed or carriage return characters")
+        if name.lower() in _UNFOLDED and not value.isascii():
+            raise ValueError(f"{name} must be ASCII: it is written unencoded")
         return name, value
 
     def fold(self, name: str, value: str) -> str:
+        if name.lower() in _UNFOLDED:
+            return f"{name}: {value}{self.linesep}"
         if name.lower() != "subject":
             return super().fold(name, value)
         return self._folded(name, str(value))
 
     def fold_binary(self, name: str, value: str) -> bytes:
+        if name.lower() in _UNFOLDED:
+            return f"{name}: {value}{self.linesep}".encode("ascii")
         if name.lower() != "subject":
             return super().fold_binary(name, value)
         return self._folded(name, str(value)).encode("ascii")
@@ -234,10 +249,12 @@ def build_email(
     message_id: str,
     ics: str | None,
     date: dt.datetime,
+    unsubscribe: str | None = None,
 ) -> EmailMessage:
     """Return the MIME message: text and HTML alternatives, plus the .ics when given.
 
-    `date` is when it is sent (naive means UTC).
+    `date` is when it is sent (naive means UTC); `unsubscribe` is a bulk notice's
+    one-click unsubscribe URL.
     """
     message = EmailMessage(policy=MAIL_POLICY)
     message["Date"] = format_datetime(date if date.tzinfo else date.replace(tzinfo=dt.UTC))
@@ -249,6 +266,14 @@ def build_email(
     message["Message-ID"] = message_id
     # Sent by a program (RFC 3834): out-of-office replies and autoresponders leave it be.
     message["Auto-Submitted"] = "auto-generated"
+    if unsubscribe:
+        # Bulk mail only, and the weekly digest is the tracker's one: Gmail and Yahoo ask
+        # bulk senders for a one-click unsubscribe (RFC 2369's header, RFC 8058's POST,
+        # both to be covered by the relay's DKIM signature). Reminders, expiry notices,
+        # escalations and their copies are about the reader's own certifications or
+        # people, not a list anyone subscribes to: they carry no List-Unsubscribe.
+        message["List-Unsubscribe"] = f"<{unsubscribe}>"
+        message["List-Unsubscribe-Post"] = f"{ONE_CLICK_FIELD}={ONE_CLICK_VALUE}"
     message.set_content(text)
     message.add_alternative(html, subtype="html")
     if ics:

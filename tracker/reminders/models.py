@@ -73,6 +73,9 @@ class Notification(Base):
     body_text: Mapped[str | None] = mapped_column(Text)
     body_html: Mapped[str] = mapped_column(Text, default="")
     ics: Mapped[str | None] = mapped_column(Text)
+    # The one-click unsubscribe URL of a bulk notice (the weekly digest), sent as its
+    # List-Unsubscribe header; None for the rest, which are not bulk mail.
+    unsubscribe_url: Mapped[str | None] = mapped_column(Text)
     # The language it is written in: its recipients' (the pass queues one
     # notice per language among them; see services.reminders_sql).
     locale: Mapped[str] = mapped_column(

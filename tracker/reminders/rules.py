@@ -24,6 +24,16 @@ EXPIRED = -1
 # A manager's weekly digest lists the expiries within this many days.
 DIGEST_HORIZON_DAYS = 90
 
+# The digest is the tracker's one bulk mail: it carries a one-click unsubscribe link
+# (RFC 2369 List-Unsubscribe, RFC 8058 List-Unsubscribe-Post) at this path, its
+# token signed under this salt, naming the person and the list.
+UNSUBSCRIBE_PATH = "/mail/unsubscribe"
+UNSUBSCRIBE_SALT = "tracker.list-unsubscribe"
+DIGEST_LIST = "digest"
+# What a one-click POST carries (RFC 8058 section 3.1), as the header announces it.
+ONE_CLICK_FIELD = "List-Unsubscribe"
+ONE_CLICK_VALUE = "One-Click"
+
 # --- delivery -----------------------------------------------------------------
 
 # The claim lease and the retries' back-off are every outbox's: tracker.outbox.

@@ -171,6 +171,28 @@ def set_locale(session: Session, engineer: Engineer, locale: str) -> None:
     session.flush()
 
 
+def set_weekly_digest(
+    session: Session,
+    engineer: Engineer,
+    on: bool,
+    actor: Engineer | None = None,
+    *,
+    via: str | None = None,
+) -> bool:
+    """Turn the person's weekly digest on or off; return whether that changed it.
+
+    The account trail records a change, through `via` (the profile's "web", or
+    the digest's own "unsubscribe" link); setting what is set writes nothing.
+    """
+    if engineer.weekly_digest == on:
+        return False
+    change = {"weekly_digest": {"from": engineer.weekly_digest, "to": on}}
+    trail(session, "updated", engineer, actor, via, change)
+    engineer.weekly_digest = on
+    session.flush()
+    return True
+
+
 def set_level(
     session: Session,
     engineer: Engineer,

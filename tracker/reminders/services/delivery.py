@@ -87,6 +87,7 @@ _CLAIMED = (
     _OUTBOX.c.body_text,
     _OUTBOX.c.body_html,
     _OUTBOX.c.ics,
+    _OUTBOX.c.unsubscribe_url,
     _OUTBOX.c.message_id,
     _OUTBOX.c.attempts,
     # Read in the claim, just before the row is sent (no lock held while sending):
@@ -97,6 +98,14 @@ _CLAIMED = (
     exists()
     .where(_PEOPLE.c.id == _OUTBOX.c.engineer_id, _PEOPLE.c.active.is_(False))
     .label("deactivated"),
+    # ...and whether a digest's person turned the digest off since it was queued.
+    exists()
+    .where(
+        _PEOPLE.c.id == _OUTBOX.c.engineer_id,
+        _OUTBOX.c.kind == "digest",
+        _PEOPLE.c.weekly_digest.is_(False),
+    )
+    .label("unsubscribed"),
 )
 
 
@@ -111,8 +120,9 @@ def _claim(
     """Take up to `batch` due rows for this worker, atomically; commit the claim.
 
     Return the rows (in id order), each with whether its certification was
-    renewed since it was queued and whether its person is deactivated: one
-    round trip for the claim and its rows (UPDATE ... RETURNING).
+    renewed since it was queued, whether its person is deactivated and whether
+    a digest's person turned the digest off: one round trip for the claim and
+    its rows (UPDATE ... RETURNING).
     """
     with writing(), factory() as session, session.begin():
         due = select(_OUTBOX.c.id).where(
@@ -276,6 +286,21 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+def _why_not_sent(row: Row[Any]) -> str | None:
+    """Return why a claimed row no longer goes out, None when it does."""
+    if row.deactivated:
+        # A deactivated account gets no mail, also what was queued before.
+        return "the person's account was deactivated before delivery"
+    if row.unsubscribed:
+        # Stopped means stopped: a digest still waiting (or retried) goes no more.
+        return "the person turned the weekly digest off before delivery"
+    if row.renewed and row.kind != "digest":
+        # "A renewed certification stops all further reminders for the older one",
+        # also those queued before the renewal and still waiting for SMTP.
+        return "the certification was renewed before delivery"
+    return None
+
+
 def _send_one(
     marks: Marks,
     smtp: _Smtp,
@@ -285,29 +310,8 @@ def _send_one(
     now: dt.datetime,
     report: DeliveryReport,
 ) -> None:
-    if row.deactivated:
-        # A deactivated account gets no mail, also what was queued before.
-        finish(
-            marks,
-            row,
-            worker,
-            now,
-            status="skipped",
-            last_error="not sent: the person's account was deactivated before delivery",
-        )
-        report.skipped += 1
-        return
-    if row.renewed and row.kind != "digest":
-        # "A renewed certification stops all further reminders for the older one",
-        # also those queued before the renewal and still waiting for SMTP.
-        finish(
-            marks,
-            row,
-            worker,
-            now,
-            status="skipped",
-            last_error="not sent: the certification was renewed before delivery",
-        )
+    if skipped := _why_not_sent(row):
+        finish(marks, row, worker, now, status="skipped", last_error=f"not sent: {skipped}")
         report.skipped += 1
         return
     to = [a.strip() for a in row.to_addrs.split(",") if a.strip()]
@@ -323,6 +327,7 @@ def _send_one(
             message_id=row.message_id,
             ics=row.ics,
             date=now,
+            unsubscribe=row.unsubscribe_url,
         )
     except ValueError as exc:
         # A notice no mail can carry (a line break in its subject, stored before the

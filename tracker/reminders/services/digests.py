@@ -20,6 +20,7 @@ from tracker.readiness.services.organisation import rows_of_managers
 from tracker.reminders import messages
 from tracker.reminders.rules import CERTIFICATIONS_PER_BATCH, DIGEST_HORIZON_DAYS
 from tracker.reminders.services.queueing import Mail, PassReport, due_at, insert_new
+from tracker.reminders.services.unsubscribe import unsubscribe_url
 
 
 @dataclass(frozen=True)
@@ -57,11 +58,22 @@ def _owed_from(query: Select[Any]) -> Select[Any]:
         query.join(Engineer, Engineer.id == Certification.engineer_id)
         .join(Credential, Credential.id == Certification.credential_id)
         .outerjoin(Team, Team.id == Engineer.team_id)
+        # The managers who get the digest: active, and not turned off by them.
         .outerjoin(
-            _OwnManager, and_(_OwnManager.id == Engineer.manager_id, _OwnManager.active.is_(True))
+            _OwnManager,
+            and_(
+                _OwnManager.id == Engineer.manager_id,
+                _OwnManager.active.is_(True),
+                _OwnManager.weekly_digest.is_(True),
+            ),
         )
         .outerjoin(
-            _TeamManager, and_(_TeamManager.id == Team.manager_id, _TeamManager.active.is_(True))
+            _TeamManager,
+            and_(
+                _TeamManager.id == Team.manager_id,
+                _TeamManager.active.is_(True),
+                _TeamManager.weekly_digest.is_(True),
+            ),
         )
     )
 
@@ -112,7 +124,8 @@ def queue_digests(
     A digest lists the certifications expiring within DIGEST_HORIZON_DAYS and
     what each lapse does to readiness, then the readiness of the manager's
     teams today (the stored readiness, brought up to date first). The week is
-    the ISO week.
+    the ISO week. A manager who turned the digest off gets none; each digest
+    carries the link that turns it off (its List-Unsubscribe header too).
     """
     refresh(session, today)
     newer = aliased(Certification)
@@ -176,6 +189,7 @@ def queue_digests(
         manager = managers[manager_id]
         key = f"digest:{manager.id}:{week_key}"
         locale = messages.reader_locale(manager.locale, mail.locale)
+        unsubscribe = unsubscribe_url(mail.base_url, mail.signing_key, manager.id)
         text, html = messages.render(
             "digest",
             locale,
@@ -186,6 +200,7 @@ def queue_digests(
             horizon=DIGEST_HORIZON_DAYS,
             base_url=mail.base_url.rstrip("/"),
             link=f"{mail.base_url.rstrip('/')}/teams",
+            unsubscribe=unsubscribe,
         )
         notices.append(
             {
@@ -208,6 +223,7 @@ def queue_digests(
                 "body_text": text,
                 "body_html": html,
                 "ics": None,
+                "unsubscribe_url": unsubscribe,
                 "message_id": mail.message_id(key),
                 "next_attempt_at": due_at(today),
             }

@@ -38,10 +38,12 @@ class PassReport:
 
 @dataclass(frozen=True)
 class Mail:
-    """What a pass needs to write links, addresses and the language of those with no setting."""
+    """What a pass needs to write and sign links, address mail and choose its language."""
 
     base_url: str
     domain: str
+    # The deployment's secret key: it signs the digest's unsubscribe links.
+    signing_key: str
     # TRACKER_DEFAULT_LOCALE: mail to a person whose setting is "as my browser asks".
     locale: str = DEFAULT_LOCALE
 

@@ -1,1 +1,2 @@
-"""The reminders' pages: calendar feeds (`calendars`)."""
+"""The reminders' pages: calendar feeds (`calendars`), the weekly digest's choice and its
+one-click unsubscribe link (`digest`)."""
