@@ -2,7 +2,7 @@
 
 Revision ID: 89d8f53a0dd9
 Revises: 6376d150a2eb
-Create Date: 2026-12-06 09:00:00.000000+00:00
+Create Date: 2026-12-05 15:00:00.000000+00:00
 """
 
 from alembic import op
