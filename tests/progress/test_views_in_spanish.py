@@ -172,6 +172,29 @@ def test_a_future_date_is_refused_in_spanish(db, client, auth, ana):
     assert page(response).errors["logged_on"] == ["la fecha no puede ser futura"]
 
 
+def test_every_rule_an_entry_breaks_is_told_in_one_round(db, client, auth, ana):
+    """The form's own rules (hours) and the service's (the date) show together."""
+    ana.hired_on = dt.date(2024, 1, 1)
+    log(db, ana, "FDL", "1")
+    entry = db.scalars(select(HourLog).where(HourLog.engineer_id == ana.id)).one()
+    auth.sign_in(ana)
+
+    sent = client.post("/hours", data=hours_form(db, hours="30", logged_on="2026-11-30"))
+    edited = client.post(
+        f"/hours/{entry.id}/edit",
+        data=hours_form(db, hours="30", logged_on="2020-01-01", note="x" * 501),
+    )
+
+    assert (sent.status_code, edited.status_code) == (400, 400)
+    assert page(sent).errors["logged_on"] == ["la fecha no puede ser futura"]
+    assert "hours" in page(sent).errors
+    errors = page(edited).errors
+    assert errors["logged_on"] == [
+        "la fecha no puede ser anterior a la de incorporación, 1 ene 2024"
+    ]
+    assert {"hours", "note"} <= set(errors)
+
+
 def test_the_edit_page_shows_the_history_in_spanish(db, client, auth, ana):
     auth.sign_in(ana)
     client.post("/hours", data=hours_form(db, hours="2.5", note="primera"))

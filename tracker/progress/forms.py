@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from decimal import Decimal
+from typing import Self
 
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import (
     BooleanField,
+    Field,
     HiddenField,
     StringField,
     TextAreaField,
 )
-from wtforms.validators import Optional
+from wtforms.validators import Optional, StopValidation
 
 from tracker.catalog.rules import DECIMAL_PLACES
 from tracker.forms import (
@@ -38,6 +41,8 @@ from tracker.progress.rules import (
     MAX_VOUCHER_CODE_LENGTH,
     MIN_SCORE,
 )
+from tracker.progress.services.hours_checks import date_problem
+from tracker.web.language import localized
 
 
 class HoursForm(FlaskForm):
@@ -53,6 +58,23 @@ class HoursForm(FlaskForm):
         ],
     )
     note = StringField(_l("Note"), validators=[Optional(), Length(max=MAX_NOTE_LENGTH)])
+
+    # The day the date is judged by and the engineer's hire date (judged_by): the
+    # service's date rule, checked with the form's own, so one round shows them all.
+    _today: dt.date | None = None
+    _hired_on: dt.date | None = None
+
+    def judged_by(self, today: dt.date, hired_on: dt.date | None) -> Self:
+        """Check the date as the service will: not after `today`, nor before `hired_on`."""
+        self._today, self._hired_on = today, hired_on
+        return self
+
+    def validate_logged_on(self, field: Field) -> None:
+        if self._today is None or not isinstance(field.data, dt.date):
+            return
+        problem = date_problem(self._hired_on, field.data, self._today)
+        if problem is not None:
+            raise StopValidation(localized(problem))
 
 
 class HoursEditForm(HoursForm):

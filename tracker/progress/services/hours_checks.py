@@ -30,16 +30,22 @@ def check_hours(
         errors["hours"] = HOURS_RANGE_TEXT
     elif hours != hours.quantize(HUNDREDTH):
         errors["hours"] = msg("hours must have at most %(places)s decimals", places=DECIMAL_PLACES)
-    if logged_on > today:
-        errors["logged_on"] = N_("date must not be in the future")
-    elif hired_on and logged_on < hired_on:
-        errors["logged_on"] = msg(
-            "date must not be before the hire date %(date)s", date=day(hired_on)
-        )
+    date = date_problem(hired_on, logged_on, today)
+    if date is not None:
+        errors["logged_on"] = date
     if len(note.strip()) > MAX_NOTE_LENGTH:
         errors["note"] = msg("note must be at most %(most)s characters", most=MAX_NOTE_LENGTH)
     if errors:
         raise ValidationError(errors)
+
+
+def date_problem(hired_on: dt.date | None, logged_on: dt.date, today: dt.date) -> str | None:
+    """Return what is wrong with an entry's date (in the future, before the hire date), if any."""
+    if logged_on > today:
+        return N_("date must not be in the future")
+    if hired_on and logged_on < hired_on:
+        return msg("date must not be before the hire date %(date)s", date=day(hired_on))
+    return None
 
 
 def overfills_a_day(exc: IntegrityError) -> bool:

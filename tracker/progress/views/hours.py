@@ -48,7 +48,7 @@ def _course_choices(session) -> list[tuple[int, str]]:
 def hours():
     """Log hours on a course and list the entries."""
     session = db_session()
-    form = HoursForm()
+    form = HoursForm().judged_by(today(), current_user.hired_on)
     form.course.choices = _course_choices(session)
     if request.method == "GET":
         form.logged_on.data = today()
@@ -99,7 +99,7 @@ def edit_hours(entry_id: int):
     """Edit an hour log entry; its history shows below."""
     session = db_session()
     entry = _own_entry(entry_id)
-    form = HoursEditForm()
+    form = HoursEditForm().judged_by(today(), entry.engineer.hired_on)
     form.course.choices = _course_choices(session)
     values = {
         "course": entry.course_id,
