@@ -50,9 +50,11 @@ JAVA = shutil.which("java")
 # render one template; a few of each catch pages whose data differs.
 PER_SHAPE = 3
 # Links that sign out or download something other than a page (the API's JSON, not its
-# reference page /api/docs; the calendar feeds end in .ics, their removal asks on a page).
+# reference page /api/docs; the calendar feeds end in .ics, their removal asks on a page;
+# the health probes answer application/health+json).
 NOT_PAGES = (
     "/logout",
+    "/health",
     "/static/",
     "/api/v1/",
     "/scim/v2/",
