@@ -20,6 +20,7 @@ ACCOUNT_EVENT_KINDS: Final[dict[str, str]] = {
     "role_changed": N_("Access role changed"),
     "level_changed": N_("Level changed"),
     "identity_unlinked": N_("Identity provider account unlinked"),
+    "data_exported": N_("Personal data downloaded"),
 }
 
 # How: the sign-in method, or the channel a change came through.
