@@ -61,6 +61,13 @@ OPEN_BADGES_PUBLIC = {
     "issuer.jwks",
 }
 
+# A person's data for download (GDPR articles 15 and 20): one's own for everyone signed
+# in; anyone's for admins only, not even for the person's manager.
+PERSONAL_DATA = {
+    "privacy.own_data": ("engineer", "manager", "admin"),
+    "admin.personal_data.person_data": ("admin",),
+}
+
 
 ROUTES = routes()
 
@@ -189,6 +196,8 @@ def test_route_answers_as_the_role_allows(client, auth, scene, role, endpoint, r
         assert status in allowed.get(endpoint, (403,))
     elif role == "anonymous":
         assert status == 302 and "/login" in response.headers["Location"]
+    elif endpoint in PERSONAL_DATA:
+        assert status == (200 if role in PERSONAL_DATA[endpoint] else 403)
     elif endpoint.startswith("admin.") or endpoint in ADMIN_READINESS:
         assert status in ((200, 302, 400) if role == "admin" else (403,))
     elif endpoint.startswith("calendars.") and "team_id" in rule:

@@ -64,6 +64,7 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     from tracker.people.rules import LOCALES
     from tracker.people.views import bp as people_bp
     from tracker.people.views import load_user, select_locale
+    from tracker.privacy.views import bp as privacy_bp
     from tracker.progress.views import credentials, dashboard, exams, hours  # noqa: F401  (routes)
     from tracker.progress.views.blueprint import bp as progress_bp
     from tracker.readiness.views import bp as readiness_bp
@@ -123,6 +124,7 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(api_docs_bp)
     app.register_blueprint(scim_bp)
     app.register_blueprint(issuer_bp)
+    app.register_blueprint(privacy_bp)
     app.register_blueprint(health_bp)
     cli.install(app)
     return app

@@ -12,6 +12,7 @@ from tracker.extensions import db_session
 from tracker.forms import NO_CHOICE, choices
 from tracker.people.models import Engineer
 from tracker.people.services.access import manager_candidates
+from tracker.privacy.views import admin_bp as personal_data_bp
 from tracker.webhooks.views import bp as webhooks_bp
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
@@ -21,6 +22,9 @@ bp.register_blueprint(webhooks_bp)
 bp.register_blueprint(audit_bp)
 # Badge classes mapped to catalog credentials: /admin/badges, endpoints admin.badge_mappings.*.
 bp.register_blueprint(badge_mappings_bp)
+# A person's data for download, for a request made outside the tracker:
+# /admin/people/<id>/data.json, endpoint admin.personal_data.person_data.
+bp.register_blueprint(personal_data_bp)
 
 
 def signed_in_person() -> Engineer:
