@@ -6,7 +6,7 @@ from sqlalchemy import or_
 from sqlalchemy.orm import Session, selectinload
 
 from tracker.careers.models import Apprenticeship, Evidence, SkillAssessment
-from tracker.catalog.models import Credential, Exam
+from tracker.catalog.models.credentials import Credential, Exam
 from tracker.people.models import Engineer
 from tracker.privacy.services.values import Json, day, moment, names_of, number, person_ref, rows_of
 from tracker.progress.models import Certification, ExamAttempt, ExamPlan, HourLog

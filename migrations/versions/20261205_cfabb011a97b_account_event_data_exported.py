@@ -1,15 +1,15 @@
 """account event data exported: a person's data downloaded, by themself or an admin
 
 Revision ID: cfabb011a97b
-Revises: 6376d150a2eb
-Create Date: 2026-12-06 12:00:00.000000+00:00
+Revises: 89d8f53a0dd9
+Create Date: 2026-12-05 15:30:00.000000+00:00
 """
 
 from alembic import op
 
 
 revision = 'cfabb011a97b'
-down_revision = '6376d150a2eb'
+down_revision = '89d8f53a0dd9'
 branch_labels = None
 depends_on = None
 
