@@ -117,7 +117,10 @@ def scene(db: Session, pinned_today: dt.date) -> Scene:
     scim, scim_secret = create_scim_token(db, "idp")
     # A certification that lapses in 20 days: the pass reminds the person, copying the manager.
     factories.certification(db, person, "NCP-AII", dt.date(2024, 12, 1), TODAY + 20 * DAY)
-    plan(db, TODAY, Windows(), Mail(base_url="https://tracker.example.com", domain="example.com"))
+    mail = Mail(
+        base_url="https://tracker.example.com", domain="example.com", signing_key=SECRET_KEY
+    )
+    plan(db, TODAY, Windows(), mail)
     record_verified(
         db,
         person,
