@@ -66,7 +66,7 @@ def test_the_file_says_what_it_is_and_whose(db: Session, scene: Scene):
     assert person["manager"] == {"id": scene.manager.id, "name": "Maya Manager"}
     assert person["level"] == 2 and person["hired_on"] == "2021-01-01"
     assert person["two_step_sign_in"] is True and person["recovery_codes_left"] == 10
-    assert person["calendar_feed"] is True
+    assert person["calendar_feed"] is True and person["weekly_digest"] is True
     assert list(document) == ["format", "version", "generated_at", "person", *SECTIONS]
 
 

@@ -26,6 +26,7 @@ def person(session: Session, engineer: Engineer) -> Json:
         "experience_text": engineer.experience_text,
         "active": engineer.active,
         "locale": engineer.locale,
+        "weekly_digest": engineer.weekly_digest,
         "two_step_sign_in": is_enrolled(engineer),
         "recovery_codes_left": recovery_codes_left(session, engineer)
         if is_enrolled(engineer)
