@@ -137,8 +137,10 @@ def with_digest_link(link: str) -> dict[str, list[str]]:
 
 # Downloads, feeds, the API and SCIM are not pages (the API's reference, /api/docs, is;
 # so is the page asking before a calendar feed's link is removed).
+# Not pages: downloads, the API, SCIM, the issuer's documents, the health probes' JSON.
 NOT_PAGES = re.compile(
     r"\.(csv|ics|json|png|svg)$|^/(api/v1|scim/v2|static|\.well-known)/|^/ob/(status|achievements)"
+    r"|^/health(/|$)"
 )
 
 

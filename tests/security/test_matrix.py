@@ -50,6 +50,9 @@ PUBLIC = {
     # The API's description (the document and its reference page) names no one's records.
     "api_docs.openapi",
     "api_docs.reference",
+    # Probes of load balancers and monitors: whether the server may serve, no one's records.
+    "health.live",
+    "health.ready",
 }
 # Open Badges are verified by anyone: the issuer's documents, a badge's public page by
 # its unguessable token (none given here: 404).
