@@ -38,6 +38,7 @@ from tracker.people.forms import (
 )
 from tracker.people.models import Engineer
 from tracker.people.rules import LOCALES, TOTP_SECRET_LENGTH
+from tracker.people.services.access import can_view
 from tracker.people.services.accounts import (
     authenticate,
     password_allowed,
@@ -97,6 +98,16 @@ ACCESS_ROLE_LABELS = {
     "manager": _l("manager"),
     "admin": _l("admin"),
 }
+
+
+def engineer_or_404(engineer_id: int) -> Engineer:
+    """Return the engineer a page names, when the signed-in person may see them (403, 404)."""
+    engineer = db_session().get(Engineer, engineer_id)
+    if engineer is None:
+        abort(404)
+    if not can_view(current_user, engineer):
+        abort(403)
+    return engineer
 
 
 @bp.app_template_filter("access_role_label")

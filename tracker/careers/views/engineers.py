@@ -32,8 +32,8 @@ from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.forms import choices, show_errors
 from tracker.people.models import Engineer
-from tracker.people.services.access import can_view
 from tracker.people.services.reads import level_history
+from tracker.people.views import engineer_or_404
 from tracker.signals import showing_dashboard
 from tracker.web.filters import named
 from tracker.web.language import localized, localized_errors
@@ -43,15 +43,6 @@ from tracker.web.language import localized, localized_errors
 def _career_panel(person: Engineer, on: dt.date) -> dict[str, Career]:
     """Give the dashboard its career panel: the level, what the next one asks."""
     return {"career": career(db_session(), person, on)}
-
-
-def _engineer_or_404(engineer_id: int) -> Engineer:
-    engineer = db_session().get(Engineer, engineer_id)
-    if engineer is None:
-        abort(404)
-    if not can_view(current_user, engineer):
-        abort(403)
-    return engineer
 
 
 @bp.get("/")
@@ -118,7 +109,7 @@ def _page(person: Engineer, status: int = 200, **forms: FlaskForm):
 @login_required
 def engineer(engineer_id: int):
     """Show a person's ladder, evidence, skills, apprenticeships and job-role history."""
-    return _page(_engineer_or_404(engineer_id))
+    return _page(engineer_or_404(engineer_id))
 
 
 @bp.post("/engineers/<int:engineer_id>/level")
@@ -126,7 +117,7 @@ def engineer(engineer_id: int):
 def set_level(engineer_id: int):
     """Set a report's level (their manager or an admin); the history keeps who, when, from, to."""
     session = db_session()
-    person = _engineer_or_404(engineer_id)
+    person = engineer_or_404(engineer_id)
     if not can_manage(signed_in_person(), person):
         abort(403)
     form = _level_form(session, LevelForm(prefix="level"))
@@ -162,7 +153,7 @@ def set_level(engineer_id: int):
 @login_required
 def add_evidence(engineer_id: int):
     """Record a patent, publication or deployment led (the level-5 evidence)."""
-    person = _engineer_or_404(engineer_id)
+    person = engineer_or_404(engineer_id)
     if not can_record_evidence(signed_in_person(), person):
         abort(403)
     form = EvidenceForm(prefix="evidence")
@@ -190,7 +181,7 @@ def add_evidence(engineer_id: int):
 def assess(engineer_id: int):
     """Write a proficiency: self-assessed by the engineer, confirmed by their manager."""
     session = db_session()
-    person = _engineer_or_404(engineer_id)
+    person = engineer_or_404(engineer_id)
     if not can_assess(signed_in_person(), person):
         abort(403)
     form = _skill_form(session, SkillForm(prefix="skill"))
@@ -228,7 +219,7 @@ def assess(engineer_id: int):
 def confirm(engineer_id: int, speciality: str):
     """Confirm a report's current proficiency in a speciality (their manager or an admin)."""
     session = db_session()
-    person = _engineer_or_404(engineer_id)
+    person = engineer_or_404(engineer_id)
     if not can_manage(signed_in_person(), person):
         abort(403)
     found = find_speciality(session, speciality)

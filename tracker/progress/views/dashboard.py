@@ -2,26 +2,17 @@
 
 from __future__ import annotations
 
-from flask import abort, render_template
+from flask import render_template
 from flask_login import current_user, login_required
 
 from tracker.clock import today
 from tracker.extensions import db_session
 from tracker.people.models import Engineer
-from tracker.people.services.access import can_view
+from tracker.people.views import engineer_or_404
 from tracker.progress.services.exam_plans import open_plans, plan_outlook
 from tracker.progress.services.overview import overview
 from tracker.progress.views.blueprint import bp
 from tracker.signals import showing_dashboard, template_context
-
-
-def _engineer_or_404(engineer_id: int) -> Engineer:
-    engineer = db_session().get(Engineer, engineer_id)
-    if engineer is None:
-        abort(404)
-    if not can_view(current_user, engineer):
-        abort(403)
-    return engineer
 
 
 @bp.get("/dashboard")
@@ -35,7 +26,7 @@ def dashboard():
 @login_required
 def engineer(engineer_id: int):
     """Show one engineer's progress to themself, their manager or an admin."""
-    return _show_overview(_engineer_or_404(engineer_id))
+    return _show_overview(engineer_or_404(engineer_id))
 
 
 def _show_overview(person: Engineer):
