@@ -18,11 +18,11 @@ from flask.testing import FlaskClient, FlaskCliRunner
 from sqlalchemy import make_url, text
 from sqlalchemy.orm import Session, sessionmaker
 
-from tests.factories import PASSWORD, SECRET_KEY, TODAY
+from tests.factories import NEW_SECRET_KEY, PASSWORD, SECRET_KEY, TODAY
 from tests.helpers import WEBHOOK_HOSTS, post_login, sign_in
 from tracker import TRANSLATIONS_DIR, create_app
 from tracker.catalog.services.seed_loading import load_seed
-from tracker.config import PROJECT_ROOT
+from tracker.config import PROJECT_ROOT, SecretKeys, secret_keys
 from tracker.db import make_engine, run_migrations, session_scope
 from tracker.extensions import SignInLimiter
 from tracker.people.models import Engineer
@@ -176,6 +176,27 @@ def csrf_enabled(app: Flask) -> Iterator[None]:
     app.config["WTF_CSRF_ENABLED"] = True
     yield
     app.config["WTF_CSRF_ENABLED"] = False
+
+
+def _keys_for_one_test(app: Flask, current: str, fallbacks: list[str]) -> Iterator[SecretKeys]:
+    saved = app.config["SECRET_KEY"], app.config["SECRET_KEY_FALLBACKS"]
+    app.config["SECRET_KEY"], app.config["SECRET_KEY_FALLBACKS"] = current, fallbacks
+    try:
+        yield secret_keys(app.config)
+    finally:
+        app.config["SECRET_KEY"], app.config["SECRET_KEY_FALLBACKS"] = saved
+
+
+@pytest.fixture
+def rotated(app: Flask) -> Iterator[SecretKeys]:
+    """Rotate the secret key for one test: a new key, the suite's kept as its fallback."""
+    yield from _keys_for_one_test(app, NEW_SECRET_KEY, [SECRET_KEY])
+
+
+@pytest.fixture
+def replaced(app: Flask) -> Iterator[SecretKeys]:
+    """Replace the secret key for one test with no fallback: the suite's opens nothing."""
+    yield from _keys_for_one_test(app, NEW_SECRET_KEY, [])
 
 
 class AuthActions:

@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from tracker.badges.services.mapping import map_badge_class
 from tracker.catalog.models.credentials import Course, Credential, Exam
+from tracker.config import SecretKeys
 from tracker.identity.models import Identity
 from tracker.issuer.services.credentials import Issuer, issue
 from tracker.people.models import Engineer, Team
@@ -28,6 +29,10 @@ TODAY = dt.date(2026, 11, 29)
 PASSWORD = "correct horse battery"
 # The suite's TRACKER_SECRET_KEY: what the app encrypts (TOTP secrets) opens with it.
 SECRET_KEY = "test-secret"
+# The same key as what reads with it (no fallbacks).
+KEYS = SecretKeys(SECRET_KEY)
+# The key the `rotated` and `replaced` fixtures put in SECRET_KEY's place.
+NEW_SECRET_KEY = "test-secret-after-rotation"
 
 
 def engineer(session: Session, **overrides: object) -> Engineer:
@@ -159,5 +164,5 @@ def things_to_confirm(session: Session, today: dt.date, *, secret_key: str) -> N
         session, "INT-FLEET-OPS", "Internal fleet operations", "Operaciones internas de la flota"
     )
     earned = certification(session, tom, internal.code, today, today + dt.timedelta(days=730))
-    issuer = Issuer(base_url="http://localhost", name="Demo", secret=secret_key)
+    issuer = Issuer(base_url="http://localhost", name="Demo", secret_keys=SecretKeys(secret_key))
     issue(session, earned, issuer, dt.datetime.combine(today, dt.time(9)))

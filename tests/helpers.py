@@ -24,6 +24,7 @@ from werkzeug.test import TestResponse
 
 from tests.factories import PASSWORD, SECRET_KEY
 from tracker.clock import utcnow
+from tracker.config import secret_keys
 from tracker.people.models import Engineer
 from tracker.people.services.accounts import create_token
 from tracker.people.services.totp import code_at, decrypt_secret, enrol, new_secret, time_step
@@ -122,7 +123,7 @@ def totp_state(client: FlaskClient, email: str) -> tuple[str | None, int | None]
         ).one()
     if stored is None:
         return None, last_step
-    return decrypt_secret(stored, client.application.config["SECRET_KEY"]), last_step
+    return decrypt_secret(stored, secret_keys(client.application.config)), last_step
 
 
 def secret_on_page(html: str) -> str:

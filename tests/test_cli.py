@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import subprocess
@@ -15,11 +16,17 @@ import pytest
 from flask import Flask
 from sqlalchemy import inspect, select, text
 
+from tests import factories
 from tests.live import free_port
 from tracker import create_app
 from tracker.cli import own_url
 from tracker.clock import today_in
+from tracker.config import SecretKeys, secret_keys
 from tracker.db import Base, make_engine
+from tracker.issuer.services import keys
+from tracker.people.services.totp import decrypt_secret, new_secret, set_secret
+
+REKEYED_AT = dt.datetime(2026, 12, 5, 9, 0)
 
 
 @pytest.fixture
@@ -76,7 +83,6 @@ def test_init_demo_builds_an_organisation_and_prints_its_logins(fresh_app, fresh
     from tracker.db import make_session_factory
     from tracker.demo.services.common import DEMO_ADMIN_TOTP_SECRET
     from tracker.people.models import Engineer, Team
-    from tracker.people.services.totp import decrypt_secret
     from tracker.progress.models import Certification, ExamAttempt, HourLog
     from tracker.progress.services.validity import Status, status_on
 
@@ -104,7 +110,7 @@ def test_init_demo_builds_an_organisation_and_prints_its_logins(fresh_app, fresh
         # Stored encrypted with the app's secret key, as any app secret.
         assert DEMO_ADMIN_TOTP_SECRET not in stored["admin@example.com"]
         assert (
-            decrypt_secret(stored["admin@example.com"], fresh_app.config["SECRET_KEY"])
+            decrypt_secret(stored["admin@example.com"], secret_keys(fresh_app.config))
             == DEMO_ADMIN_TOTP_SECRET
         )
         assert len({code for e in engineers for code in e.job_role_codes}) >= 6
@@ -197,3 +203,44 @@ def test_serve_runs_a_real_wsgi_server(fresh_app, fresh_url, tmp_path: Path):
         proc.terminate()
         proc.wait(timeout=10)
         log.close()
+
+
+# --- rekey ---------------------------------------------------------------------------
+
+
+def test_rekey_stores_every_secret_and_issuer_key_under_the_new_key_and_reports_it(
+    runner, db, rotated: SecretKeys
+):
+    person = factories.engineer(db)
+    secret = new_secret()
+    set_secret(db, person, secret, secret_key=factories.SECRET_KEY)
+    row = keys.create_key(db, factories.SECRET_KEY, REKEYED_AT)
+    db.flush()
+
+    result = runner.invoke(args=["rekey"])
+    assert result.exit_code == 0, result.output
+    assert "1 two-step sign-in secret(s) and 1 issuer key(s) encrypted under the current key" in (
+        result.output
+    )
+    db.expire_all()
+    new_only = SecretKeys(rotated.current)
+    assert person.totp_secret is not None
+    assert decrypt_secret(person.totp_secret, new_only) == secret
+    assert keys.private_key(row, new_only) is not None
+
+    again = runner.invoke(args=["rekey"])
+    assert again.exit_code == 0, again.output
+    assert "0 two-step sign-in secret(s) and 0 issuer key(s)" in again.output
+
+
+def test_rekey_names_what_no_key_opens_and_fails(runner, db, rotated: SecretKeys):
+    lost = factories.engineer(db)
+    set_secret(db, lost, new_secret(), secret_key="a key older than both")
+    row = keys.create_key(db, "a key older than both", REKEYED_AT)
+    db.flush()
+
+    result = runner.invoke(args=["rekey"])
+    assert result.exit_code == 1
+    assert f"the authenticator secret of {lost.email}" in result.output
+    assert f"the issuer's signing key {keys.method_name(row)}" in result.output
+    assert "tracker user reset-totp EMAIL" in result.output

@@ -23,6 +23,7 @@ from wtforms import (
     HiddenField,
     IntegerField,
     SelectField,
+    StringField,
 )
 from wtforms.csrf.core import CSRFTokenField
 from wtforms.fields.choices import SelectFieldBase
@@ -40,9 +41,11 @@ from tracker.forms import (
     WholeField,
     WholeRange,
     choices,
+    draw,
     optional_id,
     read_decimal,
     read_whole,
+    unchanged_since_drawn,
 )
 
 
@@ -370,3 +373,40 @@ def test_every_forms_refusals_name_their_field(app, locale, trial) -> None:
                     if named not in error and not any(error.startswith(o) for o in own if o)
                 ]
     assert not unnamed, "\n".join(unnamed)
+
+
+# --- an edit form's version and the secret key --------------------------------------
+
+
+class Versioned(FlaskForm):
+    """An edit form: one field and the signed version of what the page drew."""
+
+    name = StringField("Name")
+    version = HiddenField()
+
+
+def _drawn_version(app) -> str:
+    """Return the version a page drew for the record {"name": "Ada"}, with the current keys."""
+    with app.test_request_context():
+        form = Versioned(formdata=None)
+        draw(form, {"name": "Ada"})
+        return str(form.version.data)
+
+
+def _unchanged(app, version: str) -> bool:
+    with app.test_request_context(method="POST", data={"name": "Ada", "version": version}):
+        return unchanged_since_drawn(Versioned(), {"name": "Ada"})
+
+
+def test_a_version_drawn_before_the_key_was_rotated_still_reads(app, request) -> None:
+    version = _drawn_version(app)
+    request.getfixturevalue("rotated")
+    assert _unchanged(app, version)
+
+
+def test_without_the_fallback_a_version_of_the_old_key_reads_as_drawn_from_nothing(
+    app, request
+) -> None:
+    version = _drawn_version(app)
+    request.getfixturevalue("replaced")
+    assert not _unchanged(app, version)

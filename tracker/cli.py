@@ -1,4 +1,4 @@
-"""The `tracker` commands: init, serve, and each feature's commands, loaded when named.
+"""The `tracker` commands: init, serve, rekey, and each feature's commands, loaded when named.
 
 Each feature keeps its commands in its own `cli.py`, which never imports this
 module: the table below names them, and a command's module is imported only
@@ -156,6 +156,39 @@ def serve_command(host: str, port: int, workers: int, threads: int, scheduler: b
     Server().run()
 
 
+@click.command("rekey")
+@with_appcontext
+def rekey_command() -> None:
+    """Encrypt every authenticator secret and issuer key under the current secret key.
+
+    Run after moving the replaced key into TRACKER_SECRET_KEY_FALLBACKS; run again,
+    it changes nothing. Fails naming what neither the key nor a fallback opens.
+    """
+    from tracker.extensions import db_session, secret_keys
+    from tracker.issuer.services.keys import rekey_keys
+    from tracker.people.services.totp import rekey_secrets
+
+    session, keys = db_session(), secret_keys()
+    secrets_done = rekey_secrets(session, keys)
+    keys_done = rekey_keys(session, keys)
+    session.commit()
+    click.echo(
+        f"{secrets_done.rewritten} two-step sign-in secret(s) and {keys_done.rewritten}"
+        " issuer key(s) encrypted under the current key"
+    )
+    unreadable = [
+        *(f"the authenticator secret of {email}" for email in secrets_done.unreadable),
+        *(f"the issuer's signing key {name}" for name in keys_done.unreadable),
+    ]
+    if unreadable:
+        raise click.ClickException(
+            "neither TRACKER_SECRET_KEY nor TRACKER_SECRET_KEY_FALLBACKS opens"
+            f" {'; '.join(unreadable)}. `tracker user reset-totp EMAIL` clears a secret"
+            " (its owner sets up the app again); `tracker issuer init-key --rotate` makes"
+            " a new signing key"
+        )
+
+
 def own_url(host: str, port: int) -> str:
     """Return the URL a server bound to `host` and `port` answers on (IPv6 in brackets)."""
     shown = f"[{host.strip('[]')}]" if ":" in host else host
@@ -171,7 +204,7 @@ def _load(name: str) -> click.Command:
 
 
 class LazyGroup(AppGroup):
-    """The app's command group: init, serve, and the feature commands, imported on use."""
+    """The app's command group: init, serve, rekey, and the feature commands, imported on use."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *FEATURE_COMMANDS})
@@ -187,4 +220,5 @@ def install(app: Flask) -> None:
     group = LazyGroup(app.name)
     group.add_command(init_command)
     group.add_command(serve_command)
+    group.add_command(rekey_command)
     app.cli = group

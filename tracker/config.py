@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import secrets
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -36,6 +37,35 @@ def _secret_key() -> str:
     path.write_text(key)
     path.chmod(0o600)
     return key
+
+
+def key_list(value: str) -> list[str]:
+    """Return the comma-separated secret keys of `value`, in their order, blanks left out."""
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+@dataclass(frozen=True)
+class SecretKeys:
+    """The deployment's secret key and the older ones that still open what they signed."""
+
+    current: str
+    fallbacks: tuple[str, ...] = ()
+
+    def newest_first(self) -> tuple[str, ...]:
+        """Return every key to try when reading, the current one first."""
+        return (self.current, *self.fallbacks)
+
+    def for_itsdangerous(self) -> list[str]:
+        """Return the keys as an itsdangerous serializer takes them: it signs with the last."""
+        return [*reversed(self.fallbacks), self.current]
+
+
+def secret_keys(config: Mapping[str, object]) -> SecretKeys:
+    """Return the secret keys an application's settings (SECRET_KEY and its fallbacks) name."""
+    current = str(config["SECRET_KEY"])
+    fallbacks = config.get("SECRET_KEY_FALLBACKS") or ()
+    assert isinstance(fallbacks, list | tuple)
+    return SecretKeys(current, tuple(str(key) for key in fallbacks if key != current))
 
 
 # The words an on/off variable may hold; anything else stops the start with a message.
@@ -88,6 +118,9 @@ class Config:
     def __init__(self, **overrides: object) -> None:
         env = os.environ
         self.SECRET_KEY = env.get("TRACKER_SECRET_KEY") or None
+        # Keys replaced by TRACKER_SECRET_KEY: what they signed or encrypted still opens,
+        # nothing new is signed with them (Flask's session cookie reads the same setting).
+        self.SECRET_KEY_FALLBACKS = key_list(env.get("TRACKER_SECRET_KEY_FALLBACKS", ""))
         self.DATABASE_URL = database_url()
         self.SEED_PATH = env.get("TRACKER_SEED_PATH") or str(PROJECT_ROOT / "seed" / "catalog.toml")
         self.BASE_URL = env.get("TRACKER_BASE_URL", "http://127.0.0.1:5000")
@@ -145,6 +178,8 @@ class Config:
         self.TESTING = False
         for key, value in overrides.items():
             setattr(self, key, value)
+        if isinstance(self.SECRET_KEY_FALLBACKS, str):
+            self.SECRET_KEY_FALLBACKS = key_list(self.SECRET_KEY_FALLBACKS)
         if isinstance(self.BREAK_GLASS_ADMINS, str):
             self.BREAK_GLASS_ADMINS = address_list(self.BREAK_GLASS_ADMINS)
         if isinstance(self.BADGE_ALLOW_HOSTS, str):

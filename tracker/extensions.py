@@ -10,6 +10,9 @@ from limits import parse, storage, strategies
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from tracker.config import SecretKeys
+from tracker.config import secret_keys as configured_keys
+
 babel = Babel()
 csrf = CSRFProtect()
 login_manager = LoginManager()
@@ -33,8 +36,13 @@ def db_session() -> Session:
 
 
 def secret_key() -> str:
-    """Return the deployment's secret key (TRACKER_SECRET_KEY), for what it encrypts."""
+    """Return the deployment's secret key (TRACKER_SECRET_KEY), for what it signs or encrypts."""
     return str(current_app.config["SECRET_KEY"])
+
+
+def secret_keys() -> SecretKeys:
+    """Return the secret key and its fallbacks (TRACKER_SECRET_KEY_FALLBACKS), to open with."""
+    return configured_keys(current_app.config)
 
 
 def single_statements() -> Engine | Connection | None:

@@ -9,7 +9,6 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from babel.numbers import format_decimal
-from flask import current_app
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_babel.speaklater import LazyString
@@ -22,6 +21,7 @@ from wtforms.validators import NumberRange, StopValidation, ValidationError
 from wtforms.widgets import Select, TextInput
 
 from tracker.errors import ValidationError as DomainError
+from tracker.extensions import secret_keys
 from tracker.i18n import (
     N_,
     Message,
@@ -365,7 +365,7 @@ CHANGED = "changed_since_drawn"
 
 
 def _signer() -> URLSafeSerializer:
-    return URLSafeSerializer(current_app.secret_key or "", salt=VERSION_SALT)
+    return URLSafeSerializer(secret_keys().for_itsdangerous(), salt=VERSION_SALT)
 
 
 def _said(values: Mapping[str, Any]) -> dict[str, Any]:

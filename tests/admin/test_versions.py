@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy.orm import Session
@@ -118,3 +119,19 @@ def test_two_admins_editing_a_team(app: Flask, admin_client: FlaskClient, db: Se
     assert admin_client.post(url, data=drawn_form(refused.text, url)).status_code == 302
     db.expire_all()
     assert db.get(Team, team.id).name == "Day Shift"
+
+
+def test_a_page_opened_before_the_key_was_rotated_still_saves(
+    admin_client: FlaskClient, db: Session, request: pytest.FixtureRequest
+):
+    """The sign-in and the page's version, signed with the old key, open with the fallback."""
+    person = factories.engineer(db, name="Pia Person")
+    url = f"/admin/people/{person.id}"
+    mine = drawn_form(admin_client.get(url).text, url)
+    request.getfixturevalue("rotated")
+
+    mine["name"] = "Pia Renamed"
+    assert admin_client.post(url, data=mine).status_code == 302
+    db.expire_all()
+    stored = db.get(Engineer, person.id)
+    assert stored is not None and stored.name == "Pia Renamed"

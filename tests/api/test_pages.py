@@ -394,6 +394,28 @@ def test_a_cursor_of_one_list_is_refused_by_another(api: Api, db: Session, scene
     assert api.get(f"/api/v1/hours?cursor={cursor}", scene.tokens["self"]).status_code == 200
 
 
+def test_a_cursor_given_before_the_key_was_rotated_still_pages(
+    api: Api, db: Session, scene: Scene, request: pytest.FixtureRequest
+) -> None:
+    cursor = a_cursor(api, db, scene)
+    request.getfixturevalue("rotated")
+    body = api.get(f"/api/v1/hours?limit=1&cursor={cursor}", scene.tokens["self"]).get_json()
+    assert [e["date"] for e in body["items"]] == ["2026-01-02"]
+    # The next cursor is the new key's, and pages on too.
+    last = api.get(f"/api/v1/hours?cursor={body['next']}", scene.tokens["self"]).get_json()
+    assert [e["date"] for e in last["items"]] == ["2026-01-01"]
+
+
+def test_without_the_fallback_a_cursor_of_the_old_key_is_refused(
+    api: Api, db: Session, scene: Scene, request: pytest.FixtureRequest
+) -> None:
+    cursor = a_cursor(api, db, scene)
+    request.getfixturevalue("replaced")
+    response = api.get(f"/api/v1/hours?limit=1&cursor={cursor}", scene.tokens["self"])
+    assert response.status_code == 400
+    assert response.get_json() == {"errors": {"cursor": CURSOR_RULE}}
+
+
 # --- a cursor is its list's: the same path, filters, order and caller ---------------------
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from tests.factories import SECRET_KEY, TODAY
+from tests.factories import KEYS, SECRET_KEY, TODAY
 from tracker.audit.models import AccountEvent
 from tracker.demo.services.common import DEMO_ADMIN_TOTP_SECRET
 from tracker.demo.services.curated import LANGUAGES, build_demo, language_of
@@ -25,7 +25,7 @@ def test_the_admins_known_app_secret_is_stored_encrypted(db: Session):
     stored = {e.name: e.totp_secret for e in people(db).values() if e.totp_secret}
     assert list(stored) == ["Ada Admin"]
     assert DEMO_ADMIN_TOTP_SECRET not in stored["Ada Admin"] and not is_plain(stored["Ada Admin"])
-    assert decrypt_secret(stored["Ada Admin"], SECRET_KEY) == DEMO_ADMIN_TOTP_SECRET
+    assert decrypt_secret(stored["Ada Admin"], KEYS) == DEMO_ADMIN_TOTP_SECRET
 
 
 def test_the_demo_has_spanish_english_and_browser_readers(db: Session):

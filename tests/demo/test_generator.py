@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import func, select, text
 from sqlalchemy.orm import Session
 
-from tests.factories import SECRET_KEY, TODAY
+from tests.factories import KEYS, SECRET_KEY, TODAY
 from tests.helpers import count, sign_in
 from tracker.catalog.models.credentials import Credential, Exam
 from tracker.demo.services.common import DEMO_ADMIN_TOTP_SECRET, DEMO_PASSWORD
@@ -62,7 +62,7 @@ def test_rows_per_table_are_in_the_expected_ranges(db, org):
 def test_the_admins_known_app_secret_is_stored_encrypted(db, org):
     stored = db.scalar(select(Engineer.totp_secret).where(Engineer.email == org.admin_email))
     assert DEMO_ADMIN_TOTP_SECRET not in stored and not is_plain(stored)
-    assert decrypt_secret(stored, SECRET_KEY) == DEMO_ADMIN_TOTP_SECRET
+    assert decrypt_secret(stored, KEYS) == DEMO_ADMIN_TOTP_SECRET
     # Nobody else has an app set up.
     assert db.scalar(select(func.count()).where(Engineer.totp_secret.is_not(None))) == 1
 

@@ -79,7 +79,7 @@ def enrolled(db) -> tuple[Engineer, str, list[str]]:
 def secret_of(db, person: Engineer) -> str | None:
     """Return the person's app secret as the database holds it now, decrypted."""
     stored = fresh(db, person).totp_secret
-    return None if stored is None else decrypt_secret(stored, factories.SECRET_KEY)
+    return None if stored is None else decrypt_secret(stored, factories.KEYS)
 
 
 def give_code(client: FlaskClient, code: str):
@@ -95,10 +95,10 @@ def test_a_code_of_the_step_before_or_after_works_and_two_steps_away_does_not(db
     step = time_step(NOON)
     for far in (step - 2, step + 2):
         with pytest.raises(CodeRefused) as refused:
-            check_code(db, admin, code_at(secret, far), NOON, secret_key=factories.SECRET_KEY)
+            check_code(db, admin, code_at(secret, far), NOON, keys=factories.KEYS)
         assert refused.value.reason == "wrong_code"
-    check_code(db, admin, code_at(secret, step - 1), NOON, secret_key=factories.SECRET_KEY)
-    check_code(db, admin, code_at(secret, step + 1), NOON, secret_key=factories.SECRET_KEY)
+    check_code(db, admin, code_at(secret, step - 1), NOON, keys=factories.KEYS)
+    check_code(db, admin, code_at(secret, step + 1), NOON, keys=factories.KEYS)
     assert fresh(db, admin).totp_last_step == step + 1
 
 
@@ -106,10 +106,10 @@ def test_a_spent_step_and_any_before_it_never_sign_in_again(db, admin):
     secret = new_secret()
     set_secret(db, admin, secret, secret_key=factories.SECRET_KEY)
     step = time_step(NOON)
-    check_code(db, admin, code_at(secret, step), NOON, secret_key=factories.SECRET_KEY)
+    check_code(db, admin, code_at(secret, step), NOON, keys=factories.KEYS)
     for again in (step, step - 1):
         with pytest.raises(CodeRefused) as refused:
-            check_code(db, admin, code_at(secret, again), NOON, secret_key=factories.SECRET_KEY)
+            check_code(db, admin, code_at(secret, again), NOON, keys=factories.KEYS)
         assert refused.value.reason == "replayed_code"
 
 
@@ -117,7 +117,7 @@ def test_a_spent_step_and_any_before_it_never_sign_in_again(db, admin):
 def test_a_code_that_is_not_six_digits_is_refused(db, admin, code):
     set_secret(db, admin, new_secret(), secret_key=factories.SECRET_KEY)
     with pytest.raises(CodeRefused):
-        check_code(db, admin, code, NOON, secret_key=factories.SECRET_KEY)
+        check_code(db, admin, code, NOON, keys=factories.KEYS)
 
 
 def test_the_code_is_that_of_rfc_6238_as_authenticator_apps_compute_it(db, admin):
@@ -126,7 +126,7 @@ def test_the_code_is_that_of_rfc_6238_as_authenticator_apps_compute_it(db, admin
     app_code = pyotp.TOTP(secret).at(NOON.replace(tzinfo=dt.UTC))
     assert code_at(secret, time_step(NOON)) == app_code
     check_code(
-        db, admin, f"{app_code[:3]} {app_code[3:]}", NOON, secret_key=factories.SECRET_KEY
+        db, admin, f"{app_code[:3]} {app_code[3:]}", NOON, keys=factories.KEYS
     )  # typed with a space
 
 

@@ -141,7 +141,7 @@ def scene(db: Session, pinned_today: dt.date) -> Scene:
     )
     factories.internal_credential(db, "INT-PRIV", "Internal privacy operations")
     internal = factories.certification(db, person, "INT-PRIV", TODAY - 5 * DAY, TODAY + 700 * DAY)
-    issued = issue(db, internal, Issuer("http://localhost", "Org", SECRET_KEY), NOW)
+    issued = issue(db, internal, Issuer("http://localhost", "Org", factories.KEYS), NOW)
 
     # Another person's records, which the person's file never shows.
     log_hours(db, other, fdl, TODAY, factories.hours(3), TODAY, note="olga private note")

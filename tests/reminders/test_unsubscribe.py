@@ -17,7 +17,7 @@ from itsdangerous import URLSafeSerializer
 from sqlalchemy.orm import Session
 
 from tests import factories
-from tests.factories import SECRET_KEY
+from tests.factories import KEYS, SECRET_KEY
 from tests.helpers import count, csrf_protection
 from tests.reminders.conftest import SmtpServer
 from tests.reminders.helpers import (
@@ -34,7 +34,9 @@ from tests.reminders.helpers import (
     text_links,
 )
 from tracker.audit.models import AccountEvent
+from tracker.config import SecretKeys
 from tracker.people.models import Engineer
+from tracker.reminders.jobs import mail_settings
 from tracker.reminders.rules import DIGEST_LIST, UNSUBSCRIBE_PATH, UNSUBSCRIBE_SALT
 from tracker.reminders.services.daily_pass import plan
 from tracker.reminders.services.delivery import deliver
@@ -86,7 +88,7 @@ def _digest_off(db: Session, person: Engineer) -> bool:
 
 def test_the_token_names_the_person_and_the_list_and_nothing_else_opens():
     token = unsubscribe_token(SECRET_KEY, 42)
-    assert subscriber(SECRET_KEY, token) == 42
+    assert subscriber(KEYS, token) == 42
     assert unsubscribe_url("https://t.example.com/", SECRET_KEY, 42) == (
         f"https://t.example.com/mail/unsubscribe/{token}"
     )
@@ -109,7 +111,7 @@ def test_the_token_names_the_person_and_the_list_and_nothing_else_opens():
         URLSafeSerializer(SECRET_KEY, salt=UNSUBSCRIBE_SALT).dumps([True, DIGEST_LIST]),
         URLSafeSerializer(SECRET_KEY, salt=UNSUBSCRIBE_SALT).dumps({"id": 42}),
     ]
-    assert [subscriber(SECRET_KEY, bad) for bad in refused] == [None] * len(refused)
+    assert [subscriber(KEYS, bad) for bad in refused] == [None] * len(refused)
 
 
 # --- the delivered digest -------------------------------------------------------------
@@ -286,3 +288,35 @@ def test_the_pages_speak_the_readers_language(app: Flask, db: Session, boss: Eng
     assert "Resumen semanal desactivado" in done.text
     bad = client.get(f"{UNSUBSCRIBE_PATH}/garbage", headers=spanish)
     assert "Este enlace de baja no es válido" in bad.text
+
+
+# --- the secret key rotated ---------------------------------------------------------
+
+
+def test_a_link_mailed_before_the_key_was_rotated_still_turns_the_digest_off(
+    app: Flask, db: Session, boss: Engineer, rotated: SecretKeys
+):
+    link = _link(boss)  # signed with the suite's key, now the fallback
+    mail_client = app.test_client(use_cookies=False)
+    assert mail_client.get(link).status_code == 200
+    assert mail_client.post(link, data=ONE_CLICK).status_code == 200
+    assert _digest_off(db, boss)
+
+
+def test_after_a_rotation_new_links_are_signed_with_the_new_key_alone(
+    app: Flask, boss: Engineer, rotated: SecretKeys
+):
+    mail = mail_settings(app)
+    assert mail.signing_key == rotated.current
+    token = unsubscribe_token(mail.signing_key, boss.id)
+    assert subscriber(SecretKeys(rotated.current), token) == boss.id
+    assert subscriber(KEYS, token) is None
+
+
+def test_without_the_fallback_a_link_of_the_old_key_is_a_404(
+    app: Flask, db: Session, boss: Engineer, replaced: SecretKeys
+):
+    mail_client = app.test_client(use_cookies=False)
+    assert mail_client.get(_link(boss)).status_code == 404
+    assert mail_client.post(_link(boss), data=ONE_CLICK).status_code == 404
+    assert not _digest_off(db, boss)

@@ -84,3 +84,17 @@ def test_the_pages_own_token_passes_the_check(
 
 def _own_token(client: FlaskClient) -> str:
     return csrf_token(client.get("/profile").get_data(as_text=True))
+
+
+def test_a_form_drawn_before_the_key_was_rotated_is_refused_then_drawn_again_passes(
+    admin_client: FlaskClient, request: pytest.FixtureRequest
+):
+    """Flask-WTF 1.3 signs its tokens with SECRET_KEY alone: it knows no fallbacks."""
+    old = _own_token(admin_client)
+    request.getfixturevalue("rotated")
+    refused = admin_client.post("/profile/digest", data={"csrf_token": old})
+    assert refused.status_code == 400
+    assert CSRF_REFUSAL in refused.get_data(as_text=True)
+    # Still signed in (the session opens with the fallback): the page drawn again posts.
+    again = admin_client.post("/profile/digest", data={"csrf_token": _own_token(admin_client)})
+    assert again.status_code == 302

@@ -18,12 +18,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from flask import current_app, g, request
+from flask import g, request
 from itsdangerous import BadData, URLSafeSerializer
 from sqlalchemy import ColumnElement, Select, SQLColumnExpression, and_, or_
 
 from tracker.api.errors import ApiError
-from tracker.extensions import db_session
+from tracker.extensions import db_session, secret_keys
 from tracker.schemas import CURSOR_RULE, Answer, Page, PageQuery, read_date, read_id
 
 P = TypeVar("P", bound=Page[Any])
@@ -106,7 +106,8 @@ def identity(params: PageQuery) -> str:
 
 def serializer(list_identity: str) -> URLSafeSerializer:
     """Return the signer of the cursors of the list `list_identity` names."""
-    return URLSafeSerializer(current_app.secret_key or "", salt=f"{SALT} {list_identity}")
+    keys = secret_keys().for_itsdangerous()
+    return URLSafeSerializer(keys, salt=f"{SALT} {list_identity}")
 
 
 def read_cursor(cursor: str, keys: Sequence[Key], list_identity: str) -> list[KeyValue]:

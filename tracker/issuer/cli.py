@@ -8,7 +8,7 @@ from flask.cli import AppGroup
 
 from tracker.badges.services import proofs
 from tracker.clock import utcnow
-from tracker.extensions import db_session
+from tracker.extensions import db_session, secret_key
 from tracker.issuer.models import IssuedCredential
 from tracker.issuer.services import keys
 from tracker.issuer.services.credentials import revoke
@@ -21,7 +21,7 @@ issuer_cli = AppGroup("issuer", help="The Open Badges 3.0 issuer: its signing ke
 def init_key(rotate: bool) -> None:
     """Make the signing key (the older ones stay published); print the DID and the key's id."""
     session = db_session()
-    secret = str(current_app.config["SECRET_KEY"])
+    secret = secret_key()
     did = proofs.did_web(str(current_app.config["BASE_URL"]).rstrip("/"))
     row = (
         keys.create_key(session, secret, utcnow())

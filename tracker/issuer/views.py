@@ -23,7 +23,7 @@ from sqlalchemy import select
 from tracker.catalog.models.credentials import Credential
 from tracker.clock import today, utcnow
 from tracker.errors import ValidationError
-from tracker.extensions import db_session
+from tracker.extensions import db_session, secret_keys
 from tracker.issuer.forms import RevokeForm, ShareForm
 from tracker.issuer.models import IssuedCredential
 from tracker.issuer.rules import ISSUED_KIND, ISSUED_ORIGIN
@@ -59,7 +59,7 @@ def _issuer() -> Issuer:
     return Issuer(
         base_url=str(config["BASE_URL"]),
         name=str(config.get("ISSUER_NAME") or config["BASE_URL"]),
-        secret=str(config["SECRET_KEY"]),
+        secret_keys=secret_keys(),
     )
 
 
@@ -269,7 +269,7 @@ def did_document():
     """Publish the issuer's DID document (did:web of the tracker's public URL)."""
     session = db_session()
     issuer = _issuer()
-    keys.signing_key(session, issuer.secret, utcnow())
+    keys.signing_key(session, issuer.secret_keys.current, utcnow())
     return _json(keys.did_document(session, issuer.did), "application/did+json")
 
 
@@ -278,5 +278,5 @@ def jwks():
     """Publish the issuer's keys as a JSON Web Key Set."""
     session = db_session()
     issuer = _issuer()
-    keys.signing_key(session, issuer.secret, utcnow())
+    keys.signing_key(session, issuer.secret_keys.current, utcnow())
     return _json(keys.jwks(session, issuer.did))

@@ -11,14 +11,14 @@ from sqlalchemy import select
 from tracker.catalog.rules import MIN_LEVEL
 from tracker.clock import today
 from tracker.errors import ValidationError
-from tracker.extensions import db_session, secret_key
+from tracker.extensions import db_session, secret_keys
 from tracker.people.models import ApiToken
 from tracker.people.rules import ACCESS_ROLES, BROWSER_LOCALE, LOCALES, TOKEN_SCOPES, WRITE_SCOPE
 from tracker.people.services.accounts import create_token, expired, revoke_token, set_password
 from tracker.people.services.persons import create_person
 from tracker.people.services.reads import find_engineer
 from tracker.people.services.teams import create_team, find_team
-from tracker.people.services.totp import Rewrite, encrypt_plain_secrets, reset, store_secrets_plain
+from tracker.people.services.totp import Rewrite, rekey_secrets, reset, store_secrets_plain
 
 user_cli = AppGroup(
     "user", help="Add people, set their passwords, reset, encrypt or decrypt their app secrets."
@@ -150,15 +150,15 @@ def user_reset_totp(email: str) -> None:
 
 @user_cli.command("encrypt-totp")
 def user_encrypt_totp() -> None:
-    """Encrypt every authenticator secret still stored plain (from before they were encrypted).
+    """Encrypt under the current key every authenticator secret stored plain or under an old key.
 
     Each is also encrypted at its owner's next sign-in; this does them all now.
-    Fails when some encrypted ones do not open with this TRACKER_SECRET_KEY.
+    Fails when some do not open with TRACKER_SECRET_KEY nor its fallbacks.
     """
     session = db_session()
-    done = encrypt_plain_secrets(session, secret_key())
+    done = rekey_secrets(session, secret_keys())
     session.commit()
-    click.echo(f"{done.rewritten} plain two-step sign-in secret(s) encrypted")
+    click.echo(f"{done.rewritten} two-step sign-in secret(s) encrypted under the current key")
     _refuse_unreadable(done)
 
 
@@ -167,10 +167,10 @@ def user_decrypt_totp() -> None:
     """Store every authenticator secret plain again, before a downgrade past their encryption.
 
     Run it with the servers stopped: a sign-in encrypts its secret again.
-    Fails when some do not open with this TRACKER_SECRET_KEY.
+    Fails when some do not open with TRACKER_SECRET_KEY nor its fallbacks.
     """
     session = db_session()
-    done = store_secrets_plain(session, secret_key())
+    done = store_secrets_plain(session, secret_keys())
     session.commit()
     click.echo(f"{done.rewritten} two-step sign-in secret(s) stored plain")
     _refuse_unreadable(done)
@@ -179,8 +179,8 @@ def user_decrypt_totp() -> None:
 def _refuse_unreadable(done: Rewrite) -> None:
     if done.unreadable:
         raise click.ClickException(
-            f"{len(done.unreadable)} secret(s) do not decrypt with this TRACKER_SECRET_KEY"
-            f" (was it changed?): {', '.join(done.unreadable)};"
+            f"{len(done.unreadable)} secret(s) do not decrypt with TRACKER_SECRET_KEY nor its"
+            f" fallbacks (was it changed?): {', '.join(done.unreadable)};"
             " `tracker user reset-totp EMAIL` clears one, its owner sets up the app again"
         )
 

@@ -120,7 +120,7 @@ RECOVERY_CODE_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567"
 # What the code field takes: six digits or a recovery code, spaces and dashes allowed.
 MAX_SIGN_IN_CODE_LENGTH = 32
 TOTP_CODE_RULE = N_("the code is wrong or was already used: enter the one the app shows now")
-# A secret that the secret key does not decrypt (TRACKER_SECRET_KEY changed since it was stored).
+# A secret that neither the secret key nor a fallback decrypts (changed with no fallback kept).
 TOTP_UNREADABLE_RULE = N_(
     "two-step sign-in of this account cannot be checked: ask an admin to reset it"
 )

@@ -22,7 +22,13 @@ from flask_login import current_user, login_required, login_user, logout_user
 from tracker.audit.accounts import record_account_event
 from tracker.clock import utcnow
 from tracker.errors import ValidationError
-from tracker.extensions import db_session, secret_key, signin_limiter, totp_limiter
+from tracker.extensions import (
+    db_session,
+    secret_key,
+    secret_keys,
+    signin_limiter,
+    totp_limiter,
+)
 from tracker.forms import show_errors
 from tracker.people.forms import (
     LANGUAGE_NAMES,
@@ -198,7 +204,7 @@ def totp():
             return _code_page(form, 429)
         try:
             if method == "totp":
-                check_code(db_session(), engineer, code, utcnow(), secret_key=secret_key())
+                check_code(db_session(), engineer, code, utcnow(), keys=secret_keys())
             else:
                 use_recovery_code(db_session(), engineer, code, utcnow())
         except CodeRefused as exc:
@@ -337,9 +343,7 @@ def turn_off_totp():
             status = 429
         else:
             try:
-                check_code(
-                    db_session(), engineer, form.code.data, utcnow(), secret_key=secret_key()
-                )
+                check_code(db_session(), engineer, form.code.data, utcnow(), keys=secret_keys())
             except CodeRefused as exc:
                 limiter.failed(engineer.email, address())
                 show_errors(form, exc, {"code": "code"})

@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session, aliased, selectinload
 from tracker.audit import services as audit
 from tracker.badges.services import proofs
 from tracker.catalog.models.credentials import Credential
+from tracker.config import SecretKeys
 from tracker.errors import ValidationError
 from tracker.issuer.models import IssuedCredential
 from tracker.issuer.rules import (
@@ -44,7 +45,8 @@ class Issuer:
 
     base_url: str
     name: str
-    secret: str
+    # The current key encrypts a new signing key; any of them opens one.
+    secret_keys: SecretKeys
 
     @property
     def root(self) -> str:
@@ -174,10 +176,10 @@ def issue(
     }
     if cert.expires_on is not None:
         document["validUntil"] = _moment(cert.expires_on, end=True)
-    key = keys.signing_key(session, issuer.secret, now)
-    signed = proofs.sign(
-        document, keys.private_key(key, issuer.secret), keys.method_id(issuer.did, key), now
-    )
+    key = keys.signing_key(session, issuer.secret_keys.current, now)
+    # Issuing writes anyway: a key still under a replaced secret key is stored again now.
+    private = keys.unlock(session, key, issuer.secret_keys)
+    signed = proofs.sign(document, private, keys.method_id(issuer.did, key), now)
     row = IssuedCredential(
         certification_id=cert.id,
         engineer_id=cert.engineer_id,

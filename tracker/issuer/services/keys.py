@@ -16,8 +16,14 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tracker.badges.services import proofs
+from tracker.config import SecretKeys
 from tracker.issuer.models import IssuerKey
 from tracker.issuer.rules import KEY_PREFIX
+from tracker.people.services.totp import Rewrite
+
+
+class KeyUnreadable(Exception):
+    """An issuer key that neither the secret key nor a fallback decrypts (changed since)."""
 
 
 def _encrypt(key: Ed25519PrivateKey, secret: str) -> bytes:
@@ -45,17 +51,60 @@ def signing_key(session: Session, secret: str, now: dt.datetime) -> IssuerKey:
     return row if row is not None else create_key(session, secret, now)
 
 
-def private_key(row: IssuerKey, secret: str) -> Ed25519PrivateKey:
-    """Return a key's private part, decrypted with the deployment's secret key."""
-    key = load_der_private_key(row.private_key, secret.encode())
-    if not isinstance(key, Ed25519PrivateKey):
-        raise TypeError("an issuer key is not Ed25519")
+def _opened(row: IssuerKey, secret_keys: SecretKeys) -> tuple[Ed25519PrivateKey, bool]:
+    """Return a key's private part, and whether the current secret key is the one it is under."""
+    for secret in secret_keys.newest_first():
+        try:
+            key = load_der_private_key(row.private_key, secret.encode())
+        except ValueError:  # not this secret
+            continue
+        if not isinstance(key, Ed25519PrivateKey):
+            raise TypeError("an issuer key is not Ed25519")
+        return key, secret == secret_keys.current
+    raise KeyUnreadable(f"issuer key {row.id} does not decrypt with the secret key nor a fallback")
+
+
+def private_key(row: IssuerKey, secret_keys: SecretKeys) -> Ed25519PrivateKey:
+    """Return a key's private part, decrypted with the secret key or one of its fallbacks."""
+    return _opened(row, secret_keys)[0]
+
+
+def unlock(session: Session, row: IssuerKey, secret_keys: SecretKeys) -> Ed25519PrivateKey:
+    """Return a key's private part, stored again under the current secret key if it was not."""
+    key, settled = _opened(row, secret_keys)
+    if not settled:
+        row.private_key = _encrypt(key, secret_keys.current)
+        session.flush()
     return key
+
+
+def rekey_keys(session: Session, secret_keys: SecretKeys) -> Rewrite:
+    """Encrypt every key under the current secret key; report the signing key if none opens it."""
+    done = Rewrite()
+    rows = session.scalars(select(IssuerKey).order_by(IssuerKey.id.desc())).all()
+    for row in rows:
+        try:
+            key, settled = _opened(row, secret_keys)
+        except KeyUnreadable:
+            # An older key signs nothing again (only its published public part counts).
+            if row is rows[0]:
+                done.unreadable.append(method_name(row))
+            continue
+        if not settled:
+            row.private_key = _encrypt(key, secret_keys.current)
+            done.rewritten += 1
+    session.flush()
+    return done
+
+
+def method_name(row: IssuerKey) -> str:
+    """Return a key's name in its DID document (the fragment of its verification method)."""
+    return f"{KEY_PREFIX}{row.id}"
 
 
 def method_id(did: str, row: IssuerKey) -> str:
     """Return a key's verification method id in the DID document."""
-    return f"{did}#{KEY_PREFIX}{row.id}"
+    return f"{did}#{method_name(row)}"
 
 
 def did_document(session: Session, did: str) -> dict[str, Any]:

@@ -40,7 +40,7 @@ def status_list_credential(session: Session, issuer: Issuer, now: dt.datetime) -
     """
     revoked = tuple(revoked_indexes(session))
     url = issuer.status_list_url
-    key = keys.signing_key(session, issuer.secret, now)
+    key = keys.signing_key(session, issuer.secret_keys.current, now)
     cache_key = (issuer.did, url, key.public_key, revoked)
     found = _signed.get(cache_key)
     if found is not None:
@@ -62,7 +62,7 @@ def status_list_credential(session: Session, issuer: Issuer, now: dt.datetime) -
         },
     }
     signed = proofs.sign(
-        document, keys.private_key(key, issuer.secret), keys.method_id(issuer.did, key), now
+        document, keys.private_key(key, issuer.secret_keys), keys.method_id(issuer.did, key), now
     )
     _signed.clear()  # one list is current: the older ones are of no more use
     _signed[cache_key] = signed

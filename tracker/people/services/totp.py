@@ -8,7 +8,8 @@ Secrets are stored encrypted with a key derived from the deployment's secret
 key (`secret_key`, which the caller passes), so that a database dump alone
 gives no codes. A row stored before that holds the plain base32 secret: it
 still signs in, and is encrypted at its next right code (or by
-`encrypt_plain_secrets`).
+`rekey_secrets`). So is one encrypted under a key since replaced, which
+opens while that key is one of the fallbacks (`keys`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from tracker.audit.accounts import record_account_event
+from tracker.config import SecretKeys
 from tracker.errors import ValidationError
 from tracker.people.models import Engineer, RecoveryCode
 from tracker.people.rules import (
@@ -63,7 +65,7 @@ class CodeRefused(ValidationError):
 
 
 class SecretUnreadable(Exception):
-    """A stored secret that this secret key does not decrypt (the key changed since)."""
+    """A stored secret that neither the secret key nor a fallback decrypts (changed since)."""
 
 
 # --- storing -----------------------------------------------------------------
@@ -86,24 +88,36 @@ def is_plain(stored: str) -> bool:
     return _PLAIN_SECRET.fullmatch(stored) is not None
 
 
-def decrypt_secret(stored: str, secret_key: str) -> str:
-    """Return the TOTP secret a stored value holds; SecretUnreadable if the key does not open it."""
+def _opened(stored: str, keys: SecretKeys) -> tuple[str, bool]:
+    """Return the secret a stored value holds, and whether it is stored under the current key.
+
+    SecretUnreadable when no key opens it.
+    """
     if is_plain(stored):
-        return stored
-    try:
-        return _fernet(secret_key).decrypt(stored.encode("ascii")).decode("ascii")
-    except (InvalidToken, UnicodeError):
-        raise SecretUnreadable from None
+        return stored, False
+    for key in keys.newest_first():
+        try:
+            secret = _fernet(key).decrypt(stored.encode("ascii")).decode("ascii")
+        except (InvalidToken, UnicodeError):
+            continue
+        return secret, key == keys.current
+    raise SecretUnreadable
 
 
-def _secret_of(engineer: Engineer, stored: str, secret_key: str) -> str:
-    """Return the person's secret, or refuse the code (and say why in the log)."""
+def decrypt_secret(stored: str, keys: SecretKeys) -> str:
+    """Return the TOTP secret a stored value holds; SecretUnreadable if no key opens it."""
+    return _opened(stored, keys)[0]
+
+
+def _secret_of(engineer: Engineer, stored: str, keys: SecretKeys) -> tuple[str, bool]:
+    """Return the person's secret and whether it is stored as it should be, or refuse the code."""
     try:
-        return decrypt_secret(stored, secret_key)
+        return _opened(stored, keys)
     except SecretUnreadable:
         log.error(
             "the TOTP secret of engineer %s does not decrypt with this TRACKER_SECRET_KEY"
-            " (changed since it was stored?); `tracker user reset-totp` clears it",
+            " nor its fallbacks (changed since it was stored?); `tracker user reset-totp`"
+            " clears it",
             engineer.id,
         )
         raise CodeRefused("unreadable_secret", TOTP_UNREADABLE_RULE) from None
@@ -186,25 +200,25 @@ def _matching_step(secret: str, code: str, now: dt.datetime) -> int | None:
 
 
 def check_code(
-    session: Session, engineer: Engineer, code: str, now: dt.datetime, *, secret_key: str
+    session: Session, engineer: Engineer, code: str, now: dt.datetime, *, keys: SecretKeys
 ) -> None:
     """Accept an authenticator code once: its time step is spent, and no earlier one works.
 
     The step is claimed by one conditional UPDATE, so two requests racing with
-    one code cannot both sign in. A secret still stored plain is encrypted by
-    the same UPDATE.
+    one code cannot both sign in. A secret still stored plain, or under a
+    fallback key, is encrypted under the current key by the same UPDATE.
     """
     stored = engineer.totp_secret
     if stored is None:
         raise CodeRefused("wrong_code", TOTP_CODE_RULE)
-    secret = _secret_of(engineer, stored, secret_key)
+    secret, settled = _secret_of(engineer, stored, keys)
     step = _matching_step(secret, code, now)
     if step is None:
         raise CodeRefused("wrong_code", TOTP_CODE_RULE)
     # A sign-in is not a change of the record: updated_at stays.
     values: dict[str, object] = {"totp_last_step": step, "updated_at": Engineer.updated_at}
-    if is_plain(stored):
-        values["totp_secret"] = encrypt_secret(secret, secret_key)
+    if not settled:
+        values["totp_secret"] = encrypt_secret(secret, keys.current)
     claimed = session.execute(
         update(Engineer)
         .where(
@@ -329,24 +343,24 @@ class Rewrite:
     unreadable: list[str] = field(default_factory=list)
 
 
-def encrypt_plain_secrets(session: Session, secret_key: str) -> Rewrite:
-    """Encrypt every secret still stored plain; report the encrypted ones this key cannot open.
+def rekey_secrets(session: Session, keys: SecretKeys) -> Rewrite:
+    """Encrypt under the current key every secret stored plain or under a fallback key.
 
-    A migration cannot do this: it does not know the secret key.
+    Report the ones no key opens. A migration cannot do this: it does not know the keys.
     """
-    return _rewrite_secrets(session, secret_key, encrypt=True)
+    return _rewrite_secrets(session, keys, encrypt=True)
 
 
-def store_secrets_plain(session: Session, secret_key: str) -> Rewrite:
-    """Decrypt every encrypted secret back to plain; report the ones this key cannot open.
+def store_secrets_plain(session: Session, keys: SecretKeys) -> Rewrite:
+    """Decrypt every encrypted secret back to plain; report the ones no key opens.
 
     Before a downgrade past the secrets' encryption, whose narrower column holds
     only plain secrets: without it those people would set up their app again.
     """
-    return _rewrite_secrets(session, secret_key, encrypt=False)
+    return _rewrite_secrets(session, keys, encrypt=False)
 
 
-def _rewrite_secrets(session: Session, secret_key: str, *, encrypt: bool) -> Rewrite:
+def _rewrite_secrets(session: Session, keys: SecretKeys, *, encrypt: bool) -> Rewrite:
     done = Rewrite()
     rows = session.execute(
         select(Engineer.id, Engineer.email, Engineer.totp_secret)
@@ -355,13 +369,13 @@ def _rewrite_secrets(session: Session, secret_key: str, *, encrypt: bool) -> Rew
     ).all()
     for engineer_id, email, stored in rows:
         try:
-            secret = decrypt_secret(stored, secret_key)
+            secret, settled = _opened(stored, keys)
         except SecretUnreadable:
             done.unreadable.append(email)
             continue
-        if is_plain(stored) != encrypt:
+        if settled if encrypt else is_plain(stored):
             continue  # already as asked
-        value = encrypt_secret(secret, secret_key) if encrypt else secret
+        value = encrypt_secret(secret, keys.current) if encrypt else secret
         # Only if it is still that value: a sign-in meanwhile rewrote it already.
         changed = session.execute(
             update(Engineer)

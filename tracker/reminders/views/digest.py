@@ -18,7 +18,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_login import current_user, login_required
 
-from tracker.extensions import csrf, db_session, secret_key
+from tracker.extensions import csrf, db_session, secret_keys
 from tracker.people.models import Engineer
 from tracker.people.services.persons import set_weekly_digest
 from tracker.reminders.forms import DigestForm, OneClickForm
@@ -86,7 +86,7 @@ def digest_setting():
 def unsubscribe(token: str):
     """Ask (GET), then turn off (POST) the weekly digest of the person the token names."""
     session = db_session()
-    engineer_id = subscriber(secret_key(), token)
+    engineer_id = subscriber(secret_keys(), token)
     engineer = session.get(Engineer, engineer_id) if engineer_id is not None else None
     if engineer is None:
         abort(404, BAD_LINK)
