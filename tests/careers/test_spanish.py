@@ -24,6 +24,7 @@ from tracker.careers.models import Apprenticeship, Evidence
 from tracker.careers.rules import EARLIEST_DATE
 from tracker.careers.services.bonuses import set_bonus
 from tracker.careers.services.skills import assess, specialities
+from tracker.progress.services.certifications import record_attempt
 
 D = dt.date
 TODAY = factories.TODAY  # 2026-11-29
@@ -144,9 +145,15 @@ def test_the_ledger_speaks_spanish_with_dollars_and_dates(
         assert english not in page, english
 
 
-def test_the_ledgers_csv_has_spanish_headers_and_keeps_its_data(
-    client: FlaskClient, auth, people: People, earned: People
+def test_the_ledgers_csv_has_spanish_headers_and_words_and_keeps_its_data(
+    client: FlaskClient, db: Session, auth, people: People, earned: People
 ):
+    # Junior renews in the quarter, and renewals earn: a row of each kind.
+    credential = factories.credential(db, "NCA-AIIO")
+    set_bonus(db, credential, Decimal("500"), True, effective_on=EARLIEST_DATE, today=TODAY)
+    record_attempt(
+        db, people.junior, factories.exam(db, "NCA-AIIO"), D(2026, 11, 2), 80, True, TODAY
+    )
     auth.sign_in(people.admin)
     response = client.get("/careers/bonuses.csv?quarter=2026-Q4", headers=SPANISH)
     assert response.status_code == 200
@@ -161,10 +168,18 @@ def test_the_ledgers_csv_has_spanish_headers_and_keeps_its_data(
         "renovación",
         "importe",
     ]
-    # The data stays data for payroll: ISO dates, yes/no, amounts with a decimal point.
-    assert rows[1][5:] == ["2026-10-01", "no", "500.00"]
+    # Words as the page says them; for payroll, ISO dates and amounts with a decimal point.
+    assert [row[5:] for row in rows[1:3]] == [
+        ["2026-10-01", "no", "500.00"],
+        ["2026-11-02", "sí", "500.00"],
+    ]
     english = client.get("/careers/bonuses.csv?quarter=2026-Q4", headers=ENGLISH)
     assert english.get_data(as_text=True).startswith("quarter,engineer,email,")
+    english_rows = list(csv.reader(io.StringIO(english.get_data(as_text=True))))
+    assert [row[5:] for row in english_rows[1:3]] == [
+        ["2026-10-01", "no", "500.00"],
+        ["2026-11-02", "yes", "500.00"],
+    ]
 
 
 def test_the_ledgers_csv_names_a_certification_as_its_page_does(

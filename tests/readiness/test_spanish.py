@@ -270,14 +270,25 @@ def test_the_csv_exports_have_spanish_headers_and_words_and_keep_their_data(
         "certificación VENDOR-EXPERT",
     ]
     assert rows[-1][-1] == "NCA-AIIO vigente (era válida hasta el 1 jun 2026 inclusive)"
-    # The heat map's states are data: they stay as the README documents them.
+    # The heat map's states as the page's cells name them; their dates ISO, levels numbers.
     heat = read_csv(
         client.get(f"/teams/{org.alpha.id}/heatmap.csv", headers=SPANISH).get_data(as_text=True)
     )
     assert heat[0][:3] == ["ingeniero", "correo electrónico", "nivel"]
-    assert "expired (2026-06-01)" in heat[3]
-    english = client.get(f"/teams/{org.alpha.id}/heatmap.csv", headers=ENGLISH)
-    assert read_csv(english.get_data(as_text=True))[0][:3] == ["engineer", "email", "level"]
+    assert "caducada (2026-06-01)" in heat[3]
+    assert {cell.split(" (")[0] for row in heat[1:] for cell in row[3:]} <= {
+        "vigente",
+        "por caducar",
+        "caducada",
+        "sin obtener",
+        "revocada",
+    }
+    english = read_csv(
+        client.get(f"/teams/{org.alpha.id}/heatmap.csv", headers=ENGLISH).get_data(as_text=True)
+    )
+    assert english[0][:3] == ["engineer", "email", "level"]
+    assert "expired (2026-06-01)" in english[3]
+    assert [row[:3] for row in english[1:]] == [row[:3] for row in heat[1:]]
 
 
 @pytest.mark.parametrize("headers", [ENGLISH, SPANISH], ids=["en", "es"])

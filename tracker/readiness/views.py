@@ -23,6 +23,7 @@ from tracker.people.models import Team
 from tracker.people.rules import MANAGER_ROLES
 from tracker.progress.rules import EXPIRING_WITHIN_DAYS
 from tracker.progress.services.validity import add_months
+from tracker.progress.views.blueprint import status_label
 from tracker.readiness.drawings import add_drawing_helpers
 from tracker.readiness.forms import (
     SORT_NAMES,
@@ -263,18 +264,21 @@ def heatmap_csv(team_id: int):
     page = team_page(db_session(), team, on, gpus, months=0)
     header = [_("engineer"), _("email"), _("level"), *[c.code for c in page.columns]]
     rows: list[list[object]] = [header]
+    # A cell's words as the page's cell says them, in the reader's language; its
+    # expiry stays ISO and the level a number, for the spreadsheet to read.
+    verified = " " + _("verified")
     for row in page.rows:
         rows.append(
             [row.member.name, row.member.engineer.email, row.member.level]
             + [
-                cell.status.value
+                status_label(cell.status)
                 + (
                     f" ({cell.certification.expires_on.isoformat()})"
                     if cell.certification and cell.certification.expires_on
                     else ""
                 )
                 # Proved by its issuer's badge, as the page's cell says.
-                + (" verified" if cell.verified else "")
+                + (verified if cell.verified else "")
                 for cell in row.cells
             ]
         )

@@ -103,7 +103,9 @@ def bonuses_csv():
             # Named as the page names it; the code beside it is the data.
             named(row.credential),
             row.passed_on.isoformat(),
-            "yes" if row.renewal else "no",
+            # As the page says it, in the reader's language.
+            _("yes") if row.renewal else _("no"),
+            # A decimal point in every language: payroll's spreadsheets and scripts read it.
             f"{row.amount:.{DECIMAL_PLACES}f}",
         )
         for row in _ledger_rows(quarter)

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from enum import StrEnum
 
 from sqlalchemy import ColumnElement, and_, exists, false, or_
 from sqlalchemy.orm import aliased
 
 from tracker.catalog.models.credentials import Credential
+from tracker.i18n import N_
 from tracker.people.models import Engineer
 from tracker.progress.models import Certification
 from tracker.progress.rules import EXPIRING_WITHIN_DAYS
@@ -65,6 +66,17 @@ class Status(StrEnum):
     MISSING = "missing"
     # Its issuer revoked it (found by checking its badge): it counts for nothing.
     REVOKED = "revoked"
+
+
+# What people read for each status: the status badge of every page and the heat map's
+# CSV, translated where they are shown.
+STATUS_LABELS: Mapping[Status, str] = {
+    Status.VALID: N_("valid"),
+    Status.EXPIRING: N_("expiring"),
+    Status.EXPIRED: N_("expired"),
+    Status.MISSING: N_("missing"),
+    Status.REVOKED: N_("revoked"),
+}
 
 
 def is_valid_on(cert: Certification, on: dt.date) -> bool:

@@ -15,6 +15,7 @@ from tracker.extensions import db_session
 from tracker.i18n import amount, day
 from tracker.people.models import Engineer
 from tracker.people.services.access import visible_engineers
+from tracker.progress.services.validity import STATUS_LABELS, Status
 from tracker.web.language import localized
 
 bp = Blueprint("progress", __name__)
@@ -29,6 +30,12 @@ def flashed_day(on: dt.date) -> str:
 def flashed_hours(value: Decimal) -> str:
     """Return hours for a flashed message: 7.5 in the English text, the locale's otherwise."""
     return localized(amount(value))
+
+
+@bp.app_template_filter("status_label")
+def status_label(status: str) -> str:
+    """Name a certification's status in the page's language."""
+    return localized(STATUS_LABELS[Status(status)])
 
 
 def row_or_404(model: type[_Row], row_id: int) -> _Row:
