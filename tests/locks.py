@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Callable
+from typing import TypeVar
 
-from sqlalchemy import text
+from sqlalchemy import Executable, text
 from sqlalchemy.engine import Engine
+
+T = TypeVar("T")
 
 
 def wait_until_one_waits_for_a_lock(engine: Engine, timeout: float = 10.0) -> None:
@@ -24,3 +29,23 @@ def wait_until_one_waits_for_a_lock(engine: Engine, timeout: float = 10.0) -> No
                 return
             time.sleep(0.01)
     raise AssertionError("no session waited for a lock")
+
+
+def while_another_writes(engine: Engine, change: Executable, write: Callable[[], T]) -> T:
+    """Run `write` while another transaction holds `change` uncommitted; return its result.
+
+    The change commits once `write` waits for a lock: a `write` that never waits
+    (it holds nothing the change holds) fails the wait.
+    """
+    results: list[T] = []
+    with engine.connect() as other:
+        other.execute(change)
+        thread = threading.Thread(target=lambda: results.append(write()))
+        thread.start()
+        try:
+            wait_until_one_waits_for_a_lock(engine)
+        finally:
+            other.commit()
+            thread.join()
+    (result,) = results
+    return result

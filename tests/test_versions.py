@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import datetime as dt
-import threading
-from collections.abc import Callable
 from decimal import Decimal
 
 import pytest
 from flask import Flask
-from sqlalchemy import Engine, Executable, select, update
+from sqlalchemy import Engine, select, update
 from sqlalchemy.orm import sessionmaker
 
 from tests import factories
 from tests.helpers import drawn_form, sign_in
-from tests.locks import wait_until_one_waits_for_a_lock
+from tests.locks import while_another_writes
 from tracker import create_app
 from tracker.db import session_scope
 from tracker.people.models import Engineer
@@ -84,20 +82,6 @@ def _racing_app(url: str) -> tuple[Flask, Engineer, str, HourLog]:
     return app, who, secret, entry_row
 
 
-def _while_another_writes(engine: Engine, change: Executable, request: Callable[[], int]) -> int:
-    """Run `request` while another transaction holds `change` uncommitted; return its status."""
-    statuses: list[int] = []
-    with engine.connect() as other:
-        other.execute(change)
-        thread = threading.Thread(target=lambda: statuses.append(request()))
-        thread.start()
-        wait_until_one_waits_for_a_lock(engine)
-        other.commit()
-        thread.join()
-    (status,) = statuses
-    return status
-
-
 def _note(engine: Engine, entry: HourLog) -> str:
     with engine.connect() as conn:
         return conn.execute(select(HourLog.note).where(HourLog.id == entry.id)).scalar_one()
@@ -111,7 +95,7 @@ def test_an_api_write_at_a_version_waits_for_a_change_and_then_refuses(racing_ur
         bearer = {"Authorization": f"Bearer {secret}"}
         read = client.get(url, headers=bearer)
         change = {"course": "FDL", "date": "2026-11-02", "hours": 2, "note": "mine"}
-        status = _while_another_writes(
+        status = while_another_writes(
             engine,
             update(HourLog).where(HourLog.id == entry.id).values(note="theirs"),
             lambda: (
@@ -133,7 +117,7 @@ def test_an_edit_page_saved_while_another_change_commits_is_refused(racing_url: 
         sign_in(client, who.email)
         sent = drawn_form(client.get(url).text, url)
         sent["note"] = "mine"
-        status = _while_another_writes(
+        status = while_another_writes(
             engine,
             update(HourLog).where(HourLog.id == entry.id).values(note="theirs"),
             lambda: client.post(url, data=sent).status_code,
@@ -157,7 +141,7 @@ def test_a_scim_write_at_a_version_waits_for_a_change_and_then_refuses(racing_ur
             "schemas": ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
             "Operations": [{"op": "replace", "path": "displayName", "value": "Mine"}],
         }
-        status = _while_another_writes(
+        status = while_another_writes(
             engine,
             update(Engineer).where(Engineer.id == who.id).values(name="Theirs"),
             lambda: client.patch(url, json=patch, headers={**headers, "If-Match": tag}).status_code,

@@ -49,7 +49,8 @@ def badge_mappings() -> None:
 def badge_import(email: str, badge_url: str) -> None:
     """Verify the badge at BADGE_URL and record it for the person with EMAIL."""
     session = db_session()
-    engineer = find_engineer(session, email)
+    # Held as the CSV import holds the person whose records it changes.
+    engineer = find_engineer(session, email, for_change=True)
     if engineer is None:
         raise click.ClickException(f"no person with e-mail {email}")
     try:

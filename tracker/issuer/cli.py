@@ -8,6 +8,7 @@ from flask.cli import AppGroup
 
 from tracker.badges.services import proofs
 from tracker.clock import utcnow
+from tracker.db import get_for_change
 from tracker.extensions import db_session, secret_key
 from tracker.issuer.models import IssuedCredential
 from tracker.issuer.services import keys
@@ -38,7 +39,7 @@ def init_key(rotate: bool) -> None:
 def revoke_command(issued_id: int) -> None:
     """Revoke an issued credential: its status-list bit is set."""
     session = db_session()
-    row = session.get(IssuedCredential, issued_id)
+    row = get_for_change(session, IssuedCredential, issued_id)
     if row is None:
         raise click.ClickException(f"no issued credential with id {issued_id}")
     revoke(session, row, None, utcnow())

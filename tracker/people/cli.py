@@ -10,6 +10,7 @@ from sqlalchemy import select
 
 from tracker.catalog.rules import MIN_LEVEL
 from tracker.clock import today
+from tracker.db import get_for_change
 from tracker.errors import ValidationError
 from tracker.extensions import db_session, secret_keys
 from tracker.people.models import ApiToken
@@ -36,8 +37,9 @@ def _rename(errors: dict[str, str], names: dict[str, str]) -> dict[str, str]:
     return {names.get(key, key): message for key, message in errors.items()}
 
 
-def _person(session, email: str):
-    engineer = find_engineer(session, email)
+def _person(session, email: str, for_change: bool = False):
+    # A command that changes the person holds them until it commits (db.FOR_CHANGE).
+    engineer = find_engineer(session, email, for_change=for_change)
     if engineer is None:
         raise click.ClickException(f"no engineer with email {email}")
     return engineer
@@ -122,7 +124,7 @@ def user_add(
 def user_set_password(email: str, password: str) -> None:
     """Set a person's password; their other sessions end."""
     session = db_session()
-    engineer = _person(session, email)
+    engineer = _person(session, email, for_change=True)
     try:
         set_password(session, engineer, password)
     except ValidationError as exc:
@@ -140,7 +142,7 @@ def user_reset_totp(email: str) -> None:
     with their password alone until they set one up again.
     """
     session = db_session()
-    engineer = _person(session, email)
+    engineer = _person(session, email, for_change=True)
     if not reset(session, engineer, via="cli"):
         click.echo(f"{engineer.email} has no two-step sign-in set up; nothing to clear")
         return
@@ -255,7 +257,7 @@ def token_list(email: str) -> None:
 def token_revoke(token_id: int) -> None:
     """Revoke a token by id; it stops working at once."""
     session = db_session()
-    token = session.get(ApiToken, token_id)
+    token = get_for_change(session, ApiToken, token_id)
     if token is None:
         raise click.ClickException(f"no token with id {token_id}")
     revoke_token(session, token, dt.datetime.now(dt.UTC).replace(tzinfo=None))

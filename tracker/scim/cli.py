@@ -6,6 +6,7 @@ import click
 from flask.cli import AppGroup
 
 from tracker.clock import utcnow
+from tracker.db import get_for_change
 from tracker.extensions import db_session
 from tracker.scim.models import ScimToken
 from tracker.scim.services.tokens import create_scim_token, revoke_scim_token, scim_tokens
@@ -40,7 +41,7 @@ def scim_token_list() -> None:
 def scim_token_revoke(token_id: int) -> None:
     """Revoke a SCIM token by id; it stops working at once."""
     session = db_session()
-    token = session.get(ScimToken, token_id)
+    token = get_for_change(session, ScimToken, token_id)
     if token is None:
         raise click.ClickException(f"no SCIM token with id {token_id}")
     revoke_scim_token(session, token, utcnow())

@@ -7,6 +7,7 @@ from flask import current_app
 from flask.cli import AppGroup
 
 from tracker.clock import utcnow
+from tracker.db import get_for_change
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.webhooks.models import WebhookEndpoint
@@ -23,7 +24,8 @@ def _fail(exc: ValidationError) -> click.ClickException:
 
 
 def _endpoint(endpoint_id: int) -> WebhookEndpoint:
-    endpoint = db_session().get(WebhookEndpoint, endpoint_id)
+    """Return the endpoint a command changes, held until it commits (db.FOR_CHANGE)."""
+    endpoint = get_for_change(db_session(), WebhookEndpoint, endpoint_id)
     if endpoint is None:
         raise click.ClickException(f"no webhook endpoint with id {endpoint_id}")
     return endpoint

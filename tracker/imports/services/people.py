@@ -19,10 +19,13 @@ COLUMNS = tuple(PersonRow.model_fields)
 
 
 def person_for(session: Session, email: str, problems: dict[str, str]) -> Engineer | None:
-    """Return the person an email names, or put why not in `problems` (an empty email: None)."""
+    """Return the person whose records a row changes, or put why not in `problems`."""
     if not email:
         return None
-    person = find_engineer(session, email)
+    # Held until the import commits, as a page or the API holds what it changes: a
+    # row is checked against the person's row (hire date, experience), so a change
+    # to it made meanwhile is waited for and read, never checked against the old one.
+    person = find_engineer(session, email, for_change=True)
     if person is None:
         problems["email"] = msg(
             "no person with email %(email)s; import people first (or add them on the People page)",

@@ -7,14 +7,18 @@ from sqlalchemy.orm import Session, selectinload
 
 from tracker.catalog.models.levels import Level
 from tracker.catalog.models.skills import JobRole
+from tracker.db import held_for_change
 from tracker.people.models import Engineer, JobRoleAssignment, LevelChange
 
 
-def find_engineer(session: Session, email: str) -> Engineer | None:
-    """Return the engineer with this email (case-insensitive), if any."""
-    return session.scalars(
-        select(Engineer).where(Engineer.email == email.strip().lower())
-    ).one_or_none()
+def find_engineer(session: Session, email: str, for_change: bool = False) -> Engineer | None:
+    """Return the engineer with this email (case-insensitive), if any; held `for_change`."""
+    # Held: read afresh and kept until the transaction ends (db.FOR_CHANGE), so
+    # what a write checks of the person is what it changes.
+    query = select(Engineer).where(Engineer.email == email.strip().lower())
+    if for_change:
+        query = held_for_change(query, Engineer)
+    return session.scalars(query).one_or_none()
 
 
 def people_overview(session: Session) -> list[Engineer]:
