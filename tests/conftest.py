@@ -277,31 +277,34 @@ def _fresh_database(url: str) -> None:
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
-def racing_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A migrated, seeded database of its own, where requests commit and race.
+def scratch_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An empty database of its own, for a test that migrates it or whose requests commit.
 
     SQLite always; PostgreSQL when the suite runs on it (TRACKER_TEST_DATABASE_URL),
     as a scratch database beside the suite's, dropped afterwards.
     """
     if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 'race.db'}"
-        _fresh_database(url)
-        yield url
+        yield f"sqlite:///{tmp_path / 'scratch.db'}"
         return
     suite_url = make_url(os.environ.get("TRACKER_TEST_DATABASE_URL") or "sqlite://")
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     if suite_url.get_backend_name() != "postgresql":
         pytest.skip("PostgreSQL only (set TRACKER_TEST_DATABASE_URL)")
-    name = f"{suite_url.database}_{worker or 'main'}_race"
+    name = f"{suite_url.database}_{worker or 'main'}_scratch"
     admin = make_engine(suite_url.render_as_string(hide_password=False))
     try:
         with admin.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
             conn.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
             conn.execute(text(f'CREATE DATABASE "{name}"'))
-        url = suite_url.set(database=name).render_as_string(hide_password=False)
-        _fresh_database(url)
-        yield url
+        yield suite_url.set(database=name).render_as_string(hide_password=False)
         with admin.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
             conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
     finally:
         admin.dispose()
+
+
+@pytest.fixture
+def racing_url(scratch_url: str) -> str:
+    """A migrated, seeded database of its own, where requests commit and race."""
+    _fresh_database(scratch_url)
+    return scratch_url

@@ -383,3 +383,57 @@ def test_every_declared_trigger_is_in_the_migrated_database(fresh_url, db):
     conn = db.connection()
     assert database_triggers(conn) == declared_triggers(conn.dialect.name)
     assert len(declared_triggers(conn.dialect.name)) >= 3
+
+
+def event(
+    id: int, entity: str, entity_id: int, action: str, before: str | None, after: str | None
+) -> dict[str, object]:
+    """Return an audit event's row as written before events named their person."""
+    return {
+        "id": id,
+        "entity": entity,
+        "entity_id": entity_id,
+        "action": action,
+        "before": before,
+        "after": after,
+    }
+
+
+def test_the_events_already_written_are_given_the_person_they_are_about(scratch_url):
+    """The upgrade names each event's person as the audit service does at write time:
+    a person's own record by its id, another record by the snapshots' engineer_id."""
+    cfg = alembic_config(scratch_url)
+    command.upgrade(cfg, "cfabb011a97b")
+    engine = make_engine(scratch_url)
+    try:
+        with engine.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO audit_events (id, at, actor_id, entity, entity_id, action,"
+                    " before, after) VALUES (:id, '2026-01-01 00:00:00', NULL, :entity, :entity_id,"
+                    " :action, :before, :after)"
+                ),
+                [
+                    event(1, "hour_logs", 7, "create", None, '{"id": 7, "engineer_id": 1}'),
+                    event(2, "hour_logs", 7, "delete", '{"id": 7, "engineer_id": 2}', "null"),
+                    event(3, "engineers", 3, "update", '{"id": 3}', '{"id": 3}'),
+                    event(4, "webhook_endpoints", 1, "update", None, '{"id": 1}'),
+                    event(5, "certifications", 9, "update", '{"engineer_id": 4}', None),
+                ],
+            )
+        command.upgrade(cfg, "head")
+        with engine.connect() as conn:
+            about = "SELECT id, engineer_id FROM audit_events ORDER BY id"
+            assert [tuple(r) for r in conn.execute(text(about))] == [
+                (1, 1),
+                (2, 2),
+                (3, 3),
+                (4, None),
+                (5, 4),
+            ]
+        command.downgrade(cfg, "cfabb011a97b")
+        with engine.connect() as conn:
+            columns = {c["name"] for c in inspect(conn).get_columns("audit_events")}
+        assert "engineer_id" not in columns
+    finally:
+        engine.dispose()

@@ -38,6 +38,11 @@ ACCOUNT_EVENT_METHODS: Final[dict[str, str]] = {
     "unsubscribe": N_("Unsubscribe link"),
 }
 
+# Whom an audit event is about: a person's own record (the table of people, by its
+# id), or a record that names its person in the snapshot's `engineer_id`.
+PERSON_ENTITY: Final = "engineers"
+PERSON_KEY: Final = "engineer_id"
+
 MAX_EVENT_EMAIL_LENGTH: Final = 254
 MAX_EVENT_ADDRESS_LENGTH: Final = 64
 

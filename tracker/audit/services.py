@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.selectable import CTE
 
 from tracker.audit.models import AuditEvent
+from tracker.audit.rules import PERSON_ENTITY, PERSON_KEY
 from tracker.db import Base, sql_literal
 
 
@@ -42,6 +43,22 @@ def snapshot(obj: Base) -> dict[str, Any]:
     }
 
 
+def about_whom(
+    entity: str,
+    entity_id: int,
+    before: dict[str, Any] | None,
+    after: dict[str, Any] | None,
+) -> int | None:
+    """Return the id of the person an event is about (a person, or a record naming one)."""
+    if entity == PERSON_ENTITY:
+        return entity_id
+    # No writer moves a record to another person: its snapshots name the same one.
+    for said in (after, before):
+        if isinstance(said, dict) and said.get(PERSON_KEY) is not None:
+            return int(said[PERSON_KEY])
+    return None
+
+
 def record(
     session: Session,
     actor_id: int | None,
@@ -50,14 +67,17 @@ def record(
     before: dict[str, Any] | None = None,
 ) -> AuditEvent:
     """Record that `actor_id` did `action` to `obj`; `before` is its snapshot before a change."""
-    state = inspect(obj)
+    entity = type(obj).__tablename__
+    entity_id = inspect(obj).mapper.primary_key_from_instance(obj)[0]
+    after = None if action == "delete" else snapshot(obj)
     event = AuditEvent(
         actor_id=actor_id,
-        entity=type(obj).__tablename__,
-        entity_id=state.mapper.primary_key_from_instance(obj)[0],
+        entity=entity,
+        entity_id=entity_id,
         action=action,
         before=before,
-        after=None if action == "delete" else snapshot(obj),
+        after=after,
+        engineer_id=about_whom(entity, entity_id, before, after),
     )
     session.add(event)
     return event
@@ -95,6 +115,7 @@ def record_row(
             "action": action,
             "before": None if before is None else jsonable(before),
             "after": None if after is None else jsonable(after),
+            "engineer_id": about_whom(entity, entity_id, before, after),
         },
     )
 
@@ -121,16 +142,21 @@ def insert_for_returned(
     from_written = []
     for name in ("id", *columns):
         from_written += [sql_literal(name), written.c[name]]
-    after = cast(
-        cast(bindparam("after", type_=JSON), JSONB).op("||")(
-            func.jsonb_build_object(*from_written)
-        ),
-        JSON,
+    said = cast(bindparam("after", type_=JSON), JSONB).op("||")(
+        func.jsonb_build_object(*from_written)
     )
+    after = cast(said, JSON)
+    # Whom it is about, as about_whom() says it.
+    if entity == PERSON_ENTITY:
+        about: ColumnElement[Any] = written.c.id
+    elif PERSON_KEY in columns:
+        about = written.c[PERSON_KEY]
+    else:
+        about = cast(said.op("->>")(sql_literal(PERSON_KEY)), Integer)
     return (
         insert(_events)
         .from_select(
-            ["at", "actor_id", "entity", "entity_id", "action", "before", "after"],
+            ["at", "actor_id", "entity", "entity_id", "action", "before", "after", "engineer_id"],
             select(
                 bindparam("now", type_=DateTime),
                 bindparam("actor_id", type_=Integer) if actor is None else actor,
@@ -139,6 +165,7 @@ def insert_for_returned(
                 sql_literal(action),
                 cast(sql_literal("null"), JSON),
                 after,
+                about,
             ),
         )
         .returning(_events.c.entity_id)

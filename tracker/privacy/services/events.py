@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from sqlalchemy import and_, func, or_
+from sqlalchemy import func, or_
 from sqlalchemy.orm import Session
 
 from tracker.audit.models import AccountEvent, AuditEvent
@@ -19,20 +17,6 @@ from tracker.privacy.services.values import (
 )
 from tracker.reminders.models import Notification
 
-# The entity of the audit trail that is a person's own record, by its id.
-PERSON_ENTITY = Engineer.__tablename__
-
-
-def _owner(snapshot: dict[str, Any] | None) -> Any:
-    return snapshot.get("engineer_id") if isinstance(snapshot, dict) else None
-
-
-def _about(event: AuditEvent, engineer: Engineer) -> bool:
-    """Return whether an audit event is about one of the person's own records."""
-    if event.entity == PERSON_ENTITY:
-        return event.entity_id == engineer.id
-    return engineer.id in (_owner(event.before), _owner(event.after))
-
 
 def audit_events(session: Session, engineer: Engineer) -> list[Json]:
     """Return the audit events of the person's records, and the changes they made.
@@ -41,16 +25,13 @@ def audit_events(session: Session, engineer: Engineer) -> list[Json]:
     record, never what it held: that is the other person's. The snapshots are
     as the trail recorded them (amounts as text, times in UTC without an offset).
     """
-    own = or_(
-        AuditEvent.after["engineer_id"].as_integer() == engineer.id,
-        AuditEvent.before["engineer_id"].as_integer() == engineer.id,
-        and_(AuditEvent.entity == PERSON_ENTITY, AuditEvent.entity_id == engineer.id),
-    )
-    rows = rows_of(session, AuditEvent, or_(own, AuditEvent.actor_id == engineer.id), AuditEvent.at)
+    # Both columns indexed: the person's events, never every event's snapshots.
+    whose = or_(AuditEvent.engineer_id == engineer.id, AuditEvent.actor_id == engineer.id)
+    rows = rows_of(session, AuditEvent, whose, AuditEvent.at)
     names = names_of(session, (row.actor_id for row in rows))
     events = []
     for row in rows:
-        about = _about(row, engineer)
+        about = row.engineer_id == engineer.id
         event: Json = {
             "id": row.id,
             "at": moment(row.at),
