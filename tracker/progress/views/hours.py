@@ -28,11 +28,11 @@ from tracker.progress.services.hours import delete_hours as delete_entry
 from tracker.progress.services.hours import log_hours, update_hours
 from tracker.progress.services.overview import course_to_study
 from tracker.progress.views.blueprint import bp, flashed_day, flashed_hours, row_or_404
-from tracker.web.confirm import back_to, confirmation_page
+from tracker.web.confirm import BACK, back_to, confirmation_page
 from tracker.web.converters import requested_page
 from tracker.web.database import record_or_404
 from tracker.web.filters import coded, named
-from tracker.web.links import here, with_page_at_most
+from tracker.web.links import here, same_site_path, with_page_at_most
 
 # The audit trail's actions (stored as codes) as the history table names them.
 AUDIT_ACTIONS = {"create": _l("create"), "update": _l("update"), "delete": _l("delete")}
@@ -99,6 +99,9 @@ def edit_hours(entry_id: int):
     """Edit an hour log entry; its history shows below."""
     session = db_session()
     entry = _own_entry(entry_id)
+    # The page of the list the Edit link was on (?back=): Cancel and a save return there.
+    came_from = same_site_path(request.args.get(BACK))
+    back = came_from or url_for("progress.hours")
     form = HoursEditForm().judged_by(today(), entry.engineer.hired_on)
     form.course.choices = _course_choices(session)
     values = {
@@ -125,7 +128,7 @@ def edit_hours(entry_id: int):
             show_errors(form, exc)
         else:
             flash(_("Entry updated."), "success")
-            return redirect(url_for("progress.hours"))
+            return redirect(back)
     history = session.scalars(
         select(AuditEvent)
         .where(AuditEvent.entity == "hour_logs", AuditEvent.entity_id == entry.id)
@@ -137,6 +140,8 @@ def edit_hours(entry_id: int):
         entry=entry,
         history=[(event, _version(event.before), _version(event.after)) for event in history],
         actions=AUDIT_ACTIONS,
+        action=url_for("progress.edit_hours", entry_id=entry.id, back=came_from),
+        back=back,
     ), page_status(form)
 
 
