@@ -846,6 +846,48 @@ def test_a_days_total_above_24_is_refused(db, client, auth, alice):
     assert counts(db) == before
 
 
+def test_a_full_day_shows_with_the_forms_own_errors_in_one_round(db, client, auth, alice):
+    log(db, alice, "GPU-ARCH", 20, YESTERDAY)
+    auth.sign_in(alice)
+    before = counts(db)
+
+    response = client.post("/hours", data=hours_form(db, hours="4.25", note="x" * 501))
+
+    view = _assert_refused(response, "note", "“Note” must be at most 500 characters")
+    assert "a day holds at most 24 hours" in " ".join(view.errors["hours"])
+    assert "20 h are already logged on 2026-11-28" in " ".join(view.errors["hours"])
+    assert counts(db) == before
+
+
+def test_a_full_day_is_left_unsaid_while_the_hours_themselves_are_wrong(db, client, auth, alice):
+    log(db, alice, "GPU-ARCH", 20, YESTERDAY)
+    auth.sign_in(alice)
+
+    response = client.post("/hours", data=hours_form(db, hours="1.234", note="x" * 501))
+
+    view = _assert_refused(response, "hours", "at most 2 decimals")
+    assert "a day holds" not in " ".join(view.errors["hours"])
+    assert "note" in view.errors
+
+
+def test_an_edit_onto_a_full_day_shows_with_the_forms_own_errors(db, client, auth, alice):
+    entry = log(db, alice, "FDL", 5, D(2026, 11, 20))
+    log(db, alice, "GPU-ARCH", 20, YESTERDAY)
+    auth.sign_in(alice)
+    before = counts(db)
+
+    response = client.post(
+        f"/hours/{entry.id}/edit",
+        data=hours_form(db, hours="5", logged_on="2026-11-28", note="x" * 501),
+    )
+
+    view = _assert_refused(response, "note", "at most 500 characters")
+    assert "a day holds at most 24 hours" in " ".join(view.errors["hours"])
+    assert counts(db) == before
+    db.expire_all()
+    assert db.get(HourLog, entry.id).logged_on == D(2026, 11, 20)
+
+
 def test_a_days_total_of_exactly_24_is_accepted(db, client, auth, alice):
     log(db, alice, "GPU-ARCH", 20, YESTERDAY)
     auth.sign_in(alice)

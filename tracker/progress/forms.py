@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
-from typing import Self
+from typing import Any, Self
 
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
@@ -18,6 +19,7 @@ from wtforms import (
 from wtforms.validators import Optional, StopValidation
 
 from tracker.catalog.rules import DECIMAL_PLACES
+from tracker.errors import ValidationError
 from tracker.forms import (
     DataRequired,
     DayField,
@@ -28,6 +30,7 @@ from tracker.forms import (
     LocalDecimalField,
     WholeField,
     WholeRange,
+    show_errors,
 )
 from tracker.progress.rules import (
     HOURS_PER_DAY,
@@ -44,6 +47,9 @@ from tracker.progress.rules import (
 from tracker.progress.services.hours_checks import date_problem
 from tracker.web.language import localized
 
+# Hours on a day: the error of a day that cannot hold them, or None (the service's check).
+DayRoom = Callable[[dt.date, Decimal], ValidationError | None]
+
 
 class HoursForm(FlaskForm):
     course = ListedChoice(_l("Course"), coerce=int, validators=[InputRequired()])
@@ -59,15 +65,31 @@ class HoursForm(FlaskForm):
     )
     note = StringField(_l("Note"), validators=[Optional(), Length(max=MAX_NOTE_LENGTH)])
 
-    # The day the date is judged by and the engineer's hire date (judged_by): the
-    # service's date rule, checked with the form's own, so one round shows them all.
+    # The day the date is judged by, the engineer's hire date and the day's room
+    # (judged_by): the service's rules, checked with the form's own, so one round
+    # shows them all.
     _today: dt.date | None = None
     _hired_on: dt.date | None = None
+    _day_room: DayRoom | None = None
 
-    def judged_by(self, today: dt.date, hired_on: dt.date | None) -> Self:
-        """Check the date as the service will: not after `today`, nor before `hired_on`."""
-        self._today, self._hired_on = today, hired_on
+    def judged_by(
+        self, today: dt.date, hired_on: dt.date | None, day_room: DayRoom | None = None
+    ) -> Self:
+        """Check as the service will: the date by `today` and `hired_on`, the day by `day_room`."""
+        self._today, self._hired_on, self._day_room = today, hired_on, day_room
         return self
+
+    def validate(self, extra_validators: Mapping[str, Sequence[Any]] | None = None) -> bool:
+        if super().validate(extra_validators):
+            # Alone, a full day is the service's to refuse: the form reads no total.
+            return True
+        # The day's total with the other errors, once its hours and date are sound.
+        sound = not self.hours.errors and not self.logged_on.errors
+        if self._day_room is not None and sound and isinstance(self.logged_on.data, dt.date):
+            overfilled = self._day_room(self.logged_on.data, self.hours.data)
+            if overfilled is not None:
+                show_errors(self, overfilled)
+        return False
 
     def validate_logged_on(self, field: Field) -> None:
         if self._today is None or not isinstance(field.data, dt.date):

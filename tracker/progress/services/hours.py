@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 from tracker.audit import services as audit
 from tracker.catalog.models.credentials import Course
 from tracker.clock import utcnow
+from tracker.errors import ValidationError
 from tracker.people.models import Engineer
 from tracker.people.schemas import PersonRef
 from tracker.progress.models import HourLog
@@ -213,20 +214,22 @@ def _insert_entry(
     return entry_id
 
 
-def _check_day_total(
+def day_overfilled(
     session: Session,
-    engineer: Engineer,
+    engineer_id: int,
     logged_on: dt.date,
     hours: Decimal,
     replacing: HourLog | None = None,
-) -> None:
-    """Refuse hours that would overfill the day; `replacing` is the entry they replace."""
+) -> ValidationError | None:
+    """Return the error of hours that would overfill their day, if they would.
+
+    `replacing` is the entry they replace (its own hours leave the day).
+    """
     session.flush()
-    total = day_total(session, engineer.id, logged_on)
+    total = day_total(session, engineer_id, logged_on)
     if replacing is not None and replacing.logged_on == logged_on:
         total -= replacing.hours
-    if total + hours > HOURS_PER_DAY:
-        raise day_full(logged_on, total)
+    return day_full(logged_on, total) if total + hours > HOURS_PER_DAY else None
 
 
 @contextmanager
@@ -258,7 +261,9 @@ def update_hours(
 ) -> HourLog:
     """Change an hour log entry under the same rules; the audit trail keeps the old values."""
     check_hours(entry.engineer.hired_on, logged_on, hours, today, note)
-    _check_day_total(session, entry.engineer, logged_on, hours, replacing=entry)
+    overfilled = day_overfilled(session, entry.engineer_id, logged_on, hours, replacing=entry)
+    if overfilled is not None:
+        raise overfilled
     before = audit.snapshot(entry)
     with _within_day(session, entry.engineer_id, logged_on):
         entry.course_id = course.id

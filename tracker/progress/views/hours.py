@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -24,8 +25,8 @@ from tracker.people.services.access import can_log_hours
 from tracker.progress.forms import HoursEditForm, HoursForm
 from tracker.progress.models import HourLog
 from tracker.progress.services.hour_log_pages import hour_log_page, hour_log_pages
+from tracker.progress.services.hours import day_overfilled, log_hours, update_hours
 from tracker.progress.services.hours import delete_hours as delete_entry
-from tracker.progress.services.hours import log_hours, update_hours
 from tracker.progress.services.overview import course_to_study
 from tracker.progress.views.blueprint import bp, flashed_day, flashed_hours, row_or_404
 from tracker.web.confirm import BACK, back_to, confirmation_page
@@ -48,7 +49,8 @@ def _course_choices(session) -> list[tuple[int, str]]:
 def hours():
     """Log hours on a course and list the entries."""
     session = db_session()
-    form = HoursForm().judged_by(today(), current_user.hired_on)
+    day_room = partial(day_overfilled, session, current_user.id)
+    form = HoursForm().judged_by(today(), current_user.hired_on, day_room)
     form.course.choices = _course_choices(session)
     if request.method == "GET":
         form.logged_on.data = today()
@@ -102,7 +104,8 @@ def edit_hours(entry_id: int):
     # The page of the list the Edit link was on (?back=): Cancel and a save return there.
     came_from = same_site_path(request.args.get(BACK))
     back = came_from or url_for("progress.hours")
-    form = HoursEditForm().judged_by(today(), entry.engineer.hired_on)
+    day_room = partial(day_overfilled, session, entry.engineer_id, replacing=entry)
+    form = HoursEditForm().judged_by(today(), entry.engineer.hired_on, day_room)
     form.course.choices = _course_choices(session)
     values = {
         "course": entry.course_id,
