@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from html import unescape
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 import pytest
 from flask.testing import FlaskClient
@@ -322,6 +322,56 @@ def test_the_teams_manager_creates_replaces_and_removes_its_feed(app, client, au
     assert client.get(path(url)).status_code == 404
 
 
+def test_the_team_feeds_buttons_come_back_to_the_what_if_asked(db, client, auth, team):
+    auth.sign_in(team.manager)
+    asked = f"/teams/{team.id}?gpus=512&on=2027-01-15"
+    action, fields = _button(client.get(asked).text, "Create calendar link")
+    created = client.post(action, data=fields)
+    assert created.status_code == 302 and created.headers["Location"] == asked
+
+    page = client.get(asked).text
+    assert 'value="512"' in page  # the page still answers the question asked
+    action, fields = _button(page, "Replace link")
+    replaced = client.post(action, data=fields)
+    assert replaced.status_code == 302 and replaced.headers["Location"] == asked
+
+    remove = re.search(r'<a href="([^"]*)" role="button" class="inline-button">Remove link', page)
+    assert remove
+    removal = confirmation(client, unescape(remove.group(1)))
+    assert removal.back == f"{asked}#calendar-feed"
+    removed = removal.confirm()
+    assert removed.status_code == 302 and removed.headers["Location"] == asked
+    db.refresh(team)
+    assert team.calendar_token is None
+
+
+def _button(html: str, label: str) -> tuple[str, dict[str, str]]:
+    """Return where the page's form with the button `label` posts, and its hidden fields."""
+    for form in re.findall(r"<form [^>]*>.*?</form>", html, re.S):
+        if f">{label}</button>" in form:
+            action = re.search(r'action="([^"]*)"', form)
+            assert action
+            hidden = re.findall(r'<input [^>]*name="([^"]*)"[^>]*value="([^"]*)"', form)
+            return unescape(action.group(1)), {n: unescape(v) for n, v in hidden}
+    raise AssertionError(f"no form with a {label!r} button")
+
+
+@pytest.mark.parametrize(
+    "elsewhere", ["https://evil.example/teams/1", "//evil.example/", "teams/1", "/\\evil"]
+)
+def test_a_team_feeds_way_back_off_this_site_is_ignored(db, client, auth, team, elsewhere):
+    auth.sign_in(team.manager)
+    query = urlencode({"back": elsewhere})
+
+    created = client.post(f"/calendar/team/{team.id}/token?{query}")
+    assert created.headers["Location"] == f"/teams/{team.id}"
+    assert confirmation(client, f"/calendar/team/{team.id}/token/remove?{query}").back == (
+        f"/teams/{team.id}#calendar-feed"
+    )
+    removed = client.post(f"/calendar/team/{team.id}/token/remove?{query}")
+    assert removed.headers["Location"] == f"/teams/{team.id}"
+
+
 def test_an_admin_may_manage_any_teams_feed(client, auth, db, team):
     admin = factories.engineer(db, access_role="admin")
     auth.sign_in(admin)
@@ -429,7 +479,7 @@ def test_removing_the_own_feed_asks_first(app, ada_client, db, ada):
 def test_removing_a_teams_feed_asks_first(client, auth, db, team):
     token = calendars.replace_token(db, team)
     auth.sign_in(team.manager)
-    url = f"/calendar/team/{team.id}/token/remove"
+    url = f"/calendar/team/{team.id}/token/remove?back=/teams/{team.id}"
     assert f'href="{url}"' in client.get(f"/teams/{team.id}").text
 
     asked = confirmation(client, url)

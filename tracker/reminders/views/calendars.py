@@ -9,6 +9,7 @@ manager or an admin.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from urllib.parse import urlsplit, urlunsplit
 
 from flask import Blueprint, Response, abort, current_app, flash, redirect, request, url_for
 from flask_babel import gettext as _
@@ -21,7 +22,8 @@ from tracker.readiness.services.team import can_view_team
 from tracker.reminders import calendars
 from tracker.reminders.forms import FeedTokenForm
 from tracker.signals import showing_profile, showing_team
-from tracker.web.confirm import confirmation_page
+from tracker.web.confirm import back_to, confirmation_page
+from tracker.web.links import here
 from tracker.web.roles import role_required
 
 bp = Blueprint("calendars", __name__, url_prefix="/calendar")
@@ -111,11 +113,13 @@ def engineer_panel(engineer: Engineer) -> FeedPanel:
 
 
 def team_panel(team: Team) -> FeedPanel:
-    """Return the calendar-feed section of a team's page."""
+    """Return the calendar-feed section of a team's page, its buttons coming back to it."""
+    # The page as drawn, its "what if" query (?gpus=&on=) with it.
+    back = here()
     return FeedPanel(
         url=_feed_url("calendars.team_feed", team.calendar_token),
-        replace_action=url_for("calendars.replace_team_token", team_id=team.id),
-        remove_url=url_for("calendars.remove_team_token", team_id=team.id),
+        replace_action=url_for("calendars.replace_team_token", team_id=team.id, back=back),
+        remove_url=url_for("calendars.remove_team_token", team_id=team.id, back=back),
         replace_form=FeedTokenForm(formdata=None, prefix="feed-replace"),
     )
 
@@ -199,6 +203,11 @@ def _team_or_404(team_id: int) -> Team:
     return team
 
 
+def _team_page(team: Team) -> str:
+    """Return the team page the button was on (?back=, its query kept), else the plain one."""
+    return back_to(url_for("readiness.team", team_id=team.id))
+
+
 @bp.post("/team/<int:team_id>/token")
 @role_required(*MANAGER_ROLES)
 def replace_team_token(team_id: int):
@@ -213,7 +222,7 @@ def replace_team_token(team_id: int):
         else _("%(team)s's calendar feed created.", team=team.name),
         "success",
     )
-    return redirect(url_for("readiness.team", team_id=team.id))
+    return redirect(_team_page(team))
 
 
 @bp.route("/team/<int:team_id>/token/remove", methods=["GET", "POST"])
@@ -222,7 +231,7 @@ def remove_team_token(team_id: int):
     """Ask, then remove a team's feed URL; for the team's manager or an admin."""
     team = _team_or_404(team_id)
     if request.method == "GET":
-        back = url_for("readiness.team", team_id=team.id, _anchor="calendar-feed")
+        back = urlunsplit(urlsplit(_team_page(team))._replace(fragment="calendar-feed"))
         if team.calendar_token is None:
             return redirect(back)
         question = _("Remove the link to %(team)s's calendar feed?", team=team.name)
@@ -233,4 +242,4 @@ def remove_team_token(team_id: int):
         _("%(team)s's calendar feed removed: its link no longer works.", team=team.name),
         "success",
     )
-    return redirect(url_for("readiness.team", team_id=team.id))
+    return redirect(_team_page(team))
