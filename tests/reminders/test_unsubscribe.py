@@ -290,6 +290,37 @@ def test_the_pages_speak_the_readers_language(app: Flask, db: Session, boss: Eng
     assert "Este enlace de baja no es válido" in bad.text
 
 
+def test_the_pages_speak_the_persons_language_whatever_the_browser_asks(
+    app: Flask, db: Session, boss: Engineer
+):
+    boss.locale = "es"
+    db.flush()
+    english = {"Accept-Language": "en"}
+    client = app.test_client(use_cookies=False)
+
+    asked = client.get(_link(boss), headers=english).text
+    assert '<html lang="es">' in asked
+    assert "¿Dejar de recibir el resumen semanal?" in asked
+    assert "Stop the weekly digest" not in asked
+    done = client.post(_link(boss), data=ONE_CLICK, headers=english).text
+    assert '<html lang="es">' in done and "Resumen semanal desactivado" in done
+    assert _digest_off(db, boss)
+    # A link that names nobody names no language: the browser's.
+    for url in _bad_links(boss):
+        bad = client.get(url, headers=english)
+        assert bad.status_code == 404
+        assert "This unsubscribe link is not valid" in bad.text
+
+
+def test_an_english_readers_page_is_english_in_a_spanish_browser(
+    app: Flask, db: Session, boss: Engineer
+):
+    boss.locale = "en"
+    db.flush()
+    asked = app.test_client(use_cookies=False).get(_link(boss), headers={"Accept-Language": "es"})
+    assert "<h1>Stop the weekly digest?</h1>" in asked.text
+
+
 # --- the secret key rotated ---------------------------------------------------------
 
 

@@ -6,7 +6,7 @@ opens without a sign-in: its signed token names the person and the list
 it changes nothing; the page's button, or a mail client's one-click POST
 (RFC 8058: the body List-Unsubscribe=One-Click, no cookie, no CSRF token),
 turns the digest off. A token cut short or changed answers 404 and stores
-nothing.
+nothing. The page speaks the person's language, as their mail does.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
+from flask_babel import force_locale
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_login import current_user, login_required
@@ -22,6 +23,7 @@ from tracker.extensions import csrf, db_session, secret_keys
 from tracker.people.models import Engineer
 from tracker.people.services.persons import set_weekly_digest
 from tracker.reminders.forms import DigestForm, OneClickForm
+from tracker.reminders.messages import reader_locale
 from tracker.reminders.rules import (
     DIGEST_HORIZON_DAYS,
     ONE_CLICK_FIELD,
@@ -30,6 +32,7 @@ from tracker.reminders.rules import (
 )
 from tracker.reminders.services.unsubscribe import subscriber
 from tracker.signals import showing_profile
+from tracker.web.language import current_locale
 
 bp = Blueprint("mail", __name__)
 
@@ -94,12 +97,15 @@ def unsubscribe(token: str):
         if request.form.get(ONE_CLICK_FIELD) != ONE_CLICK_VALUE:
             abort(400, NOT_ONE_CLICK)
         set_weekly_digest(session, engineer, False, via="unsubscribe")
-    page = render_template(
-        "reminders/unsubscribe.html",
-        on=engineer.weekly_digest,
-        form=OneClickForm(formdata=None),
-        horizon=DIGEST_HORIZON_DAYS,
-    )
+    # Opened from the person's mail, without a session: the page speaks the mail's
+    # language, their setting; "as my browser asks" leaves the browser's.
+    with force_locale(reader_locale(engineer.locale, current_locale())):
+        page = render_template(
+            "reminders/unsubscribe.html",
+            on=engineer.weekly_digest,
+            form=OneClickForm(formdata=None),
+            horizon=DIGEST_HORIZON_DAYS,
+        )
     response = Response(page)
     # A page of one person's link: no cache keeps it, no search engine lists it.
     response.headers["Cache-Control"] = "no-store"
