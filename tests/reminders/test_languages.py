@@ -384,6 +384,32 @@ def test_an_escalation_goes_out_once_per_language_among_its_managers(db, factory
     assert [n for n in notices(db) if "escalation" in n.dedupe_key] == escalations
 
 
+def test_an_escalation_queued_by_the_scheduler_is_mailed_in_its_readers_language(db, factory, smtp):
+    """Queued uncomposed (an English subject meanwhile), nothing goes before it is composed."""
+    _, cert, own, lead = _escalation_scene(db, "es", "en")
+    day = days_before(90)
+    plan(db, day, WINDOWS, MAIL, keep=False, compose=False)
+    db.flush()
+    now = dt.datetime.combine(day, dt.time(8, 30))
+    deliver(factory, smtp.settings, now)
+    escalations = ("Escalado", "Escalation")
+    assert not [r for r in smtp.mailbox.received if r.subject.startswith(escalations)]
+
+    jobs.compose_pending(factory, MAIL)
+    deliver(factory, smtp.settings, now)
+
+    subjects = {
+        r.rcpt_tos[0]: r.subject for r in smtp.mailbox.received if r.subject.startswith(escalations)
+    }
+    assert subjects == {
+        own.email: f"Escalado: NCA-AIIO de {ANA} es válida hasta el 1 mar 2027 inclusive;"
+        " después, la preparación baja",
+        lead.email: f"Escalation: {ANA}'s NCA-AIIO is valid through 2027-03-01,"
+        " then readiness drops",
+    }
+    assert [n.certification_id for n in notices(db) if n.kind == "escalation"] == [cert.id]
+
+
 def test_an_escalation_whose_managers_all_read_another_language(db):
     """The engineer, copied on an escalation, gets it in their language, addressed to them alone."""
     ana, _, own, lead = _escalation_scene(db, "en", "en")
