@@ -36,6 +36,17 @@ T = TypeVar("T")
 # (the suite runs without DNS, so the name must be let through unresolved).
 WEBHOOK_HOSTS = frozenset({"127.0.0.1", "hooks.example.com"})
 
+# Ways back (?back=) that are no path of this site: another host, a host a browser
+# reads in the path, a relative path, a script, a header slipped in. Each is ignored.
+ELSEWHERE = (
+    "https://evil.example/hours?page=2",
+    "//evil.example/hours",
+    "/\\evil.example/hours",
+    "hours?page=2",
+    "javascript:alert(1)",
+    "/hours?page=2\r\nSet-Cookie: x=1",
+)
+
 
 def count(db: Session, model: type) -> int:
     """Return how many rows the table of `model` holds."""

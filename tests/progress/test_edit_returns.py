@@ -16,7 +16,7 @@ import pytest
 from sqlalchemy.orm import Session
 
 from tests import factories
-from tests.helpers import drawn_form
+from tests.helpers import ELSEWHERE, drawn_form
 from tests.progress.test_confirmations import log_entries
 from tests.progress.test_views import page
 from tracker.people.models import Engineer
@@ -87,17 +87,7 @@ def test_an_edit_refused_keeps_the_way_back(db, client, auth, alice):
     assert db.get(HourLog, int(link.split("/")[2])).hours == Decimal("1.5")
 
 
-@pytest.mark.parametrize(
-    "elsewhere",
-    [
-        "https://evil.example/hours?page=2",
-        "//evil.example/hours",
-        "/\\evil.example/hours",
-        "hours?page=2",
-        "javascript:alert(1)",
-        "/hours?page=2\r\nSet-Cookie: x=1",
-    ],
-)
+@pytest.mark.parametrize("elsewhere", ELSEWHERE)
 def test_a_way_back_off_this_site_is_ignored(db, client, auth, alice, elsewhere):
     log_entries(db, alice, 1)
     auth.sign_in(alice)
