@@ -292,7 +292,7 @@ class Crawler:
             # The entry the demo corrected, whose history holds a version before and
             # after; the first listed may have only its creation (or none).
             return page.eval_on_selector_all(
-                f"tr:has-text({CORRECTED_NOTE!r}) a[href$='/edit']",
+                f"tr:has-text({CORRECTED_NOTE!r}) a[href*='/edit']",
                 "(as) => as.map((a) => a.pathname)",
             )
         return []
@@ -350,7 +350,7 @@ ERROR_PAGES = {
 # messages next to its fields.
 BLANK_FORMS = [
     ("engineer", "progress.hours", "form[action='/hours']"),
-    ("engineer", "progress.edit_hours", "form[action$='/edit']"),
+    ("engineer", "progress.edit_hours", "form[action*='/edit']"),
     ("engineer", "progress.attempts", "form[action='/exams']"),
     ("engineer", "progress.attempts", "form[action='/exams/plan']"),
     ("engineer", "progress.credentials", "form[action='/credentials']"),
@@ -387,7 +387,7 @@ STALE_FORMS = [("engineer", "progress.hours", "form[action='/hours']")]
 STALE = "(form) => { form.querySelector('input[name=csrf_token]').value = 'stale'; }"
 # Edit forms whose record changed since they were drawn: each comes back (409) naming what.
 CHANGED_FORMS = [
-    ("engineer", "progress.edit_hours", "form[action$='/edit']"),
+    ("engineer", "progress.edit_hours", "form[action*='/edit']"),
     ("admin", "admin.edit_person", "form[action='{path}']"),
     ("admin", "admin.edit_team", "form[action='{path}']"),
 ]
