@@ -55,7 +55,8 @@ def test_the_document_declares_the_language_and_its_values(api: Api) -> None:
         (values,) = [b for b in locale.get("anyOf", [locale]) if b.get("type") != "null"]
         assert values["enum"] == ["", "en", "es"], model
         assert "browser" in locale["description"]
-    assert "locale" in schemas["EngineerChangeBody"]["required"]
+    # Each setting left out of a change stays as it is.
+    assert "required" not in schemas["EngineerChangeBody"]
     assert "locale" in schemas["EngineerOut"]["required"]
 
 
@@ -205,15 +206,26 @@ def test_nobody_else_sets_a_persons_language(
     assert fresh(db, scene.target).locale == ""
 
 
-@pytest.mark.parametrize("body", [{"locale": "de"}, {"locale": None}, {}, {"locale": 7}])
-def test_a_bad_or_missing_language_is_refused(
-    api: Api, db: Session, scene: Scene, body: dict
-) -> None:
+@pytest.mark.parametrize(
+    "body", [{"locale": "de"}, {"locale": 7}, {"locale": "de", "weekly_digest": False}]
+)
+def test_a_bad_language_is_refused(api: Api, db: Session, scene: Scene, body: dict) -> None:
     url = f"/api/v1/engineers/{scene.target.id}"
     response = api.call("PATCH", url, scene.tokens["self"], body)
     assert response.status_code == 400
     assert set(response.get_json()["errors"]) == {"locale"}
-    assert fresh(db, scene.target).locale == ""
+    assert (fresh(db, scene.target).locale, fresh(db, scene.target).weekly_digest) == ("", True)
+
+
+@pytest.mark.parametrize("body", [{"locale": None}, {}])
+def test_a_setting_left_out_stays(api: Api, db: Session, scene: Scene, body: dict) -> None:
+    scene.target.locale = "es"
+    db.flush()
+    url = f"/api/v1/engineers/{scene.target.id}"
+    response = api.call("PATCH", url, scene.tokens["self"], body)
+    assert response.status_code == 200
+    assert (response.get_json()["locale"], response.get_json()["weekly_digest"]) == ("es", True)
+    assert fresh(db, scene.target).locale == "es"
 
 
 def test_a_language_set_through_the_api_chooses_the_pages_language(

@@ -19,7 +19,7 @@ from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.i18n import N_
 from tracker.people.schemas import EngineerBody, EngineerChangeBody, EngineerOut, MeOut
-from tracker.people.services.persons import create_person, set_locale
+from tracker.people.services.persons import create_person, set_locale, set_weekly_digest
 from tracker.progress.schemas import OverviewOut
 from tracker.progress.services.overview import overview
 from tracker.progress.services.validity import experience_months
@@ -111,16 +111,27 @@ def post_engineer() -> tuple[Response, int]:
 @bp.patch("/engineers/<int:engineer_id>", endpoint="change_engineer")
 @CHANGE_ENGINEER
 def patch_engineer(engineer_id: int) -> tuple[Response, int]:
-    """Change a person's settings (`locale`): the person themselves or an admin."""
+    """Change a person's settings (`locale`, `weekly_digest`): the person themselves or an admin.
+
+    A setting left out stays as it is. Turning the weekly digest on or off is noted in
+    the account trail, as on the profile.
+    """
     engineer = engineer_in_url(engineer_id)
-    if caller().id != engineer.id and caller().access_role != "admin":
+    me = caller()
+    if me.id != engineer.id and me.access_role != "admin":
         raise ApiError(403, {"engineer": OWN_SETTINGS})
     body = CHANGE_ENGINEER.body()
     CHANGE_ENGINEER.unchanged_since_read(EngineerOut.of(engineer))
+    session = db_session()
     try:
-        set_locale(db_session(), engineer, body.locale)
+        if body.locale is not None:
+            set_locale(session, engineer, body.locale)
     except ValidationError as exc:
         raise ApiError(400, exc.errors) from None
+    if body.weekly_digest is not None:
+        # The trail names no actor for what a person did to their own account.
+        actor = None if me.id == engineer.id else me
+        set_weekly_digest(session, engineer, body.weekly_digest, actor, via="api")
     return CHANGE_ENGINEER.answer(EngineerOut.of(engineer))
 
 

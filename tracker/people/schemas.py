@@ -34,7 +34,7 @@ from tracker.people.rules import (
     MIN_PASSWORD_LENGTH,
     PASSWORD_LENGTH_RULE,
 )
-from tracker.schemas import Answer, Body, Date, Id, Page, refusal, text, worded
+from tracker.schemas import Answer, Body, Date, Id, Page, TrueFalse, refusal, text, worded
 
 # A person's language setting: a locale of the interface, or "" for the browser's choice.
 LOCALE_CHOICES = (BROWSER_LOCALE, *LOCALES)
@@ -42,6 +42,10 @@ LOCALE_DESCRIPTION = (
     "the interface's language for this person: "
     + ", ".join(LOCALES)
     + ', or "" for the browser\'s choice (Accept-Language)'
+)
+WEEKLY_DIGEST_DESCRIPTION = (
+    "whether the person gets the weekly digest mail (on by default; off as on the profile"
+    " or with the digest's unsubscribe link)"
 )
 
 
@@ -118,6 +122,7 @@ class EngineerOut(Answer):
         str,
         Field(json_schema_extra={"enum": list(LOCALE_CHOICES)}, description=LOCALE_DESCRIPTION),
     ]
+    weekly_digest: bool = Field(description=WEEKLY_DIGEST_DESCRIPTION)
 
     @classmethod
     def fields_of(cls, engineer: Engineer) -> dict[str, object]:
@@ -137,6 +142,7 @@ class EngineerOut(Answer):
             "documented_experience_months": engineer.experience_months,
             "experience_text": engineer.experience_text,
             "locale": engineer.locale,
+            "weekly_digest": engineer.weekly_digest,
         }
 
     @classmethod
@@ -229,6 +235,7 @@ class EngineerBody(Body):
 
 
 class EngineerChangeBody(Body):
-    """A person's settings to change: their language."""
+    """A person's settings to change, each left as it is when left out: language, weekly digest."""
 
-    locale: Locale
+    locale: Locale | None = Field(None, description=LOCALE_DESCRIPTION)
+    weekly_digest: TrueFalse | None = Field(None, description=WEEKLY_DIGEST_DESCRIPTION)
