@@ -1,13 +1,15 @@
-"""A people file's language column, and the import's messages in the reader's language."""
+"""A people file's language and weekly digest columns, and its messages in the reader's language."""
 
 from __future__ import annotations
 
 import pytest
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.factories import TODAY
 from tests.helpers import count
+from tracker.audit.models import AccountEvent
 from tracker.errors import ValidationError
 from tracker.i18n import translate
 from tracker.imports.schemas import COST_RULE
@@ -128,3 +130,48 @@ def test_the_summary_counts_in_the_readers_language(db: Session) -> None:
 
 def test_the_written_out_cost_rule_is_the_rules_figure() -> None:
     assert f"from 0 to {MAX_ATTEMPT_COST:,}, with at most 2 decimals" in COST_RULE
+
+
+def test_a_people_file_may_turn_each_persons_weekly_digest_off(db: Session) -> None:
+    admin = factories.engineer(db, access_role="admin")
+    content = (
+        f"{HEADER},weekly_digest\n"
+        "quiet@example.com,Quiet,,,,,,,,no\n"
+        "keen@example.com,Keen,,,,,,,,Yes\n"
+        "usual@example.com,Usual,,,,,,,,\n"
+    )
+    assert import_csv(db, "people", content, TODAY, actor=admin).count == 3
+    digests = {w: find_engineer(db, f"{w}@example.com").weekly_digest for w in ("quiet", "keen")}
+    assert digests == {"quiet": False, "keen": True}
+    assert find_engineer(db, "usual@example.com").weekly_digest is True
+    # Turned off as the person would turn it off: the account trail says who, through what.
+    quiet = find_engineer(db, "quiet@example.com")
+    changes = db.scalars(
+        select(AccountEvent).where(
+            AccountEvent.engineer_id == quiet.id, AccountEvent.kind == "updated"
+        )
+    ).all()
+    assert [(e.method, e.actor_id, e.detail) for e in changes] == [
+        ("import", admin.id, {"weekly_digest": {"from": True, "to": False}})
+    ]
+
+
+def test_the_weekly_digest_column_is_optional(db: Session) -> None:
+    import_csv(db, "people", f"{HEADER}\nplain@example.com,Plain,,,,,,,\n", TODAY)
+    assert find_engineer(db, "plain@example.com").weekly_digest is True
+    assert "weekly_digest" in IMPORT_KINDS["people"].optional
+    assert "weekly_digest (optional column)" in IMPORT_KINDS["people"].help
+
+
+def test_a_weekly_digest_cell_not_yes_or_no_refuses_the_row(db: Session) -> None:
+    before = count(db, Engineer)
+    content = f"{HEADER},weekly_digest\nodd@example.com,Odd,,,,,,,,sometimes\n"
+    with pytest.raises(ImportRefused) as refused:
+        import_csv(db, "people", content, TODAY)
+    [error] = refused.value.errors
+    assert (error.line, error.column, error.message) == (
+        2,
+        "weekly_digest",
+        "weekly_digest must be 'yes' or 'no'; not 'sometimes'",
+    )
+    assert count(db, Engineer) == before

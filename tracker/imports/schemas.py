@@ -228,6 +228,8 @@ class PersonRow(_CsvRow):
     password: Annotated[str | None, PlainValidator(lambda value: _text(value) or None)]
     # The person's language; empty (or no column): the browser's choice.
     locale: Annotated[str, PlainValidator(_optional("")(_as_text)), AfterValidator(_locale)]
+    # Whether they get the weekly digest; empty (or no column): on, as for anyone added.
+    weekly_digest: Annotated[bool, PlainValidator(_optional(True)(_as_yes_no))]
 
 
 class HoursRow(_CsvRow):

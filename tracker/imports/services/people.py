@@ -11,7 +11,7 @@ from tracker.imports.schemas import PersonRow, Row, read_row, split_codes
 from tracker.imports.services.kinds import refuse_if
 from tracker.people.models import Engineer
 from tracker.people.services.checks import level_error
-from tracker.people.services.persons import create_person, resolve_job_roles
+from tracker.people.services.persons import create_person, resolve_job_roles, set_weekly_digest
 from tracker.people.services.reads import find_engineer
 from tracker.people.services.teams import find_team
 
@@ -65,7 +65,7 @@ def import_person(session: Session, row: Row, today: dt.date, actor: Engineer | 
         problems["level"] = problem
     refuse_if(problems, COLUMNS)
     assert cells is not None
-    return create_person(
+    person = create_person(
         session,
         actor=actor,
         today=today,
@@ -82,3 +82,7 @@ def import_person(session: Session, row: Row, today: dt.date, actor: Engineer | 
         locale=cells.locale,
         via="import",
     )
+    if not cells.weekly_digest:
+        # Turned off as the person would turn it off: the account trail says so.
+        set_weekly_digest(session, person, False, actor, via="import")
+    return person

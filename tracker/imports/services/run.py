@@ -44,7 +44,7 @@ IMPORT_KINDS: dict[str, ImportKind] = {
             imported_many=N_("%(num)d people imported."),
             header=N_("A people file has the columns %(columns)s"),
             columns=tuple(PersonRow.model_fields),
-            optional=frozenset({"password", "locale"}),
+            optional=frozenset({"password", "locale", "weekly_digest"}),
             fields={
                 "access_role": "role",
                 "manager": "manager_email",
@@ -60,7 +60,8 @@ IMPORT_KINDS: dict[str, ImportKind] = {
                 "an earlier line; password (optional column, at least %(min_password)s "
                 "characters): without one the person cannot sign in until it is set; "
                 "locale (optional column): the person's language, %(locales)s or empty for "
-                "the browser's choice.",
+                "the browser's choice; weekly_digest (optional column): no to turn the "
+                "weekly digest mail off (empty: on).",
                 roles=", ".join(ACCESS_ROLES[:-1]),
                 last_role=ACCESS_ROLES[-1],
                 separator=JOB_ROLE_SEPARATOR,
