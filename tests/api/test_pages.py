@@ -720,6 +720,7 @@ ONE_OBJECT = {
     "CoverageOut",
     "TeamReadinessOut",
     "ForecastOut",
+    "PersonalDataOut",
 }
 
 

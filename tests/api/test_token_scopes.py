@@ -30,6 +30,9 @@ WRITES = [route for route in API_ROUTES if route[2] in WRITE_METHODS]
 READS = [route for route in API_ROUTES if route[2] == "GET"]
 READ_ONLY = {"errors": {"token": READ_ONLY_TOKEN_RULE}}
 HOURS = {"course": "FDL", "date": "2026-11-20", "hours": 1}
+# A personal-data download is of its moment: it notes each download in the account trail,
+# and the tokens' last use is the call's own.
+OF_THE_MOMENT = {"generated_at", "account_events", "api_tokens"}
 
 
 def _token(db: Session, who: Engineer, **kwargs: Any) -> tuple[ApiToken, str]:
@@ -78,6 +81,10 @@ def test_a_read_token_is_refused_every_write_with_403(
     assert row_counts(db) == before
 
 
+def _lasting(answer: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in answer.items() if key not in OF_THE_MOMENT}
+
+
 @pytest.mark.parametrize(("endpoint", "rule", "method"), READS)
 def test_a_read_token_reads_what_a_write_token_reads(
     app: Flask,
@@ -93,7 +100,7 @@ def test_a_read_token_reads_what_a_write_token_reads(
     url = _url(app, db, scene_with_entry, endpoint, method)
     response = api.get(url, read)
     assert response.status_code == 200, response.get_data(as_text=True)
-    assert response.get_json() == api.get(url, write).get_json()
+    assert _lasting(response.get_json()) == _lasting(api.get(url, write).get_json())
     assert api.call("HEAD", url, read).status_code == 200
 
 
