@@ -31,7 +31,9 @@ def wait_until_one_waits_for_a_lock(engine: Engine, timeout: float = 10.0) -> No
     raise AssertionError("no session waited for a lock")
 
 
-def while_another_writes(engine: Engine, change: Executable, write: Callable[[], T]) -> T:
+def while_another_writes(
+    engine: Engine, change: Executable | tuple[Executable, ...], write: Callable[[], T]
+) -> T:
     """Run `write` while another transaction holds `change` uncommitted; return its result.
 
     The change commits once `write` waits for a lock: a `write` that never waits
@@ -39,7 +41,8 @@ def while_another_writes(engine: Engine, change: Executable, write: Callable[[],
     """
     results: list[T] = []
     with engine.connect() as other:
-        other.execute(change)
+        for statement in change if isinstance(change, tuple) else (change,):
+            other.execute(statement)
         thread = threading.Thread(target=lambda: results.append(write()))
         thread.start()
         try:

@@ -3,24 +3,32 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from decimal import Decimal
+from typing import Any
 
 import pytest
 from flask import Flask
-from sqlalchemy import Engine, select, update
+from flask.testing import FlaskClient
+from sqlalchemy import ColumnElement, Engine, Executable, insert, select, update
 from sqlalchemy.orm import sessionmaker
+from werkzeug.test import TestResponse
 
 from tests import factories
-from tests.helpers import drawn_form, sign_in
+from tests.helpers import WEBHOOK_HOSTS, drawn_form, sign_in
 from tests.locks import while_another_writes
 from tracker import create_app
-from tracker.db import session_scope
+from tracker.careers.models import SkillAssessment
+from tracker.catalog.models.skills import Speciality
+from tracker.db import FOR_CHANGE, session_scope
 from tracker.people.models import Engineer
 from tracker.people.services.accounts import create_token
 from tracker.progress.models import HourLog
 from tracker.progress.services.hours import log_hours
 from tracker.scim.services.tokens import create_scim_token
 from tracker.versions import names, version
+from tracker.webhooks.models import WebhookEndpoint
+from tracker.webhooks.services.endpoints import add_endpoint
 
 
 def test_a_version_is_a_weak_etag_of_what_is_said_whatever_the_keys_order() -> None:
@@ -151,3 +159,92 @@ def test_a_scim_write_at_a_version_waits_for_a_change_and_then_refuses(racing_ur
         assert (status, name) == (412, "Theirs")
     finally:
         engine.dispose()
+
+
+def _raced(
+    app: Flask,
+    secret: str,
+    url: str,
+    change: Executable | tuple[Executable, ...],
+    write: Callable[[FlaskClient, dict[str, str]], TestResponse],
+) -> int:
+    """Read `url`'s version, then `write` at it while another transaction commits `change`."""
+    client, bearer = app.test_client(), {"Authorization": f"Bearer {secret}"}
+    tag = client.get(url, headers=bearer).headers["ETag"]
+    headers = {**bearer, "If-Match": tag}
+    engine = app.extensions["tracker.engine"]
+    return while_another_writes(engine, change, lambda: write(client, headers).status_code)
+
+
+def _stored(app: Flask, column: Any, where: ColumnElement[bool]) -> list[Any]:
+    with app.extensions["tracker.engine"].connect() as conn:
+        return list(conn.scalars(select(column).where(where)))
+
+
+def test_a_persons_settings_set_while_another_change_commits_are_refused(racing_url: str):
+    app, who, secret, _ = _racing_app(racing_url)
+    try:
+        status = _raced(
+            app,
+            secret,
+            f"/api/v1/engineers/{who.id}",
+            update(Engineer).where(Engineer.id == who.id).values(name="Theirs"),
+            lambda client, headers: client.patch(
+                f"/api/v1/engineers/{who.id}", json={"weekly_digest": False}, headers=headers
+            ),
+        )
+        assert (status, _stored(app, Engineer.weekly_digest, Engineer.id == who.id)) == (
+            412,
+            [True],
+        )
+    finally:
+        app.extensions["tracker.engine"].dispose()
+
+
+def test_a_proficiency_set_while_another_is_committed_is_refused(racing_url: str):
+    """Two assessors read the skills; the other's PUT holds the engineer and commits first."""
+    app, who, secret, _ = _racing_app(racing_url)
+    try:
+        (nccl,) = _stored(app, Speciality.id, Speciality.code == "nccl")
+        theirs = (
+            select(Engineer.id).where(Engineer.id == who.id).with_for_update(**FOR_CHANGE),
+            insert(SkillAssessment).values(
+                engineer_id=who.id, speciality_id=nccl, proficiency=2, confirmed=False
+            ),
+        )
+        url = f"/api/v1/engineers/{who.id}/skills"
+        status = _raced(
+            app,
+            secret,
+            url,
+            theirs,
+            lambda client, headers: client.put(f"{url}/nccl", json={"level": 3}, headers=headers),
+        )
+        levels = _stored(app, SkillAssessment.proficiency, SkillAssessment.engineer_id == who.id)
+        assert (status, levels) == (412, [2])
+    finally:
+        app.extensions["tracker.engine"].dispose()
+
+
+def test_a_secret_rotated_while_another_change_commits_is_refused(racing_url: str):
+    app, _, _, _ = _racing_app(racing_url)
+    try:
+        factory = sessionmaker(bind=app.extensions["tracker.engine"], expire_on_commit=False)
+        with session_scope(factory) as session:
+            admin = factories.engineer(session, name="Race admin", access_role="admin")
+            secret = create_token(session, admin, "race")[1]
+            endpoint = add_endpoint(
+                session, "https://hooks.example.com/in", ["hours.logged"], allow_hosts=WEBHOOK_HOSTS
+            )
+        url, theirs = f"/api/v1/webhooks/{endpoint.id}", "https://hooks.example.com/theirs"
+        status = _raced(
+            app,
+            secret,
+            url,
+            update(WebhookEndpoint).where(WebhookEndpoint.id == endpoint.id).values(url=theirs),
+            lambda client, headers: client.post(f"{url}/rotate-secret", headers=headers),
+        )
+        secrets = _stored(app, WebhookEndpoint.secret, WebhookEndpoint.id == endpoint.id)
+        assert (status, secrets) == (412, [endpoint.secret])
+    finally:
+        app.extensions["tracker.engine"].dispose()

@@ -6,7 +6,8 @@ import pytest
 from sqlalchemy.orm import Session
 
 from tests.api.conftest import Scene, row_counts
-from tests.helpers import Api
+from tests.helpers import Api, count
+from tracker.careers.models import SkillAssessment
 from tracker.people.models import Engineer
 from tracker.progress.models import HourLog
 from tracker.webhooks.models import WebhookEndpoint
@@ -161,6 +162,53 @@ def test_a_webhook_is_read_one_at_a_time_and_removed_at_the_version_read(
     assert api.get(url, scene.tokens["manager"]).status_code == 403
 
 
+def test_a_proficiency_is_set_against_the_skills_read(api: Api, db: Session, scene: Scene):
+    skills = f"/api/v1/engineers/{scene.target.id}/skills"
+    token = scene.tokens["manager"]
+    read = api.get(skills, token)
+    tag = read.headers["ETag"]
+    assert api.get(skills, token, headers={"If-None-Match": tag}).status_code == 304
+    put = f"{skills}/nccl"
+    stale = api.put(put, token, {"level": 3}, headers={"If-Match": STALE})
+    assert stale.status_code == 412
+    assert set(stale.get_json()["errors"]) == {"If-Match"}
+    assert count(db, SkillAssessment) == 0
+    done = api.put(put, token, {"level": 3}, headers={"If-Match": tag})
+    assert done.status_code == 200, done.get_json()
+    assert done.get_json()["level"] == 3
+    # The answer's version is the skills' new one: the next write sends it.
+    assert done.headers["ETag"] == api.get(skills, token).headers["ETag"] != tag
+    assert api.put(put, token, {"level": 4}, headers={"If-Match": tag}).status_code == 412
+    again = api.put(put, token, {"level": 4}, headers={"If-Match": done.headers["ETag"]})
+    assert again.status_code == 200
+    # Without If-Match (or with `*`), as every write: unconditional.
+    assert api.put(put, token, {"level": 2}).status_code == 200
+    assert api.put(put, token, {"level": 1}, headers={"If-Match": "*"}).status_code == 200
+    assert count(db, SkillAssessment) == 4
+
+
+def test_a_webhooks_secret_is_rotated_at_the_version_read(api: Api, db: Session, scene: Scene):
+    token = scene.tokens["admin"]
+    body = {"url": "https://hooks.example.com/in", "events": ["hours.logged"], "format": "slack"}
+    made = api.post("/api/v1/webhooks", token, body).get_json()
+    url = f"/api/v1/webhooks/{made['id']}"
+    tag = api.get(url, token).headers["ETag"]
+    rotate = f"{url}/rotate-secret"
+    stale = api.post(rotate, token, headers={"If-Match": STALE})
+    assert stale.status_code == 412
+    assert set(stale.get_json()["errors"]) == {"If-Match"}
+    db.expire_all()
+    assert db.get(WebhookEndpoint, made["id"]).secret == made["secret"]  # type: ignore[union-attr]
+    done = api.post(rotate, token, headers={"If-Match": tag})
+    assert done.status_code == 200
+    assert done.get_json()["secret"] != made["secret"]
+    # The answer's version is the endpoint's (without its secret), as GET reads it.
+    assert done.headers["ETag"] == api.get(url, token).headers["ETag"] != tag
+    assert api.post(rotate, token, headers={"If-Match": tag}).status_code == 412
+    # Without If-Match, as every write: unconditional.
+    assert api.post(rotate, token).status_code == 200
+
+
 def test_the_refusal_speaks_the_requests_language(api: Api, scene_with_entry: Scene):
     refused = api.put(
         _url(scene_with_entry),
@@ -181,6 +229,9 @@ def test_the_refusal_speaks_the_requests_language(api: Api, scene_with_entry: Sc
         ("/api/v1/engineers/{engineer_id}", "get", "If-None-Match"),
         ("/api/v1/engineers/{engineer_id}", "patch", "If-Match"),
         ("/api/v1/webhooks/{endpoint_id}", "delete", "If-Match"),
+        ("/api/v1/webhooks/{endpoint_id}/rotate-secret", "post", "If-Match"),
+        ("/api/v1/engineers/{engineer_id}/skills", "get", "If-None-Match"),
+        ("/api/v1/engineers/{engineer_id}/skills/{speciality}", "put", "If-Match"),
     ],
 )
 def test_the_document_declares_versions(api: Api, path: str, method: str, header: str):
@@ -192,5 +243,5 @@ def test_the_document_declares_versions(api: Api, path: str, method: str, header
         assert "ETag" in answers["200"]["headers"] and "ETag" in answers["304"]["headers"]
     else:
         assert answers["412"] == {"$ref": "#/components/responses/PreconditionFailed"}
-    if method in ("put", "patch"):
+    if method in ("put", "patch", "post"):
         assert "ETag" in answers["200"]["headers"]

@@ -88,8 +88,9 @@ REFUSAL_NAMES = {
 # Every operation: the blueprint authenticates each request, any may meet the database
 # down, and the server refuses a URL or headers beyond its limits (tracker.server).
 ALWAYS = (401, 414, 431, 503)
-# The methods that change a record: with `versioned`, they take If-Match.
-WRITES = ("PUT", "PATCH", "DELETE")
+# The methods that change a record: with `versioned`, they take If-Match (a versioned
+# POST changes the record its URL names, as rotating a webhook's secret does).
+WRITES = ("POST", "PUT", "PATCH", "DELETE")
 
 
 @dataclass(frozen=True, eq=False)
@@ -148,11 +149,20 @@ class Operation(Generic[Q, B]):
         return self.validated(self.json_body())
 
     def answer(
-        self, result: Answer, status: int = 200, location: str | None = None
+        self,
+        result: Answer,
+        status: int = 200,
+        location: str | None = None,
+        record: Answer | None = None,
     ) -> tuple[Response, int]:
-        """Return `result` as the answer (one of the declared answers), with its status."""
+        """Return `result` as the answer (one of the declared answers), with its status.
+
+        `record`: what the record's read says, when the answer says something else; its
+        version is the answer's ETag (a versioned operation's only).
+        """
         if self.versioned:
-            return versioned(result, status, location)
+            return versioned(result, status, location, record)
+        assert record is None, "declare versioned=True to answer a record's version"
         return answer(result, status, location)
 
     def unchanged_since_read(self, current: Answer) -> None:

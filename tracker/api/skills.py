@@ -28,8 +28,13 @@ from tracker.i18n import N_, msg
 from tracker.people.models import Engineer
 from tracker.people.schemas import PersonRef
 
-SKILLS = Operation(answers={200: SkillsOut}, query_model=NoQuery, refusals=(403, 404))
-PUT_SKILL = Operation(answers={200: AssessedOut}, body_model=SkillBody, refusals=(403, 404))
+SKILLS = Operation(
+    answers={200: SkillsOut}, query_model=NoQuery, refusals=(403, 404), versioned=True
+)
+# A proficiency is set against the skills read: PUT takes the ETag of GET /engineers/ID/skills.
+PUT_SKILL = Operation(
+    answers={200: AssessedOut}, body_model=SkillBody, refusals=(403, 404), versioned=True
+)
 TEAM_SKILLS = Operation(answers={200: CoverageOut}, query_model=NoQuery, refusals=(403, 404))
 
 
@@ -39,6 +44,11 @@ def skills(engineer_id: int) -> tuple[Response, int]:
     """The current proficiency per speciality (the newest counts) and the history."""
     engineer = engineer_in_url(engineer_id)
     SKILLS.query()
+    return SKILLS.answer(_skills_of(engineer))
+
+
+def _skills_of(engineer: Engineer) -> SkillsOut:
+    """Return what GET /engineers/ID/skills says of `engineer`: the version a PUT checks."""
     session = db_session()
     history = skill_history(session, engineer.id)
     people = assessors(session, history)
@@ -47,23 +57,25 @@ def skills(engineer_id: int) -> tuple[Response, int]:
     def assessor(row: SkillAssessment) -> Engineer | None:
         return None if row.assessed_by_id is None else people.get(row.assessed_by_id)
 
-    return SKILLS.answer(
-        SkillsOut(
-            engineer=PersonRef.of(engineer),
-            skills=[
-                SkillOut.of(current[s.id], assessor(current[s.id]))
-                for s in specialities(session)
-                if s.id in current
-            ],
-            history=[SkillOut.of(r, assessor(r)) for r in history],
-        )
+    return SkillsOut(
+        engineer=PersonRef.of(engineer),
+        skills=[
+            SkillOut.of(current[s.id], assessor(current[s.id]))
+            for s in specialities(session)
+            if s.id in current
+        ],
+        history=[SkillOut.of(r, assessor(r)) for r in history],
     )
 
 
 @bp.put("/engineers/<int:engineer_id>/skills/<speciality>")
 @PUT_SKILL
 def put_skill(engineer_id: int, speciality: str) -> tuple[Response, int]:
-    """Set a proficiency 0-4: self-assessed by the engineer, confirmed by their manager."""
+    """Set a proficiency 0-4: self-assessed by the engineer, confirmed by their manager.
+
+    Sent with the ETag of GET /engineers/ID/skills as If-Match, it is set only while the
+    skills are still what was read; the answer's ETag is the skills' new version.
+    """
     engineer = engineer_in_url(engineer_id)
     if not can_assess(caller(), engineer):
         raise ApiError(403, {"engineer": N_("you may not assess this engineer's skills")})
@@ -82,8 +94,12 @@ def put_skill(engineer_id: int, speciality: str) -> tuple[Response, int]:
             },
         )
     level = PUT_SKILL.body().level
+    # The engineer is held (engineer_in_url): a PUT meanwhile waits, then sees this one's row.
+    PUT_SKILL.unchanged_since_read(_skills_of(engineer))
     row = assess(session, engineer, found, level, caller())
-    return PUT_SKILL.answer(AssessedOut.of_engineer(row, caller(), engineer))
+    return PUT_SKILL.answer(
+        AssessedOut.of_engineer(row, caller(), engineer), record=_skills_of(engineer)
+    )
 
 
 @bp.get("/teams/<int:team_id>/skills")

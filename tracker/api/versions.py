@@ -3,7 +3,8 @@
 A record's version is a weak ETag, the hash of the JSON its answer says
 (tracker.versions, as SCIM's resources): GET answers it, a PUT, PATCH or DELETE
 sent with `If-Match` changes the record only while it still is that version
-(412 otherwise, nothing written), and a GET sent with `If-None-Match` naming
+(412 otherwise, nothing written; so does a POST that changes the record its URL
+names, such as a webhook's rotate-secret), and a GET sent with `If-None-Match` naming
 it answers 304 without a body. Without the headers, a request is unconditional.
 """
 
@@ -44,9 +45,15 @@ def unchanged_since_read(current: Answer) -> None:
         raise ApiError(412, {"If-Match": CHANGED})
 
 
-def versioned(result: Answer, status: int, location: str | None) -> tuple[Response, int]:
-    """Return `result` with its ETag; to a GET whose If-None-Match names it, 304."""
-    tag = etag(result)
+def versioned(
+    result: Answer, status: int, location: str | None, record: Answer | None = None
+) -> tuple[Response, int]:
+    """Return `result` with the ETag of `record` (itself when None); to a GET naming it, 304.
+
+    A write that answers more or other than its record says (a secret just made, the
+    row just written) still answers the record's version, the one its next write sends.
+    """
+    tag = etag(result if record is None else record)
     if request.method == "GET" and names(request.headers.get("If-None-Match"), tag):
         response = Response(status=304)
         del response.headers["Content-Type"]

@@ -39,7 +39,8 @@ WEBHOOK = Operation(
     answers={200: WebhookOut}, query_model=NoQuery, refusals=(403, 404), versioned=True
 )
 DELETE_WEBHOOK = Operation(answers={204: None}, refusals=(403, 404), versioned=True)
-ROTATE_SECRET = Operation(answers={200: WebhookSecretOut}, refusals=(403, 404))
+# Rotating changes the endpoint (its previous secret's end): at the version GET /webhooks/ID read.
+ROTATE_SECRET = Operation(answers={200: WebhookSecretOut}, refusals=(403, 404), versioned=True)
 
 
 def _admins_only() -> None:
@@ -108,5 +109,9 @@ def delete_webhook(endpoint_id: int) -> tuple[Response, int]:
 @ROTATE_SECRET
 def rotate_webhook_secret(endpoint_id: int) -> tuple[Response, int]:
     """Give an endpoint a new secret; the previous one signs too for 24 hours."""
-    endpoint = rotate(db_session(), _endpoint(endpoint_id), utcnow(), caller().id)
-    return ROTATE_SECRET.answer(WebhookSecretOut.with_secret(endpoint))
+    endpoint = _endpoint(endpoint_id)
+    ROTATE_SECRET.unchanged_since_read(WebhookOut.of(endpoint))
+    rotate(db_session(), endpoint, utcnow(), caller().id)
+    return ROTATE_SECRET.answer(
+        WebhookSecretOut.with_secret(endpoint), record=WebhookOut.of(endpoint)
+    )
