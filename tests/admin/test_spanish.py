@@ -215,7 +215,7 @@ def test_a_catalog_refusal_names_its_field_in_spanish(admin_es, db):
 def test_a_csv_import_error_in_spanish(admin_es, db):
     html = page(admin_es, "/admin/imports")
     assert "Importa primero a las personas" in html and "Formatos de archivo" in html
-    assert "Columnas opcionales: locale, password." in html
+    assert "Columnas opcionales: locale, password, weekly_digest." in html
     assert "locale (columna opcional)" in html
     absent(html, "Import people first", "File formats", "Optional columns")
     content = (

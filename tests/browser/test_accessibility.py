@@ -181,6 +181,9 @@ class Crawl:
 def check(page, url: str, status: int) -> Visit:
     """Run axe and the label checks on the page as it is now."""
     visit = Visit(url, status)
+    # A page reached by a click may show its text before its stylesheet has
+    # loaded; axe measures the layout (target sizes, contrast), so wait for it.
+    page.wait_for_load_state("load")
     results = page.evaluate("(options) => axe.run(document, options)", AXE_OPTIONS)
     for rule in results["violations"]:
         for node in rule["nodes"]:
