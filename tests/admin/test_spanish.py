@@ -14,11 +14,13 @@ from sqlalchemy.orm import Session
 from tests import factories
 from tests.admin.helpers import field_error, text
 from tests.helpers import count, fresh, sign_in
+from tests.reminders.helpers import MAIL, WINDOWS, days_before, holder
 from tracker.catalog.models.credentials import Course
 from tracker.catalog.services.internal_track import create_internal_track
 from tracker.people.models import Engineer, Team
 from tracker.people.services.reads import find_engineer
 from tracker.reminders.models import Notification
+from tracker.reminders.services.daily_pass import plan
 
 
 @pytest.fixture
@@ -297,6 +299,17 @@ def test_the_outbox_page(admin_es, db):
     absent(html, "Next attempt", "Last error", "The outbox is empty", "Retry #", ">2026-11-29")
     empty = page(admin_es, "/admin/outbox?status=sent")
     assert "Ningún aviso coincide con estos filtros." in empty and "quitar los filtros" in empty
+
+
+def test_a_notice_not_composed_yet_shows_no_english_placeholder(admin_es, db):
+    """The pass queues a notice with an English subject that composing writes again."""
+    holder(db, name="Rosa Reader", locale="es")
+    plan(db, days_before(7), WINDOWS, MAIL, compose=False)
+    html = page(admin_es, "/admin/outbox")
+    assert "En redacción, en el idioma de quien lo recibe" in html
+    absent(html, "valid through", "Being written")
+    # Nor is it found by the placeholder's words.
+    assert "Ningún aviso coincide" in page(admin_es, "/admin/outbox?q=valid+through")
 
 
 def test_a_skipped_notice_is_listed_by_its_name(admin_es, db):

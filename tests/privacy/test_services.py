@@ -10,12 +10,14 @@ from sqlalchemy.orm import Session
 from tests import factories
 from tests.factories import TODAY
 from tests.privacy.conftest import DAY, NOW, Scene
+from tests.reminders.helpers import EARNED, MAIL, WINDOWS
 from tracker.audit.models import AccountEvent
 from tracker.people.services.persons import set_level
 from tracker.privacy.rules import FORMAT, SECRET_FIELDS, VERSION
 from tracker.privacy.services.export import SECTIONS, filename, personal_data, record_export
 from tracker.progress.models import HourLog
 from tracker.progress.services.hours import log_hours, update_hours
+from tracker.reminders.services.daily_pass import plan
 
 # The date each list is ordered by (then the id).
 ORDERED_BY = {
@@ -111,10 +113,22 @@ def test_notices_say_what_and_when_but_not_to_whom_nor_the_body(db: Session, sce
     (notice,) = document["notifications"]
     assert notice["kind"] == "reminder" and notice["window_days"] == 30
     assert notice["status"] == "pending" and notice["sent_to_you"] == "to"
-    assert notice["subject"]
+    assert notice["subject"] and notice["composed"] is True
     assert not {"to_addrs", "cc_addrs", "body_text", "body_html", "ics"} & set(notice)
     # The reminder copied the manager: their address stays out.
     assert scene.manager.email not in text
+
+
+def test_a_notice_not_composed_yet_has_no_subject(db: Session, scene: Scene):
+    """Until composed, its subject is the pass's English placeholder: the file leaves it out."""
+    scene.person.locale = "es"
+    factories.certification(db, scene.person, "NCA-AIIO", EARNED, TODAY + 7 * DAY)
+    plan(db, TODAY, WINDOWS, MAIL, compose=False)
+    document, text = _file(db, scene.person)
+    pending = [n for n in document["notifications"] if not n["composed"]]
+    assert "es" in {n["locale"] for n in pending}
+    assert {n["subject"] for n in pending} == {None}
+    assert "NCA-AIIO valid through" not in text
 
 
 def test_the_trails_keep_what_happened_to_the_persons_records(db: Session, scene: Scene):

@@ -93,6 +93,11 @@ class Notification(Base):
     certification: Mapped[Certification | None] = relationship()
     engineer: Mapped[Engineer | None] = relationship()
 
+    @property
+    def composed(self) -> bool:
+        """Whether its text is written: until then its subject is the pass's English placeholder."""
+        return self.body_text is not None
+
 
 class ReminderRun(Base):
     """A piece of the pass done once per period: the digests of an ISO week ("digest",

@@ -89,7 +89,8 @@ def notifications(session: Session, engineer: Engineer) -> list[Json]:
     """Return the notices about the person or sent to them: what, when, and whether sent.
 
     Never who else they went to, nor their bodies (a notice to a manager lists
-    other people).
+    other people). A notice not composed yet has no subject (`composed` false):
+    its text, subject included, is still to be written in its reader's language.
     """
     email = engineer.email.lower()
     rows = rows_of(
@@ -112,7 +113,9 @@ def notifications(session: Session, engineer: Engineer) -> list[Json]:
             {
                 "id": row.id,
                 "kind": row.kind,
-                "subject": row.subject,
+                # Until composed, the subject is the pass's English placeholder.
+                "subject": row.subject if row.composed else None,
+                "composed": row.composed,
                 "status": row.status,
                 "locale": row.locale,
                 "certification_id": row.certification_id,

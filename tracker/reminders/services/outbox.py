@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import Session
 
 from tracker.db import CountedPage, within_pages
@@ -27,7 +27,9 @@ def outbox(
     """Return a page of notifications, newest first, filtered by status, kind and text.
 
     The text matches recipients (to and cc) and subjects, case-insensitively,
-    as plain text (% and _ are not wildcards). A page past the end shows the last.
+    as plain text (% and _ are not wildcards); a notice not composed yet has no
+    subject to match (the pass's English placeholder is never shown). A page past
+    the end shows the last.
     """
     query = select(Notification)
     if status:
@@ -40,7 +42,10 @@ def outbox(
             or_(
                 Notification.to_addrs.icontains(search, autoescape=True),
                 Notification.cc_addrs.icontains(search, autoescape=True),
-                Notification.subject.icontains(search, autoescape=True),
+                and_(
+                    Notification.body_text.is_not(None),
+                    Notification.subject.icontains(search, autoescape=True),
+                ),
             )
         )
     total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
