@@ -7,10 +7,13 @@ from flask.testing import FlaskClient
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from tests import factories
 from tests.api.conftest import Scene
-from tests.helpers import Api, fresh, sign_in
+from tests.helpers import Api, count, fresh, sign_in
 from tracker.audit.models import AccountEvent
 from tracker.people.models import Engineer
+from tracker.people.services.persons import set_weekly_digest
+from tracker.people.services.reads import find_engineer
 
 
 def _changes(db: Session, person: Engineer) -> list[tuple[str | None, int | None, dict | None]]:
@@ -98,3 +101,66 @@ def test_the_document_declares_the_setting(api: Api):
         assert "weekly_digest" in schemas[model]["required"]
     change = schemas["EngineerChangeBody"]["properties"]["weekly_digest"]
     assert change["anyOf"] == [{"type": "boolean"}, {"type": "null"}]
+    added = schemas["EngineerBody"]["properties"]["weekly_digest"]
+    # Null is the same as left out: on.
+    assert added["anyOf"] == [{"type": "boolean"}, {"type": "null"}] and added["default"] is True
+    assert "weekly_digest" not in schemas["EngineerBody"].get("required", [])
+
+
+# --- a person added with their choice --------------------------------------------------
+
+NORA = {"email": "nora@example.com", "name": "Nora New"}
+
+
+def test_an_admin_adds_a_person_with_the_digest_off_and_is_named(
+    api: Api, db: Session, scene: Scene
+):
+    body = {**NORA, "weekly_digest": False}
+    response = api.post("/api/v1/engineers", scene.tokens["admin"], body)
+    assert response.status_code == 201, response.get_json()
+    assert response.get_json()["weekly_digest"] is False
+    person = find_engineer(db, NORA["email"])
+    assert person.weekly_digest is False
+    # Turned off as the import turns it off: the account trail says so.
+    assert _changes(db, person) == [("api", scene.admin.id, OFF)]
+
+
+@pytest.mark.parametrize(
+    "digest", [{}, {"weekly_digest": None}, {"weekly_digest": True}], ids=["left out", "null", "on"]
+)
+def test_a_person_added_gets_the_digest_by_default(api: Api, db: Session, scene: Scene, digest):
+    response = api.post("/api/v1/engineers", scene.tokens["admin"], {**NORA, **digest})
+    assert response.status_code == 201 and response.get_json()["weekly_digest"] is True
+    person = find_engineer(db, NORA["email"])
+    assert person.weekly_digest is True
+    assert _changes(db, person) == []
+
+
+@pytest.mark.parametrize("value", ["no", 0, "false", [False]])
+def test_a_person_is_not_added_with_anything_but_true_or_false(
+    api: Api, db: Session, scene: Scene, value
+):
+    before = count(db, Engineer)
+    refused = api.post("/api/v1/engineers", scene.tokens["admin"], {**NORA, "weekly_digest": value})
+    assert refused.status_code == 400
+    assert refused.get_json() == {"errors": {"weekly_digest": "must be true or false"}}
+    assert count(db, Engineer) == before
+
+
+# --- who is named ---------------------------------------------------------------------
+
+
+def test_a_persons_own_change_names_no_actor_on_every_channel(db: Session):
+    """The rule is the service's: whoever calls it, a person's own change is theirs alone."""
+    person = factories.engineer(db)
+    admin = factories.engineer(db, access_role="admin")
+    for on, via in ((False, "web"), (True, "api"), (False, "unsubscribe"), (True, "import")):
+        assert set_weekly_digest(db, person, on, person, via=via)
+    set_weekly_digest(db, person, False, admin, via="api")
+    assert [(method, actor) for method, actor, _ in _changes(db, person)] == [
+        ("web", None),
+        ("api", None),
+        ("unsubscribe", None),
+        ("import", None),
+        ("api", admin.id),
+    ]

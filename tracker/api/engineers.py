@@ -79,13 +79,14 @@ def get_engineer(engineer_id: int) -> tuple[Response, int]:
 @bp.post("/engineers", endpoint="add_engineer")
 @ADD_ENGINEER
 def post_engineer() -> tuple[Response, int]:
-    """Add a person and their account (admins): email, name, role, level, team, locale..."""
+    """Add a person and their account (admins): email, name, role, level, team, locale, digest..."""
     if caller().access_role != "admin":
         raise ApiError(403, {"engineer": ADMINS_ADD})
     body = ADD_ENGINEER.body()
+    session = db_session()
     try:
         engineer = create_person(
-            db_session(),
+            session,
             actor=caller(),
             today=today(),
             email=body.email,
@@ -103,6 +104,9 @@ def post_engineer() -> tuple[Response, int]:
         )
     except ValidationError as exc:
         raise ApiError(400, rename(exc.errors, ENGINEER_NAMES)) from None
+    if not body.weekly_digest:
+        # Turned off as the person would turn it off: the account trail says so.
+        set_weekly_digest(session, engineer, False, caller(), via="api")
     return ADD_ENGINEER.answer(
         EngineerOut.of(engineer), 201, url_for("api.engineer", engineer_id=engineer.id)
     )
@@ -129,9 +133,7 @@ def patch_engineer(engineer_id: int) -> tuple[Response, int]:
     except ValidationError as exc:
         raise ApiError(400, exc.errors) from None
     if body.weekly_digest is not None:
-        # The trail names no actor for what a person did to their own account.
-        actor = None if me.id == engineer.id else me
-        set_weekly_digest(session, engineer, body.weekly_digest, actor, via="api")
+        set_weekly_digest(session, engineer, body.weekly_digest, me, via="api")
     return CHANGE_ENGINEER.answer(EngineerOut.of(engineer))
 
 

@@ -232,6 +232,7 @@ class EngineerBody(Body):
         | None
     ) = Field(None, description="left out, the person cannot sign in until one is set")
     locale: Locale = BROWSER_LOCALE
+    weekly_digest: TrueFalse = Field(True, description=WEEKLY_DIGEST_DESCRIPTION)
 
 
 class EngineerChangeBody(Body):

@@ -181,12 +181,17 @@ def set_weekly_digest(
 ) -> bool:
     """Turn the person's weekly digest on or off; return whether that changed it.
 
-    The account trail records a change, through `via` (the profile's "web", or
-    the digest's own "unsubscribe" link); setting what is set writes nothing.
+    The account trail records a change by `actor`, through `via` (the profile's
+    "web", the API, the digest's own "unsubscribe" link, an "import"); setting
+    what is set writes nothing.
     """
     if engineer.weekly_digest == on:
         return False
     change = {"weekly_digest": {"from": engineer.weekly_digest, "to": on}}
+    # The trail names no actor for what a person did to their own account, whichever
+    # channel they did it through: the rule is kept here, not by each caller.
+    if actor is not None and actor.id == engineer.id:
+        actor = None
     trail(session, "updated", engineer, actor, via, change)
     engineer.weekly_digest = on
     session.flush()
