@@ -312,6 +312,26 @@ def test_the_pages_speak_the_persons_language_whatever_the_browser_asks(
         assert "This unsubscribe link is not valid" in bad.text
 
 
+@pytest.mark.parametrize("body", [{}, {"List-Unsubscribe": "one-click"}], ids=["none", "wrong"])
+def test_the_refusal_of_a_post_without_one_click_speaks_the_persons_language(
+    app: Flask, db: Session, boss: Engineer, body
+):
+    boss.locale = "es"
+    db.flush()
+    english = {"Accept-Language": "en"}
+    client = app.test_client(use_cookies=False)
+    refused = client.post(_link(boss), data=body, headers=english)
+    assert refused.status_code == 400
+    assert '<html lang="es">' in refused.text and "Solicitud incorrecta" in refused.text
+    assert "Una solicitud de baja debe llevar List-Unsubscribe=One-Click" in refused.text
+    assert "must carry" not in refused.text and "Bad Request" not in refused.text
+    assert refused.headers["Cache-Control"] == "no-store"
+    assert not _digest_off(db, boss)
+    # A link that names nobody names no language: the browser's.
+    tampered = client.post(f"{UNSUBSCRIBE_PATH}/garbage", data=body, headers=english)
+    assert tampered.status_code == 404 and '<html lang="en">' in tampered.text
+
+
 def test_an_english_readers_page_is_english_in_a_spanish_browser(
     app: Flask, db: Session, boss: Engineer
 ):

@@ -13,11 +13,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    flash,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from flask_babel import force_locale
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_login import current_user, login_required
+from werkzeug.exceptions import BadRequest
 
 from tracker.extensions import csrf, db_session, secret_keys
 from tracker.people.models import Engineer
@@ -32,6 +43,7 @@ from tracker.reminders.rules import (
 )
 from tracker.reminders.services.unsubscribe import subscriber
 from tracker.signals import showing_profile
+from tracker.web.errors import http_error
 from tracker.web.language import current_locale
 
 bp = Blueprint("mail", __name__)
@@ -71,7 +83,8 @@ def digest_setting():
     if not form.validate_on_submit():
         abort(400, _("The form expired: reload the page and try again."))
     on = bool(form.weekly_digest.data)
-    set_weekly_digest(db_session(), current_user._get_current_object(), on, via="web")
+    person = current_user._get_current_object()
+    set_weekly_digest(db_session(), person, on, person, via="web")
     flash(
         _("Weekly digest on: it comes at the start of each week.")
         if on
@@ -93,21 +106,27 @@ def unsubscribe(token: str):
     engineer = session.get(Engineer, engineer_id) if engineer_id is not None else None
     if engineer is None:
         abort(404, BAD_LINK)
-    if request.method == "POST":
-        if request.form.get(ONE_CLICK_FIELD) != ONE_CLICK_VALUE:
-            abort(400, NOT_ONE_CLICK)
-        set_weekly_digest(session, engineer, False, via="unsubscribe")
     # Opened from the person's mail, without a session: the page speaks the mail's
-    # language, their setting; "as my browser asks" leaves the browser's.
+    # language, their setting; "as my browser asks" leaves the browser's. So does
+    # the refusal of a request without the one-click body, drawn here rather than
+    # after the view (in the browser's language).
     with force_locale(reader_locale(engineer.locale, current_locale())):
+        if request.method == "POST" and request.form.get(ONE_CLICK_FIELD) != ONE_CLICK_VALUE:
+            return _kept_private(http_error(current_app, BadRequest(NOT_ONE_CLICK)))
+        if request.method == "POST":
+            # The person, holding their own link, turns it off.
+            set_weekly_digest(session, engineer, False, engineer, via="unsubscribe")
         page = render_template(
             "reminders/unsubscribe.html",
             on=engineer.weekly_digest,
             form=OneClickForm(formdata=None),
             horizon=DIGEST_HORIZON_DAYS,
         )
-    response = Response(page)
-    # A page of one person's link: no cache keeps it, no search engine lists it.
+    return _kept_private(Response(page))
+
+
+def _kept_private(response: Response) -> Response:
+    """Keep a page of one person's link out of caches and search engines."""
     response.headers["Cache-Control"] = "no-store"
     response.headers["X-Robots-Tag"] = "noindex, nofollow"
     return response
