@@ -55,6 +55,13 @@ def engineer(session: Session, **overrides: object) -> Engineer:
     return create_person(session, **values)  # type: ignore[arg-type]
 
 
+def someone_and_an_admin(session: Session) -> tuple[Engineer, Engineer]:
+    """Create a person holding NCA-AIIO (2025-01-06 to 2027-01-06) and an admin."""
+    who = engineer(session)
+    certification(session, who, "NCA-AIIO", dt.date(2025, 1, 6), dt.date(2027, 1, 6))
+    return who, engineer(session, access_role="admin")
+
+
 def team(
     session: Session, gpus: int = 64, manager: Engineer | None = None, **overrides: object
 ) -> Team:

@@ -7,8 +7,14 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
+import pytest
+from flask import Flask
 from sqlalchemy import Executable, text
 from sqlalchemy.engine import Engine
+
+from tests import factories
+from tracker import create_app
+from tracker.db import make_engine
 
 T = TypeVar("T")
 
@@ -52,3 +58,30 @@ def while_another_writes(
             thread.join()
     (result,) = results
     return result
+
+
+def racing_engine(url: str) -> Engine:
+    """Return an engine on `url`; skip unless it is PostgreSQL."""
+    _postgresql_only(url)
+    return make_engine(url)
+
+
+def racing_app(url: str, **config: object) -> Flask:
+    """Return an app on `url` whose requests commit; skip unless it is PostgreSQL."""
+    _postgresql_only(url)
+    return create_app(
+        {
+            "DATABASE_URL": url,
+            "SECRET_KEY": "race",
+            "TESTING": True,
+            "TODAY": factories.TODAY,
+            "WTF_CSRF_ENABLED": False,
+            **config,
+        }
+    )
+
+
+def _postgresql_only(url: str) -> None:
+    # SQLite's writers take turns for the whole transaction: nothing to race.
+    if not url.startswith("postgresql"):
+        pytest.skip("row locks: PostgreSQL only (SQLite's writers take turns)")

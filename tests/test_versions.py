@@ -7,7 +7,6 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import ColumnElement, Engine, Executable, insert, select, update
@@ -16,8 +15,7 @@ from werkzeug.test import TestResponse
 
 from tests import factories
 from tests.helpers import WEBHOOK_HOSTS, drawn_form, sign_in
-from tests.locks import while_another_writes
-from tracker import create_app
+from tests.locks import racing_app, while_another_writes
 from tracker.careers.models import SkillAssessment
 from tracker.catalog.models.skills import Speciality
 from tracker.db import FOR_CHANGE, session_scope
@@ -60,17 +58,7 @@ def test_a_header_names_a_version_in_its_list_weakly_or_with_a_star() -> None:
 
 def _racing_app(url: str) -> tuple[Flask, Engineer, str, HourLog]:
     """An app where requests commit, with an engineer, their token and an hour entry."""
-    if not url.startswith("postgresql"):
-        pytest.skip("row locks: PostgreSQL only (SQLite's writers take turns)")
-    app = create_app(
-        {
-            "DATABASE_URL": url,
-            "SECRET_KEY": "race",
-            "TESTING": True,
-            "TODAY": factories.TODAY,
-            "WTF_CSRF_ENABLED": False,
-        }
-    )
+    app = racing_app(url)
     factory = sessionmaker(bind=app.extensions["tracker.engine"], expire_on_commit=False)
     with session_scope(factory) as session:
         who = factories.engineer(session)

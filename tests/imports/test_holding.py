@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import sessionmaker
 
 from tests import factories
-from tests.locks import while_another_writes
-from tracker.db import make_engine, session_scope
+from tests.locks import racing_engine, while_another_writes
+from tracker.db import session_scope
 from tracker.i18n import day, msg
 from tracker.imports.services.kinds import ImportRefused, RowError
 from tracker.imports.services.run import import_csv
@@ -21,10 +20,7 @@ HIRED = factories.TODAY.replace(month=6, day=1)
 def test_an_import_waits_for_a_change_to_the_person_and_checks_what_it_committed(
     racing_url: str,
 ) -> None:
-    # PostgreSQL only: SQLite's writers take turns for the whole transaction.
-    if not racing_url.startswith("postgresql"):
-        pytest.skip("row locks: PostgreSQL only (SQLite's writers take turns)")
-    engine = make_engine(racing_url)
+    engine = racing_engine(racing_url)
     try:
         factory = sessionmaker(bind=engine, expire_on_commit=False)
         with session_scope(factory) as session:

@@ -69,7 +69,8 @@ def engineer_in_body(
     if engineer_id is None:
         engineer = caller()
     else:
-        found = get_record(Engineer, engineer_id)
+        # Held: what the write checks of them (their hire date...) is what commits with it.
+        found = get_record(Engineer, engineer_id, for_change=writes())
         if found is None:
             raise ApiError(400, {"engineer": msg("no engineer with id %(id)s", id=engineer_id)})
         engineer = found

@@ -36,8 +36,9 @@ from tracker.extensions import db_session
 from tracker.forms import show_errors
 from tracker.i18n import day, msg
 from tracker.people.models import Engineer
-from tracker.people.services.access import can_record_results, visible_engineers
+from tracker.people.services.access import visible_engineers
 from tracker.progress.models import Certification
+from tracker.progress.views.blueprint import person_for_results
 from tracker.signals import showing_credentials
 from tracker.web.confirm import confirmation_page
 from tracker.web.filters import named
@@ -109,9 +110,7 @@ def import_page():
     session = db_session()
     form = _badge_form()
     if form.validate_on_submit():
-        person = session.get(Engineer, form.badge_engineer.data)
-        if person is None or not can_record_results(current_user, person):
-            abort(403)
+        person = person_for_results(form.badge_engineer.data)
         given = _given(form)
         if given is not None:
             try:

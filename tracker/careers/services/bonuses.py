@@ -24,6 +24,7 @@ from tracker.careers.rules import (
 from tracker.catalog.models.credentials import Credential
 from tracker.catalog.rules import DECIMAL_PLACES, HUNDREDTH
 from tracker.clock import utcnow
+from tracker.db import held_for_change
 from tracker.errors import ValidationError
 from tracker.i18n import N_, day, grouped, msg
 from tracker.people.models import Engineer
@@ -149,7 +150,9 @@ def set_bonus(
         )
     if errors:
         raise ValidationError(errors)
-    in_effect = bonus_on(session, credential, effective_on)
+    # Held: the terms the paid quarters are checked against are those a same-day
+    # amount set meanwhile committed, and the row updated is the one checked.
+    in_effect = bonus_on(session, credential, effective_on, for_change=True)
     before = (
         _Terms(in_effect.amount, in_effect.renewals_earn, in_effect.verified_only)
         if in_effect is not None
@@ -264,9 +267,14 @@ def since(bonus: CertificationBonus) -> str:
     return msg("from %(day)s", day=day(bonus.effective_on))
 
 
-def bonus_on(session: Session, credential: Credential, day: dt.date) -> CertificationBonus | None:
-    """Return the bonus in effect for a certification of `credential` passed on `day`."""
-    return session.scalars(
+def bonus_on(
+    session: Session, credential: Credential, day: dt.date, for_change: bool = False
+) -> CertificationBonus | None:
+    """Return the bonus in effect for a certification of `credential` passed on `day`.
+
+    `for_change`: read afresh and held until the transaction ends (db.held_for_change).
+    """
+    query = (
         select(CertificationBonus)
         .where(
             CertificationBonus.credential_id == credential.id,
@@ -274,7 +282,10 @@ def bonus_on(session: Session, credential: Credential, day: dt.date) -> Certific
         )
         .order_by(CertificationBonus.effective_on.desc())
         .limit(1)
-    ).one_or_none()
+    )
+    if for_change:
+        query = held_for_change(query, CertificationBonus)
+    return session.scalars(query).one_or_none()
 
 
 def bonuses(session: Session, history: bool = False) -> list[CertificationBonus]:

@@ -14,8 +14,9 @@ from tracker.db import Base
 from tracker.extensions import db_session
 from tracker.i18n import amount, day
 from tracker.people.models import Engineer
-from tracker.people.services.access import visible_engineers
+from tracker.people.services.access import can_record_results, visible_engineers
 from tracker.progress.services.validity import STATUS_LABELS, Status
+from tracker.web.database import record_or_404
 from tracker.web.language import localized
 
 bp = Blueprint("progress", __name__)
@@ -44,6 +45,15 @@ def row_or_404(model: type[_Row], row_id: int) -> _Row:
     if row is None:
         abort(404)
     return row
+
+
+def person_for_results(person_id: int) -> Engineer:
+    """Return the person a sent form records results for, held until it commits; else 403."""
+    # Held: what the write checks of them (their hire date...) is what commits with it.
+    person = record_or_404(Engineer, person_id)
+    if not can_record_results(current_user, person):
+        abort(403)
+    return person
 
 
 def people_for_results(session) -> list[Engineer]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import abort, flash, redirect, render_template, request, url_for
+from flask import flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_login import current_user, login_required
@@ -13,8 +13,6 @@ from tracker.clock import today
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.forms import show_errors
-from tracker.people.models import Engineer
-from tracker.people.services.access import can_record_results
 from tracker.progress.forms import CredentialForm
 from tracker.progress.services.certifications import (
     certifications_of,
@@ -27,6 +25,7 @@ from tracker.progress.views.blueprint import (
     flashed_day,
     for_whom,
     people_for_results,
+    person_for_results,
     row_or_404,
 )
 from tracker.signals import showing_credentials, template_context
@@ -54,9 +53,7 @@ def credentials():
         form.engineer.data = current_user.id
     status = 200
     if form.validate_on_submit():
-        person = session.get(Engineer, form.engineer.data)
-        if person is None or not can_record_results(current_user, person):
-            abort(403)
+        person = person_for_results(form.engineer.data)
         try:
             if form.credential.data == OTHER:
                 credential = credential_for_entry(

@@ -13,8 +13,6 @@ from tracker.clock import today, utcnow
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.forms import show_errors
-from tracker.people.models import Engineer
-from tracker.people.services.access import can_record_results
 from tracker.progress.forms import AttemptForm, PlanForm
 from tracker.progress.models import ExamAttempt, ExamPlan
 from tracker.progress.services.certifications import record_attempt
@@ -24,6 +22,7 @@ from tracker.progress.views.blueprint import (
     flashed_day,
     for_whom,
     people_for_results,
+    person_for_results,
     row_or_404,
 )
 from tracker.web.confirm import confirmation_page
@@ -57,9 +56,7 @@ def attempts():
     plan_form.exam.choices = form.exam.choices
     status = 200
     if form.validate_on_submit():
-        person = session.get(Engineer, form.engineer.data)
-        if person is None or not can_record_results(current_user, person):
-            abort(403)
+        person = person_for_results(form.engineer.data)
         exam = row_or_404(Exam, form.exam.data)
         try:
             attempt = record_attempt(
