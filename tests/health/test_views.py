@@ -14,6 +14,7 @@ from tests.helpers import WEBHOOK_HOSTS
 from tracker import create_app
 from tracker.clock import utcnow
 from tracker.health import services
+from tracker.issuer.services import keys
 from tracker.reminders.models import Notification
 from tracker.reminders.scheduler import SchedulerLock
 from tracker.webhooks.services.endpoints import add_endpoint
@@ -53,6 +54,7 @@ def test_ready_passes_and_warns_while_no_scheduler_runs(client: FlaskClient, db:
         "database:schema": "pass",
         "mail:outbox": "pass",
         "webhooks:outbox": "pass",
+        "issuer:key": "pass",
         "scheduler:lock": "warn",
     }
     assert "run `tracker scheduler`" in body["checks"]["scheduler:lock"][0]["output"]
@@ -104,6 +106,25 @@ def test_mail_and_webhooks_due_for_too_long_are_a_warning(client: FlaskClient, d
     assert "is the scheduler running" in mail["output"]
     assert (hooks["status"], hooks["observedValue"]) == ("warn", 1)
     assert body["status"] == "warn"
+
+
+@pytest.mark.usefixtures("no_scheduler")
+def test_a_signing_key_no_secret_key_opens_is_a_warning(client: FlaskClient, db: Session):
+    keys.create_key(db, factories.SECRET_KEY, utcnow())
+    assert client.get("/health").get_json()["checks"]["issuer:key"][0]["status"] == "pass"
+    keys.create_key(db, "a secret key lost since", utcnow())  # the newest signs
+
+    response = client.get("/health")
+
+    body = response.get_json()
+    assert response.status_code == 200 and body["status"] == "warn"
+    assert body["checks"]["issuer:key"][0] == {
+        "componentType": "component",
+        "status": "warn",
+        "output": "Open Badges cannot be signed until an admin runs"
+        " `tracker issuer init-key --rotate` (or restores the secret key the signing key"
+        " is stored under).",
+    }
 
 
 def test_a_database_behind_the_code_fails_so_requests_go_elsewhere(

@@ -12,9 +12,12 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
+from tracker.config import SecretKeys
 from tracker.db import database_revision, head_revision
 from tracker.health.rules import FAIL, OUTBOX_LATE, PASS, WARN
 from tracker.i18n import msg
+from tracker.issuer.rules import KEY_UNREADABLE
+from tracker.issuer.services.keys import newest_opens
 from tracker.reminders.models import Notification
 from tracker.webhooks.models import WebhookDelivery
 
@@ -48,7 +51,10 @@ def overall(checks: list[Check]) -> str:
 
 
 def readiness(
-    session: Session, now: dt.datetime, scheduler_held: Callable[[], bool]
+    session: Session,
+    now: dt.datetime,
+    scheduler_held: Callable[[], bool],
+    secret_keys: SecretKeys,
 ) -> list[Check]:
     """Run every check of whether the server may take requests; `scheduler_held` asks the lock."""
     try:
@@ -57,6 +63,7 @@ def readiness(
         if overall(checks) == FAIL:
             return checks
         checks += outbox_checks(connection, now)
+        checks.append(issuer_key_check(session, secret_keys))
     except DBAPIError:
         return [
             Check("database:connection", FAIL, "datastore", msg("the database does not answer"))
@@ -120,6 +127,14 @@ def _outbox(
         ),
         observed,
     )
+
+
+def issuer_key_check(session: Session, secret_keys: SecretKeys) -> Check:
+    """Check that the secret key or a fallback opens the newest Open Badges signing key."""
+    # A warning: everything but issuing badges and serving their status list works.
+    if newest_opens(session, secret_keys):
+        return Check("issuer:key", PASS, "component")
+    return Check("issuer:key", WARN, "component", KEY_UNREADABLE)
 
 
 def scheduler_check(held: Callable[[], bool]) -> Check:

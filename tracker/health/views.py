@@ -5,8 +5,9 @@ Answers in the health check format of draft-inadarei-api-health-check
 component. A failing check (the database does not answer, or holds another
 schema than this version expects) answers 503, so a load balancer or an
 orchestrator sends requests elsewhere; a warning (mail or webhooks waiting too
-long, no scheduler running) answers 200, for a monitor to tell someone. Open
-without a sign-in, as probes are, and naming no one's records.
+long, no scheduler running, an Open Badges signing key no secret key opens)
+answers 200, for a monitor to tell someone. Open without a sign-in, as probes
+are, and naming no one's records.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, json
 
 from tracker.clock import utcnow
-from tracker.extensions import db_session
+from tracker.extensions import db_session, secret_keys
 from tracker.health.rules import FAIL, HEALTH_JSON, PASS
 from tracker.health.services import overall, readiness
 from tracker.reminders.scheduler import SchedulerLock
@@ -40,7 +41,7 @@ def live() -> Response:
 def ready() -> Response:
     """Answer whether the server may take requests, and what needs a look."""
     lock = SchedulerLock(current_app._get_current_object())  # type: ignore[attr-defined]
-    checks = readiness(db_session(), utcnow(), lock.held)
+    checks = readiness(db_session(), utcnow(), lock.held, secret_keys())
     status = overall(checks)
     body = {
         "status": status,

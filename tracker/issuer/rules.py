@@ -29,3 +29,9 @@ PNG_KEYWORD = "openbadgecredential"
 PUBLIC_STATES = ("valid", "revoked", "expired")
 NOT_ISSUABLE = N_("only certifications of the internal track can be issued as Open Badges")
 ALREADY_ISSUED = N_("this certification already has an Open Badge")
+# What a request that signs answers (503), and /health warns of, when neither the secret
+# key nor a fallback opens the newest signing key (a secret key lost or replaced).
+KEY_UNREADABLE = N_(
+    "Open Badges cannot be signed until an admin runs `tracker issuer init-key --rotate`"
+    " (or restores the secret key the signing key is stored under)."
+)

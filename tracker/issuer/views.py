@@ -26,7 +26,7 @@ from tracker.errors import ValidationError
 from tracker.extensions import db_session, secret_keys
 from tracker.issuer.forms import RevokeForm, ShareForm
 from tracker.issuer.models import IssuedCredential
-from tracker.issuer.rules import ISSUED_KIND, ISSUED_ORIGIN
+from tracker.issuer.rules import ISSUED_KIND, ISSUED_ORIGIN, KEY_UNREADABLE
 from tracker.issuer.services import baking, keys
 from tracker.issuer.services.credentials import (
     Issuer,
@@ -118,6 +118,9 @@ def issue_badge(certification_id: int):
         for message in exc.errors.values():
             flash(localized(message), "error")
         return redirect(url_for(".mine"))
+    except keys.KeyUnreadable:
+        # The deployment's to mend, not the holder's: nothing they send again would sign.
+        abort(503, description=KEY_UNREADABLE)
     flash(_("The Open Badge is issued: share its public page."), "success")
     return redirect(url_for(".mine"))
 
@@ -241,7 +244,15 @@ def badge_svg(token: str):
 @bp.route("/ob/status")
 def status_list():
     """Serve the status list credential; a verifier holding the same list gets a 304."""
-    response = _json(status_list_credential(db_session(), _issuer(), utcnow()), VC_TYPE)
+    try:
+        signed = status_list_credential(db_session(), _issuer(), utcnow())
+    except keys.KeyUnreadable:
+        # A verifier's machine reads this: the API's error shape, in the asker's language.
+        refused = _json({"errors": {"issuer": localized(KEY_UNREADABLE)}})
+        refused.status_code = 503
+        refused.headers["Cache-Control"] = "no-store"
+        return refused
+    response = _json(signed, VC_TYPE)
     response.add_etag()
     return response.make_conditional(request)
 

@@ -51,6 +51,18 @@ def signing_key(session: Session, secret: str, now: dt.datetime) -> IssuerKey:
     return row if row is not None else create_key(session, secret, now)
 
 
+def newest_opens(session: Session, secret_keys: SecretKeys) -> bool:
+    """Return whether the secret key or a fallback opens the newest key (yes when there is none)."""
+    row = session.scalar(select(IssuerKey).order_by(IssuerKey.id.desc()).limit(1))
+    if row is None:
+        return True
+    try:
+        _opened(row, secret_keys)
+    except KeyUnreadable:
+        return False
+    return True
+
+
 def _opened(row: IssuerKey, secret_keys: SecretKeys) -> tuple[Ed25519PrivateKey, bool]:
     """Return a key's private part, and whether the current secret key is the one it is under."""
     for secret in secret_keys.newest_first():
