@@ -46,3 +46,8 @@ def template_context(signal: Signal, sender: object, **kwargs: Any) -> dict[str,
     for _receiver, variables in signal.send(sender, **kwargs):
         context.update(variables or {})
     return context
+
+
+erasing_person = _signals.signal("erasing-person")
+"""Sent with the engineer whose personal data is being erased, keyword `session`: a higher
+package clears what it alone holds about them (SCIM its external id), in the same transaction."""

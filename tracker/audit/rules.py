@@ -21,6 +21,7 @@ ACCOUNT_EVENT_KINDS: Final[dict[str, str]] = {
     "level_changed": N_("Level changed"),
     "identity_unlinked": N_("Identity provider account unlinked"),
     "data_exported": N_("Personal data downloaded"),
+    "erased": N_("Personal data erased"),
 }
 
 # How: the sign-in method, or the channel a change came through.

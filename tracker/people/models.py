@@ -121,6 +121,9 @@ class Engineer(Base):
     # which never signs in again (a code seen over a shoulder is spent).
     totp_secret: Mapped[str | None] = mapped_column(String(TOTP_STORED_LENGTH))
     totp_last_step: Mapped[int | None] = mapped_column(Integer)
+    # When the person's personal data was erased (tracker/privacy/services/erasure.py):
+    # the record stays, pseudonymous, and can never be reactivated.
+    erased_at: Mapped[dt.datetime | None] = mapped_column(DateTime, server_default=None)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
     updated_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow, onupdate=utcnow)
 

@@ -23,6 +23,12 @@ LAST_ADMIN_RULE = N_(
     "the tracker must keep at least one active admin; make someone else an admin first"
 )
 
+# An erased person's record is pseudonymous for good (tracker/privacy/services/erasure.py):
+# bringing the account back, or giving it a name or address again, would undo the erasure.
+ERASED_RULE = N_(
+    "this person's personal data was erased; the account cannot be reactivated or changed"
+)
+
 MAX_NAME_LENGTH = 120
 MAX_TEAM_NAME_LENGTH = 120
 # A person's or a team's name is one line: mail subjects name people (an escalation

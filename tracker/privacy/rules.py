@@ -1,8 +1,10 @@
-"""The personal-data file's rules: its format and version, its name, what never goes in it."""
+"""The personal-data rules: the file's format, name and secrets; what erasing a person clears."""
 
 from __future__ import annotations
 
 from typing import Final
+
+from tracker.i18n import N_
 
 # The file says what it is, so that a program reading it years later knows its shape;
 # the version moves when a key is renamed or removed (added keys keep it).
@@ -33,5 +35,43 @@ SECRET_FIELDS: Final = frozenset(
         # The unguessable address of an Open Badge's public page, which only its holder
         # hands out: an admin's download for someone must not hand it out for them.
         "public_token",
+    }
+)
+
+# The account trail's kind for the erasure of someone's personal data (GDPR art. 17).
+ERASE_EVENT: Final = "erased"
+
+# What an erased person is called and their address: stored in English, shown translated;
+# `.invalid` (RFC 6761) is never delivered, and the id keeps the address unique.
+PSEUDONYM: Final = N_("Former member #%(id)s")
+ERASED_EMAIL: Final = "erased-{id}@invalid"
+
+# What an erased text that must not be empty says instead (a certification without an
+# exam attempt keeps that it had evidence, an evidence row that it had a title).
+ERASED_TEXT: Final = "[erased]"
+
+# Erasure comes after departure: an active person is deactivated first (their sign-in ends).
+DEACTIVATE_FIRST_RULE: Final = N_(
+    "only a deactivated person's personal data can be erased; deactivate them first"
+)
+# The confirmation an admin types: the person's address, so that the wrong person is never erased.
+CONFIRM_RULE: Final = N_("type the person's e-mail address exactly to confirm the erasure")
+
+# The keys of an audit snapshot, an event's detail or a webhook's payload that hold what a
+# person is called or wrote; erasure empties them. Amounts, dates, codes and ids stay.
+PERSONAL_FIELDS: Final = frozenset(
+    {
+        "name",
+        "email",
+        "note",
+        "title",
+        "evidence",
+        "experience_text",
+        "recipient",
+        "document",
+        "voucher_code",
+        "external_id",
+        "subject",
+        "address",
     }
 )

@@ -21,6 +21,7 @@ from tracker.people.rules import (
     ACCESS_ROLE_RULE,
     ACCESS_ROLES,
     BROWSER_LOCALE,
+    ERASED_RULE,
     JOB_ROLES_COUNT_RULE,
     MAX_JOB_ROLES,
     TOTP_REQUIRED_ROLES,
@@ -259,6 +260,8 @@ def set_identity(
     via: str | None = None,
 ) -> None:
     """Change a person's e-mail address (their sign-in) and name, by create_person's rules."""
+    if engineer.erased_at is not None:
+        raise ValidationError({"email": ERASED_RULE})
     errors: dict[str, str] = {}
     try:
         email = normalise_email(email)
@@ -441,6 +444,8 @@ def set_active(
 
     `actor`, when given, may not deactivate their own account.
     """
+    if active and engineer.erased_at is not None:
+        raise ValidationError({"active": ERASED_RULE})
     if not active and actor is not None and actor.id == engineer.id:
         raise ValidationError({"active": N_("you cannot deactivate your own account")})
     if not active and (problem := last_admin_error(session, engineer)):

@@ -81,7 +81,8 @@ def account_events(session: Session, engineer: Engineer) -> list[Json]:
     return events
 
 
-def _addressed(addresses: str, email: str) -> bool:
+def addressed(addresses: str, email: str) -> bool:
+    """Return whether a list of addresses holds `email` itself (not one containing it)."""
     return email in (a.strip().lower() for a in addresses.split(","))
 
 
@@ -105,8 +106,8 @@ def notifications(session: Session, engineer: Engineer) -> list[Json]:
     )
     notices = []
     for row in rows:
-        to_you = _addressed(row.to_addrs, email)
-        copied = _addressed(row.cc_addrs, email)
+        to_you = addressed(row.to_addrs, email)
+        copied = addressed(row.cc_addrs, email)
         if row.engineer_id != engineer.id and not (to_you or copied):
             continue  # another address that holds theirs (ann@x.com in joann@x.com)
         notices.append(

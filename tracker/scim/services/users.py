@@ -38,6 +38,7 @@ from tracker.scim.services.resources import (
     stamp,
     without_derived,
 )
+from tracker.signals import erasing_person
 
 KIND = "User"
 
@@ -244,3 +245,11 @@ __all__ = [
     "visible_users",
     "write_user",
 ]
+
+
+@erasing_person.connect
+def _forget_external_id(engineer: Engineer, session: Session, **_: object) -> None:
+    """Forget the identity provider's id of a person being erased: it names them there."""
+    state = session.get(ScimUser, engineer.id)
+    if state is not None:
+        state.external_id = None
