@@ -33,6 +33,12 @@ FEATURE_COMMANDS: dict[str, tuple[str, str]] = {
     "issuer": ("tracker.issuer.cli", "issuer_cli"),
 }
 
+# Commands a higher package adds to a lower one's group: `tracker user erase` is the
+# privacy package's, which the people package may not import.
+FEATURE_SUBCOMMANDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "user": (("tracker.privacy.cli", "user_erase"),),
+}
+
 
 @click.command("init")
 @with_appcontext
@@ -200,6 +206,9 @@ def _load(name: str) -> click.Command:
     module, attribute = FEATURE_COMMANDS[name]
     command = getattr(importlib.import_module(module), attribute)
     assert isinstance(command, click.Command)
+    for sub_module, sub_attribute in FEATURE_SUBCOMMANDS.get(name, ()):
+        assert isinstance(command, click.Group)
+        command.add_command(getattr(importlib.import_module(sub_module), sub_attribute))
     return command
 
 

@@ -99,7 +99,7 @@ def _clear_account(session: Session, person: Engineer) -> None:
 
 
 def erase_person(
-    session: Session, person: Engineer, actor: Engineer, now: dt.datetime, *, via: str
+    session: Session, person: Engineer, actor: Engineer | None, now: dt.datetime, *, via: str
 ) -> bool:
     """Erase a deactivated person's personal data; False when it was erased before."""
     held = get_for_change(session, Engineer, person.id)
@@ -129,7 +129,7 @@ def erase_person(
         engineer_id=held.id,
         email=who.erased_email,
         method=via,
-        actor_id=actor.id,
+        actor_id=None if actor is None else actor.id,
         at=now,
     )
     session.flush()
