@@ -15,7 +15,7 @@ from tracker.config import SecretKeys
 from tracker.identity.models import Identity
 from tracker.issuer.services.credentials import Issuer, issue
 from tracker.people.models import Engineer, Team
-from tracker.people.services.persons import create_person
+from tracker.people.services.persons import create_person, set_active
 from tracker.people.services.reads import find_engineer
 from tracker.people.services.teams import create_team
 from tracker.progress.models import Certification
@@ -150,7 +150,7 @@ def things_to_confirm(session: Session, today: dt.date, *, secret_key: str) -> N
     The crawls of the Nu HTML checker and of axe open every page by its links; a
     confirmation page is linked from the thing it removes: Tom's planned exam, his
     calendar feed and provider account, Borealis's feed, a webhook, a badge
-    mapping, an Open Badge issued to Tom.
+    mapping, an Open Badge issued to Tom, a departed person's erasure.
     """
     tom = find_engineer(session, "tom@example.com")
     assert tom is not None, "the demo organisation first"
@@ -173,3 +173,6 @@ def things_to_confirm(session: Session, today: dt.date, *, secret_key: str) -> N
     earned = certification(session, tom, internal.code, today, today + dt.timedelta(days=730))
     issuer = Issuer(base_url="http://localhost", name="Demo", secret_keys=SecretKeys(secret_key))
     issue(session, earned, issuer, dt.datetime.combine(today, dt.time(9)))
+    # Deactivated: their page offers the erasure of their personal data.
+    departed = engineer(session, name="Dora Departed", email="dora.departed@example.com")
+    set_active(session, departed, False, via="cli")

@@ -6,12 +6,14 @@ import pytest
 from sqlalchemy.orm import Session
 
 from tests import factories
-from tests.api.conftest import Scene
+from tests.api.conftest import NOW, Scene
 from tests.helpers import Api, count, fresh
 from tests.test_i18n import SPANISH
 from tracker.people.models import Engineer, LevelChange
 from tracker.people.rules import LOCALE_RULE, MAX_JOB_ROLES
+from tracker.people.services.persons import set_active
 from tracker.people.services.reads import find_engineer
+from tracker.privacy.services.erasure import erase_person
 
 NEW = {"email": "Nora@Example.com", "name": "Nora New"}
 SPANISH_RULE = "el idioma debe ser uno de en, es (o vacío para lo que elija el navegador)"
@@ -255,3 +257,18 @@ def test_job_roles_name_at_most_the_rules_count_each_held_once(
     assert response.status_code == 201, response.get_json()
     assert sorted(response.get_json()["job_roles"]) == ["network", "operations"]
     assert find_engineer(db, NEW["email"]).job_role_codes == {"network", "operations"}
+
+
+# --- an erased person ---------------------------------------------------------------------
+
+
+def test_the_api_brings_no_erased_person_back(api: Api, db: Session, scene: Scene) -> None:
+    set_active(db, scene.target, False)
+    erase_person(db, scene.target, scene.admin, NOW, via="web")
+    url = f"/api/v1/engineers/{scene.target.id}"
+    # The API reactivates no one: `active` is not a key it takes.
+    response = api.call("PATCH", url, scene.tokens["admin"], {"active": True})
+    assert response.status_code == 400 and set(response.get_json()["errors"]) == {"active"}
+    shown = api.call("GET", url, scene.tokens["admin"]).get_json()
+    assert shown["name"] == f"Former member #{scene.target.id}"
+    assert not fresh(db, scene.target).active
