@@ -14,12 +14,13 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tests import factories
-from tests.helpers import Api, sign_in, token_for
+from tests.helpers import Api, fresh, sign_in, token_for
 
 # Its fixture `scene` is this module's (the tests name it: F811).
 from tests.privacy.conftest import Scene, scene  # noqa: F401
 from tracker.audit.models import AccountEvent
 from tracker.people.models import Engineer
+from tracker.people.services.persons import set_active
 from tracker.privacy.schemas import PersonalDataOut
 from tracker.privacy.services.export import SECTIONS
 
@@ -130,3 +131,41 @@ def test_the_document_describes_the_file(api: Api, db: Session, scene: Scene):  
     keys = ["format", "version", "generated_at", "person", *SECTIONS]
     assert list(PersonalDataOut.model_fields) == keys
     assert set(described["properties"]) == set(keys)
+
+
+# --- POST /engineers/ID/erase -------------------------------------------------------------
+
+
+def _erase_url(person: Engineer) -> str:
+    return f"/api/v1/engineers/{person.id}/erase"
+
+
+def test_an_admin_erases_a_departed_person(api: Api, db: Session, scene: Scene, admin: Engineer):  # noqa: F811
+    token = token_for(db, admin)
+    url = _erase_url(scene.person)
+    active = api.call("POST", url, token, {"email": "pat@example.com"})
+    assert active.status_code == 400 and set(active.get_json()["errors"]) == {"active"}
+    set_active(db, scene.person, False, admin, via="api")
+    wrong = api.call("POST", url, token, {"email": "olga.other@example.com"})
+    assert wrong.status_code == 400 and set(wrong.get_json()["errors"]) == {"email"}
+    assert fresh(db, scene.person).erased_at is None
+
+    done = api.call("POST", url, token, {"email": "Pat@Example.com"})
+    assert done.status_code == 200, done.get_data(as_text=True)
+    person_id = scene.person.id
+    assert done.get_json()["name"] == f"Former member #{person_id}"
+    assert done.get_json()["email"] == f"erased-{person_id}@invalid"
+    again = api.call("POST", url, token, {"email": "pat@example.com"})
+    assert again.status_code == 200 and again.get_json() == done.get_json()
+    events = db.scalars(select(AccountEvent).where(AccountEvent.kind == "erased")).all()
+    assert [(e.engineer_id, e.actor_id, e.method) for e in events] == [(person_id, admin.id, "api")]
+
+
+@pytest.mark.parametrize("who", ["person", "manager", "other"])
+def test_only_an_admin_erases(api: Api, db: Session, scene: Scene, who):  # noqa: F811
+    set_active(db, scene.person, False, via="api")
+    response = api.call(
+        "POST", _erase_url(scene.person), token_for(db, getattr(scene, who)), {"email": "x@y.z"}
+    )
+    assert response.status_code in (401, 403)
+    assert fresh(db, scene.person).erased_at is None

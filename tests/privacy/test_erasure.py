@@ -17,7 +17,9 @@ from tracker.people.services.persons import set_active, set_identity
 from tracker.privacy.rules import DEACTIVATE_FIRST_RULE
 from tracker.privacy.services.erasure import erase_person
 from tracker.progress.models import Certification, ExamAttempt, HourLog
+from tracker.reminders.models import Notification
 from tracker.scim.models import ScimUser
+from tracker.webhooks.models import WebhookDelivery
 
 NOTES = ("pat later", "pat earlier", "pat gone", "pat paper", "pat shadows", "GPU fleets at scale")
 
@@ -122,3 +124,34 @@ def test_an_erased_person_is_never_reactivated_nor_named_again(db: Session, scen
     with pytest.raises(ValidationError):
         set_identity(db, scene.person, email="pat@example.com", name="Pat Person", via="scim")
     assert not db.get_one(Engineer, scene.person.id).active
+
+
+def test_what_went_out_stays_without_them(db: Session, scene: Scene):
+    notices = db.scalars(select(Notification).where(Notification.engineer_id == scene.person.id))
+    sent = [n.id for n in notices]
+    deliveries = [d.id for d in db.scalars(select(WebhookDelivery))]
+    assert sent and deliveries
+    for notice in db.scalars(select(Notification).where(Notification.id.in_(sent))):
+        notice.status, notice.body_text = "sent", "Dear Pat Person (pat@example.com), renew."
+    for delivery in db.scalars(select(WebhookDelivery)):
+        delivery.status = "delivered"
+    db.flush()
+
+    _erase(db, scene)
+
+    kept = db.scalars(select(Notification).where(Notification.id.in_(sent))).all()
+    assert len(kept) == len(sent)
+    assert kept[0].body_text == (
+        f"Dear Former member #{scene.person.id} (erased-{scene.person.id}@invalid), renew."
+    )
+    assert db.scalar(select(func.count()).select_from(WebhookDelivery)) == len(deliveries)
+    left = [(t, c) for t, c, text in _every_text(db) for w in NOTES if w in text]
+    assert not left
+
+
+def test_what_did_not_go_out_is_deleted(db: Session, scene: Scene):
+    pending = db.scalars(select(Notification.id).where(Notification.engineer_id == scene.person.id))
+    theirs = list(pending)
+    assert theirs
+    _erase(db, scene)
+    assert not db.scalars(select(Notification).where(Notification.id.in_(theirs))).all()

@@ -1,4 +1,4 @@
-"""The personal-data file's JSON shape, as the API answers it: what each key holds."""
+"""The personal-data file's JSON shape, as the API answers it; the erasure's body and answer."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from pydantic import ConfigDict, Field
 
 from tracker.privacy.rules import FORMAT, VERSION
-from tracker.schemas import Answer
+from tracker.schemas import Answer, Body
 
 # The file writes its times and days as text already (services/values.py): they are
 # answered as written, never read into dates and written again another way.
@@ -80,3 +80,21 @@ class PersonalDataOut(_Exact):
     notifications: Rows
     audit_events: Rows
     account_events: Rows
+
+
+class EraseBody(Body):
+    """The confirmation of an erasure: the person's e-mail address, typed again."""
+
+    email: str = Field(
+        max_length=254,
+        description="the address of the person to erase, exactly (letter case aside)",
+    )
+
+
+class ErasedOut(Answer):
+    """An erased person: their id, the pseudonym their records keep, when they were erased."""
+
+    id: int
+    name: str
+    email: str
+    erased_at: Moment
