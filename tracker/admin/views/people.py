@@ -56,11 +56,25 @@ def _first_record(session: Session, person: Engineer) -> dt.date | None:
     return min((d for d in dates if d is not None), default=None)
 
 
+# An erased person keeps their pseudonym and its address for good: no field to change them.
+IDENTITY_FIELDS = ("name", "email")
+
+
+def _edit_form(person: Engineer, **kwargs: Any) -> PersonEditForm:
+    """Return the person's edit form, without the name and address of an erased person."""
+    form = PersonEditForm(**kwargs)
+    if person.erased_at is not None:
+        for name in IDENTITY_FIELDS:
+            delattr(form, name)
+    _person_choices(form, person)
+    return form
+
+
 def _person_values(person: Engineer) -> dict[str, Any]:
     """Return what the edit form shows of a person, by field: the version it saves against."""
+    identity = {} if person.erased_at is not None else {"name": person.name, "email": person.email}
     return {
-        "name": person.name,
-        "email": person.email,
+        **identity,
         "access_role": person.access_role,
         "job_roles": sorted(person.job_role_codes),
         "level": person.level,
@@ -124,8 +138,7 @@ def edit_person(person_id: int):
     """Edit a person: name, email, access role, job roles, level, team, manager, hire date..."""
     session = db_session()
     person = record_or_404(Engineer, person_id)
-    form = PersonEditForm()
-    _person_choices(form, person)
+    form = _edit_form(person)
     values = _person_values(person)
     if not form.is_submitted():
         draw(form, values)
@@ -133,14 +146,15 @@ def edit_person(person_id: int):
         # Every refusal at once: the identity's and the rest's (a 400 commits neither).
         errors: dict[str, str] = {}
         try:
-            set_identity(
-                session,
-                person,
-                email=form.email.data,
-                name=form.name.data,
-                actor=signed_in_person(),
-                via="web",
-            )
+            if person.erased_at is None:
+                set_identity(
+                    session,
+                    person,
+                    email=form.email.data,
+                    name=form.name.data,
+                    actor=signed_in_person(),
+                    via="web",
+                )
         except ValidationError as exc:
             errors.update(exc.errors)
         try:
@@ -222,7 +236,6 @@ def _set_active(person_id: int, active: bool):
             else:
                 flash(_("%(name)s deactivated.", name=person.name), "success")
             return redirect(url_for("admin.edit_person", person_id=person.id))
-    edit_form = PersonEditForm(formdata=None)
-    _person_choices(edit_form, person)
+    edit_form = _edit_form(person, formdata=None)
     draw(edit_form, _person_values(person))
     return _person_page(person, edit_form, 400, active_form=form)

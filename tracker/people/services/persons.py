@@ -261,7 +261,13 @@ def set_identity(
 ) -> None:
     """Change a person's e-mail address (their sign-in) and name, by create_person's rules."""
     if engineer.erased_at is not None:
-        raise ValidationError({"email": ERASED_RULE})
+        # Their page saves its other fields: the pseudonym and its address stay as they are.
+        kept = {"email": engineer.email, "name": engineer.name}
+        given = {"email": email.strip().lower(), "name": name.strip()}
+        refused: dict[str, str] = {k: ERASED_RULE for k in kept if given[k] != kept[k]}
+        if refused:
+            raise ValidationError(refused)
+        return
     errors: dict[str, str] = {}
     try:
         email = normalise_email(email)
