@@ -54,8 +54,19 @@ def _erase(db: Session, scene: Scene) -> bool:
 
 def test_nothing_of_the_person_is_left_anywhere(db: Session, scene: Scene):
     db.add(ScimUser(engineer_id=scene.person.id, external_id="okta-pat-1"))
+    # The texts the scene leaves empty: every kind holds one.
+    scene.person.experience_text = "pat lab years"
+    for attempt in db.scalars(
+        select(ExamAttempt).where(ExamAttempt.engineer_id == scene.person.id)
+    ):
+        attempt.note = "pat exam note"
+    for held in db.scalars(
+        select(Certification).where(Certification.engineer_id == scene.person.id)
+    ):
+        held.evidence = "pat certificate scan"
     db.flush()
-    words = ("Pat Person", "pat@example.com", "pat-subject", "okta-pat-1", *NOTES)
+    more = ("pat lab years", "pat exam note", "pat certificate scan")
+    words = ("Pat Person", "pat@example.com", "pat-subject", "okta-pat-1", *NOTES, *more)
     assert all(any(w in t for *_, t in _every_text(db)) for w in words[:3])
 
     assert _erase(db, scene) is True
