@@ -1,6 +1,6 @@
 """engineer erased at: when a departed person's personal data was erased, and its event
 
-Revision ID: 5e1a0c7d2b94
+Revision ID: f4a7c2e9b130
 Revises: ee3e9c48cd31
 Create Date: 2026-12-05 18:30:00.000000+00:00
 """
@@ -9,7 +9,7 @@ from alembic import op
 import sqlalchemy as sa
 
 
-revision = "5e1a0c7d2b94"
+revision = "f4a7c2e9b130"
 down_revision = "ee3e9c48cd31"
 branch_labels = None
 depends_on = None
