@@ -1,4 +1,4 @@
-"""A manager reads a team's readiness in the browser; an admin opens the outbox.
+"""A manager reads a team's readiness in the browser; an admin opens the outbox, erases a person.
 
 Omar Haddad (omar@example.com) manages "Borealis Cluster" (480 GPUs, the
 Medium template) and "Cygnus Supercompute" (2048 GPUs, Large).
@@ -10,7 +10,11 @@ import csv
 import io
 import re
 
+from axe_playwright_python.base import AXE_SCRIPT
+from playwright.sync_api import expect
+
 from tests.browser.conftest import open_link, sign_in, snap
+from tests.browser.test_accessibility import check
 from tests.live import LiveServer, free_port
 
 STATES = ("valid", "expiring", "expired", "missing")
@@ -121,3 +125,42 @@ def test_an_admin_opens_the_outbox(page, server: LiveServer):
     page.wait_for_url(re.compile(r".*status=pending.*"))
     assert "match" in page.locator("main").inner_text()
     snap(page, "outbox filtered")
+
+
+def test_an_admin_erases_a_departed_persons_data(page, server: LiveServer):
+    # A person of their own: the demo's people stay as the other tests read them.
+    email = "leaving.person@example.com"
+    server.tracker("user", "add", email, "--name", "Leaving Person", "--password", "leaving-person-pw")
+    page.context.add_init_script(AXE_SCRIPT)
+    sign_in(page, "admin@example.com")
+    page.goto("/admin/people?q=leaving")
+    open_link(page, "Leaving Person")
+    person_page = page.url
+    # Both are links drawn as buttons (role=button): each opens a page that asks first.
+    page.get_by_role("button", name="Deactivate").click()
+    page.wait_for_url("**/deactivate")
+    page.locator("main form [type=submit]").click()
+    page.wait_for_url(person_page)
+
+    page.get_by_role("button", name="Erase personal data").click()
+    page.wait_for_url("**/erase")
+    assert page.get_by_role("heading", level=1).inner_text().startswith("Erase Leaving Person")
+    _assert_passes_axe(page, "erase page")
+    snap(page, "erase page")
+    page.get_by_label("The person's e-mail address").fill("someone.else@example.com")
+    page.locator("main form [type=submit]").click()
+    expect(page.locator(".field-error")).to_be_visible()
+    _assert_passes_axe(page, "erase page with a wrong address")
+
+    page.get_by_label("The person's e-mail address").fill(email)
+    page.locator("main form [type=submit]").click()
+    page.wait_for_url(person_page)
+    main = page.locator("main").inner_text()
+    assert "Leaving Person" not in main and "personal data erased" in main, main
+    _assert_passes_axe(page, "erased person's page")
+    snap(page, "erased")
+
+
+def _assert_passes_axe(page, label: str) -> None:
+    visit = check(page, label, 200)
+    assert not visit.problems, "\n".join(visit.problems)
