@@ -130,7 +130,9 @@ def test_an_admin_opens_the_outbox(page, server: LiveServer):
 def test_an_admin_erases_a_departed_persons_data(page, server: LiveServer):
     # A person of their own: the demo's people stay as the other tests read them.
     email = "leaving.person@example.com"
-    server.tracker("user", "add", email, "--name", "Leaving Person", "--password", "leaving-person-pw")
+    server.tracker(
+        "user", "add", email, "--name", "Leaving Person", "--password", "leaving-person-pw"
+    )
     page.context.add_init_script(AXE_SCRIPT)
     sign_in(page, "admin@example.com")
     page.goto("/admin/people?q=leaving")
