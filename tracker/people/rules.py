@@ -29,6 +29,20 @@ ERASED_RULE = N_(
     "this person's personal data was erased; the account cannot be reactivated or changed"
 )
 
+# What an erased person is called (tracker/privacy/services/erasure.py stores it): stored
+# in English, shown in the reader's language on every page, CSV file and notice.
+PSEUDONYM = N_("Former member #%(id)s")
+
+
+def shown_name(person_id: int, name: str) -> str:
+    """Return a person's name marked for the reader: an erased person's pseudonym to translate."""
+    # Erasure stores the English pseudonym and refuses any later name, so the stored name
+    # says it alone: plain rows (readiness's members, the account trail's) carry no erasure date.
+    if name == PSEUDONYM % {"id": person_id}:
+        return msg(PSEUDONYM, id=person_id)
+    return name
+
+
 MAX_NAME_LENGTH = 120
 MAX_TEAM_NAME_LENGTH = 120
 # A person's or a team's name is one line: mail subjects name people (an escalation

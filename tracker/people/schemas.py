@@ -130,6 +130,8 @@ class EngineerOut(Answer):
         team = engineer.team
         return {
             "id": engineer.id,
+            # The stored name, an erased person's English pseudonym included: programs read
+            # it (the API, SCIM); only pages, CSV files and mail translate it (shown_name).
             "name": engineer.name,
             "email": engineer.email,
             "access_role": engineer.access_role,

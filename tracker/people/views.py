@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import (
     Blueprint,
     abort,
@@ -43,7 +45,7 @@ from tracker.people.forms import (
     TotpSetupForm,
 )
 from tracker.people.models import Engineer
-from tracker.people.rules import LOCALES, TOTP_SECRET_LENGTH
+from tracker.people.rules import LOCALES, TOTP_SECRET_LENGTH, shown_name
 from tracker.people.services.access import can_view
 from tracker.people.services.accounts import (
     authenticate,
@@ -114,6 +116,12 @@ def engineer_or_404(engineer_id: int) -> Engineer:
     if not can_view(current_user, engineer):
         abort(403)
     return engineer
+
+
+@bp.app_template_filter("person_name")
+def person_name(person: Any) -> str:
+    """Show a person's name (an engineer, a readiness member) in the page's language."""
+    return localized(shown_name(person.id, person.name))
 
 
 @bp.app_template_filter("access_role_label")

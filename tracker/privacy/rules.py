@@ -41,9 +41,8 @@ SECRET_FIELDS: Final = frozenset(
 # The account trail's kind for the erasure of someone's personal data (GDPR art. 17).
 ERASE_EVENT: Final = "erased"
 
-# What an erased person is called and their address: stored in English, shown translated;
-# `.invalid` (RFC 6761) is never delivered, and the id keeps the address unique.
-PSEUDONYM: Final = N_("Former member #%(id)s")
+# An erased person's address: `.invalid` (RFC 6761) is never delivered, and the id keeps
+# it unique. Their name is people's PSEUDONYM (pages and mail show it too).
 ERASED_EMAIL: Final = "erased-{id}@invalid"
 
 # What an erased text that must not be empty says instead (a certification without an

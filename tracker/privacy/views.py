@@ -23,7 +23,7 @@ from tracker.extensions import db_session
 from tracker.people.models import Engineer
 from tracker.people.signin import address
 from tracker.privacy.forms import EraseForm
-from tracker.privacy.rules import CONFIRM_RULE, PSEUDONYM
+from tracker.privacy.rules import CONFIRM_RULE
 from tracker.privacy.services.erasure import erase_person as erase
 from tracker.privacy.services.export import filename, personal_data, record_export
 from tracker.web.database import record_or_404
@@ -34,12 +34,6 @@ from tracker.web.security import PRIVATE_CACHING
 bp = Blueprint("privacy", __name__)
 # Registered by the admin blueprint: /admin/people/<id>/data.json.
 admin_bp = Blueprint("personal_data", __name__, url_prefix="/people")
-
-
-@bp.app_template_filter("person_name")
-def person_name(person: Engineer) -> str:
-    """Return a person's name as pages show it: an erased person's pseudonym translated."""
-    return _(PSEUDONYM, id=person.id) if person.erased_at is not None else person.name
 
 
 def _writer() -> None:

@@ -21,6 +21,7 @@ from tracker.extensions import db_session, session_factory
 from tracker.forms import choices
 from tracker.people.models import Team
 from tracker.people.rules import MANAGER_ROLES
+from tracker.people.views import person_name
 from tracker.progress.rules import EXPIRING_WITHIN_DAYS
 from tracker.progress.services.validity import add_months
 from tracker.progress.views.blueprint import status_label
@@ -269,7 +270,7 @@ def heatmap_csv(team_id: int):
     verified = " " + _("verified")
     for row in page.rows:
         rows.append(
-            [row.member.name, row.member.engineer.email, row.member.level]
+            [person_name(row.member), row.member.engineer.email, row.member.level]
             + [
                 status_label(cell.status)
                 + (
@@ -318,7 +319,7 @@ def gaps_csv(team_id: int):
         if not gap.candidates:
             rows.append([*base, _("hire"), ""])
         for candidate in gap.candidates:
-            rows.append([*base, candidate.member.name, localized(candidate.lacking("; "))])
+            rows.append([*base, person_name(candidate.member), localized(candidate.lacking("; "))])
     for item in result.team_credentials:
         if not item.met:
             rows.append(

@@ -116,7 +116,7 @@ def certification_event(cert: Certification, base_url: str, locale: str) -> Even
     calendar that gets it twice (a feed and a mailed .ics) holds one version of it."""
     if cert.expires_on is None:
         raise ValueError(f"certification {cert.id} does not expire: it has no event")
-    who = cert.engineer.name
+    who = messages.person_name(cert.engineer, locale)
     return messages.expiry_event(
         event_uid(cert, base_url),
         messages.expiry_summary(cert.credential.code, locale, who),
@@ -155,7 +155,7 @@ def engineer_feed(
     """Return the engineer's feed, in their language: an all-day event per current expiry."""
     locale = messages.reader_locale(engineer.locale, default_locale)
     return _feed(
-        _calendar_name(engineer.name, locale),
+        _calendar_name(messages.person_name(engineer, locale), locale),
         current_certifications(session, [engineer.id]),
         base_url,
         locale=locale,

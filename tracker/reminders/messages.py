@@ -27,6 +27,7 @@ from tracker.i18n import (
     translate,
     translations_for,
 )
+from tracker.people.rules import shown_name
 from tracker.reminders.rules import ONE_CLICK_FIELD, ONE_CLICK_VALUE
 
 
@@ -74,8 +75,14 @@ def _env(locale: str) -> Environment:
     env.filters["named_before_code"] = lambda entry: before_code(
         in_locale(entry, locale), entry.code
     )
+    env.filters["person_name"] = lambda person: person_name(person, locale)
     env.globals["locale"] = locale
     return env
+
+
+def person_name(person: Any, locale: str) -> str:
+    """Write a person's name in a notice: an erased person's pseudonym in `locale`."""
+    return translate(shown_name(person.id, person.name), locale)
 
 
 def mail_number(value: Decimal | int, locale: str) -> str:

@@ -28,6 +28,7 @@ from tracker.extensions import db_session
 from tracker.forms import choices, show_errors
 from tracker.i18n import day
 from tracker.people.services.access import visible_engineers
+from tracker.people.views import person_name
 from tracker.web.downloads import csv_download
 from tracker.web.filters import money_filter, named
 from tracker.web.language import localized
@@ -97,7 +98,7 @@ def bonuses_csv():
     rows = [
         (
             str(quarter),
-            row.engineer.name,
+            person_name(row.engineer),
             row.engineer.email,
             row.credential.code,
             # Named as the page names it; the code beside it is the data.

@@ -15,6 +15,7 @@ from tracker.audit.models import AccountEvent
 from tracker.audit.services import jsonable
 from tracker.db import CountedPage, within_pages
 from tracker.people.models import Engineer, Team
+from tracker.people.rules import shown_name
 
 
 def trail(
@@ -63,6 +64,17 @@ class TrailRow:
     event: AccountEvent
     person_name: str | None
     actor_name: str | None
+
+    @classmethod
+    def of(cls, event: AccountEvent, person_name: str | None, actor_name: str | None) -> TrailRow:
+        """Return the row with its names marked: an erased person's pseudonym to translate."""
+        return cls(
+            event,
+            shown_name(event.engineer_id, person_name)
+            if person_name and event.engineer_id
+            else person_name,
+            shown_name(event.actor_id, actor_name) if actor_name and event.actor_id else actor_name,
+        )
 
 
 class TrailPage(CountedPage[TrailRow]):
@@ -130,7 +142,7 @@ def account_trail(
         .offset((page - 1) * per_page)
     ).tuples()
     return TrailPage(
-        rows=[TrailRow(*row) for row in rows], total=total, page=page, per_page=per_page
+        rows=[TrailRow.of(*row) for row in rows], total=total, page=page, per_page=per_page
     )
 
 
@@ -150,7 +162,7 @@ def account_trail_rows(
             yield_per=1000
         )
     ).tuples():
-        yield TrailRow(*row)
+        yield TrailRow.of(*row)
 
 
 # The fields of an `updated` event that hold another record's id, and that record.

@@ -23,13 +23,12 @@ from tracker.errors import ValidationError
 from tracker.identity.models import Identity
 from tracker.issuer.models import IssuedCredential
 from tracker.people.models import ApiToken, Engineer, RecoveryCode
-from tracker.people.rules import BROWSER_LOCALE
+from tracker.people.rules import BROWSER_LOCALE, PSEUDONYM
 from tracker.privacy.rules import (
     DEACTIVATE_FIRST_RULE,
     ERASE_EVENT,
     ERASED_EMAIL,
     ERASED_TEXT,
-    PSEUDONYM,
 )
 from tracker.privacy.services.scrub import (
     Erasing,

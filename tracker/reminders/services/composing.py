@@ -248,7 +248,7 @@ def subject_of(
         return gettext(
             "Escalation: %(name)s's %(code)s is valid through %(date)s, then readiness drops",
             locale,
-            name=cert.engineer.name,
+            name=messages.person_name(cert.engineer, locale),
             code=code,
             date=date,
         )
@@ -281,7 +281,7 @@ def _compose_reminder(
         # A reminder or expiry notice goes to the engineer, the managers who
         # read its language copied; a copy in another language says whose it is.
         copy_of=engineer if notification.kind == "copy" else None,
-        greeting=engineer.name,
+        greeting=messages.person_name(engineer, locale),
         engineer=engineer,
         credential=cert.credential,
         expires_on=expires_on,
@@ -322,7 +322,11 @@ def _compose_escalation(
         link=link,
         link_text=gettext("Open your certifications in the tracker", locale)
         if to_holder
-        else gettext("Open %(name)s's certifications in the tracker", locale, name=engineer.name),
+        else gettext(
+            "Open %(name)s's certifications in the tracker",
+            locale,
+            name=messages.person_name(engineer, locale),
+        ),
         # The team changed since the pass found the drop: the drop was real then.
         impact=translate(impact_message(impact), locale)
         if impact
