@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from flask.testing import FlaskClient
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tests import factories
@@ -11,6 +12,8 @@ from tests.privacy.conftest import NOW, Scene
 from tracker.people.models import Engineer
 from tracker.people.services.persons import set_active
 from tracker.privacy.services.erasure import erase_person
+from tracker.progress.models import Certification
+from tracker.reminders.calendars import certification_event
 
 SPANISH = "Antiguo miembro n.º {id}"
 ENGLISH = "Former member #{id}"
@@ -62,3 +65,17 @@ def test_the_spanish_account_trail_and_its_csv(
     for url in ("/admin/audit", "/admin/audit.csv"):
         text = client.get(url).text
         assert SPANISH.format(id=erased.id) in text and "Former member" not in text
+
+
+def test_a_spanish_calendar_event_names_the_spanish_pseudonym(db: Session, erased: Engineer):
+    cert = db.scalars(
+        select(Certification).where(
+            Certification.engineer_id == erased.id, Certification.expires_on.is_not(None)
+        )
+    ).first()
+    assert cert is not None
+    event = certification_event(cert, "https://tracker.example.com", "es")
+    summary = str(event["SUMMARY"]) + str(event["DESCRIPTION"])
+    assert SPANISH.format(id=erased.id) in summary and "Former member" not in summary
+    english = str(certification_event(cert, "https://tracker.example.com", "en")["SUMMARY"])
+    assert ENGLISH.format(id=erased.id) in english

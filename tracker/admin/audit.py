@@ -109,7 +109,7 @@ def _referenced(names: ReferencedNames | None, field: str, value: object) -> str
     if not isinstance(value, int):
         return "—"
     found = names.get(field, value) if names is not None else None
-    return found or f"#{value}"
+    return localized(found) if found else f"#{value}"
 
 
 def _label(names: dict[str, str], value: str | None) -> str:

@@ -41,6 +41,7 @@ from tracker.issuer.services.credentials import (
     set_sharing,
 )
 from tracker.issuer.services.status import status_list_credential
+from tracker.people.views import person_name
 from tracker.progress.models import Certification
 from tracker.web.confirm import confirmation_page
 from tracker.web.filters import named
@@ -160,7 +161,7 @@ def revoke_badge(issued_id: int):
                     if row.certification
                     else _("(certification deleted)")
                 ),
-                name=row.engineer.name if row.engineer else _("(deleted)"),
+                name=person_name(row.engineer) if row.engineer else _("(deleted)"),
             ),
             happens=_(
                 "Anyone who verifies it is told it is revoked, from now on: a revoked badge "

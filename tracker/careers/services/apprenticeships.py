@@ -28,7 +28,7 @@ from tracker.catalog.services.reads import paths_with_courses
 from tracker.errors import ValidationError
 from tracker.i18n import N_, day, msg
 from tracker.people.models import Engineer, LevelChange
-from tracker.people.rules import MANAGER_ROLES
+from tracker.people.rules import MANAGER_ROLES, shown_name
 from tracker.people.services.access import manages
 from tracker.progress.models import HourLog
 from tracker.progress.services.certifications import certifications_of
@@ -133,7 +133,7 @@ def create_apprenticeship(
         else:
             for name, who in (("junior", junior), ("senior", senior)):
                 if not who.active:
-                    errors[name] = msg("%(name)s is deactivated", name=who.name)
+                    errors[name] = msg("%(name)s is deactivated", name=shown_name(who.id, who.name))
             if "senior" not in errors and senior.level <= junior.level:
                 errors["senior"] = msg(
                     "the senior's level must be above the junior's "

@@ -33,7 +33,7 @@ from tracker.extensions import db_session
 from tracker.forms import choices, show_errors
 from tracker.people.models import Engineer
 from tracker.people.services.reads import level_history
-from tracker.people.views import engineer_or_404
+from tracker.people.views import engineer_or_404, person_name
 from tracker.signals import showing_dashboard
 from tracker.web.filters import named
 from tracker.web.language import localized, localized_errors
@@ -132,14 +132,18 @@ def set_level(engineer_id: int):
         else:
             if change is None:
                 flash(
-                    _("%(name)s is already level %(level)s.", name=person.name, level=before),
+                    _(
+                        "%(name)s is already level %(level)s.",
+                        name=person_name(person),
+                        level=before,
+                    ),
                     "info",
                 )
             else:
                 flash(
                     _(
                         "%(name)s: level %(before)s → %(after)s.",
-                        name=person.name,
+                        name=person_name(person),
                         before=before,
                         after=change.to_level,
                     ),

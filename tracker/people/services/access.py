@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session
 
 from tracker.i18n import N_, msg
 from tracker.people.models import Engineer, Team
-from tracker.people.rules import MANAGER_ROLES
+from tracker.people.rules import MANAGER_ROLES, shown_name
 
 
 def is_whole(value: object) -> TypeGuard[int]:
@@ -87,10 +87,13 @@ def resolve_manager(
     if manager.access_role not in MANAGER_ROLES:
         return None, msg(
             "%(name)s is not a manager or admin; give them the manager role first",
-            name=manager.name,
+            name=shown_name(manager.id, manager.name),
         )
     if not manager.active:
-        return None, msg("%(name)s is deactivated and cannot manage anyone", name=manager.name)
+        return None, msg(
+            "%(name)s is deactivated and cannot manage anyone",
+            name=shown_name(manager.id, manager.name),
+        )
     if person is not None:
         seen: set[int] = set()
         boss = manager.manager

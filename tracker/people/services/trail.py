@@ -181,5 +181,8 @@ class ReferencedNames:
         key = (field, record_id)
         if key not in self.known:
             model = REFERENCES[field]
-            self.known[key] = self.session.scalar(select(model.name).where(model.id == record_id))
+            name = self.session.scalar(select(model.name).where(model.id == record_id))
+            if name is not None and model is Engineer:
+                name = shown_name(record_id, name)
+            self.known[key] = name
         return self.known[key]

@@ -15,6 +15,7 @@ from tracker.extensions import db_session
 from tracker.i18n import amount, day
 from tracker.people.models import Engineer
 from tracker.people.services.access import can_record_results, visible_engineers
+from tracker.people.views import person_name
 from tracker.progress.services.validity import STATUS_LABELS, Status
 from tracker.web.database import record_or_404
 from tracker.web.language import localized
@@ -66,4 +67,4 @@ def for_whom(person: Engineer, said: str) -> str:
     # Someone recording for another person sees whom it went to, not only what.
     if person.id == current_user.id:
         return said
-    return _("For %(name)s: %(said)s", name=person.name, said=said)
+    return _("For %(name)s: %(said)s", name=person_name(person), said=said)
