@@ -80,7 +80,8 @@ def _add_drawings(state) -> None:
     add_drawing_helpers(state.app)
 
 
-def _team_or_404(team_id: int) -> Team:
+def team_or_404(team_id: int) -> Team:
+    """Return the team a page names, when the signed-in person may see it (403, 404)."""
     team = db_session().get(Team, team_id)
     if team is None:
         abort(404)
@@ -229,7 +230,7 @@ def organisation_csv():
 @role_required(*MANAGER_ROLES)
 def team(team_id: int):
     """Show a team's readiness for a fleet on a date, its heat map and forecast."""
-    team = _team_or_404(team_id)
+    team = team_or_404(team_id)
     form, gpus, on, status = _query(team)
     # A bad query shows the full page, where the form says what was wrong.
     printing = bool(request.args.get("print")) and status == 200
@@ -258,7 +259,7 @@ def team(team_id: int):
 @role_required(*MANAGER_ROLES)
 def heatmap_csv(team_id: int):
     """Download the heat map: one row per engineer, one column per certification."""
-    team = _team_or_404(team_id)
+    team = team_or_404(team_id)
     _form, gpus, on, status = _query(team)
     if status != 200:
         abort(400, str(BAD_QUERY))
@@ -290,7 +291,7 @@ def heatmap_csv(team_id: int):
 @role_required(*MANAGER_ROLES)
 def gaps_csv(team_id: int):
     """Download the readiness gaps: each unfilled seat with its nearest candidates."""
-    team = _team_or_404(team_id)
+    team = team_or_404(team_id)
     _form, gpus, on, status = _query(team)
     if status != 200:
         abort(400, str(BAD_QUERY))
@@ -340,7 +341,7 @@ def gaps_csv(team_id: int):
 @role_required(*MANAGER_ROLES)
 def plan(team_id: int):
     """Plan the training and hires to reach a fleet size by a date, with costs."""
-    team = _team_or_404(team_id)
+    team = team_or_404(team_id)
     result, status = None, 200
     # The team page's link carries only the fleet size to start from; the form
     # is submitted once it carries the target date, empty or not.

@@ -18,7 +18,7 @@ from flask_login import current_user, login_required
 from tracker.extensions import db_session
 from tracker.people.models import Engineer, Team
 from tracker.people.rules import MANAGER_ROLES
-from tracker.readiness.services.team import can_view_team
+from tracker.readiness.views import team_or_404
 from tracker.reminders import calendars
 from tracker.reminders.forms import FeedTokenForm
 from tracker.signals import showing_profile, showing_team
@@ -194,15 +194,6 @@ def remove_own_token():
 # --- managing a team's token --------------------------------------------------
 
 
-def _team_or_404(team_id: int) -> Team:
-    team = db_session().get(Team, team_id)
-    if team is None:
-        abort(404)
-    if not can_view_team(current_user, team):
-        abort(403)
-    return team
-
-
 def _team_page(team: Team) -> str:
     """Return the team page the button was on (?back=, its query kept), else the plain one."""
     return back_to(url_for("readiness.team", team_id=team.id))
@@ -212,7 +203,7 @@ def _team_page(team: Team) -> str:
 @role_required(*MANAGER_ROLES)
 def replace_team_token(team_id: int):
     """Create a team's feed URL, or replace it; for the team's manager or an admin."""
-    team = _team_or_404(team_id)
+    team = team_or_404(team_id)
     _check("feed-replace")
     had = team.calendar_token is not None
     calendars.replace_token(db_session(), team)
@@ -229,7 +220,7 @@ def replace_team_token(team_id: int):
 @role_required(*MANAGER_ROLES)
 def remove_team_token(team_id: int):
     """Ask, then remove a team's feed URL; for the team's manager or an admin."""
-    team = _team_or_404(team_id)
+    team = team_or_404(team_id)
     if request.method == "GET":
         back = urlunsplit(urlsplit(_team_page(team))._replace(fragment="calendar-feed"))
         if team.calendar_token is None:
