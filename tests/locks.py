@@ -69,6 +69,11 @@ def racing_engine(url: str) -> Engine:
 def racing_app(url: str, **config: object) -> Flask:
     """Return an app on `url` whose requests commit; skip unless it is PostgreSQL."""
     _postgresql_only(url)
+    return committing_app(url, **config)
+
+
+def committing_app(url: str, **config: object) -> Flask:
+    """Return an app on `url` whose requests commit, on either database."""
     return create_app(
         {
             "DATABASE_URL": url,

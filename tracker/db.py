@@ -220,6 +220,19 @@ def autocommit_engine(engine: Engine, pool_size: int = DEFAULT_POOL_SIZE) -> Eng
     return autocommit
 
 
+def release(session: Session) -> None:
+    """End the session's transaction before the unit of work reaches outside the database.
+
+    What the transaction holds (rows read for change, SQLite's write lock) would
+    make every other writer wait on the network meanwhile. Only before the unit
+    of work writes: what it did so far (its reads, an API token's use) commits,
+    and the next statement begins a new transaction, a writer's again.
+    """
+    if session.new or session.dirty or session.deleted:
+        raise RuntimeError("a session holding unwritten changes cannot be released")
+    session.commit()
+
+
 @contextmanager
 def connected(bind: Engine | Connection) -> Iterator[Connection]:
     """Yield a connection of an engine, returned afterwards, or the connection given."""

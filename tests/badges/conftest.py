@@ -11,7 +11,7 @@ import datetime as dt
 import hashlib
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -33,6 +33,8 @@ class Answer:
     body: bytes = b""
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
+    # Run before answering: what happens elsewhere while an issuer is asked.
+    before: Callable[[], None] | None = None
 
 
 @dataclass
@@ -60,6 +62,8 @@ class PathServer:
             def do_GET(self) -> None:
                 server.seen.append(Seen(self.path, {k.lower(): v for k, v in self.headers.items()}))
                 answer = server.answers.get(self.path, Answer(b"not here", 404))
+                if answer.before is not None:
+                    answer.before()
                 self.send_response(answer.status)
                 headers = {"Content-Type": "application/json", **answer.headers}
                 for name, value in headers.items():

@@ -13,7 +13,7 @@ from tests.helpers import Api, token_for
 from tests.webhooks.test_events import subscribe
 from tracker.badges.models import ImportedBadge
 from tracker.badges.services.fetching import make_fetch
-from tracker.badges.services.imports import import_badge
+from tracker.badges.services.imports import check_badge, record_badge
 from tracker.badges.services.mapping import map_badge_class
 from tracker.badges.services.recheck import due_for_recheck, recheck_badge, revoke
 from tracker.careers.services.bonuses import Quarter, ledger, set_bonus
@@ -32,7 +32,8 @@ def _imported(db, issuer: Issuer, today: dt.date, code: str | None = None):
     if code:
         map_badge_class(db, issuer.server.url("/badges/gpu-ops"), code)
     issuer.assertion("/a/1", ada.email, issued="2026-03-15")
-    cert = import_badge(db, ada, "url", issuer.server.url("/a/1"), today, FETCH).certification
+    checked = check_badge("url", issuer.server.url("/a/1"), ada.email, today, FETCH)
+    cert = record_badge(db, ada, checked, today).certification
     badge = db.scalars(select(ImportedBadge).where(ImportedBadge.certification_id == cert.id)).one()
     return team, ada, cert, badge
 

@@ -13,7 +13,7 @@ from tests.helpers import confirmation, count, fresh
 from tracker.audit.models import AuditEvent
 from tracker.badges.models import BadgeMapping, ImportedBadge
 from tracker.badges.services.fetching import make_fetch
-from tracker.badges.services.imports import import_badge
+from tracker.badges.services.imports import check_badge, record_badge
 from tracker.badges.services.mapping import map_badge_class
 from tracker.people.models import Engineer
 from tracker.progress.models import Certification
@@ -192,7 +192,8 @@ def test_the_heat_map_marks_a_verified_certification(
     map_badge_class(db, issuer.server.url("/badges/gpu-ops"), "NCA-AIIO")
     issuer.assertion("/a/1", ada.email, issued="2026-03-15", expires="2028-03-15")
     fetch = make_fetch({"127.0.0.1"})
-    import_badge(db, ada, "url", issuer.server.url("/a/1"), pinned_today, fetch)
+    checked = check_badge("url", issuer.server.url("/a/1"), ada.email, pinned_today, fetch)
+    record_badge(db, ada, checked, pinned_today)
     auth.sign_in(boss)
     html = client.get(f"/teams/{team.id}").text
     rows = dict(re.findall(r'<tr><th scope="row"><a [^>]*>([^<]*)</a>(.*?)</tr>', html, re.S))

@@ -14,8 +14,9 @@ from tracker.api.errors import ApiError, rename
 from tracker.api.openapi import Operation
 from tracker.badges.schemas import BadgeUpload, CredentialOrBadgeBody
 from tracker.badges.services.fetching import make_fetch
-from tracker.badges.services.imports import RecordedBadge, Source, import_badge
+from tracker.badges.services.imports import RecordedBadge, Source, check_badge, record_badge
 from tracker.clock import today
+from tracker.db import release
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.i18n import N_
@@ -50,14 +51,15 @@ def post_credential() -> tuple[Response, int]:
     if RECORD_CREDENTIAL.uploading():
         upload = RECORD_CREDENTIAL.upload()
         assert isinstance(upload, BadgeUpload)
-        engineer = engineer_in_body({"engineer": upload.engineer}, can_record_results, ACTION)
-        return _imported(_import(engineer, "image", upload.badge_image), on)
+        data = {"engineer": upload.engineer}
+        engineer = engineer_in_body(data, can_record_results, ACTION)
+        return _imported(_import(data, engineer, "image", upload.badge_image), on)
     data = RECORD_CREDENTIAL.json_body()
     engineer = engineer_in_body(data, can_record_results, ACTION)
     body = RECORD_CREDENTIAL.validated(data)
     badge = body.badge()
     if badge is not None:
-        return _imported(_import(engineer, *badge), on)
+        return _imported(_import(data, engineer, *badge), on)
     # Required without a badge (cross_errors).
     assert body.issued_on is not None and body.evidence is not None
     session = db_session()
@@ -86,11 +88,15 @@ def _imported(recorded: RecordedBadge, on: dt.date) -> tuple[Response, int]:
     return RECORD_CREDENTIAL.answer(CertificationOut.of(recorded.certification, on), status)
 
 
-def _import(engineer: Engineer, source: Source, given: Any) -> RecordedBadge:
+def _import(data: dict[str, Any], engineer: Engineer, source: Source, given: Any) -> RecordedBadge:
     fetch = make_fetch(current_app.config.get("BADGE_ALLOW_HOSTS", frozenset()))
+    session = db_session()
     try:
-        return import_badge(
-            db_session(), engineer, source, given, today(), fetch, recorded_by=caller()
-        )
+        email = engineer.email
+        release(session)  # nothing held while the issuer answers
+        checked = check_badge(source, given, email, today(), fetch)
+        # Held afresh, and allowed still: the fetch may have taken seconds.
+        engineer = engineer_in_body(data, can_record_results, ACTION)
+        return record_badge(session, engineer, checked, today(), recorded_by=caller())
     except ValidationError as exc:
         raise ApiError(400, exc.errors) from None

@@ -7,10 +7,11 @@ from flask import current_app
 from flask.cli import AppGroup
 
 from tracker.badges.jobs import recheck_badges
-from tracker.badges.services.imports import import_badge
+from tracker.badges.services.imports import check_badge, record_badge
 from tracker.badges.services.mapping import map_badge_class, mappings
 from tracker.badges.views import badge_fetch
 from tracker.clock import today
+from tracker.db import release
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.people.services.reads import find_engineer
@@ -49,12 +50,19 @@ def badge_mappings() -> None:
 def badge_import(email: str, badge_url: str) -> None:
     """Verify the badge at BADGE_URL and record it for the person with EMAIL."""
     session = db_session()
-    # Held as the CSV import holds the person whose records it changes.
-    engineer = find_engineer(session, email, for_change=True)
+    engineer = find_engineer(session, email)
     if engineer is None:
         raise click.ClickException(f"no person with e-mail {email}")
     try:
-        recorded = import_badge(session, engineer, "url", badge_url, today(), badge_fetch())
+        address = engineer.email
+        release(session)  # nothing held while the issuer answers
+        checked = check_badge("url", badge_url, address, today(), badge_fetch())
+        # Held only now, as the CSV import holds the person whose records it changes:
+        # nothing waits on the issuer's answer.
+        held = find_engineer(session, email, for_change=True)
+        if held is None:
+            raise click.ClickException(f"no person with e-mail {email}")
+        recorded = record_badge(session, held, checked, today())
     except ValidationError as exc:
         raise _fail(exc) from None
     session.commit()

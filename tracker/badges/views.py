@@ -27,10 +27,11 @@ from tracker.badges.forms import BadgeForm, MappingForm, RemoveForm
 from tracker.badges.models import BadgeMapping, ImportedBadge
 from tracker.badges.rules import MAX_IMAGE_BYTES
 from tracker.badges.services.fetching import make_fetch
-from tracker.badges.services.imports import Source, import_badge
+from tracker.badges.services.imports import Source, check_badge, record_badge
 from tracker.badges.services.mapping import map_badge_class, mappings, unmap_badge_class
 from tracker.catalog.models.credentials import Credential
 from tracker.clock import today
+from tracker.db import release
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.forms import show_errors
@@ -114,15 +115,11 @@ def import_page():
         given = _given(form)
         if given is not None:
             try:
-                recorded = import_badge(
-                    session,
-                    person,
-                    given[0],
-                    given[1],
-                    today(),
-                    badge_fetch(),
-                    recorded_by=current_user,
-                )
+                email = person.email
+                release(session)  # nothing held while the issuer answers
+                checked = check_badge(given[0], given[1], email, today(), badge_fetch())
+                person = person_for_results(form.badge_engineer.data)
+                recorded = record_badge(session, person, checked, today(), current_user)
             except ValidationError as exc:
                 show_errors(form, exc)
             else:

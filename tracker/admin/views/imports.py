@@ -9,12 +9,13 @@ from tracker.admin.forms import ImportForm
 from tracker.admin.views.blueprint import bp, form_status, signed_in_person
 from tracker.badges.views import badge_fetch
 from tracker.clock import today
+from tracker.db import release
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.forms import choices, show_errors
 from tracker.imports.services.kinds import ImportRefused, RowError
 from tracker.imports.services.reading import decode_csv
-from tracker.imports.services.run import IMPORT_KINDS, import_csv
+from tracker.imports.services.run import IMPORT_KINDS, check_badges, import_csv
 from tracker.web.language import localized
 from tracker.web.roles import role_required
 
@@ -29,14 +30,17 @@ def imports():
     if form.validate_on_submit():
         try:
             text = decode_csv(form.file.data.read())
+            session = db_session()
+            release(session)  # nothing held while badges' issuers answer
+            checks = check_badges(form.kind.data, text, today(), badge_fetch())
             result = import_csv(
-                db_session(),
+                session,
                 form.kind.data,
                 text,
                 today(),
                 actor=signed_in_person(),
-                fetch=badge_fetch(),
                 check_only=form.check_only.data,
+                checks=checks,
             )
         except ImportRefused as exc:
             row_errors = exc.errors

@@ -1,5 +1,10 @@
 """Import a badge: verify it, then record the certification it proves, marked verified.
 
+Two steps: check_badge asks the issuer (seconds, perhaps) and touches no
+database, so every channel runs it outside its transaction (db.release) and
+holds no row, nor SQLite's write lock, meanwhile; record_badge then records it
+for the person, held afresh, refusing it if their address changed since.
+
 Nothing is stored for a badge that fails a check (the reason names the field
 it came in), nor for one already imported: an assertion proves one
 certification, once. A certification of the same credential and issue date
@@ -31,6 +36,9 @@ from tracker.progress.services.certifications import credential_for_entry, recor
 Source = BadgeSource
 # Where each kind of badge comes in, as the API and the form name it.
 FIELDS: dict[str, str] = {"url": "badge_url", "image": "badge_image", "json": "badge_json"}
+ADDRESS_CHANGED = N_(
+    "the person's e-mail address changed while the badge was being checked; import it again"
+)
 
 
 @dataclass(frozen=True)
@@ -65,27 +73,37 @@ def already_imported(session: Session, assertion_id: str) -> bool:
     )
 
 
-def import_badge(
+@dataclass(frozen=True)
+class CheckedBadge:
+    """A badge verified with its issuer for one e-mail address, not yet recorded."""
+
+    badge: VerifiedBadge
+    email: str
+    source: Source
+
+
+def check_badge(
+    source: Source, given: str | bytes, email: str, today: dt.date, fetch: Fetch
+) -> CheckedBadge:
+    """Verify a badge for the person with `email`; refused on the source's field."""
+    try:
+        badge = verify_badge(source, given, [email], today, fetch)
+    except BadgeRefused as refused:
+        raise ValidationError({FIELDS[source]: refused.reason}) from None
+    return CheckedBadge(badge, email, source)
+
+
+def record_badge(
     session: Session,
     engineer: Engineer,
-    source: Source,
-    given: str | bytes,
+    checked: CheckedBadge,
     today: dt.date,
-    fetch: Fetch,
     recorded_by: Engineer | None = None,
 ) -> RecordedBadge:
-    """Verify a badge and record (or verify) the certification it proves for `engineer`.
-
-    A mapped badge class records its catalog credential; an unmapped one a
-    credential outside the catalog with the badge's name and issuer. Refused
-    (ValidationError on the source's field) when any check fails.
-    """
-    field = FIELDS[source]
-    try:
-        badge = verify_badge(source, given, [engineer.email], today, fetch)
-    except BadgeRefused as refused:
-        raise ValidationError({field: refused.reason}) from None
-    return record_verified(session, engineer, badge, source, today, recorded_by)
+    """Record a checked badge for `engineer` (held): refused if their address changed since."""
+    if engineer.email != checked.email:
+        raise ValidationError({FIELDS[checked.source]: ADDRESS_CHANGED})
+    return record_verified(session, engineer, checked.badge, checked.source, today, recorded_by)
 
 
 def record_verified(

@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
-from tracker.badges.services.verified import Fetch
+from tracker.badges.services.imports import CheckedBadge
+from tracker.errors import ValidationError
 from tracker.i18n import N_, join, msg
 from tracker.imports.schemas import Row
 from tracker.people.models import Engineer
 
 Handler = Callable[[Session, Row, dt.date, "Engineer | None"], object]
-# A kind whose rows fetch (badges from their issuers) makes its handler with the Fetch.
-FetchingHandler = Callable[[Fetch], Handler]
+# What a badges file's rows were checked as, before its import began: each badge
+# verified with its issuer (or refused), by the row's e-mail address and badge URL.
+BadgeChecks = Mapping[tuple[str, str], "CheckedBadge | ValidationError"]
+# A kind whose rows fetch (badges from their issuers) makes its handler with their checks.
+FetchingHandler = Callable[[BadgeChecks], Handler]
 
 
 @dataclass(frozen=True)
@@ -71,10 +75,10 @@ class ImportKind:
     existing_one: str | None = None
     existing_many: str | None = None
 
-    def row_handler(self, fetch: Fetch) -> Handler:
-        """Return what imports a row of this kind (fetching with `fetch`, if it fetches)."""
+    def row_handler(self, checks: BadgeChecks) -> Handler:
+        """Return what imports a row of this kind (with its rows' `checks`, if it fetches)."""
         if self.fetching is not None:
-            return self.fetching(fetch)
+            return self.fetching(checks)
         assert self.handler is not None, "a kind has a handler or a fetching one"
         return self.handler
 

@@ -1,18 +1,20 @@
-"""Importing the rows of the record files: hour logs, exam attempts, external credentials."""
+"""Importing the rows of the record files: hour logs, exam attempts, credentials, badges."""
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from tracker.badges.services.imports import import_badge
+from tracker.badges.services.imports import CheckedBadge, check_badge, record_badge
 from tracker.badges.services.verified import Fetch
 from tracker.catalog.models.credentials import Course, Credential, Exam
+from tracker.errors import ValidationError
 from tracker.i18n import msg
 from tracker.imports.schemas import AttemptRow, BadgeRow, CredentialRow, HoursRow, Row, read_row
-from tracker.imports.services.kinds import Handler, refuse_if
+from tracker.imports.services.kinds import BadgeChecks, Handler, refuse_if
 from tracker.imports.services.people import person_for
 from tracker.people.models import Engineer
 from tracker.progress.services.certifications import record_attempt, record_credential
@@ -110,8 +112,33 @@ def import_credential(session: Session, row: Row, today: dt.date, actor: Enginee
     )
 
 
-def badge_importer(fetch: Fetch) -> Handler:
-    """Return the handler of a badges file's rows: each badge verified with its issuer."""
+def _badge_key(row: Row, cells: BadgeRow) -> tuple[str, str]:
+    return row.get("email", "").strip().lower(), cells.badge_url
+
+
+def check_badge_rows(rows: Iterable[Row], today: dt.date, fetch: Fetch) -> BadgeChecks:
+    """Verify each row's badge with its issuer for the row's address; no database work.
+
+    Run before the import's transaction begins (db.release): an issuer may take
+    seconds to answer, and nothing is held meanwhile. A row that reads badly
+    is left for the import to report.
+    """
+    checks: dict[tuple[str, str], CheckedBadge | ValidationError] = {}
+    for row in rows:
+        cells = None if "_width" in row else read_row(BadgeRow, row, {})
+        if cells is None:
+            continue
+        key = _badge_key(row, cells)
+        if key not in checks:
+            try:
+                checks[key] = check_badge("url", cells.badge_url, key[0], today, fetch)
+            except ValidationError as refused:
+                checks[key] = refused
+    return checks
+
+
+def badge_importer(checks: BadgeChecks) -> Handler:
+    """Return the handler of a badges file's rows: each badge as check_badge_rows found it."""
 
     def import_badge_row(
         session: Session, row: Row, today: dt.date, actor: Engineer | None
@@ -121,6 +148,9 @@ def badge_importer(fetch: Fetch) -> Handler:
         cells = read_row(BadgeRow, row, problems)
         refuse_if(problems, tuple(BadgeRow.model_fields))
         assert cells is not None and engineer is not None
-        return import_badge(session, engineer, "url", cells.badge_url, today, fetch, actor)
+        checked = checks[_badge_key(row, cells)]
+        if isinstance(checked, ValidationError):
+            raise checked
+        return record_badge(session, engineer, checked, today, actor)
 
     return import_badge_row

@@ -14,8 +14,9 @@ from tracker.catalog.rules import MAX_LEVEL, MIN_LEVEL
 from tracker.errors import ValidationError
 from tracker.i18n import N_, msg
 from tracker.imports.rules import JOB_ROLE_SEPARATOR
-from tracker.imports.schemas import AttemptRow, BadgeRow, CredentialRow, HoursRow, PersonRow
+from tracker.imports.schemas import AttemptRow, BadgeRow, CredentialRow, HoursRow, PersonRow, Row
 from tracker.imports.services.kinds import (
+    BadgeChecks,
     ImportKind,
     ImportRefused,
     ImportResult,
@@ -26,6 +27,7 @@ from tracker.imports.services.people import import_person
 from tracker.imports.services.reading import read_rows
 from tracker.imports.services.records import (
     badge_importer,
+    check_badge_rows,
     import_attempt,
     import_credential,
     import_hours,
@@ -148,6 +150,31 @@ IMPORT_KINDS: dict[str, ImportKind] = {
 }
 
 
+def check_badges(kind: str, text: str, today: dt.date, fetch: Fetch) -> BadgeChecks:
+    """Verify a badges file's badges with their issuers, before its import; {} for other kinds.
+
+    No database work: run it outside any transaction (db.release), so that
+    nothing waits on the issuers. A file that reads badly is left to import_csv.
+    """
+    spec = IMPORT_KINDS.get(kind)
+    if spec is None or spec.fetching is None:
+        return {}
+    try:
+        rows = read_rows(text, spec)
+    except ValidationError:
+        return {}
+    return _checks(spec, rows, today, fetch)
+
+
+def _checks(
+    spec: ImportKind, rows: list[tuple[int, Row]], today: dt.date, fetch: Fetch | None
+) -> BadgeChecks:
+    if spec.fetching is None:
+        return {}
+    # Without a Fetch of the app's settings, badges come only from public hosts.
+    return check_badge_rows((row for _, row in rows), today, fetch or make_fetch(frozenset()))
+
+
 def import_csv(
     session: Session,
     kind: str,
@@ -156,6 +183,7 @@ def import_csv(
     actor: Engineer | None = None,
     fetch: Fetch | None = None,
     check_only: bool = False,
+    checks: BadgeChecks | None = None,
 ) -> ImportResult:
     """Import every row of a CSV file through the real services, or nothing at all.
 
@@ -163,6 +191,8 @@ def import_csv(
     added on line 2 can be the manager on line 3). Every bad row is reported
     (ImportRefused) and then everything is rolled back. `check_only` rolls a
     good file back too: every rule is checked as by an import, nothing is kept.
+    A badges file's `checks` come from check_badges, run before the caller's
+    transaction began; without them its badges are checked here (with `fetch`).
     """
     spec = IMPORT_KINDS.get(kind)
     if spec is None:
@@ -170,8 +200,9 @@ def import_csv(
             {"kind": msg("kind must be one of %(values)s", values=", ".join(IMPORT_KINDS))}
         )
     rows = read_rows(text, spec)
-    # Without a Fetch of the app's settings, badges come only from public hosts.
-    handler = spec.row_handler(fetch or make_fetch(frozenset()))
+    if checks is None:
+        checks = _checks(spec, rows, today, fetch)
+    handler = spec.row_handler(checks)
     errors: list[RowError] = []
     existing = 0
     outer = session.begin_nested()
