@@ -2,7 +2,8 @@
 
 The button is a link to the confirmation page (GET, which changes nothing); its
 button posts with the page's CSRF token and does it; Cancel goes back to the
-page the button was on. A direct POST still works (tests/progress/test_views.py).
+page the button was on. A direct POST still works (test_views_hours.py and
+test_views_exam_plans.py).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from sqlalchemy.orm import Session
 from tests import factories
 from tests.factories import hours
 from tests.helpers import ELSEWHERE, confirmation, count
-from tests.progress.test_views import counts, log, page
+from tests.progress.helpers import counts, log, page
 from tracker.audit.models import AuditEvent
 from tracker.people.models import Engineer
 from tracker.progress.models import ExamPlan, HourLog
@@ -32,11 +33,6 @@ ON = dt.date(2026, 11, 3)
 PLANNED = dt.date(2026, 12, 3)
 
 pytestmark = pytest.mark.usefixtures("pinned_today")
-
-
-@pytest.fixture
-def alice(db: Session) -> Engineer:
-    return factories.engineer(db, name="Alice Ops")
 
 
 @pytest.fixture

@@ -13,22 +13,15 @@ from html import unescape
 from urllib.parse import urlencode
 
 import pytest
-from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.helpers import ELSEWHERE, drawn_form
+from tests.progress.helpers import page
 from tests.progress.test_confirmations import log_entries
-from tests.progress.test_views import page
-from tracker.people.models import Engineer
 from tracker.progress.models import HourLog
 from tracker.progress.rules import HOUR_LOG_PAGE_SIZE
 
 pytestmark = pytest.mark.usefixtures("pinned_today")
-
-
-@pytest.fixture
-def alice(db: Session) -> Engineer:
-    return factories.engineer(db, name="Alice Ops")
 
 
 def edit_links(client, url: str) -> list[str]:

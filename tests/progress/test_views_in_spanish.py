@@ -1,8 +1,8 @@
 """The engineer's pages for a Spanish reader: words, hours, dates and the refusals.
 
 Today is pinned to factories.TODAY (2026-11-29). The pages' English is tested
-in test_views.py; here each page is read in Spanish, with the English phrases
-of the page gone.
+in the test_views_*.py modules; here each page is read in Spanish, with the English
+phrases of the page gone.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.factories import hours
-from tests.progress.test_views import attempt_form, credential_form, hours_form, page
+from tests.progress.helpers import attempt_form, credential_form, hours_form, page
 from tests.test_i18n import SPANISH
 from tracker.people.models import Engineer
 from tracker.progress.models import HourLog
