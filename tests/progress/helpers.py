@@ -163,7 +163,7 @@ def plan_form(db: Session, code: str = "NCP-AII", on: str = "2027-03-01") -> dic
     return {"plan-exam": factories.exam(db, code).id, "plan-planned_on": on}
 
 
-def _assert_refused(response, field: str, message: str) -> Page:
+def assert_page_refused(response, field: str, message: str) -> Page:
     """Check the page refused its form with `message` at `field`, next to the input."""
     assert response.status_code == 400
     view = page(response)

@@ -7,7 +7,15 @@ from sqlalchemy import select
 
 from tests import factories
 from tests.helpers import count
-from tests.progress.helpers import SCRIPT, SQL, D, _assert_refused, counts, credential_form, page
+from tests.progress.helpers import (
+    SCRIPT,
+    SQL,
+    D,
+    assert_page_refused,
+    counts,
+    credential_form,
+    page,
+)
 from tracker.catalog.models.credentials import Credential
 from tracker.progress.models import Certification
 from tracker.progress.services.certifications import credential_for_entry
@@ -151,7 +159,7 @@ def test_bad_credentials_are_refused(db, client, auth, alice, overrides, field, 
 
     response = client.post("/credentials", data=credential_form(db, alice, **overrides))
 
-    _assert_refused(response, field, message)
+    assert_page_refused(response, field, message)
     assert counts(db) == before
 
 
@@ -171,7 +179,7 @@ def test_other_without_name_or_issuer_is_refused(db, client, auth, alice, overri
     response = client.post("/credentials", data=credential_form(db, alice, None, **overrides))
 
     for field in fields:
-        _assert_refused(response, field, "required for a credential outside the catalog")
+        assert_page_refused(response, field, "required for a credential outside the catalog")
     assert counts(db) == before
 
 
@@ -191,7 +199,7 @@ def test_a_refused_other_credential_leaves_no_catalog_row(
 
     response = client.post("/credentials", data=data)
 
-    _assert_refused(response, field, "")
+    assert_page_refused(response, field, "")
     assert counts(db) == before
     assert db.scalars(select(Credential).where(Credential.name == "Brand New Cert")).first() is None
 

@@ -12,7 +12,7 @@ from tests.progress.helpers import (
     TODAY,
     YESTERDAY,
     D,
-    _assert_refused,
+    assert_page_refused,
     attempt_form,
     counts,
     page,
@@ -154,7 +154,7 @@ def test_planning_today_or_in_the_past_is_refused(db, client, auth, alice, on, m
 
     response = client.post("/exams/plan", data=plan_form(db, on=on))
 
-    _assert_refused(response, "plan-planned_on", message)
+    assert_page_refused(response, "plan-planned_on", message)
     assert counts(db) == before
 
 
@@ -166,5 +166,5 @@ def test_planning_an_unknown_exam_is_refused(db, client, auth, alice):
         "/exams/plan", data={"plan-exam": "999999", "plan-planned_on": "2027-03-01"}
     )
 
-    _assert_refused(response, "plan-exam", "")
+    assert_page_refused(response, "plan-exam", "")
     assert counts(db) == before

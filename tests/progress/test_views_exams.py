@@ -10,7 +10,15 @@ from sqlalchemy import select
 
 from tests import factories
 from tests.helpers import count
-from tests.progress.helpers import TODAY, YESTERDAY, D, _assert_refused, attempt_form, counts, page
+from tests.progress.helpers import (
+    TODAY,
+    YESTERDAY,
+    D,
+    assert_page_refused,
+    attempt_form,
+    counts,
+    page,
+)
 from tracker.progress.models import Certification, ExamAttempt
 from tracker.progress.services.certifications import record_attempt
 
@@ -120,7 +128,7 @@ def test_ncp_aii_without_nca_aiio_is_refused_naming_it(db, client, auth, alice):
 
     response = client.post("/exams", data=attempt_form(db, alice, "NCP-AII"))
 
-    view = _assert_refused(response, "exam", "NCP-AII requires a valid NCA-AIIO")
+    view = assert_page_refused(response, "exam", "NCP-AII requires a valid NCA-AIIO")
     assert counts(db) == before
     assert "NCA-AIIO" in " ".join(view.errors["exam"])
 
@@ -132,7 +140,7 @@ def test_ncp_aii_with_an_expired_nca_aiio_is_refused_with_the_date(db, client, a
 
     response = client.post("/exams", data=attempt_form(db, alice, "NCP-AII"))
 
-    _assert_refused(
+    assert_page_refused(
         response, "exam", "NCP-AII requires a valid NCA-AIIO; it was valid through 2026-10-01"
     )
     assert counts(db) == before
@@ -146,7 +154,7 @@ def test_ncp_aii_without_enough_experience_is_refused(db, client, auth):
 
     response = client.post("/exams", data=attempt_form(db, newcomer, "NCP-AII"))
 
-    _assert_refused(
+    assert_page_refused(
         response,
         "exam",
         "NCP-AII requires 12 months of documented experience; 11 on 2026-11-28",
@@ -184,7 +192,7 @@ def test_a_retake_inside_14_days_is_refused_with_the_date_it_opens(db, client, a
 
     response = client.post("/exams", data=attempt_form(db, alice, attempted_on="2026-11-28"))
 
-    _assert_refused(response, "attempted_on", "a retake of NCA-AIIO opens on 2026-12-04")
+    assert_page_refused(response, "attempted_on", "a retake of NCA-AIIO opens on 2026-12-04")
     assert counts(db) == before
 
 
@@ -227,7 +235,7 @@ def test_bad_attempts_are_refused_next_to_the_field(
 
     response = client.post("/exams", data=attempt_form(db, alice, **overrides))
 
-    _assert_refused(response, field, message)
+    assert_page_refused(response, field, message)
     assert counts(db) == before
 
 
@@ -238,7 +246,7 @@ def test_a_cost_the_ledger_cannot_hold_is_refused(db, client, auth, alice, value
 
     response = client.post("/exams", data=attempt_form(db, alice, cost=value))
 
-    _assert_refused(response, "cost", "")
+    assert_page_refused(response, "cost", "")
     assert counts(db) == before
 
 

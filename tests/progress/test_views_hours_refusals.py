@@ -9,7 +9,7 @@ from sqlalchemy import select
 
 from tests import factories
 from tests.helpers import count
-from tests.progress.helpers import TODAY, YESTERDAY, D, _assert_refused, counts, hours_form, log
+from tests.progress.helpers import TODAY, YESTERDAY, D, assert_page_refused, counts, hours_form, log
 from tracker.progress.models import HourLog
 
 pytestmark = pytest.mark.usefixtures("pinned_today")
@@ -46,7 +46,7 @@ def test_bad_hours_are_refused_next_to_the_field(
 
     response = client.post("/hours", data=hours_form(db, **overrides))
 
-    _assert_refused(response, field, message)
+    assert_page_refused(response, field, message)
     assert counts(db) == before
 
 
@@ -57,7 +57,7 @@ def test_special_decimal_hours_are_refused_next_to_the_field(db, client, auth, a
 
     response = client.post("/hours", data=hours_form(db, hours=value))
 
-    _assert_refused(response, "hours", "")
+    assert_page_refused(response, "hours", "")
     assert counts(db) == before
 
 
@@ -68,7 +68,7 @@ def test_a_days_total_above_24_is_refused(db, client, auth, alice):
 
     response = client.post("/hours", data=hours_form(db, hours="4.25"))
 
-    view = _assert_refused(response, "hours", "a day holds at most 24 hours")
+    view = assert_page_refused(response, "hours", "a day holds at most 24 hours")
     assert "20 h are already logged on 2026-11-28" in " ".join(view.errors["hours"])
     assert counts(db) == before
 
@@ -80,7 +80,7 @@ def test_a_full_day_shows_with_the_forms_own_errors_in_one_round(db, client, aut
 
     response = client.post("/hours", data=hours_form(db, hours="4.25", note="x" * 501))
 
-    view = _assert_refused(response, "note", "“Note” must be at most 500 characters")
+    view = assert_page_refused(response, "note", "“Note” must be at most 500 characters")
     assert "a day holds at most 24 hours" in " ".join(view.errors["hours"])
     assert "20 h are already logged on 2026-11-28" in " ".join(view.errors["hours"])
     assert counts(db) == before
@@ -92,7 +92,7 @@ def test_a_full_day_is_left_unsaid_while_the_hours_themselves_are_wrong(db, clie
 
     response = client.post("/hours", data=hours_form(db, hours="1.234", note="x" * 501))
 
-    view = _assert_refused(response, "hours", "at most 2 decimals")
+    view = assert_page_refused(response, "hours", "at most 2 decimals")
     assert "a day holds" not in " ".join(view.errors["hours"])
     assert "note" in view.errors
 
@@ -154,7 +154,7 @@ def test_bad_edits_are_refused_and_change_nothing(
 
     response = client.post(f"/hours/{entry.id}/edit", data=data)
 
-    _assert_refused(response, field, message)
+    assert_page_refused(response, field, message)
     assert counts(db) == before
     db.expire_all()
     stored = db.get(HourLog, entry.id)
@@ -187,9 +187,9 @@ def test_moving_an_entry_onto_a_full_day_is_refused(db, client, auth, alice, not
         data=hours_form(db, hours="5", logged_on="2026-11-28", note=note),
     )
 
-    _assert_refused(response, "hours", "a day holds at most 24 hours")
+    assert_page_refused(response, "hours", "a day holds at most 24 hours")
     if note:
-        _assert_refused(response, "note", "at most 500 characters")
+        assert_page_refused(response, "note", "at most 500 characters")
     assert counts(db) == before
     db.expire_all()
     assert db.get(HourLog, entry.id).logged_on == D(2026, 11, 20)
