@@ -1,9 +1,11 @@
-"""Helpers every test package shares: counting rows, signing in, calling the API."""
+"""Helpers every test package shares: counting rows, signing in, calling the API, reading pages."""
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
 import importlib
+import io
 import pkgutil
 import re
 import time
@@ -379,3 +381,91 @@ def drawn_form(html: str, action: str) -> MultiDict:
     reader.feed(html)
     (form,) = [f for f in reader.forms if f.action == action and f.method == "post"]
     return MultiDict(form.sent)
+
+
+class _Tables(HTMLParser):
+    """Collect every <table>: its class and its rows of (text, class) cells."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: list[dict] = []
+        self._stack: list[dict] = []
+        self._cell: list | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attributes = dict(attrs)
+        if tag == "table":
+            table = {"class": attributes.get("class") or "", "rows": []}
+            self.tables.append(table)
+            self._stack.append(table)
+        elif tag == "tr" and self._stack:
+            self._stack[-1]["rows"].append([])
+        elif tag in ("td", "th") and self._stack:
+            self._cell = [[], attributes.get("class") or ""]
+            self._stack[-1]["rows"][-1].append(self._cell)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "table" and self._stack:
+            self._stack.pop()
+        elif tag in ("td", "th"):
+            self._cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell[0].append(data)
+
+
+def tables(html: str) -> list[dict]:
+    """Return the page's tables; each cell as (whitespace-collapsed text, class)."""
+    parser = _Tables()
+    parser.feed(html)
+    for table in parser.tables:
+        table["rows"] = [
+            [(" ".join("".join(parts).split()), cls) for parts, cls in row] for row in table["rows"]
+        ]
+    return parser.tables
+
+
+def table(html: str, css_class: str | None = None, header: str | None = None) -> list[list]:
+    """Return the rows of the table with `css_class`, or whose first header cell is `header`."""
+    for t in tables(html):
+        if css_class is not None and css_class in t["class"].split():
+            return t["rows"]
+        if header is not None and t["rows"] and t["rows"][0] and t["rows"][0][0][0] == header:
+            return t["rows"]
+    raise AssertionError(f"no table {css_class or header!r} on the page")
+
+
+class _Text(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.parts: list[str] = []
+
+    def handle_data(self, data: str) -> None:
+        self.parts.append(data)
+
+
+def text(html: str) -> str:
+    """Return the page's visible text with whitespace collapsed."""
+    parser = _Text()
+    parser.feed(html)
+    return " ".join("".join(parser.parts).split())
+
+
+def section(html: str, start: str, end: str) -> str:
+    """Return the text between two markers of the raw HTML."""
+    assert start in html, start
+    after = html.split(start, 1)[1]
+    assert end in after, end
+    return text(after.split(end, 1)[0])
+
+
+def field_error(html: str, field: str) -> str:
+    """Return the error messages drawn next to a form field (empty when none)."""
+    return " ".join(
+        re.findall(rf'<small id="{field}-error" class="field-error">([^<]*)</small>', html)
+    )
+
+
+def read_csv(body: str) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(body)))

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from tests import factories
 from tests.careers.conftest import People
 from tests.careers.test_pages import pairing
-from tests.readiness.test_views import table, text
+from tests.helpers import table, text
 from tests.test_i18n import ENGLISH, SPANISH, html_lang
 from tracker.careers.models import Apprenticeship, Evidence
 from tracker.careers.rules import EARLIEST_DATE

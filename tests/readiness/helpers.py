@@ -6,12 +6,16 @@ import datetime as dt
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from flask.testing import FlaskClient
 from sqlalchemy.orm import Session
 
 from tests import factories
+from tests.helpers import section, token_for
+from tracker.catalog.models.team_templates import TeamTemplate
 from tracker.people.models import Engineer, Team
+from tracker.people.services.persons import set_active
 from tracker.progress.models import Certification, HourLog
-from tracker.readiness.services.members import Member, load_members
+from tracker.readiness.services.members import Member, load_members, load_templates
 from tracker.readiness.services.team import TeamReadiness
 
 TODAY = factories.TODAY  # 2026-11-29
@@ -20,6 +24,7 @@ LONG_AGO = D(2026, 1, 10)  # an earned-on date well before TODAY
 FAR = D(2029, 1, 10)  # an expiry well after every date the tests ask about
 BEN_EXPIRY = D(2027, 1, 15)  # 47 days after TODAY: "expiring"
 CY_EXPIRY = D(2026, 6, 1)  # before TODAY: "expired"
+DASH = "\N{EN DASH}"  # the pages write ranges as 2\N{EN DASH}3
 
 
 def person(
@@ -133,3 +138,44 @@ def build_org(db: Session) -> Org:
     cy = person(db, "Cy", alpha, certs={"NCA-AIIO": CY_EXPIRY})
     otis = person(db, "Otis", bravo, certs={"NCA-AIIO": FAR})
     return Org(mona, otto, admin, ada, ben, cy, otis, alpha, bravo)
+
+
+def template(db: Session, code: str) -> TeamTemplate:
+    return next(t for t in load_templates(db) if t.code == code)
+
+
+def org_with_tokens(db: Session) -> Org:
+    """Build Alpha and Bravo with an API token for each caller the API tests name.
+
+    "deactivated" is the token of an admin who has since been deactivated; "none" is no token.
+    """
+    found = build_org(db)
+    gone = factories.engineer(db, name="Gone", access_role="admin")
+    found.tokens = {
+        "mona": token_for(db, found.mona),
+        "otto": token_for(db, found.otto),
+        "admin": token_for(db, found.admin),
+        "ben": token_for(db, found.ben),
+        "deactivated": token_for(db, gone),
+        "none": None,
+    }
+    set_active(db, gone, False)
+    return found
+
+
+def team_page(client: FlaskClient, team: Team, query: str = "") -> tuple[int, str]:
+    response = client.get(f"/teams/{team.id}{query}")
+    return response.status_code, response.get_data(as_text=True)
+
+
+def roi_form(investment: list[tuple[str, object]], returns: list[tuple[str, object]]) -> dict:
+    data: dict[str, object] = {}
+    for kind, lines in (("investment", investment), ("returns", returns)):
+        for i, (label, amount) in enumerate(lines):
+            data[f"{kind}-{i}-label"] = label
+            data[f"{kind}-{i}-amount"] = amount
+    return data
+
+
+def roi_result(html: str) -> str:
+    return section(html, '<div role="status"><article class="roi-result">', "</article>")

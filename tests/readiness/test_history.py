@@ -17,9 +17,8 @@ from sqlalchemy import event, func, select
 from sqlalchemy.orm import Session
 
 from tests import factories
-from tests.helpers import Api, count, token_for
+from tests.helpers import Api, count, table, text, token_for
 from tests.readiness.helpers import LONG_AGO, Org, build_org, members, person
-from tests.readiness.test_views import table, text
 from tracker.catalog.services.snapshot import catalog_snapshot
 from tracker.demo.services.generator import generate_organisation
 from tracker.people.models import Team

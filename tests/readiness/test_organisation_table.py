@@ -18,9 +18,8 @@ from sqlalchemy import text as sql
 from sqlalchemy.orm import Session
 
 from tests import factories
-from tests.helpers import Api, token_for
+from tests.helpers import Api, table, text, token_for
 from tests.readiness.helpers import Org, build_org, person
-from tests.readiness.test_views import table, text
 from tracker.readiness.models import ReadinessSnapshot
 from tracker.readiness.rules import ORGANISATION_PAGE_ROWS, TREND_DAYS
 from tracker.readiness.services.current import refresh
@@ -48,11 +47,6 @@ def org(db: Session) -> Org:
     person(db, "Lone", charlie, roles=("storage",), certs={"CKA": TODAY + dt.timedelta(days=30)})
     found.tokens = {"admin": token_for(db, found.admin), "mona": token_for(db, found.mona)}
     return found
-
-
-@pytest.fixture
-def api(client: FlaskClient) -> Api:
-    return Api(client)
 
 
 def page_rows(client: FlaskClient, query: str = "") -> list[list[str]]:

@@ -1,6 +1,7 @@
-"""ROI and the plan to a target (docs/domain.md sections 4-7).
+"""The plan to a target (docs/domain.md section 7): the planning service and its page.
 
-Every date is fixed; TODAY (2026-11-29) is the date the services are told it is.
+Every date is fixed; TODAY (2026-11-29) is the date the services are told it is, and
+the date pinned in app.config for the page.
 """
 
 from __future__ import annotations
@@ -10,109 +11,23 @@ from collections import Counter
 from decimal import Decimal
 
 import pytest
+from flask.testing import FlaskClient
 from sqlalchemy.orm import Session
 
 from tests import factories
-from tests.readiness.helpers import FAR, TODAY, D, person
+from tests.helpers import field_error, section, table, text
+from tests.readiness.helpers import DASH, FAR, TODAY, D, Org, person, team_page
 from tracker.errors import ValidationError
 from tracker.i18n import translate
+from tracker.people.models import Team
 from tracker.progress.services.hours import log_hours
-from tracker.readiness.rules import (
-    MAX_ROI_AMOUNT,
-    MAX_ROI_LABEL_LENGTH,
-    MAX_ROI_LINES,
-    SANE_WEEKLY_HOURS,
-)
+from tracker.readiness.rules import SANE_WEEKLY_HOURS
 from tracker.readiness.services.planning import Plan, load_catalog, plan_to_target
-from tracker.readiness.services.roi import roi
 
-# --- 6. return on investment -----------------------------------------------------
-
-INVESTMENT = {"training": 75000, "exams-materials": 20000, "bootcamp-lab": 50000}
-RETURNS = {"downtime": 100000, "contractors": 200000, "efficiency": 75000, "faster": 300000}
+pytestmark = pytest.mark.usefixtures("pinned_today")
 
 
-def test_roi_of_the_documents_example() -> None:
-    """DOMAIN 6: "first-year ROI = (returns - investment) / investment = 365 %;
-    ongoing ROI (later years, no new investment) = returns / first-year
-    investment = 465 %. A calculator must reproduce these two figures from these
-    inputs."
-    """
-    result = roi(INVESTMENT, RETURNS)
-    assert (result.investment_total, result.returns_total) == (145000, 675000)
-    assert result.first_year_roi_percent == 365
-    assert result.ongoing_roi_percent == 465
-
-
-def test_roi_with_no_returns_loses_everything() -> None:
-    result = roi({"x": 1000}, {})
-    assert (result.first_year_roi_percent, result.ongoing_roi_percent) == (-100, 0)
-
-
-@pytest.mark.parametrize(
-    ("investment", "returns", "key"),
-    [
-        ({**INVESTMENT, "training": -1}, RETURNS, "investment.training"),
-        (INVESTMENT, {**RETURNS, "downtime": -5}, "returns.downtime"),
-        ({**INVESTMENT, "training": 1.5}, RETURNS, "investment.training"),
-        ({**INVESTMENT, "training": "75000"}, RETURNS, "investment.training"),
-        ({**INVESTMENT, "training": None}, RETURNS, "investment.training"),
-        ({**INVESTMENT, "training": True}, RETURNS, "investment.training"),
-        (INVESTMENT, {**RETURNS, "faster": Decimal("1")}, "returns.faster"),
-    ],
-)
-def test_roi_bad_lines_are_named(investment: dict, returns: dict, key: str) -> None:
-    with pytest.raises(ValidationError, match=key.replace(".", r"\.")) as caught:
-        roi(investment, returns)
-    assert list(caught.value.errors) == [key]
-
-
-@pytest.mark.parametrize(
-    ("investment", "returns", "key", "message"),
-    [
-        (
-            {**INVESTMENT, "training": MAX_ROI_AMOUNT + 1},
-            RETURNS,
-            "investment.training",
-            "must be a whole amount from 0 to 10,000,000,000",
-        ),
-        (
-            {f"line {n}": 1 for n in range(MAX_ROI_LINES + 1)},
-            RETURNS,
-            "investment",
-            "must hold at most 20 lines",
-        ),
-        (
-            INVESTMENT,
-            {"x" * (MAX_ROI_LABEL_LENGTH + 1): 1},
-            "returns",
-            "a line's name must be at most 200 characters",
-        ),
-    ],
-)
-def test_roi_keeps_the_calculators_limits(
-    investment: dict, returns: dict, key: str, message: str
-) -> None:
-    """The form's limits hold whichever way the lines come."""
-    with pytest.raises(ValidationError) as caught:
-        roi(investment, returns)
-    assert caught.value.errors == {key: message}
-
-
-def test_roi_at_the_calculators_limits() -> None:
-    lines = {f"{n:0{MAX_ROI_LABEL_LENGTH}d}": MAX_ROI_AMOUNT for n in range(MAX_ROI_LINES)}
-    result = roi(lines, lines)
-    assert result.investment_total == MAX_ROI_LINES * MAX_ROI_AMOUNT
-
-
-@pytest.mark.parametrize("investment", [{}, {"training": 0}, {"a": 0, "b": 0}])
-def test_roi_needs_an_investment(investment: dict) -> None:
-    with pytest.raises(ValidationError) as caught:
-        roi(investment, RETURNS)
-    assert "investment" in caught.value.errors
-
-
-# --- 7. plan to a target -------------------------------------------------------------
+# --- the planning service -------------------------------------------------------------
 
 
 def costs_by_code(plan: Plan) -> dict[str, tuple[int | None, int | None, str]]:
@@ -344,3 +259,120 @@ def test_load_catalog(db: Session) -> None:
     assert catalog.path_for(associate).code == "FOUNDATIONS"
     assert catalog.path_for(factories.credential(db, "NCP-AII")).code == "PROFESSIONAL"
     assert catalog.path_for(factories.credential(db, "NVIDIA-NETWORKING")) is None
+
+
+# --- the plan page --------------------------------------------------------------------
+
+
+@pytest.fixture
+def financial(db: Session, org: Org) -> Team:
+    """DOMAIN 7: "5 traditional IT engineers, no GPU experience, must run 500 H100 GPUs
+    within 6 months" - level 1 operations engineers hired on TODAY, Mona's team."""
+    crew = factories.team(db, gpus=0, name="Financial", manager=org.mona)
+    for n in range(1, 6):
+        person(db, f"Fin {n}", crew, level=1, hired_on=TODAY)
+    return crew
+
+
+def test_plan_for_the_financial_services_case(
+    client: FlaskClient, auth, org: Org, financial: Team
+) -> None:
+    auth.sign_in(org.mona)
+    response = client.get(f"/teams/{financial.id}/plan?gpus=500&target=2027-05-29")
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    page = text(html)
+    assert (
+        "Medium (100-1,000 GPUs) for 500 GPUs by May 29, 2027: 0 ready, 4 to train, 6 to hire."
+    ) in page
+    trainees = [[cell[0] for cell in row] for row in table(html, header="Engineer")[1:]]
+    assert len(trainees) == 4
+    for row in trainees:
+        assert row[0].startswith("Fin ")
+        assert row[1:5] == ["Operations Engineer", "Foundations", "48", "1.9"]
+        assert row[5] == "promote to 2 once the rule is met"
+    assert "above 10 h a week" not in page
+    hires = section(html, "<h2>Hires</h2>", "</ul>")
+    assert hires.count("/yr") == 6
+    assert f"Infrastructure Architect (level 5), $250,000{DASH}$400,000/yr" in hires
+    costs = {row[0][0]: [cell[0] for cell in row] for row in table(html, header="Strategy")[1:]}
+    assert costs["Bootcamp immersion"][1] == f"$60,000{DASH}$100,000"
+    assert costs["Vendor partnership"][1] == f"$60,000{DASH}$100,000"
+    assert "no discount" in costs["Vendor partnership"][2]
+    assert "senior" in costs["Apprenticeship"][2]
+    assert costs["Apprenticeship"][1] == "—"
+    assert f"$1,355,000{DASH}$2,275,000" in page
+    assert f"$1,200,000{DASH}$1,600,000" in page
+    # The form keeps what was asked.
+    assert 'name="gpus" required type="text" value="500"' in html
+    assert 'name="target" required type="date" value="2027-05-29"' in html
+
+
+def test_plan_without_a_query_shows_the_form_only(
+    client: FlaskClient, auth, org: Org, financial: Team
+) -> None:
+    auth.sign_in(org.mona)
+    response = client.get(f"/teams/{financial.id}/plan")
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    assert "<h2>Hires</h2>" not in html
+    assert 'class="field-error"' not in html
+
+
+@pytest.mark.parametrize(("query", "gpus"), [("?gpus=500", "500"), ("", "0"), ("?gpus=abc", "0")])
+def test_plan_opened_from_the_team_page_shows_the_form_without_errors(
+    client: FlaskClient, auth, org: Org, financial: Team, query: str, gpus: str
+) -> None:
+    """The team page's link carries the fleet size it shows and no target date: the form
+    starts from that fleet size (the team's own without one) and says nothing is wrong."""
+    auth.sign_in(org.mona)
+    _, team_html = team_page(client, financial, "?gpus=500")
+    assert f'href="/teams/{financial.id}/plan?gpus=500"' in team_html
+    response = client.get(f"/teams/{financial.id}/plan{query}")
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    assert 'class="field-error"' not in html
+    assert "aria-invalid" not in html
+    assert "a target date is required" not in html
+    assert f'name="gpus" required type="text" value="{gpus}"' in html
+    # Six months ahead of today (2026-11-29), ready to plan.
+    assert 'name="target" required type="date" value="2027-05-29"' in html
+    assert "<h2>Hires</h2>" not in html
+
+
+def test_plan_flags_an_overloaded_week(client: FlaskClient, auth, db: Session, org: Org) -> None:
+    """Flagged where that exceeds a sane weekly load (48 h in 2 weeks)."""
+    crew = factories.team(db, gpus=50, name="Rushed", manager=org.mona)
+    person(db, "Rush", crew, level=2, experience_months=12)
+    auth.sign_in(org.mona)
+    response = client.get(f"/teams/{crew.id}/plan?gpus=50&target=2026-12-13")
+    assert response.status_code == 200
+    rows = [[cell[0] for cell in row] for row in table(response.get_data(as_text=True), "compact")]
+    (rush,) = [row for row in rows if row and row[0] == "Rush"]
+    assert rush[3] == "48"
+    assert rush[4] == "24 ⚠ above 10 h a week"
+
+
+@pytest.mark.parametrize(
+    ("query", "field", "message"),
+    [
+        ("?target=2027-05-29", "gpus", "a target fleet size is required"),
+        ("?gpus=&target=2027-05-29", "gpus", "a target fleet size is required"),
+        ("?gpus=abc&target=2027-05-29", "gpus", "must be a whole number"),
+        ("?gpus=-5&target=2027-05-29", "gpus", "GPUs must be from 0 to 10,000,000"),
+        ("?gpus=500&target=", "target", "a target date is required"),
+        ("?gpus=500&target=soon", "target", "must be a date written YYYY-MM-DD"),
+        ("?gpus=500&target=2026-01-01", "target", "the target date must be after today"),
+        ("?gpus=500&target=2026-11-29", "target", "the target date must be after today"),
+    ],
+)
+def test_plan_bad_input_answers_400_with_the_message_next_to_the_field(
+    client: FlaskClient, auth, org: Org, financial: Team, query: str, field: str, message: str
+) -> None:
+    auth.sign_in(org.mona)
+    response = client.get(f"/teams/{financial.id}/plan{query}")
+    assert response.status_code == 400
+    html = response.get_data(as_text=True)
+    assert message in field_error(html, field)
+    assert f'aria-describedby="{field}-error" aria-invalid="true" id="{field}"' in html
+    assert "<h2>Hires</h2>" not in html

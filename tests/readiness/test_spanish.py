@@ -1,8 +1,8 @@
 """The readiness pages in Spanish: words, percentages, months, dates and money of the locale.
 
-The English pages are covered by test_views.py; here a Spanish browser (or a
-person whose setting is Spanish) reads the same scene, and the English phrase of
-each page must be gone.
+The English pages are covered by test_team_page.py, test_plan.py, test_roi.py and
+the others; here a Spanish browser (or a person whose setting is Spanish) reads the
+same scene, and the English phrase of each page must be gone.
 """
 
 from __future__ import annotations
@@ -15,15 +15,8 @@ from jinja2 import ChoiceLoader, DictLoader
 from sqlalchemy.orm import Session
 
 from tests import factories
-from tests.readiness.helpers import Org, build_org
-from tests.readiness.test_views import (
-    field_error,
-    read_csv,
-    roi_form,
-    roi_result,
-    section,
-    text,
-)
+from tests.helpers import field_error, read_csv, section, text
+from tests.readiness.helpers import Org, roi_form, roi_result
 from tests.test_i18n import ENGLISH, SPANISH, html_lang
 
 pytestmark = pytest.mark.usefixtures("pinned_today")
@@ -31,11 +24,6 @@ pytestmark = pytest.mark.usefixtures("pinned_today")
 # Spanish writes 50 % and 1.234 US$ with a no-break space; text() reads it as a space.
 NBSP = "\N{NO-BREAK SPACE}"
 DASH = "\N{EN DASH}"
-
-
-@pytest.fixture
-def org(db: Session) -> Org:
-    return build_org(db)
 
 
 def spanish(client: FlaskClient, url: str, status: int = 200) -> str:

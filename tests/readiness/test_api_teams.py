@@ -1,61 +1,23 @@
-"""The readiness part of the JSON API.
-
-GET /api/v1/teams, /api/v1/teams/<id>/readiness, /api/v1/teams/<id>/forecast and
-POST /api/v1/roi: who may call them, the shapes they answer, bad input, and a
-bounded number of SQL queries. TODAY (2026-11-29) is pinned in app.config.
-"""
+"""The readiness API's teams (tracker.api.teams): /api/v1/teams, a team's readiness and forecast."""
 
 from __future__ import annotations
 
 import pytest
-from flask.testing import FlaskClient
 from sqlalchemy.orm import Session
 
 from tests import factories
-from tests.helpers import Api, count_statements, token_for
-from tests.readiness.helpers import Org, build_org, grow
+from tests.helpers import Api, token_for
+from tests.readiness.helpers import Org, org_with_tokens
 from tracker.people.models import Team
-from tracker.people.services.persons import set_active
-from tracker.readiness.rules import (
-    FIRST_DAY,
-    LAST_DAY,
-    MAX_ROI_AMOUNT,
-    MAX_ROI_LABEL_LENGTH,
-    MAX_ROI_LINES,
-)
-
-TODAY = factories.TODAY  # 2026-11-29
-EXAMPLE = {
-    "investment_total": 145000,
-    "returns_total": 675000,
-    "first_year_roi_percent": 365,
-    "ongoing_roi_percent": 465,
-}
-
+from tracker.readiness.rules import FIRST_DAY, LAST_DAY
 
 pytestmark = pytest.mark.usefixtures("pinned_today")
 
 
 @pytest.fixture
-def api(client: FlaskClient) -> Api:
-    return Api(client)
-
-
-@pytest.fixture
 def org(db: Session) -> Org:
     """The readiness scene, with an API token for each caller the tests name."""
-    found = build_org(db)
-    gone = factories.engineer(db, name="Gone", access_role="admin")
-    found.tokens = {
-        "mona": token_for(db, found.mona),
-        "otto": token_for(db, found.otto),
-        "admin": token_for(db, found.admin),
-        "ben": token_for(db, found.ben),
-        "deactivated": token_for(db, gone),
-        "none": None,
-    }
-    set_active(db, gone, False)
-    return found
+    return org_with_tokens(db)
 
 
 def readiness(api: Api, org: Org, query: str = "", who: str = "mona", team: Team | None = None):
@@ -63,7 +25,8 @@ def readiness(api: Api, org: Org, query: str = "", who: str = "mona", team: Team
     return api.get(f"/api/v1/teams/{team.id}/readiness{query}", org.tokens[who])
 
 
-# --- permissions ----------------------------------------------------------------
+# --- permissions ----------------------------------------------------------------------
+
 
 TEAM_CALLS = ["/api/v1/teams/{id}/readiness", "/api/v1/teams/{id}/forecast"]
 
@@ -91,11 +54,6 @@ def test_without_a_valid_token_the_api_answers_401(api: Api, org: Org, url: str,
     assert response.headers["WWW-Authenticate"].startswith("Bearer")
 
 
-@pytest.mark.parametrize("who", ["none", "deactivated"])
-def test_roi_without_a_valid_token_is_401(api: Api, org: Org, who: str) -> None:
-    assert api.post("/api/v1/roi", org.tokens[who]).status_code == 401
-
-
 def test_a_browser_session_does_not_open_the_api(api: Api, auth, org: Org) -> None:
     auth.sign_in(org.mona)
     assert api.get(f"/api/v1/teams/{org.alpha.id}/readiness").status_code == 401
@@ -121,14 +79,6 @@ def test_engineers_get_403_on_every_readiness_call(
     )
     assert response.status_code == 403
     assert "errors" in response.get_json()
-
-
-def test_an_engineers_refusal_names_the_roi_calculator(api: Api, org: Org) -> None:
-    response = api.post("/api/v1/roi", org.tokens["ben"])
-    assert response.status_code == 403
-    assert response.get_json() == {
-        "errors": {"engineer": "the ROI calculator is for managers and admins"}
-    }
 
 
 @pytest.mark.parametrize("url", TEAM_CALLS)
@@ -171,7 +121,7 @@ def test_teams_refuses_unknown_parameters(api: Api, org: Org) -> None:
     assert "all" in response.get_json()["errors"]
 
 
-# --- the readiness JSON -----------------------------------------------------------
+# --- the readiness JSON ---------------------------------------------------------------
 
 
 def test_readiness_json_shape(api: Api, org: Org) -> None:
@@ -321,7 +271,32 @@ def test_the_document_states_the_calendar_of_readiness_and_career(api: Api) -> N
         assert on["schema"]["formatMaximum"] == LAST_DAY.isoformat()
 
 
-# --- the forecast -------------------------------------------------------------------
+def test_what_a_candidate_lacks_follows_the_requests_language(api: Api, org: Org) -> None:
+    """The words follow Accept-Language, as the API's messages do; codes and keys stay."""
+    url = f"/api/v1/teams/{org.alpha.id}/readiness"
+    spanish = api.get(url, org.tokens["mona"], headers={"Accept-Language": "es"}).get_json()
+    english = api.get(url, org.tokens["mona"], headers={"Accept-Language": "en"}).get_json()
+    lead, operations = spanish["gaps"]
+    assert lead["candidates"][0]["lacks"] == [
+        "rol Líder de Infraestructura",
+        "nivel 4 (tiene 2)",
+        "certificación NVIDIA-PROFESSIONAL",
+        "certificación VENDOR-EXPERT",
+    ]
+    assert operations["candidates"][0]["lacks"] == [
+        "NCA-AIIO vigente (era válida hasta el 1 jun 2026 inclusive)"
+    ]
+    assert english["gaps"][1]["candidates"][0]["lacks"] == [
+        "valid NCA-AIIO (it was valid through 2026-06-01)"
+    ]
+    # Only the words differ: every code, key and number is the same in both.
+    for gap in spanish["gaps"] + english["gaps"]:
+        for candidate in gap["candidates"]:
+            candidate["lacks"] = len(candidate["lacks"])
+    assert spanish == english
+
+
+# --- the forecast ---------------------------------------------------------------------
 
 
 def forecast(api: Api, org: Org, query: str = "", who: str = "mona"):
@@ -377,221 +352,3 @@ def test_forecast_bad_query_is_400(api: Api, org: Org, query: str, field: str) -
     response = forecast(api, org, query)
     assert response.status_code == 400
     assert list(response.get_json()["errors"]) == [field]
-
-
-# --- ROI ------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("who", ["mona", "admin"])
-def test_roi_with_an_empty_body_answers_the_documents_example(api: Api, org: Org, who: str) -> None:
-    """An empty body uses the document's example."""
-    response = api.post("/api/v1/roi", org.tokens[who])
-    assert response.status_code == 200
-    assert response.get_json() == EXAMPLE
-
-
-def test_roi_with_an_empty_json_object_answers_the_example(api: Api, org: Org) -> None:
-    response = api.post("/api/v1/roi", org.tokens["mona"], json={})
-    assert response.status_code == 200
-    assert response.get_json() == EXAMPLE
-
-
-def test_roi_of_the_documents_lines_sent_explicitly(api: Api, org: Org) -> None:
-    body = {
-        "investment": {"training": 75000, "exams-materials": 20000, "bootcamp-lab": 50000},
-        "returns": {
-            "downtime": 100000,
-            "contractors": 200000,
-            "efficiency": 75000,
-            "faster-deployment": 300000,
-        },
-    }
-    response = api.post("/api/v1/roi", org.tokens["mona"], json=body)
-    assert response.status_code == 200
-    assert response.get_json() == EXAMPLE
-
-
-@pytest.mark.parametrize(
-    ("body", "expected"),
-    [
-        (
-            {"investment": {"courses": 60000, "labs": 40000}, "returns": {"downtime": 250000}},
-            {
-                "investment_total": 100000,
-                "returns_total": 250000,
-                "first_year_roi_percent": 150,
-                "ongoing_roi_percent": 250,
-            },
-        ),
-        (
-            {"investment": {"training": 200000}, "returns": {"downtime": 100000}},
-            {
-                "investment_total": 200000,
-                "returns_total": 100000,
-                "first_year_roi_percent": -50,
-                "ongoing_roi_percent": 50,
-            },
-        ),
-        (
-            {"investment": {"training": 1000}, "returns": {"none": 0}},
-            {
-                "investment_total": 1000,
-                "returns_total": 0,
-                "first_year_roi_percent": -100,
-                "ongoing_roi_percent": 0,
-            },
-        ),
-    ],
-)
-def test_roi_with_custom_lines(api: Api, org: Org, body: dict, expected: dict) -> None:
-    response = api.post("/api/v1/roi", org.tokens["admin"], json=body)
-    assert response.status_code == 200
-    assert response.get_json() == expected
-
-
-GOOD_RETURNS = {"downtime": 100000}
-
-
-@pytest.mark.parametrize(
-    ("body", "field"),
-    [
-        ({"investment": {"training": -1}, "returns": GOOD_RETURNS}, "investment.training"),
-        ({"investment": {"training": 1000}, "returns": {"downtime": -5}}, "returns.downtime"),
-        ({"investment": {"training": "75000"}, "returns": GOOD_RETURNS}, "investment.training"),
-        ({"investment": {"training": 1.5}, "returns": GOOD_RETURNS}, "investment.training"),
-        ({"investment": {"training": None}, "returns": GOOD_RETURNS}, "investment.training"),
-        ({"investment": {"training": True}, "returns": GOOD_RETURNS}, "investment.training"),
-        ({"investment": {"training": [1]}, "returns": GOOD_RETURNS}, "investment.training"),
-        ({"investment": {"training": 0}, "returns": GOOD_RETURNS}, "investment"),
-        ({"investment": {}, "returns": GOOD_RETURNS}, "investment"),
-        ({"investment": [75000], "returns": GOOD_RETURNS}, "investment"),
-        ({"investment": 75000, "returns": GOOD_RETURNS}, "investment"),
-        ({"investment": {"training": 1000}}, "returns"),
-        ({"returns": GOOD_RETURNS}, "investment"),
-        ({"investment": {"training": 1000}, "returns": GOOD_RETURNS, "extra": 1}, "extra"),
-    ],
-)
-def test_roi_bad_lines_are_400(api: Api, org: Org, body: dict, field: str) -> None:
-    response = api.post("/api/v1/roi", org.tokens["mona"], json=body)
-    assert response.status_code == 400
-    assert field in response.get_json()["errors"]
-
-
-@pytest.mark.parametrize(
-    ("body", "field", "message"),
-    [
-        (
-            {"investment": {"training": MAX_ROI_AMOUNT + 1}, "returns": GOOD_RETURNS},
-            "investment.training",
-            "must be a whole amount from 0 to 10,000,000,000",
-        ),
-        (
-            {"investment": {"training": 1000}, "returns": {"downtime": 10**30}},
-            "returns.downtime",
-            "must be a whole amount from 0 to 10,000,000,000",
-        ),
-        (
-            {"investment": {f"line {n}": 1 for n in range(21)}, "returns": GOOD_RETURNS},
-            "investment",
-            "must hold at most 20 lines",
-        ),
-        (
-            {"investment": {"training": 1000}, "returns": {"x" * 201: 1}},
-            "returns",
-            "a line's name must be at most 200 characters",
-        ),
-    ],
-)
-def test_roi_keeps_the_web_forms_limits(
-    api: Api, org: Org, body: dict, field: str, message: str
-) -> None:
-    """At most 20 lines of each kind, names of 200 characters, amounts up to 10 billion."""
-    response = api.post("/api/v1/roi", org.tokens["mona"], json=body)
-    assert response.status_code == 400
-    assert response.get_json()["errors"] == {field: message}
-
-
-def test_roi_at_the_web_forms_limits(api: Api, org: Org) -> None:
-    lines = {"x" * (MAX_ROI_LABEL_LENGTH - 2) + f"{n:02d}": MAX_ROI_AMOUNT for n in range(20)}
-    response = api.post(
-        "/api/v1/roi", org.tokens["mona"], json={"investment": lines, "returns": lines}
-    )
-    assert response.status_code == 200
-    assert response.get_json()["investment_total"] == MAX_ROI_LINES * MAX_ROI_AMOUNT
-
-
-def test_the_document_states_the_roi_limits(api: Api) -> None:
-    schemas = api.get("/api/v1/openapi.json", None).get_json()["components"]["schemas"]
-    for lines in schemas["RoiBody"]["properties"].values():
-        assert lines["maxProperties"] == MAX_ROI_LINES
-        assert lines["propertyNames"]["maxLength"] == MAX_ROI_LABEL_LENGTH
-        assert lines["additionalProperties"]["maximum"] == MAX_ROI_AMOUNT
-
-
-@pytest.mark.parametrize("raw", [b"not json", b"[1, 2]", b'"text"', b"{", b'{"investment": NaN}'])
-def test_roi_body_that_is_not_a_json_object_is_400(api: Api, org: Org, raw: bytes) -> None:
-    response = api.post(
-        "/api/v1/roi",
-        org.tokens["mona"],
-        data=raw,
-        headers={"Content-Type": "application/json"},
-    )
-    assert response.status_code == 400
-    assert "errors" in response.get_json()
-
-
-# --- a bounded number of queries ------------------------------------------------------------
-
-
-@pytest.mark.parametrize("query", ["", "?gpus=1000"])
-def test_readiness_issues_the_same_queries_for_a_ten_times_larger_organisation(
-    api: Api, db: Session, query: str
-) -> None:
-    """The readiness call issue[s] a bounded number of SQL queries,
-    independent of the number of engineers and records."""
-    admin = factories.engineer(db, name="Admin", access_role="admin")
-    token = token_for(db, admin)
-    teams = [factories.team(db, gpus=500, name=f"Q{n}", manager=admin) for n in range(3)]
-    for n, crew in enumerate(teams):
-        grow(db, crew, 3, f"S{n}-")
-    url = f"/api/v1/teams/{teams[0].id}/readiness{query}"
-
-    def get() -> dict:
-        response = api.get(url, token)
-        assert response.status_code == 200
-        return response.get_json()
-
-    get()  # the token's first use is recorded once; count the calls after it
-    few, small = count_statements(db, get)
-    for n, crew in enumerate(teams):
-        grow(db, crew, 27, f"L{n}-")
-    many, large = count_statements(db, get)
-
-    assert small["filled"] < large["filled"]  # the larger team fills more seats
-    assert few == many, f"{few} statements for 3 engineers, {many} for 30"
-    assert 0 < few <= 30
-
-
-def test_what_a_candidate_lacks_follows_the_requests_language(api: Api, org: Org) -> None:
-    """The words follow Accept-Language, as the API's messages do; codes and keys stay."""
-    url = f"/api/v1/teams/{org.alpha.id}/readiness"
-    spanish = api.get(url, org.tokens["mona"], headers={"Accept-Language": "es"}).get_json()
-    english = api.get(url, org.tokens["mona"], headers={"Accept-Language": "en"}).get_json()
-    lead, operations = spanish["gaps"]
-    assert lead["candidates"][0]["lacks"] == [
-        "rol Líder de Infraestructura",
-        "nivel 4 (tiene 2)",
-        "certificación NVIDIA-PROFESSIONAL",
-        "certificación VENDOR-EXPERT",
-    ]
-    assert operations["candidates"][0]["lacks"] == [
-        "NCA-AIIO vigente (era válida hasta el 1 jun 2026 inclusive)"
-    ]
-    assert english["gaps"][1]["candidates"][0]["lacks"] == [
-        "valid NCA-AIIO (it was valid through 2026-06-01)"
-    ]
-    # Only the words differ: every code, key and number is the same in both.
-    for gap in spanish["gaps"] + english["gaps"]:
-        for candidate in gap["candidates"]:
-            candidate["lacks"] = len(candidate["lacks"])
-    assert spanish == english
