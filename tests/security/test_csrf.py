@@ -1,7 +1,7 @@
 """Every POST form route refuses a missing or wrong CSRF token with 400 and stores nothing.
 
 The routes come from the URL map (the API, authenticated by bearer tokens
-only, needs none). tests/people/test_views.py holds the sign-in, hours, profile
+only, needs none). tests/people/test_csrf.py holds the sign-in, hours, profile
 and sign-out cases in detail; this covers every route.
 """
 

@@ -1,9 +1,10 @@
 """Sessions: replayed cookies, cookie flags, off-site `next`, the sign-in rate limit.
 
-tests/people/test_views.py already shows that a replayed cookie cannot *read*
-after sign-out, a password change or a deactivation (by the service), that
-the session cookie is HttpOnly, SameSite=Lax and Secure over HTTPS, a dozen
-off-site `next` values and the limits per account and per address. Added here:
+tests/people/test_sessions.py already shows that a replayed cookie cannot *read*
+after sign-out, a password change or a deactivation (by the service), and that
+the session cookie is HttpOnly, SameSite=Lax and Secure over HTTPS;
+tests/people/test_signin.py, a dozen off-site `next` values and the limits per
+account and per address. Added here:
 a replayed cookie cannot *write* either, even with its CSRF token; the admin
 page's deactivation; every cookie on every page; `next` through the whole
 redirect; a spoofed X-Forwarded-For does not escape the per-address limit.
