@@ -1,4 +1,4 @@
-"""Fixtures for the admin pages: a pinned today, an admin and their signed-in client."""
+"""Fixtures for the admin pages: a pinned today, an admin and their signed-in client, a person."""
 
 from __future__ import annotations
 
@@ -28,3 +28,8 @@ def admin(db: Session) -> Engineer:
 def admin_client(client: FlaskClient, admin: Engineer) -> FlaskClient:
     sign_in(client, admin)
     return client
+
+
+@pytest.fixture
+def person(db):
+    return factories.engineer(db, name="Pia Person", job_roles=("operations", "network"), level=1)

@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy.orm import Session
 
 from tests import factories
-from tests.admin.test_people import edit_data
+from tests.admin.helpers import edit_data
 from tests.helpers import fresh
 from tracker.people.models import Engineer
 from tracker.people.services.persons import set_active
