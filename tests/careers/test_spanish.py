@@ -1,7 +1,8 @@
 """The careers pages in Spanish: the ladder, bonuses, apprenticeships and their refusals.
 
-The English pages are covered by test_pages.py; here the same scene is read in
-Spanish, with the locale's dates and US dollars, and each page's English is gone.
+The English pages are covered by test_career_pages.py, test_manager_pages.py and
+test_bonus_pages.py; here the same scene is read in Spanish, with the locale's
+dates and US dollars, and each page's English is gone.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.careers.conftest import People
-from tests.careers.test_pages import pairing
+from tests.careers.helpers import pairing
 from tests.helpers import table, text
 from tests.test_i18n import ENGLISH, SPANISH, html_lang
 from tracker.careers.models import Apprenticeship, Evidence

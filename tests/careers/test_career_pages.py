@@ -1,36 +1,24 @@
-"""The careers pages: dashboard section, career page forms, promotions, coverage,
-apprenticeships, the bonus ledger with its CSV and the bonus amounts; who may see what."""
+"""A career on the pages: the dashboard's section, the career page and its forms."""
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
-import io
-import re
-from decimal import Decimal
 
 import pytest
-from flask.testing import FlaskClient
 from sqlalchemy import select
 
 from tests import factories
 from tests.careers.conftest import People
+from tests.careers.helpers import page
 from tests.helpers import count
-from tracker.careers.models import Apprenticeship, CertificationBonus, Evidence, SkillAssessment
-from tracker.careers.services.bonuses import set_bonus
+from tracker.careers.models import Evidence, SkillAssessment
 from tracker.careers.services.rotation import rotation as rotation_of
-from tracker.careers.services.skills import assess, current_assessment, find_speciality
+from tracker.careers.services.skills import current_assessment
 from tracker.people.models import LevelChange
 from tracker.people.services.persons import set_level
 
 D = dt.date
 TODAY = factories.TODAY  # 2026-11-29
-
-
-def page(client: FlaskClient, url: str, status: int = 200) -> str:
-    response = client.get(url)
-    assert response.status_code == status, url
-    return response.get_data(as_text=True)
 
 
 # --- the dashboard ----------------------------------------------------------------
@@ -289,268 +277,6 @@ def test_the_rotation_flags_work_across_domains(client, db, auth, people: People
     # The roles by their names (in the reader's language), not their codes.
     assert "Network Specialist, Storage Specialist <span" in promotions
     assert "(across domains)" in promotions
-
-
-# --- promotions and coverage ---------------------------------------------------------------
-
-
-def test_promotions_page(client, db, auth, people: People):
-    factories.certification(db, people.junior, "NCA-AIIO", D(2026, 1, 1), D(2028, 1, 1))
-    auth.sign_in(people.manager)
-    html = page(client, "/careers/promotions")
-    ready, others = html.split("<h2>Not yet")
-    assert "Jules Junior" in ready and "level 2 · Operational" in ready
-    assert "Remy Report" in others and "a valid NCP-AII" in others
-    assert "Otto Outsider" not in html
-    client.post("/logout")
-    auth.sign_in(people.junior)
-    page(client, "/careers/promotions", 403)
-
-
-def test_promotions_name_the_top_of_the_ladder_apart(client, db, auth, people: People):
-    factories.engineer(db, name="Tess Top", team=people.team, level=5)
-    auth.sign_in(people.manager)
-    html = page(client, "/careers/promotions")
-    others, top = html.split("<h2>Not yet")[1].split("<h2>At the top of the ladder (1)")
-    assert "Tess Top" not in others
-    assert "Tess Top" in top and "Sasha Senior" not in top
-
-
-def test_coverage_page(client, db, auth, people: People):
-    p = people
-    assess(db, p.senior, find_speciality(db, "mig"), 4, p.manager)
-    assess(db, p.junior, find_speciality(db, "mig"), 2, p.junior)
-    auth.sign_in(people.manager)
-    assert f'href="/careers/teams/{p.team.id}/skills"' in page(client, f"/teams/{p.team.id}")
-    html = page(client, f"/careers/teams/{p.team.id}/skills")
-    assert "Single points of failure (1)" in html
-    assert "MIG partitioning: only Sasha Senior" in html
-    # What nobody holds is worse than one holder, and said as plainly.
-    # Held means at 3 or above: the junior's self-assessed 2 is no holder, and it says so.
-    nobody = re.search(r"(\d+) specialities nobody holds at 3 or above: ([^<]*)\.", html)
-    assert nobody and int(nobody.group(1)) == html.count("✖ nobody") > 0
-    assert "MIG partitioning" not in nobody.group(2)
-    client.post("/logout")
-    auth.sign_in(people.other_manager)
-    page(client, f"/careers/teams/{p.team.id}/skills", 403)
-    page(client, "/careers/teams/999999/skills", 404)
-
-
-# --- apprenticeships ----------------------------------------------------------------------
-
-
-def pairing(people: People, **change) -> dict[str, str]:
-    data = {
-        "junior": str(people.junior.id),
-        "senior": str(people.senior.id),
-        "path": "",
-        "starts_on": "2026-12-01",
-        "months": "3",
-        "note": "",
-    }
-    data.update(change)
-    return data
-
-
-def test_a_manager_pairs_a_junior_with_a_senior(client, db, auth, people: People):
-    auth.sign_in(people.manager)
-    assert "Pair a junior with a senior" in page(client, "/careers/apprenticeships")
-    response = client.post("/careers/apprenticeships", data=pairing(people))
-    assert response.status_code == 302
-    row = db.scalars(select(Apprenticeship)).one()
-    assert (row.junior_id, row.senior_id, row.ends_on) == (
-        people.junior.id,
-        people.senior.id,
-        D(2027, 3, 1),
-    )
-    html = page(client, "/careers/apprenticeships")
-    assert "$10,625" in html and "20% x $212,500 (level 4 midpoint) x 3/12" in html
-    assert "$10,625" in page(client, f"/careers/engineers/{people.junior.id}")
-
-
-@pytest.mark.parametrize(
-    ("change", "message"),
-    [
-        ({"months": "13"}, "months must be from 1 to 12"),
-        ({"months": "0"}, "months must be from 1 to 12"),
-        ({"months": ""}, "a number of months is required"),
-        ({"senior": "junior"}, "two different people"),
-        ({"junior": "senior", "senior": "manager"}, "level must be above the junior&#39;s"),
-        ({"junior": "outsider"}, "choose one of your people"),
-        ({"starts_on": ""}, "a date is required"),
-        ({"path": "999999"}, "choose one of the listed paths"),
-    ],
-)
-def test_bad_pairings_are_refused_on_the_page(client, db, auth, people: People, change, message):
-    auth.sign_in(people.manager)
-    for key, value in change.items():
-        if value in ("junior", "senior", "manager", "outsider"):
-            change[key] = str(getattr(people, value).id)
-    response = client.post("/careers/apprenticeships", data=pairing(people, **change))
-    assert response.status_code == 400
-    assert message in response.get_data(as_text=True)
-    assert count(db, Apprenticeship) == 0
-
-
-def test_engineers_do_not_pair(client, auth, people: People):
-    auth.sign_in(people.senior)
-    page(client, "/careers/apprenticeships", 403)
-    assert client.post("/careers/apprenticeships", data=pairing(people)).status_code == 403
-
-
-# --- bonuses ----------------------------------------------------------------------------
-
-
-def csv_rows(client: FlaskClient, url: str) -> list[list[str]]:
-    response = client.get(url)
-    assert response.status_code == 200
-    assert response.mimetype == "text/csv"
-    return list(csv.reader(io.StringIO(response.get_data(as_text=True))))
-
-
-def test_the_ledger_page_and_csv_for_an_admin(client, auth, people, earned: People):
-    auth.sign_in(people.admin)
-    html = page(client, "/careers/bonuses?quarter=2026-Q4")
-    assert "Certification bonuses · 2026-Q4" in html
-    assert "Jules Junior" in html and "$1,500" in html
-    assert page(client, "/careers/bonuses").count("2026-Q4") >= 1  # today's quarter
-    rows = csv_rows(client, "/careers/bonuses.csv?quarter=2026-Q4")
-    assert rows[0] == [
-        "quarter",
-        "engineer",
-        "email",
-        "certification",
-        "name",
-        "passed_on",
-        "renewal",
-        "amount",
-    ]
-    assert rows[1] == [
-        "2026-Q4",
-        "Jules Junior",
-        earned.junior.email,
-        "NCA-AIIO",
-        "NVIDIA Certified Associate - AI Infrastructure and Operations",
-        "2026-10-01",
-        "no",
-        "500.00",
-    ]
-    assert [r[1] for r in rows[1:]] == ["Jules Junior", "Remy Report", "'=HYPERLINK(evil)"]
-    assert csv_rows(client, "/careers/bonuses.csv?quarter=2026-Q3") == [rows[0]]
-
-
-def test_managers_and_engineers_see_their_rows(client, auth, people, earned: People):
-    auth.sign_in(people.manager)
-    rows = csv_rows(client, "/careers/bonuses.csv?quarter=2026-Q4")
-    assert [r[1] for r in rows[1:]] == ["Jules Junior", "Remy Report"]
-    html = page(client, "/careers/bonuses?quarter=2026-Q4")
-    assert "HYPERLINK" not in html
-    client.post("/logout")
-    auth.sign_in(people.junior)
-    rows = csv_rows(client, "/careers/bonuses.csv?quarter=2026-Q4")
-    assert [r[1] for r in rows[1:]] == ["Jules Junior"]
-
-
-@pytest.mark.parametrize("quarter", ["2026-Q5", "2026Q4", "last"])
-def test_a_malformed_quarter_is_400(client, auth, people, earned: People, quarter):
-    auth.sign_in(people.admin)
-    response = client.get(f"/careers/bonuses?quarter={quarter}")
-    assert response.status_code == 400
-    assert "quarter must be written YYYY-Qn" in response.get_data(as_text=True)
-    assert client.get(f"/careers/bonuses.csv?quarter={quarter}").status_code == 400
-
-
-@pytest.mark.parametrize("quarter", ["0001-Q1", "9999-Q4"])
-def test_a_quarter_of_a_year_out_of_range_says_the_range(
-    client, auth, people, earned: People, quarter
-):
-    auth.sign_in(people.admin)
-    rule = "the year must be from 1970 to 2999 (quarters 1970-Q1 to 2999-Q4)"
-    response = client.get(f"/careers/bonuses?quarter={quarter}")
-    assert response.status_code == 400
-    assert rule in response.get_data(as_text=True)
-    assert "YYYY-Qn, Q1 to Q4" not in response.get_data(as_text=True)
-    download = client.get(f"/careers/bonuses.csv?quarter={quarter}")
-    assert download.status_code == 400
-    assert rule in download.get_data(as_text=True)
-
-
-def test_an_admin_sets_bonus_amounts(client, db, auth, people: People):
-    auth.sign_in(people.admin)
-    assert "No bonus set." in page(client, "/careers/bonuses/amounts")
-    response = client.post(
-        "/careers/bonuses/amounts",
-        data={
-            "credential": "NCP-AII",
-            "amount": "1250.50",
-            "renewals_earn": "y",
-            "effective_on": "2026-10-01",
-        },
-    )
-    assert response.status_code == 302
-    row = db.scalars(select(CertificationBonus)).one()
-    assert (row.credential.code, row.amount, row.renewals_earn, row.effective_on) == (
-        "NCP-AII",
-        Decimal("1250.50"),
-        True,
-        D(2026, 10, 1),
-    )
-    html = page(client, "/careers/bonuses/amounts")
-    assert "NCP-AII: bonus $1,250.50 (renewals earn it too), for certifications passed" in html
-    assert "$1,250.50" in html and "from 2026-10-01" in html
-    # The form offers today as the date a new amount takes effect.
-    assert 'value="2026-11-29"' in html
-
-
-def test_the_amounts_page_keeps_earlier_amounts_with_their_dates(client, db, auth, people):
-    for amount, day in (("500", D(2025, 1, 1)), ("800", D(2026, 6, 1))):
-        set_bonus(
-            db, factories.credential(db, "NCA-AIIO"), Decimal(amount), effective_on=day, today=TODAY
-        )
-    auth.sign_in(people.admin)
-    html = page(client, "/careers/bonuses/amounts")
-    current, earlier = html.split("<h2>Earlier amounts")
-    assert "$800" in current and "from 2026-06-01" in current
-    assert "$500" in earlier and "from 2025-01-01 to 2026-05-31" in earlier
-
-
-@pytest.mark.parametrize(
-    ("data", "message"),
-    [
-        ({"credential": "NCP-AII", "amount": "-1"}, "“Amount (USD)” must be at least 0"),
-        ({"credential": "NCP-AII", "amount": "2000000"}, "at most 1000000"),
-        ({"credential": "NCP-AII", "amount": "1.234"}, "“Amount (USD)” must have at most 2"),
-        ({"credential": "NCP-AII", "amount": ""}, "an amount is required"),
-        ({"credential": "NVIDIA-PROFESSIONAL", "amount": "5"}, "choose one of the listed"),
-        ({"credential": "NOPE", "amount": "5"}, "choose one of the listed certifications"),
-        (
-            {"credential": "NCP-AII", "amount": "5", "effective_on": ""},
-            "effective from is required (YYYY-MM-DD)",
-        ),
-        (
-            {"credential": "NCP-AII", "amount": "5", "effective_on": "2026-11-30"},
-            "effective from must not be after today (2026-11-29)",
-        ),
-        ({"credential": "NCP-AII", "amount": "5", "effective_on": "1969-12-31"}, "1970-01-01"),
-        ({"credential": "NCP-AII", "amount": "5", "effective_on": "29/11/2026"}, "date"),
-    ],
-)
-def test_bad_bonus_amounts_are_refused(client, db, auth, people: People, data, message):
-    auth.sign_in(people.admin)
-    response = client.post("/careers/bonuses/amounts", data={"effective_on": "2026-11-01", **data})
-    assert response.status_code == 400
-    assert message in response.get_data(as_text=True)
-    assert count(db, CertificationBonus) == 0
-
-
-def test_only_admins_set_bonus_amounts(client, db, auth, people: People):
-    auth.sign_in(people.manager)
-    page(client, "/careers/bonuses/amounts", 403)
-    response = client.post(
-        "/careers/bonuses/amounts", data={"credential": "NCP-AII", "amount": "5"}
-    )
-    assert response.status_code == 403
-    assert count(db, CertificationBonus) == 0
 
 
 def test_forms_refuse_a_missing_csrf_token(client, db, auth, people: People, request):
