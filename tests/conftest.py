@@ -16,10 +16,12 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient, FlaskCliRunner
 from sqlalchemy import make_url, text
+from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from tests.factories import NEW_SECRET_KEY, PASSWORD, SECRET_KEY, TODAY
 from tests.helpers import WEBHOOK_HOSTS, post_login, sign_in
+from tests.locks import impatient_engine
 from tracker import TRANSLATIONS_DIR, create_app
 from tracker.catalog.services.seed_loading import load_seed
 from tracker.config import PROJECT_ROOT, SecretKeys, secret_keys
@@ -308,3 +310,11 @@ def racing_url(scratch_url: str) -> str:
     """A migrated, seeded database of its own, where requests commit and race."""
     _fresh_database(scratch_url)
     return scratch_url
+
+
+@pytest.fixture
+def other_writer(racing_url: str) -> Iterator[Engine]:
+    """Another process's connection to the racing database, which waits only so long."""
+    engine = impatient_engine(racing_url)
+    yield engine
+    engine.dispose()

@@ -90,3 +90,25 @@ def _postgresql_only(url: str) -> None:
     # SQLite's writers take turns for the whole transaction: nothing to race.
     if not url.startswith("postgresql"):
         pytest.skip("row locks: PostgreSQL only (SQLite's writers take turns)")
+
+
+# How long another writer waits for what a request might hold before giving up.
+PATIENCE_MS = 2000
+
+
+def impatient_engine(url: str) -> Engine:
+    """Return an engine on `url` for another writer, which waits PATIENCE_MS at most."""
+    return make_engine(url, sqlite_busy_timeout_ms=PATIENCE_MS)
+
+
+def writing_meanwhile(engine: Engine, change: Executable, done: list[str]) -> Callable[[], None]:
+    """Return what commits `change` on `engine` at once (noting it in `done`), or gives up."""
+
+    def write() -> None:
+        with engine.begin() as conn:
+            if engine.dialect.name == "postgresql":
+                conn.execute(text(f"SET LOCAL lock_timeout = {PATIENCE_MS}"))
+            conn.execute(change)
+        done.append("committed")
+
+    return write

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import func, select, text, update
+from sqlalchemy import func, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import sessionmaker
 from werkzeug.test import TestResponse
@@ -16,15 +16,12 @@ from werkzeug.test import TestResponse
 from tests import factories
 from tests.badges.conftest import Issuer
 from tests.helpers import sign_in
-from tests.locks import committing_app, racing_app, while_another_writes
+from tests.locks import committing_app, racing_app, while_another_writes, writing_meanwhile
 from tracker.badges.services.imports import ADDRESS_CHANGED
-from tracker.db import make_engine, session_scope
+from tracker.db import session_scope
 from tracker.people.models import Engineer
 from tracker.people.services.accounts import create_token
 from tracker.progress.models import Certification
-
-# How long another writer waits for what the import might hold before giving up.
-PATIENCE_MS = 2000
 
 
 def test_a_badge_imported_for_someone_checks_the_email_committed_meanwhile(
@@ -97,31 +94,12 @@ def app(racing_url: str) -> Iterator[Flask]:
     app.extensions["tracker.engine"].dispose()
 
 
-@pytest.fixture
-def other_writer(racing_url: str) -> Iterator[Engine]:
-    """Another process's connection, which gives up after PATIENCE_MS of waiting."""
-    engine = make_engine(racing_url, sqlite_busy_timeout_ms=PATIENCE_MS)
-    yield engine
-    engine.dispose()
-
-
 def _people(app: Flask) -> tuple[Engineer, Engineer]:
     factory = sessionmaker(bind=app.extensions["tracker.engine"], expire_on_commit=False)
     with session_scope(factory) as session:
         who = factories.engineer(session, email="ada@example.com")
         admin = factories.engineer(session, access_role="admin")
     return who, admin
-
-
-def _meanwhile(engine: Engine, change: object, done: list[str]) -> Callable[[], None]:
-    def write() -> None:
-        with engine.begin() as conn:
-            if engine.dialect.name == "postgresql":
-                conn.execute(text(f"SET LOCAL lock_timeout = {PATIENCE_MS}"))
-            conn.execute(change)  # type: ignore[call-overload]
-        done.append("committed")
-
-    return write
 
 
 def _import_while(
@@ -132,7 +110,7 @@ def _import_while(
     issuer.assertion("/a/1", who.email, issued="2026-03-15")
     done: list[str] = []
     meanwhile = update(Engineer).where(Engineer.id == who.id).values(**change)
-    issuer.server.answers["/a/1"].before = _meanwhile(other_writer, meanwhile, done)
+    issuer.server.answers["/a/1"].before = writing_meanwhile(other_writer, meanwhile, done)
     response = CHANNELS[channel](app.test_client(), admin, who, issuer.server.url("/a/1"))
     assert done == ["committed"]
     return response, _certifications(other_writer, who.id)
@@ -175,7 +153,7 @@ def test_the_command_holds_nothing_while_the_issuer_answers(
     issuer.assertion("/a/1", who.email, issued="2026-03-15")
     done: list[str] = []
     rename = update(Engineer).where(Engineer.id == who.id).values(name="Ada Lovelace")
-    issuer.server.answers["/a/1"].before = _meanwhile(other_writer, rename, done)
+    issuer.server.answers["/a/1"].before = writing_meanwhile(other_writer, rename, done)
     result = app.test_cli_runner().invoke(
         args=["badge", "import", who.email, issuer.server.url("/a/1")]
     )

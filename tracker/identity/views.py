@@ -80,6 +80,12 @@ def login():
     """Send the visitor to the provider's sign-in page."""
     if current_user.is_authenticated:
         return redirect(url_for("progress.dashboard"))
+    try:
+        # Asked before the sign-in is written, so that nothing is held while the
+        # provider answers; authorization_url then reads it from the cache.
+        provider().metadata()
+    except SignInRefused as refusal:
+        return _refused(refusal)
     pending = begin_sign_in(
         db_session(), now=utcnow(), next_path=same_site_path(request.args.get("next")) or ""
     )
@@ -116,10 +122,14 @@ def callback():
         code = request.args.get("code")
         if not code:
             raise SignInRefused("token", "missing_code")
+        verifier, nonce, next_path = pending.code_verifier, pending.nonce, pending.next_path
+        # The state is spent whatever the provider answers (as on a refusal, below):
+        # committed now, so that nothing (SQLite's write lock) is held while it answers.
+        db.commit()
         claims = provider().sign_in(
             code=code,
-            code_verifier=pending.code_verifier,
-            nonce=pending.nonce,
+            code_verifier=verifier,
+            nonce=nonce,
             now=calendar.timegm(now.utctimetuple()),
         )
         # A refusal while linking leaves nothing of the link behind, only the trail.
@@ -145,7 +155,7 @@ def callback():
     id_token = claims["id_token"]
     if len(id_token) <= MAX_KEPT_ID_TOKEN_LENGTH:
         session[ID_TOKEN_KEY] = id_token
-    return redirect(pending.next_path or url_for("progress.dashboard"))
+    return redirect(next_path or url_for("progress.dashboard"))
 
 
 def _refused(refusal: SignInRefused):
