@@ -14,6 +14,7 @@ import datetime as dt
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
 import pytest
@@ -28,6 +29,9 @@ from tracker.demo.services.common import DEMO_ADMIN_TOTP_SECRET
 from tracker.people.services.reads import find_engineer
 from tracker.reminders.rules import UNSUBSCRIBE_PATH
 from tracker.reminders.services.unsubscribe import unsubscribe_token
+
+if TYPE_CHECKING:
+    from tests.browser.crawling import Crawler
 
 CHROMIUM = Path("/usr/bin/chromium")
 SKIP_REASON = f"Chromium not found at {CHROMIUM}: browser tests skipped"
@@ -103,6 +107,19 @@ def browser() -> Iterator[object]:
             yield chromium
         finally:
             chromium.close()
+
+
+@pytest.fixture(scope="session")
+def crawler(browser, server: LiveServer, digest_link: str) -> Iterator[Crawler]:
+    """Each role's crawl of the demo, shared by the modules that check its pages."""
+    # Here, not at the top: the crawl signs in with this module's sign_in.
+    from tests.browser.crawling import Crawler, with_digest_link
+
+    crawler = Crawler(browser, server.url, starts=with_digest_link(digest_link))
+    try:
+        yield crawler
+    finally:
+        crawler.close()
 
 
 def _artifact_name(text: str) -> str:

@@ -14,7 +14,7 @@ from axe_playwright_python.base import AXE_SCRIPT
 from playwright.sync_api import expect
 
 from tests.browser.conftest import open_link, sign_in, snap
-from tests.browser.test_accessibility import check
+from tests.browser.crawling import check
 from tests.live import LiveServer, free_port
 
 STATES = ("valid", "expiring", "expired", "missing")

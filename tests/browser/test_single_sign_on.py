@@ -13,7 +13,7 @@ from axe_playwright_python.base import AXE_SCRIPT
 from playwright.sync_api import expect
 
 from tests.browser.conftest import Shots, snap
-from tests.browser.test_accessibility import check
+from tests.browser.crawling import check
 from tests.identity.oidc import (
     CLIENT_ID,
     CLIENT_SECRET,

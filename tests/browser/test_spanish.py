@@ -1,6 +1,6 @@
 """The demo organisation in Spanish: every page each role reaches, read in a Spanish browser.
 
-The crawl of the accessibility tests, with Chromium's language set to Spanish:
+The crawl the axe tests run (crawling.py), with Chromium's language set to Spanish:
 each page says `<html lang="es">` and shows none of the interface's English
 phrases. Vendor course and exam titles and people's names stay as they are, so
 the phrases are the interface's own words. The main pages are saved as
@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.browser.conftest import ARTIFACTS
-from tests.browser.test_accessibility import (
+from tests.browser.crawling import (
     ROLES,
     START,
     Crawler,

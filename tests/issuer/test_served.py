@@ -152,7 +152,7 @@ def _axe(url: str) -> None:
     sync_api = pytest.importorskip("playwright.sync_api")
     from axe_playwright_python.base import AXE_SCRIPT
 
-    from tests.browser.test_accessibility import check
+    from tests.browser.crawling import check
 
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)

@@ -127,6 +127,12 @@ class SmtpServer:
 
 
 @pytest.fixture
+def factory(app, db):
+    """The app's session factory, bound to the test's connection (savepoints)."""
+    return app.extensions["tracker.sessions"]
+
+
+@pytest.fixture
 def smtp() -> Iterator[SmtpServer]:
     """Run a real SMTP server on 127.0.0.1 for one test."""
     mailbox = Mailbox()

@@ -9,16 +9,19 @@ import re
 from email.message import EmailMessage
 from html.parser import HTMLParser
 
+from icalendar import Calendar
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.factories import SECRET_KEY
+from tests.reminders.conftest import SmtpServer
 from tracker.audit.models import AccountEvent
 from tracker.people.models import Engineer
 from tracker.progress.models import Certification
 from tracker.reminders.models import Notification
 from tracker.reminders.services.daily_pass import plan
+from tracker.reminders.services.delivery import deliver
 from tracker.reminders.services.queueing import Mail, PassReport
 from tracker.reminders.services.windows import Windows
 
@@ -46,6 +49,13 @@ def holder(
     """Create an engineer holding `code` until `expires_on`."""
     who = factories.engineer(db, **engineer)
     return who, factories.certification(db, who, code, EARNED, expires_on)
+
+
+def _ops(db, crew, expires_on=EXPIRES, **extra):
+    """Create a level-2 operations engineer of `crew` holding NCA-AIIO until `expires_on`."""
+    return holder(
+        db, "NCA-AIIO", expires_on, team=crew, level=2, job_roles=("operations",), **extra
+    )
 
 
 def run(db: Session, day: dt.date, windows: Windows = WINDOWS) -> PassReport:
@@ -78,6 +88,80 @@ def windows_of(report: PassReport, cert: Certification) -> list[int | None]:
         for n in report.queued
         if n.certification_id == cert.id and n.kind in ("reminder", "expired")
     ]
+
+
+# --- a delivery's scene ---------------------------------------------------------
+
+
+DAY30 = days_before(30)
+NOW = dt.datetime.combine(DAY30, dt.time(8, 0))
+MINUTE = dt.timedelta(minutes=1)
+
+
+def queue(db, day=DAY30, people=1, **engineer):
+    """Create `people` holders of NCA-AIIO and run the pass for `day`; return their rows."""
+    holders = [holder(db, **engineer) for _ in range(people)]
+    plan(db, day, WINDOWS, MAIL)
+    db.flush()
+    return [row(db, cert.id) for _, cert in holders]
+
+
+def row(db, certification_id, kind="reminder") -> Notification:
+    found = db.scalars(
+        select(Notification).where(
+            Notification.certification_id == certification_id, Notification.kind == kind
+        )
+    ).one()
+    db.refresh(found)
+    return found
+
+
+def fresh(db, notification: Notification) -> Notification:
+    db.refresh(notification)
+    return notification
+
+
+# --- mail in two languages --------------------------------------------------------
+
+
+ANA = "Ana Álvarez"
+CREDENTIAL = "NVIDIA Certified Associate - AI Infrastructure and Operations"
+
+
+def _send(db: Session, factory, smtp: SmtpServer, day: dt.date, mail: Mail = MAIL) -> None:
+    plan(db, day, WINDOWS, mail)
+    db.flush()
+    deliver(factory, smtp.settings, dt.datetime.combine(day, dt.time(8, 30)))
+
+
+def _manager(db: Session, name: str, locale: str) -> Engineer:
+    return factories.engineer(db, name=name, access_role="manager", locale=locale)
+
+
+def notices(db: Session) -> list[Notification]:
+    """Return the outbox but the digests: each notice, its copies after it, by window."""
+    found = [n for n in outbox(db) if n.kind != "digest"]
+    return sorted(found, key=lambda n: (n.created_at, n.kind == "copy", n.dedupe_key))
+
+
+def _parts(message) -> tuple[str, str]:
+    text = message.get_body(("plain",)).get_content()
+    html = message.get_body(("html",)).get_content()
+    return text, html
+
+
+def _event(message):
+    (attachment,) = list(message.iter_attachments())
+    # As a mail reader decodes it: by the charset its part declares.
+    (event,) = Calendar.from_ical(attachment.get_content()).walk("VEVENT")
+    return event
+
+
+def _assert_in_one_language(text: str, said: tuple[str, ...], unsaid: tuple[str, ...]) -> None:
+    for phrase in said:
+        assert phrase in text, phrase
+    for phrase in unsaid:
+        assert phrase not in text, phrase
 
 
 # --- reading a message --------------------------------------------------------

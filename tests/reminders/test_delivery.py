@@ -1,4 +1,4 @@
-"""Delivering the outbox over real SMTP (aiosmtpd in the test process), and the message.
+"""Delivering the outbox over real SMTP (aiosmtpd in the test process).
 
 docs/domain.md section 9: "A failed delivery is kept and retried with back-off; a
 permanent refusal (SMTP 5xx) is marked failed and shown to admins. No notice
@@ -9,154 +9,33 @@ scheduler."
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
-import re
 import socket
-import threading
 import time
-from decimal import Decimal
-from zoneinfo import ZoneInfo
 
 import pytest
 from aiosmtpd.controller import Controller
-from icalendar import Calendar
-from sqlalchemy import func, select, update
-from sqlalchemy.exc import OperationalError
 
 from tests import factories
 from tests.live import free_port
-from tests.reminders.conftest import MAIL_FROM, Mailbox, settings_for
-from tests.reminders.helpers import BASE_URL, DAY, EXPIRES, MAIL, WINDOWS, days_before, holder
-from tracker.clock import utcnow
-from tracker.db import session_scope
+from tests.reminders.conftest import Mailbox, settings_for
+from tests.reminders.helpers import (
+    DAY,
+    DAY30,
+    MAIL,
+    MINUTE,
+    NOW,
+    WINDOWS,
+    days_before,
+    fresh,
+    holder,
+    queue,
+    row,
+)
 from tracker.errors import ValidationError
 from tracker.outbox import CLAIM_LEASE, RETRY_BASE
 from tracker.progress.services.certifications import record_attempt
-from tracker.progress.services.hours import log_hours
-from tracker.reminders import jobs
-from tracker.reminders.models import Notification
 from tracker.reminders.services.daily_pass import plan
-from tracker.reminders.services.delivery import DeliveryReport, deliver, retry_failed
-from tracker.reminders.services.marks import Marks, finish
-
-DAY30 = days_before(30)
-NOW = dt.datetime.combine(DAY30, dt.time(8, 0))
-MINUTE = dt.timedelta(minutes=1)
-
-
-@pytest.fixture
-def factory(app, db):
-    """The app's session factory, bound to the test's connection (savepoints)."""
-    return app.extensions["tracker.sessions"]
-
-
-def queue(db, day=DAY30, people=1, **engineer):
-    """Create `people` holders of NCA-AIIO and run the pass for `day`; return their rows."""
-    holders = [holder(db, **engineer) for _ in range(people)]
-    plan(db, day, WINDOWS, MAIL)
-    db.flush()
-    return [row(db, cert.id) for _, cert in holders]
-
-
-def row(db, certification_id, kind="reminder") -> Notification:
-    found = db.scalars(
-        select(Notification).where(
-            Notification.certification_id == certification_id, Notification.kind == kind
-        )
-    ).one()
-    db.refresh(found)
-    return found
-
-
-def fresh(db, notification: Notification) -> Notification:
-    db.refresh(notification)
-    return notification
-
-
-# --- the message ----------------------------------------------------------------
-
-
-def test_the_reminder_message_says_what_expires_when_and_how_to_renew(db, factory, smtp):
-    """Plain text and HTML parts, a subject naming the certification and
-    the days left, the expiry date, how to renew (which exam, which path courses are
-    still open), a link to the app, and an .ics attachment for the expiry date.
-    """
-    who, cert = holder(db, name="Ada <Ops> & Co")
-    log_hours(db, who, factories.course(db, "FDL"), days_before(40), Decimal(8), days_before(40))
-    plan(db, days_before(25), WINDOWS, MAIL)
-    notice = row(db, cert.id)
-    report = deliver(factory, smtp.settings, NOW + 5 * DAY)
-    assert report.sent == 1
-
-    (received,) = smtp.mailbox.received
-    message = received.message
-    assert received.mail_from == MAIL_FROM
-    assert received.rcpt_tos == [who.email]
-    assert message["From"] == MAIL_FROM
-    assert message["To"] == who.email
-    assert message["Cc"] is None
-    assert message["Subject"] == "NCA-AIIO valid through 2027-03-01 (25 days from today)"
-    assert message["Message-ID"] == notice.message_id
-    assert re.fullmatch(r"<[^<>@\s]+@tracker\.example\.com>", notice.message_id)
-
-    text = message.get_body(("plain",)).get_content()
-    html = message.get_body(("html",)).get_content()
-    for body in (text, html):
-        assert "2027-03-01" in body
-        assert "25 days from today" in body
-        assert "Pass exam NCA-AIIO again by 2027-03-01" in body
-        # Open courses of the Foundations path; FDL is complete.
-        assert "Introduction to AI Infrastructure (0 of 16 h)" in body
-        assert "GPU Architecture Essentials (0 of 24 h)" in body
-        assert "Fundamentals of Deep Learning" not in body
-    links = re.findall(r"https?://[^\s\"<>]+", text)
-    assert links and all(link.startswith(BASE_URL + "/") for link in links)
-    assert f'href="{BASE_URL}/' in html
-    assert "Ada &lt;Ops&gt; &amp; Co" in html and "<Ops>" not in html
-    assert "Hello Ada <Ops> & Co," in text
-
-    (attachment,) = list(message.iter_attachments())
-    assert attachment.get_content_type() == "text/calendar"
-    assert attachment.get_filename() == "expiry.ics"
-    calendar = Calendar.from_ical(attachment.get_payload(decode=True))
-    (event,) = calendar.walk("VEVENT")
-    assert event.decoded("dtstart") == EXPIRES
-    assert event.decoded("dtend") == EXPIRES + DAY
-    assert "NCA-AIIO" in str(event["summary"])
-    assert str(event["url"]).startswith(BASE_URL)
-
-
-def test_the_subject_counts_one_day_and_the_expiry_notice_says_expired(db, factory, smtp):
-    boss = factories.engineer(db, name="Boss", access_role="manager")
-    _, soon = holder(db, manager=boss)
-    plan(db, days_before(1), WINDOWS, MAIL)
-    assert row(db, soon.id).subject == "NCA-AIIO valid through 2027-03-01 (1 day from today)"
-    _, lapsed = holder(db, "CKA", expires_on=days_before(2), manager=boss)
-    plan(db, days_before(1), WINDOWS, MAIL)
-    expired = row(db, lapsed.id, "expired")
-    assert expired.subject == "CKA valid through 2027-02-27 (lapsed)"
-    deliver(factory, smtp.settings, NOW + 29 * DAY)
-    message = next(r for r in smtp.mailbox.received if r.subject.startswith("CKA")).message
-    assert message["Cc"] == boss.email
-    text = message.get_body(("plain",)).get_content()
-    assert "was valid through 2027-02-27" in text
-    # Earned elsewhere: renewed with the issuer, not by an exam.
-    assert "Renew Certified Kubernetes Administrator (CKA) with CNCF / Linux Foundation" in text
-
-
-def test_the_message_id_is_stable_across_retries(db, factory, smtp):
-    """A retried notice carries the same Message-ID, so mail systems can tell it apart."""
-    (notice,) = queue(db)
-    smtp.mailbox.data_reply = "451 try later"
-    assert deliver(factory, smtp.settings, NOW).retried == 1
-    smtp.mailbox.data_reply = None
-    assert deliver(factory, smtp.settings, NOW + RETRY_BASE).sent == 1
-    first, second = smtp.mailbox.attempts
-    assert not first.accepted and second.accepted
-    assert first.message_id == second.message_id == fresh(db, notice).message_id
-
-
-# --- delivery -------------------------------------------------------------------
+from tracker.reminders.services.delivery import deliver, retry_failed
 
 
 def test_a_batch_goes_over_one_connection_and_each_row_is_marked_sent(db, factory, smtp):
@@ -504,204 +383,3 @@ def test_a_notice_still_pending_when_the_certification_is_renewed_is_not_sent(
     record_attempt(db, who, factories.exam(db, "NCA-AIIO"), renewed_on, 85, True, today=renewed_on)
     deliver(factory, smtp.settings, NOW + DAY, force=True)
     assert smtp.mailbox.received == []
-
-
-# --- more than one sender and pass (a separate database, threads) -----------------
-
-
-def _scene(factory, people: int) -> None:
-    with session_scope(factory) as session:
-        for _ in range(people):
-            holder(session)
-
-
-def _in_threads(count: int, target) -> list[BaseException]:
-    barrier = threading.Barrier(count)
-    errors: list[BaseException] = []
-
-    def work(index: int) -> None:
-        try:
-            barrier.wait(timeout=10)
-            target(index)
-        except BaseException as exc:
-            errors.append(exc)
-
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    assert not any(t.is_alive() for t in threads)
-    return errors
-
-
-def test_two_concurrent_senders_deliver_each_notice_once(committing_db, smtp):
-    """ "... none is sent twice, also ... with more than one scheduler." """
-    _scene(committing_db, 16)
-    with session_scope(committing_db) as session:
-        assert plan(session, DAY30, WINDOWS, MAIL).count("reminder") == 16
-    reports: dict[int, DeliveryReport] = {}
-
-    def send(index: int) -> None:
-        reports[index] = deliver(
-            committing_db, smtp.settings, NOW, batch=2, worker=f"sender-{index}"
-        )
-
-    assert _in_threads(2, send) == []
-    assert sum(r.sent for r in reports.values()) == 16
-    assert sum(r.retried + r.failed for r in reports.values()) == 0
-    by_id = smtp.mailbox.by_message_id()
-    assert len(by_id) == 16
-    assert all(len(v) == 1 for v in by_id.values())
-    with committing_db() as session:
-        rows = session.scalars(select(Notification)).all()
-        assert {r.status for r in rows} == {"sent"}
-        assert {r.message_id for r in rows} == set(by_id)
-
-
-def _queue_reminders(factory, people: int) -> None:
-    _scene(factory, people)
-    with session_scope(factory) as session:
-        assert plan(session, DAY30, WINDOWS, MAIL).count("reminder") == people
-
-
-def test_each_row_is_marked_before_the_next_message_goes_out(separate_db, smtp, monkeypatch):
-    """A sender that dies sends at most one message again: marks run beside the
-    sending (in a thread of their own), but the previous row's mark has committed
-    before the next message's DATA, however slow the database is.
-    """
-    _queue_reminders(separate_db, 4)
-    mark = Marks._mark
-
-    def slow_mark(self, statement, params):
-        time.sleep(0.05)
-        mark(self, statement, params)
-
-    monkeypatch.setattr(Marks, "_mark", slow_mark)
-    sent_at_data: list[int] = []
-    handle_data = smtp.mailbox.handle_DATA
-
-    async def counting(server, session, envelope):
-        with separate_db() as db_session:
-            sent_at_data.append(
-                db_session.scalar(
-                    select(func.count(Notification.id)).where(Notification.status == "sent")
-                )
-            )
-        return await handle_data(server, session, envelope)
-
-    monkeypatch.setattr(smtp.mailbox, "handle_DATA", counting)
-    assert deliver(separate_db, smtp.settings, NOW).sent == 4
-    assert sent_at_data == [0, 1, 2, 3]
-    with separate_db() as session:
-        assert set(session.scalars(select(Notification.status))) == {"sent"}
-
-
-def test_a_mark_that_fails_stops_the_sender_before_the_next_message(separate_db, smtp, monkeypatch):
-    _queue_reminders(separate_db, 3)
-
-    def failing_mark(self, statement, params):
-        raise OperationalError("UPDATE notifications ...", {}, Exception("database gone"))
-
-    monkeypatch.setattr(Marks, "_mark", failing_mark)
-    with pytest.raises(OperationalError):
-        deliver(separate_db, smtp.settings, NOW)
-    # The first message went out; its mark failed, so no other one followed it.
-    assert len(smtp.mailbox.attempts) == 1
-    with separate_db() as session:
-        assert set(session.scalars(select(Notification.status))) == {"sending"}
-
-
-def test_a_mark_the_database_refuses_is_raised_and_the_next_one_still_commits(committing_db):
-    """On a connection of their own (PostgreSQL's in pipeline mode, SQLite's in a
-    thread): a refused mark raises at the wait before the next message; the
-    marks after it go through."""
-    _queue_reminders(committing_db, 2)
-    with session_scope(committing_db) as session:
-        rows = session.execute(
-            update(Notification)
-            .values(status="sending", claimed_by="sender-1")
-            .returning(Notification.id, Notification.attempts)
-        ).all()
-    first, second = sorted(rows)
-    marks = Marks(committing_db)
-    try:
-        finish(marks, first, "sender-1", NOW, status="lost")  # not a status: refused
-        with pytest.raises(Exception, match="status_known"):
-            marks.wait()
-        finish(marks, second, "sender-1", NOW, status="sent", sent_at=NOW, attempts=1)
-        marks.wait()
-    finally:
-        marks.close()
-    with committing_db() as session:
-        statuses = dict(
-            session.execute(select(Notification.id, Notification.status)).tuples().all()
-        )
-    assert statuses == {first.id: "sending", second.id: "sent"}
-
-
-def test_two_concurrent_passes_queue_each_notice_once(committing_db):
-    """ "Each (certification, window) is sent at most once, ever", also when two
-    passes run at once (the unique key settles the race).
-    """
-    _scene(committing_db, 10)
-    for day in (days_before(90), days_before(60), days_before(30), EXPIRES + DAY):
-        counts: dict[int, int] = {}
-
-        def run_pass(index: int, day: dt.date = day, counts: dict[int, int] = counts) -> None:
-            with session_scope(committing_db) as session:
-                counts[index] = plan(session, day, WINDOWS, MAIL).count()
-
-        assert _in_threads(2, run_pass) == []
-        assert len(counts) == 2 and sum(counts.values()) == 10, day
-    with committing_db() as session:
-        keys = session.scalars(select(Notification.dedupe_key)).all()
-    assert len(keys) == 40 == len(set(keys))
-
-
-# --- the jobs the scheduler and `tracker remind` run ------------------------------
-
-
-@pytest.fixture
-def mail_app(app, db, smtp, monkeypatch):
-    """The session app (sharing the test's connection), sending to the test SMTP server."""
-    monkeypatch.setitem(app.config, "SMTP_PORT", smtp.port)
-    monkeypatch.setitem(app.config, "MAIL_FROM", MAIL_FROM)
-    monkeypatch.setitem(app.config, "BASE_URL", BASE_URL)
-    monkeypatch.setitem(app.config, "SMTP_TIMEOUT", 5.0)
-    return app
-
-
-def test_run_pass_commits_the_rows_and_run_sender_delivers_them(mail_app, db, smtp):
-    who, cert = holder(db)
-    assert jobs.run_pass(mail_app, DAY30) == 1
-    assert jobs.run_pass(mail_app, DAY30) == 0
-    notice = row(db, cert.id)
-    assert notice.message_id.endswith("@tracker.example.com>")
-    assert jobs.run_sender(mail_app, NOW).sent == 1
-    (received,) = smtp.mailbox.received
-    assert received.rcpt_tos == [who.email]
-    assert jobs.remind(mail_app, DAY30 + DAY) == jobs.RunReport(0, 0, 0, 0)
-
-
-def test_remind_delivers_rows_still_in_back_off(mail_app, db, smtp, smtp_down):
-    (notice,) = queue(db)
-    deliver(mail_app.extensions["tracker.sessions"], smtp_down, utcnow(), force=True)
-    assert fresh(db, notice).attempts == 1
-    assert notice.next_attempt_at > utcnow()
-    assert jobs.remind(mail_app, DAY30) == jobs.RunReport(0, 1, 0, 0)
-    assert len(smtp.mailbox.received) == 1
-
-
-def test_the_daily_sender_sends_what_the_pass_just_queued_east_of_utc(mail_app, db, smtp):
-    """The scheduler runs the pass for the local date at 07:00 in TRACKER_TIMEZONE and
-    the sender right after it; in Auckland (UTC+13 in summer) that is 18:00 UTC the
-    day before. The notices queued must go out in that run, not hours later.
-    """
-    mail_app.config["TIMEZONE"] = "Pacific/Auckland"
-    holder(db)
-    local = dt.datetime.combine(DAY30, dt.time(7, 0), tzinfo=ZoneInfo("Pacific/Auckland"))
-    now_utc = local.astimezone(dt.UTC).replace(tzinfo=None)
-    assert now_utc.date() == DAY30 - DAY
-    assert jobs.run_pass(mail_app, DAY30) == 1
-    assert jobs.run_sender(mail_app, now_utc).sent == 1

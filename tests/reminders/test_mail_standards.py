@@ -53,12 +53,6 @@ TEAM = "R&D <Ops>"
 # --- the scenes ---------------------------------------------------------------
 
 
-@pytest.fixture
-def factory(app, db):
-    """The app's session factory, bound to the test's connection (savepoints)."""
-    return app.extensions["tracker.sessions"]
-
-
 def _send(db: Session, factory, smtp: SmtpServer, day: dt.date) -> dt.datetime:
     plan(db, day, WINDOWS, MAIL)
     db.flush()

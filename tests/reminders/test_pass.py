@@ -19,6 +19,7 @@ from tests.reminders.helpers import (
     EXPIRES,
     MAIL,
     WINDOWS,
+    _ops,
     days_before,
     holder,
     outbox,
@@ -31,10 +32,6 @@ from tracker.reminders.services.composing import compose_notices
 from tracker.reminders.services.daily_pass import plan
 from tracker.reminders.services.reminders_sql import reminders_statement
 from tracker.reminders.services.windows import parse_windows
-
-
-def _ops(db, crew, expires_on=EXPIRES):
-    return holder(db, "NCA-AIIO", expires_on, team=crew, level=2, job_roles=("operations",))
 
 
 def test_a_lapse_judged_long_before_escalates_when_its_first_window_opens(db):

@@ -52,12 +52,6 @@ DAY = days_before(90)
 
 
 @pytest.fixture
-def factory(app, db):
-    """The app's session factory, bound to the test's connection (savepoints)."""
-    return app.extensions["tracker.sessions"]
-
-
-@pytest.fixture
 def boss(db: Session) -> Engineer:
     """A manager whose report's certification expires within the digest's horizon."""
     manager = factories.engineer(db, name="Boss", access_role="manager")
