@@ -1,9 +1,10 @@
-"""Hand-written SQL baselines: the numbers the pages and the pass produce, without the ORM.
+"""Hand-written SQL baselines of the pages: the numbers they show, without the ORM.
 
 Each baseline reads what it needs with plain SQL (a handful of queries, none
 per person) and computes the same numbers in plain Python over tuples, with
-the same maximum-matching function the tracker uses; bench/drawing.py writes
-its HTML by hand.
+the same maximum-matching function the tracker uses (bench/seats.py);
+bench/drawing.py writes its HTML by hand. The reminder pass's baseline is
+bench/pass_baseline.py.
 Like the pages, which keep a copy of the catalog per process, the page
 baselines may be given the catalog read once (`catalog=read_catalog(conn)`).
 
@@ -19,201 +20,22 @@ baselines may be given the catalog read once (`catalog=read_catalog(conn)`).
   its daily history of the last 12 months (each month's last day); read from
   the stored readiness, as the page does;
 - organisation over every member (`organisation_numbers`): every team's
-  seats filled today, computed from the members, to check the stored rows;
-- reminder pass: the certifications due for a notice on the day (a reminder
-  or expiry notice whose window is open and not queued yet, unless an exam
-  plan acknowledges it; an escalation of a lapse known to drop readiness),
-  one query; and the same query writing an outbox row for each (`queue_due`),
-  as the pass must.
+  seats filled today, computed from the members, to check the stored rows.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
-from dataclasses import dataclass, field
 
 from sqlalchemy import Date, text
 from sqlalchemy.engine import Connection
 
+from bench.seats import Person, choose, fill, people_of, read_catalog
 from tracker.progress.services.validity import add_months
 from tracker.readiness.services.history import history_since
-from tracker.readiness.services.matching import max_matching
 
 EXPIRING_WITHIN = 90
-
-
-@dataclass
-class Slot:
-    id: int
-    title: str
-    count: int
-    role: str
-    min_level: int
-    max_level: int
-    # Each required credential as the set of credential ids that satisfy it.
-    credentials: list[frozenset[int]] = field(default_factory=list)
-
-
-@dataclass
-class Template:
-    id: int
-    min_gpus: int
-    max_gpus: int | None
-    slots: list[Slot] = field(default_factory=list)
-    team_credentials: list[frozenset[int]] = field(default_factory=list)
-    # Heat-map columns beyond the paths' exams: (credential id, satisfying ids).
-    columns: list[tuple[int, frozenset[int]]] = field(default_factory=list)
-
-
-@dataclass
-class Person:
-    id: int
-    name: str
-    level: int
-    roles: set[str] = field(default_factory=set)
-    certs: list[tuple[int, int, dt.date, dt.date | None]] = field(default_factory=list)
-
-
-def _satisfying(conn: Connection) -> dict[int, frozenset[int]]:
-    members: dict[int, set[int]] = defaultdict(set)
-    kinds = {}
-    for cid, kind, member in conn.execute(
-        text(
-            "SELECT c.id, c.kind, g.member_id FROM credentials c "
-            "LEFT JOIN credential_group_members g ON g.group_id = c.id"
-        )
-    ):
-        kinds[cid] = kind
-        if member is not None:
-            members[cid].add(member)
-    return {
-        cid: frozenset(members[cid]) if kind == "group" else frozenset({cid})
-        for cid, kind in kinds.items()
-    }
-
-
-def read_catalog(conn: Connection) -> tuple[list[Template], list[tuple]]:
-    """Return the templates (slots, credentials) and the paths (exam credential, courses)."""
-    satisfying = _satisfying(conn)
-    templates: dict[int, Template] = {}
-    slots: dict[int, Slot] = {}
-    for row in conn.execute(
-        text(
-            "SELECT t.id, t.min_gpus, t.max_gpus, s.id, s.title, s.count, r.code, s.min_level,"
-            " s.max_level, sc.credential_id "
-            "FROM team_templates t JOIN template_slots s ON s.template_id = t.id "
-            "JOIN job_roles r ON r.id = s.job_role_id "
-            "LEFT JOIN template_slot_credentials sc ON sc.slot_id = s.id "
-            "LEFT JOIN credentials k ON k.id = sc.credential_id "
-            "ORDER BY t.min_gpus, s.position, k.code"
-        )
-    ):
-        tid, min_gpus, max_gpus, sid, title, count, role, low, high, credential = row
-        template = templates.setdefault(tid, Template(tid, min_gpus, max_gpus))
-        if sid not in slots:
-            slots[sid] = Slot(sid, title, count, role, low, high)
-            template.slots.append(slots[sid])
-        if credential is not None:
-            slots[sid].credentials.append(satisfying[credential])
-            if credential not in [c for c, _ in template.columns]:
-                template.columns.append((credential, satisfying[credential]))
-    for tid, credential in conn.execute(
-        text(
-            "SELECT tc.template_id, tc.credential_id FROM team_template_credentials tc "
-            "JOIN credentials k ON k.id = tc.credential_id ORDER BY tc.template_id, k.code"
-        )
-    ):
-        if tid in templates:
-            templates[tid].team_credentials.append(satisfying[credential])
-            if credential not in [c for c, _ in templates[tid].columns]:
-                templates[tid].columns.append((credential, satisfying[credential]))
-    paths: dict[int, tuple[int | None, list[tuple[int, int]]]] = {}
-    for path_id, credential, course_id, hours in conn.execute(
-        text(
-            "SELECT p.id, e.credential_id, pc.course_id, c.hours FROM learning_paths p "
-            "LEFT JOIN exams e ON e.id = p.exam_id "
-            "JOIN path_courses pc ON pc.path_id = p.id JOIN courses c ON c.id = pc.course_id "
-            "ORDER BY p.id, pc.position"
-        )
-    ):
-        paths.setdefault(path_id, (credential, []))[1].append((course_id, hours))
-    path_list = [
-        (pid, credential, satisfying.get(credential, frozenset()), courses)
-        for pid, (credential, courses) in paths.items()
-    ]
-    return sorted(templates.values(), key=lambda t: t.min_gpus), path_list
-
-
-def choose(templates: list[Template], gpus: int) -> Template:
-    for t in templates:
-        if t.min_gpus <= gpus and (t.max_gpus is None or gpus <= t.max_gpus):
-            return t
-    if gpus < templates[0].min_gpus:
-        return templates[0]
-    return max((t for t in templates if t.min_gpus <= gpus), key=lambda t: t.min_gpus)
-
-
-def _valid(person: Person, wanted: frozenset[int], on: dt.date) -> bool:
-    return any(
-        c in wanted and earned <= on and (expires is None or on <= expires)
-        for _, c, earned, expires in person.certs
-    )
-
-
-def _lacks(person: Person, slot: Slot, on: dt.date) -> int:
-    missing = (slot.role not in person.roles) + (
-        not slot.min_level <= person.level <= slot.max_level
-    )
-    return missing + sum(1 for wanted in slot.credentials if not _valid(person, wanted, on))
-
-
-def fill(template: Template, people: list[Person], on: dt.date) -> dict:
-    """Seats filled by a maximum matching, nearest candidates, team-wide credentials met."""
-    seats = [slot for slot in template.slots for _ in range(slot.count)]
-    by_slot = {
-        (slot.id, e): _lacks(person, slot, on)
-        for slot in template.slots
-        for e, person in enumerate(people)
-    }
-    fit = {
-        (s, e): by_slot[(slot.id, e)] == 0
-        for s, slot in enumerate(seats)
-        for e in range(len(people))
-    }
-    matching = max_matching(seats, people, fit)
-    taken = set(matching.values())
-    free = [e for e in range(len(people)) if e not in taken]
-    ranked = {
-        slot.id: sorted(
-            free, key=lambda e, k=slot.id: (by_slot[(k, e)], people[e].name, people[e].id)
-        )[:3]
-        for slot in template.slots
-    }
-    nearest = {s: ranked[slot.id] for s, slot in enumerate(seats) if s not in matching}
-    met = [any(_valid(p, wanted, on) for p in people) for wanted in template.team_credentials]
-    drawn = [
-        (slot, people[matching[s]].name if s in matching else None) for s, slot in enumerate(seats)
-    ]
-    return {
-        "filled": len(matching),
-        "total": len(seats),
-        "nearest": nearest,
-        "met": met,
-        "seats": drawn,
-    }
-
-
-def _people(rows, cert_rows) -> dict[int, Person]:
-    people: dict[int, Person] = {}
-    for eid, name, level, role in rows:
-        person = people.setdefault(eid, Person(eid, name, level))
-        if role is not None:
-            person.roles.add(role)
-    for cid, eid, credential, earned, expires in cert_rows:
-        if eid in people:
-            people[eid].certs.append((cid, credential, earned, expires))
-    return people
 
 
 MEMBERS_SQL = (
@@ -279,7 +101,7 @@ def team_numbers(
         {"t": team_id, "yes": True},
     ):
         hours[eid][course] = int(total)
-    people = list(_people(rows, cert_rows).values())
+    people = list(people_of(rows, cert_rows).values())
     template = choose(templates, gpus)
     today = fill(template, people, on)
     first = dt.date(on.year, on.month, 1)
@@ -436,7 +258,7 @@ def organisation_numbers(conn: Connection, on: dt.date, catalog=None) -> dict[in
         {"yes": True},
     ).all()
     team_of = {eid: team for eid, _, _, _, team in rows}
-    people = _people([r[:4] for r in rows], cert_rows)
+    people = people_of([r[:4] for r in rows], cert_rows)
     by_team: dict[int, list[Person]] = defaultdict(list)
     for person in people.values():
         by_team[team_of[person.id]].append(person)
@@ -445,113 +267,3 @@ def organisation_numbers(conn: Connection, on: dt.date, catalog=None) -> dict[in
         numbers = fill(choose(templates, gpus), by_team.get(team_id, []), on)
         result[team_id] = (numbers["filled"], numbers["total"])
     return result
-
-
-DUE_SQL = """
-SELECT d.id, d.engineer_id, d.email, d.credential_id, d.expires_on, d.window_days,
-  'notice' AS kind
-FROM (
-  SELECT c.id, c.engineer_id, e.email, c.credential_id, c.expires_on,
-    CASE WHEN c.expires_on < :today THEN -1 WHEN c.expires_on <= :d7 THEN 7
-         WHEN c.expires_on <= :d30 THEN 30 WHEN c.expires_on <= :d60 THEN 60 ELSE 90 END
-      AS window_days
-  FROM certifications c JOIN engineers e ON e.id = c.engineer_id
-  WHERE e.active = :yes AND c.expires_on >= :since AND c.expires_on <= :until
-    AND NOT EXISTS (SELECT 1 FROM certifications r WHERE r.renews_id = c.id)
-    AND c.revoked_on IS NULL
-) d
-WHERE NOT EXISTS (
-    SELECT 1 FROM notifications n WHERE n.certification_id = d.id
-    AND n.window_days = d.window_days AND n.kind IN ('reminder', 'expired'))
-  AND (d.window_days = -1 OR NOT EXISTS (
-    SELECT 1 FROM exam_plans p JOIN exams x ON x.id = p.exam_id
-    WHERE p.engineer_id = d.engineer_id AND x.credential_id = d.credential_id
-    AND p.cancelled_at IS NULL AND p.planned_on >= :today AND p.planned_on <= d.expires_on))
-UNION ALL
-SELECT c.id, c.engineer_id, e.email, c.credential_id, c.expires_on, NULL, 'escalation'
-FROM lapse_impacts i
-JOIN certifications c ON c.id = i.certification_id
-JOIN engineers e ON e.id = c.engineer_id AND e.team_id = i.team_id
-WHERE e.active = :yes AND c.expires_on >= :today AND c.expires_on <= :until
-  AND NOT EXISTS (SELECT 1 FROM certifications r WHERE r.renews_id = c.id)
-  AND c.revoked_on IS NULL
-  AND NOT EXISTS (
-    SELECT 1 FROM notifications n WHERE n.certification_id = c.id AND n.kind = 'escalation')
-  AND NOT EXISTS (
-    SELECT 1 FROM exam_plans p JOIN exams x ON x.id = p.exam_id
-    WHERE p.engineer_id = c.engineer_id AND x.credential_id = c.credential_id
-    AND p.cancelled_at IS NULL AND p.planned_on >= :today AND p.planned_on <= c.expires_on)
-"""
-
-# The due certifications written to the outbox, one row each with the least a
-# row must hold: its unique key and Message-ID, its kind, window and recipient.
-QUEUE_DUE_SQL = (
-    "INSERT INTO notifications (dedupe_key, kind, certification_id, window_days, engineer_id,"
-    " to_addrs, cc_addrs, subject, body_html, message_id, status, attempts, next_attempt_at,"
-    " created_at) "
-    "SELECT q.key, q.kind, q.id, q.window_days, q.engineer_id, q.email, '', '', '',"
-    " '<' || replace(q.key, ':', '.') || '@baseline.bench>', 'pending', 0, :now, :now "
-    "FROM (SELECT d.*, 'baseline:' || d.kind || ':' || CAST(d.id AS VARCHAR)"
-    " || coalesce(':' || CAST(d.window_days AS VARCHAR), '') AS key"
-    " FROM (SELECT d.id, d.engineer_id, d.email, d.window_days,"
-    " CASE WHEN d.kind = 'escalation' THEN 'escalation'"
-    " WHEN d.window_days = -1 THEN 'expired' ELSE 'reminder' END AS kind"
-    " FROM (" + DUE_SQL + ") d) d) q "
-    "RETURNING id"
-)
-
-
-def due_certifications(conn: Connection, on: dt.date, grace: int = 30, widest: int = 90):
-    """The certifications due for a notice on `on` (default windows 90, 60, 30, 7): one query.
-
-    Due: in reach of a window (engineer active, not renewed, expiring from
-    `grace` days ago to `widest` days ahead) with the notice of its current
-    window not queued yet and no exam planned to renew it; or with a lapse
-    known to drop its team's readiness (lapse_impacts) not escalated yet.
-    In expiry order.
-    """
-    return conn.execute(text(DUE_SQL + " ORDER BY 5, 1"), _due_params(on, grace, widest)).all()
-
-
-def queue_due(conn: Connection, on: dt.date, now: dt.datetime, grace: int = 30, widest: int = 90):
-    """Write an outbox row for each certification due on `on` (as `due_certifications`): one
-    statement; return the rows' ids. The caller rolls it back.
-
-    The pass must write what it finds, in the transaction that decides it (the
-    notices' rows, their indexes and foreign keys), and a SELECT writes
-    nothing: this is the least of that writing, one row per due certification
-    with its unique key and Message-ID, kind, window and recipient, none of
-    what the pass also writes (subjects, the managers copied, the copies in
-    other languages).
-    """
-    return conn.execute(text(QUEUE_DUE_SQL), {"now": now, **_due_params(on, grace, widest)}).all()
-
-
-def _due_params(on: dt.date, grace: int, widest: int) -> dict[str, object]:
-    day = dt.timedelta(days=1)
-    return {
-        "yes": True,
-        "today": on,
-        "d7": on + 7 * day,
-        "d30": on + 30 * day,
-        "d60": on + 60 * day,
-        "since": on - grace * day,
-        "until": on + widest * day,
-    }
-
-
-def in_reach(conn: Connection, on: dt.date, grace: int = 30, widest: int = 90):
-    """The certifications within reach of a window on `on` (what the pass looks over)."""
-    return conn.execute(
-        text(
-            "SELECT c.id FROM certifications c JOIN engineers e ON e.id = c.engineer_id "
-            "WHERE e.active = :yes AND c.expires_on >= :since AND c.expires_on <= :until "
-            "AND NOT EXISTS (SELECT 1 FROM certifications r WHERE r.renews_id = c.id) "
-            "AND c.revoked_on IS NULL"
-        ),
-        {
-            "yes": True,
-            "since": on - dt.timedelta(days=grace),
-            "until": on + dt.timedelta(days=widest),
-        },
-    ).all()

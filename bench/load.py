@@ -32,17 +32,11 @@ from collections import Counter, defaultdict
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
-from bench.common import (
-    DEFAULT_PG_URL,
-    Database,
-    Server,
-    build_organisation,
-    create_tokens,
-    hammer,
-    log,
-    postgres_reachable,
-    sign_in,
-)
+from bench.clients import hammer, sign_in
+from bench.common import log
+from bench.databases import DEFAULT_PG_URL, Database, postgres_reachable
+from bench.organisation import build_organisation, create_tokens
+from bench.servers import Server
 
 DAYS = 3  # hour logs go to today and the two days before: they fill up and race
 COURSES = ("FDL", "INTRO-AI-INFRA", "GPU-ARCH", "MULTI-GPU", "IB-NET")

@@ -1,4 +1,4 @@
-"""The page and API figures, measured in a process of their own (`bench.run` starts it).
+"""The page and API figures, measured in a process of their own (`bench_pages` starts it).
 
 `python -m bench.pages URL SIZE ADMIN PASSWORD YYYY-MM-DD` prints the figures as
 JSON on its last line: the team readiness page and the organisation page
@@ -15,15 +15,21 @@ import dataclasses
 import datetime as dt
 import json
 import statistics
+import subprocess
 import sys
 import time
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pyotp
 from flask import Flask, session
 from sqlalchemy import event, func, select
 
 from bench import baselines, drawing
-from bench.common import SECRET, make_app
+from bench.common import SECRET, make_app, paired_medians
+
+if TYPE_CHECKING:
+    from bench.figures import Figures
 
 PAGE_TARGET = 1.2
 # The organisation page reads stored rows a page at a time: flat in the organisation's size.
@@ -33,17 +39,6 @@ API_LIMIT = 50
 SETTLING_RUNS = 12
 # A bare page writes the same tables and cells; its HTML may be leaner, not a stub.
 BARE_SIZE_AT_LEAST = 0.6
-
-
-def paired_medians(fn, baseline, repeat: int) -> tuple[float, float]:
-    """Time `fn` and `baseline` alternately (noise hits both alike); return both medians."""
-    ours, theirs = [], []
-    for _ in range(repeat):
-        for f, times in ((fn, ours), (baseline, theirs)):
-            began = time.perf_counter()
-            f()
-            times.append(time.perf_counter() - began)
-    return statistics.median(ours), statistics.median(theirs)
 
 
 def median_time(fn, repeat: int) -> float:
@@ -303,6 +298,26 @@ def measure_api(client, secret: str, queries: list[int]) -> list[dict]:
                 }
             )
     return rows
+
+
+def bench_pages(url: str, size: int, admin: str, password: str, today, figures: Figures):
+    """Measure the pages in a fresh process, as a server worker would serve them.
+
+    This process holds what building the organisation left behind, and the
+    garbage collector's passes grow with every live object: the pages (which
+    allocate a lot) would pay for the benchmark's own heap.
+    """
+    process = subprocess.run(
+        [sys.executable, "-m", "bench.pages", url, str(size), admin, password, today.isoformat()],
+        cwd=Path(__file__).resolve().parent.parent,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if process.returncode != 0:
+        raise RuntimeError(f"the page benchmark failed: {process.stderr[-3000:]}")
+    for row in json.loads(process.stdout.strip().splitlines()[-1]):
+        figures.add(size, **row)
 
 
 def main() -> None:
