@@ -17,6 +17,7 @@ from tests import factories
 from tests.badges.conftest import Issuer
 from tests.helpers import sign_in
 from tests.locks import committing_app, racing_app, while_another_writes, writing_meanwhile
+from tracker.badges.jobs import recheck_badges
 from tracker.badges.services.imports import ADDRESS_CHANGED
 from tracker.db import session_scope
 from tracker.people.models import Engineer
@@ -160,3 +161,19 @@ def test_the_command_holds_nothing_while_the_issuer_answers(
     assert done == ["committed"]
     assert result.exit_code == 0, result.output
     assert _certifications(other_writer, who.id) == 1
+
+
+def test_the_daily_recheck_writes_after_the_issuer_answered_meanwhile(
+    app: Flask, other_writer: Engine, issuer: Issuer
+) -> None:
+    if other_writer.dialect.name != "sqlite":
+        pytest.skip("SQLite only: its write lock is taken at BEGIN; rows are held once written")
+    who, admin = _people(app)
+    issuer.assertion("/a/1", who.email, issued="2026-03-15")
+    url = issuer.server.url("/a/1")
+    assert _by_page(app.test_client(), admin, who, url).status_code == 302
+    done: list[str] = []
+    rename = update(Engineer).where(Engineer.id == who.id).values(name="Ada Lovelace")
+    issuer.server.answers["/a/1"].before = writing_meanwhile(other_writer, rename, done)
+    assert recheck_badges(app, factories.TODAY) == {"verified": 1, "revoked": 0, "problem": 0}
+    assert done == ["committed"]

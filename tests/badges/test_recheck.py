@@ -15,7 +15,14 @@ from tracker.badges.models import ImportedBadge
 from tracker.badges.services.fetching import make_fetch
 from tracker.badges.services.imports import check_badge, record_badge
 from tracker.badges.services.mapping import map_badge_class
-from tracker.badges.services.recheck import due_for_recheck, recheck_badge, revoke
+from tracker.badges.services.recheck import (
+    Kept,
+    Outcome,
+    ask_issuer,
+    due_for_recheck,
+    record_recheck,
+    revoke,
+)
 from tracker.careers.services.bonuses import Quarter, ledger, set_bonus
 from tracker.people.models import Team
 from tracker.progress.services.validity import Status, holding, status_on
@@ -41,7 +48,7 @@ def _imported(db, issuer: Issuer, today: dt.date, code: str | None = None):
 def test_a_badge_still_valid_stays_verified(db, pinned_today, issuer: Issuer) -> None:
     _team, _ada, cert, badge = _imported(db, issuer, pinned_today)
     assert due_for_recheck(db, pinned_today) == [badge.id]
-    assert recheck_badge(db, badge, pinned_today, FETCH) == "verified"
+    assert recheck(db, badge, pinned_today) == "verified"
     assert cert.revoked_on is None and badge.last_problem == ""
 
 
@@ -51,7 +58,7 @@ def test_a_revocation_is_recorded_and_marks_the_team_stale(db, pinned_today, iss
     assert load_members(db, [team.id])[team.id][0].held  # the certification counts
     revision = db.get(Team, team.id).readiness_revision
     issuer.assertion("/a/1", ada.email, issued="2026-03-15", revoked=True, revocationReason="fraud")
-    assert recheck_badge(db, badge, pinned_today, FETCH) == "revoked"
+    assert recheck(db, badge, pinned_today) == "revoked"
     assert cert.revoked_on == pinned_today and "fraud" in badge.revocation_reason
     db.expire_all()
     assert db.get(Team, team.id).readiness_revision > revision
@@ -62,7 +69,7 @@ def test_a_revocation_is_recorded_and_marks_the_team_stale(db, pinned_today, iss
 def test_an_issuer_down_changes_nothing_but_the_note(db, pinned_today, issuer) -> None:
     _team, _ada, cert, badge = _imported(db, issuer, pinned_today)
     issuer.server.serve("/a/1", b"down", 503)
-    assert recheck_badge(db, badge, pinned_today, FETCH) == "problem"
+    assert recheck(db, badge, pinned_today) == "problem"
     assert cert.revoked_on is None and "503" in badge.last_problem
 
 
@@ -84,7 +91,7 @@ def test_a_revoked_credential_earns_no_bonus_and_a_verified_only_bonus_wants_a_b
     assert {r.certification.id for r in ledger(db, quarter)} == {cert.id}
     assert hand.id not in {r.certification.id for r in ledger(db, quarter)}
     issuer.assertion("/a/1", ada.email, issued="2026-03-15", status=410)
-    assert recheck_badge(db, badge, pinned_today, FETCH) == "revoked"
+    assert recheck(db, badge, pinned_today) == "revoked"
     assert ledger(db, quarter) == []
 
 
@@ -129,7 +136,7 @@ def test_a_revocation_is_announced_to_the_endpoints_that_take_it(db, pinned_toda
     issuer.assertion(
         "/a/1", ada.email, issued="2026-03-15", revoked=True, revocationReason="issued in error"
     )
-    assert recheck_badge(db, badge, pinned_today, FETCH) == "revoked"
+    assert recheck(db, badge, pinned_today) == "revoked"
     (delivery,) = db.scalars(select(WebhookDelivery)).all()
     assert (delivery.endpoint_id, delivery.event) == (taking.id, "certification.revoked")
     data = delivery.payload["data"]
@@ -138,3 +145,8 @@ def test_a_revocation_is_announced_to_the_endpoints_that_take_it(db, pinned_toda
     assert data["revoked_on"] == pinned_today.isoformat()
     assert "issued in error" in data["reason"]
     assert "was revoked by its issuer" in summary(delivery.payload)
+
+
+def recheck(db, badge: ImportedBadge, today: dt.date) -> Outcome:
+    """Ask the issuer about a badge again and record its answer, as the daily job does."""
+    return record_recheck(db, badge, ask_issuer(Kept.of(badge), today, FETCH), today)

@@ -12,15 +12,24 @@ from flask import Flask
 
 from tracker.badges.models import ImportedBadge
 from tracker.badges.services.fetching import make_fetch
-from tracker.badges.services.recheck import Outcome, due_for_recheck, recheck_badge
+from tracker.badges.services.recheck import (
+    Kept,
+    Outcome,
+    ask_issuer,
+    due_for_recheck,
+    record_recheck,
+)
 from tracker.db import session_scope
 
 
 def recheck_badges(app: Flask, today: dt.date) -> dict[Outcome, int]:
-    """Verify every imported badge again with its issuer, each in a transaction of its own.
+    """Verify every imported badge again with its issuer, one at a time; count the outcomes.
 
-    One at a time, so no transaction is held open while an issuer answers; returns
-    how many were verified, revoked, or had a problem.
+    No transaction is open while an issuer answers (seconds, perhaps): each badge
+    is read in one, asked about outside any, and its answer recorded in
+    another. One transaction around it all would hold SQLite's write lock
+    (a unit of work's transaction is a writer's from BEGIN) while the issuer
+    answers: every other writer would wait on it, and give up.
     """
     factory = app.extensions["tracker.sessions"]
     fetch = make_fetch(app.config.get("BADGE_ALLOW_HOSTS", frozenset()))
@@ -30,6 +39,12 @@ def recheck_badges(app: Flask, today: dt.date) -> dict[Outcome, int]:
     for badge_id in ids:
         with session_scope(factory) as session:
             badge = session.get(ImportedBadge, badge_id)
+            kept = None if badge is None else Kept.of(badge)
+        if kept is None:
+            continue
+        refused = ask_issuer(kept, today, fetch)
+        with session_scope(factory) as session:
+            badge = session.get(ImportedBadge, badge_id)
             if badge is not None:
-                outcomes[recheck_badge(session, badge, today, fetch)] += 1
+                outcomes[record_recheck(session, badge, refused, today)] += 1
     return outcomes

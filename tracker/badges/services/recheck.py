@@ -10,6 +10,7 @@ since an issuer may only be down.
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass
 from typing import Literal
 
 from sqlalchemy import or_, select
@@ -46,12 +47,34 @@ def due_for_recheck(session: Session, today: dt.date) -> list[int]:
     )
 
 
-def recheck_badge(session: Session, badge: ImportedBadge, today: dt.date, fetch: Fetch) -> Outcome:
-    """Verify one imported badge again; record a revocation, or note what went wrong."""
-    badge.checked_at = utcnow()
+@dataclass(frozen=True)
+class Kept:
+    """What an imported badge is verified again from: the document and recipient kept."""
+
+    format: str
+    document: str
+    recipient: str
+
+    @classmethod
+    def of(cls, badge: ImportedBadge) -> Kept:
+        return cls(badge.format, badge.document, badge.recipient)
+
+
+def ask_issuer(kept: Kept, today: dt.date, fetch: Fetch) -> BadgeRefused | None:
+    """Verify a badge again with its issuer, as it serves it now; its refusal, or None."""
     try:
-        reverify(badge.format, badge.document, [badge.recipient], today, fetch)
+        reverify(kept.format, kept.document, [kept.recipient], today, fetch)
     except BadgeRefused as refused:
+        return refused
+    return None
+
+
+def record_recheck(
+    session: Session, badge: ImportedBadge, refused: BadgeRefused | None, today: dt.date
+) -> Outcome:
+    """Record what the issuer answered of a badge: a revocation, a problem noted, or neither."""
+    badge.checked_at = utcnow()
+    if refused is not None:
         reason = str(refused.reason)[:MAX_REASON_LENGTH]
         if refused.kind == "revoked":
             revoke(session, badge, today, reason)
