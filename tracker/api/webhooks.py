@@ -13,6 +13,7 @@ from tracker.api.inputs import NoQuery
 from tracker.api.openapi import Operation
 from tracker.api.pages import Key, page
 from tracker.clock import utcnow
+from tracker.db import release
 from tracker.extensions import db_session
 from tracker.i18n import N_, msg
 from tracker.schemas import PageQuery
@@ -73,12 +74,14 @@ def add_webhook() -> tuple[Response, int]:
     """Register an endpoint: url, events, format (generic, slack or teams); answers its secret."""
     _admins_only()
     body = ADD_WEBHOOK.body()
+    session, actor = db_session(), caller().id
+    release(session)  # nothing held while the URL's host is looked up
     endpoint = add_endpoint(
-        db_session(),
+        session,
         body.url,
         body.events,
         body.format,
-        caller().id,
+        actor,
         allow_hosts=current_app.config.get("WEBHOOK_ALLOW_HOSTS", frozenset()),
     )
     return ADD_WEBHOOK.answer(

@@ -20,6 +20,7 @@ from flask_babel import gettext as _
 from flask_login import current_user
 
 from tracker.clock import utcnow
+from tracker.db import release
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
 from tracker.forms import show_errors
@@ -93,13 +94,15 @@ def add():
     form = EndpointForm()
     if not form.validate_on_submit():
         return _page(form, 400)
+    session, actor = db_session(), current_user.id
+    release(session)  # nothing held while the URL's host is looked up
     try:
         endpoint = add_endpoint(
-            db_session(),
+            session,
             form.url.data,
             form.chosen_events(),
             form.format.data,
-            current_user.id,
+            actor,
             allow_hosts=current_app.config.get("WEBHOOK_ALLOW_HOSTS", frozenset()),
         )
     except ValidationError as exc:

@@ -122,6 +122,8 @@ def add_endpoint(
     """Register an endpoint with a new secret (read it from the endpoint returned).
 
     Its host must be public unless `allow_hosts` (TRACKER_WEBHOOK_ALLOW_HOSTS) lists it.
+    The host is looked up (DNS) before anything is read or written: a caller
+    whose transaction is released first (db.release) holds nothing meanwhile.
     """
     url, names = check_endpoint(url, events, format_, allow_hosts=allow_hosts)
     endpoint = WebhookEndpoint(
