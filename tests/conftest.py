@@ -19,17 +19,15 @@ from sqlalchemy import make_url, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from tests.factories import NEW_SECRET_KEY, PASSWORD, SECRET_KEY, TODAY
+from tests.factories import NEW_SECRET_KEY, PASSWORD, SECRET_KEY, SEED, TODAY
 from tests.helpers import WEBHOOK_HOSTS, post_login, sign_in
 from tests.locks import impatient_engine
 from tracker import TRANSLATIONS_DIR, create_app
 from tracker.catalog.services.seed_loading import load_seed
-from tracker.config import PROJECT_ROOT, SecretKeys, secret_keys
+from tracker.config import SecretKeys, secret_keys
 from tracker.db import make_engine, run_migrations, session_scope
 from tracker.extensions import SignInLimiter
 from tracker.people.models import Engineer
-
-SEED = PROJECT_ROOT / "seed" / "catalog.toml"
 
 # Tests that serve the tracker on a SQLite file of their own, or check pages with
 # outside tools: the suite's database changes nothing they check, so CI runs

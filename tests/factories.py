@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from tracker.badges.services.mapping import map_badge_class
 from tracker.catalog.models.credentials import Course, Credential, Exam
-from tracker.config import SecretKeys
+from tracker.config import PROJECT_ROOT, SecretKeys
 from tracker.identity.models import Identity
 from tracker.issuer.services.credentials import Issuer, issue
 from tracker.people.models import Engineer, Team
@@ -33,6 +33,8 @@ SECRET_KEY = "test-secret"
 KEYS = SecretKeys(SECRET_KEY)
 # The key the `rotated` and `replaced` fixtures put in SECRET_KEY's place.
 NEW_SECRET_KEY = "test-secret-after-rotation"
+# The seed catalog: what the suite's database holds, what `tracker init` loads by default.
+SEED = PROJECT_ROOT / "seed" / "catalog.toml"
 
 
 def engineer(session: Session, **overrides: object) -> Engineer:

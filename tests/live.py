@@ -17,6 +17,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.factories import SEED
 from tracker.config import PROJECT_ROOT
 
 TRACKER = str(Path(sys.executable).with_name("tracker"))
@@ -39,7 +40,7 @@ def tracker_env(database_url: str, **extra: str) -> dict[str, str]:
         PYTHONPATH=os.pathsep.join(filter(None, [str(PROJECT_ROOT), env.get("PYTHONPATH")])),
         TRACKER_DATABASE_URL=database_url,
         TRACKER_SECRET_KEY=SECRET_KEY,
-        TRACKER_SEED_PATH=str(PROJECT_ROOT / "seed" / "catalog.toml"),
+        TRACKER_SEED_PATH=str(SEED),
     )
     env.update(extra)
     return env

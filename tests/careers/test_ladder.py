@@ -15,6 +15,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from tests import factories
+from tests.factories import SEED
 from tracker.careers.models import Evidence
 from tracker.careers.rules import EVIDENCE_KINDS, EVIDENCE_REASON
 from tracker.careers.services.evidence import record_evidence
@@ -22,7 +23,6 @@ from tracker.careers.services.ladder import career as career_of
 from tracker.careers.services.ladder import change_level, promotions
 from tracker.catalog.models.levels import Level
 from tracker.catalog.services.seed_loading import load_seed
-from tracker.config import PROJECT_ROOT
 from tracker.errors import ValidationError
 from tracker.people.models import LevelChange
 from tracker.people.services.reads import level_history
@@ -275,7 +275,7 @@ def test_bad_evidence_is_refused_and_nothing_is_stored(db: Session, field, value
 
 
 def test_the_rules_are_read_from_the_catalog_file(db: Session, tmp_path):
-    seed = (PROJECT_ROOT / "seed" / "catalog.toml").read_text()
+    seed = SEED.read_text()
     edited = seed.replace(
         'min_experience_months = 6\nrequires = ["NCA-AIIO"]',
         'min_experience_months = 9\nrequires = ["NCA-AIIO", "COMPTIA-LINUX-PLUS"]',

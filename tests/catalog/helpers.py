@@ -9,11 +9,9 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 import tracker.models  # noqa: F401  (fills the metadata with every table)
+from tests.factories import SEED
 from tracker.catalog.models.version import CatalogVersion
-from tracker.config import PROJECT_ROOT
 from tracker.db import Base
-
-SEED = PROJECT_ROOT / "seed" / "catalog.toml"
 
 
 def seed_text() -> str:

@@ -14,13 +14,12 @@ from flask import Flask
 from sqlalchemy import func, select
 
 import tracker.models  # noqa: F401  (fills the metadata with every table)
+from tests.factories import SEED
 from tests.helpers import catalog_model_values
 from tracker import create_app
 from tracker.catalog.models.version import CatalogVersion
-from tracker.config import PROJECT_ROOT
 from tracker.db import Base, make_engine
 
-SEED = PROJECT_ROOT / "seed" / "catalog.toml"
 # The catalog's content: not the one bookkeeping row of its version stamp.
 CATALOG_TABLES = sorted(
     {

@@ -16,6 +16,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tests import factories
+from tests.factories import SEED
 from tests.test_i18n import ENGLISH, SPANISH
 from tracker.catalog.models.credentials import Credential, Exam
 from tracker.catalog.models.levels import Level
@@ -27,10 +28,8 @@ from tracker.catalog.services.reads import catalog_dict
 from tracker.catalog.services.seed_loading import load_seed
 from tracker.catalog.services.seed_reading import SeedError, read_seed
 from tracker.catalog.services.snapshot import load_snapshot
-from tracker.config import PROJECT_ROOT
 from tracker.i18n import in_locale
 
-SEED = PROJECT_ROOT / "seed" / "catalog.toml"
 # The article's Spanish names of the ladder's rungs.
 ARTICLE_LEVELS = ["Fundamentos", "Operacional", "Profesional", "Experto", "Arquitecto"]
 ENGLISH_LEVELS = ["Foundations", "Operational", "Professional", "Expert", "Architect"]

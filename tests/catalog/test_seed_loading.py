@@ -15,7 +15,8 @@ from sqlalchemy.orm import Session
 
 import tracker.models  # noqa: F401  (fills the metadata with every table)
 from tests import factories
-from tests.catalog.helpers import SEED, by_code, edit, row_counts, seed_text, write
+from tests.catalog.helpers import by_code, edit, row_counts, seed_text, write
+from tests.factories import SEED
 from tests.helpers import catalog_model_values
 from tracker.catalog.models.credentials import Course, LearningPath
 from tracker.catalog.models.team_templates import TeamTemplate

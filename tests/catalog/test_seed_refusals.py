@@ -11,7 +11,8 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from tests.catalog.helpers import SEED, edit, row_counts, seed_text, write
+from tests.catalog.helpers import edit, row_counts, seed_text, write
+from tests.factories import SEED
 from tracker.catalog.models.credentials import Course
 from tracker.catalog.services.reads import catalog_dict
 from tracker.catalog.services.seed_loading import load_seed

@@ -20,6 +20,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from tests import factories
+from tests.factories import SEED
 from tests.helpers import count_statements, sign_in
 from tracker import create_app
 from tracker.catalog.models.credentials import Course, Credential
@@ -36,8 +37,6 @@ from tracker.config import PROJECT_ROOT
 from tracker.db import make_engine, run_migrations, session_scope
 from tracker.people.models import Team
 from tracker.readiness.services.members import load_templates
-
-SEED = PROJECT_ROOT / "seed" / "catalog.toml"
 
 
 def slot_of(db: Session, template: str, title: str) -> TemplateSlot:

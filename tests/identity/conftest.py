@@ -21,7 +21,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
-from tests.conftest import SEED
+from tests.factories import SEED
 from tests.identity.oidc import (
     CLIENT_ID,
     CLIENT_SECRET,

@@ -23,6 +23,7 @@ from tests.helpers import (
     totp_state,
     unspent_code,
 )
+from tests.people.helpers import path_of
 from tracker import create_app
 from tracker.clock import utcnow
 from tracker.db import session_scope
@@ -46,10 +47,6 @@ USED_RECOVERY = "this recovery code is unknown or was already used"
 TOO_MANY_CODES = "Too many wrong codes"
 # An instant in the middle of a time step: a step either side is a whole step away.
 NOON = dt.datetime(2026, 11, 29, 12, 0, 15)
-
-
-def path_of(response) -> str:
-    return urlsplit(response.headers["Location"]).path
 
 
 def signed_in(client: FlaskClient) -> bool:

@@ -18,14 +18,13 @@ import pytest
 from aiosmtpd.controller import Controller
 from sqlalchemy.orm import Session, sessionmaker
 
+from tests.factories import SEED
 from tests.live import free_port
 from tracker.catalog.services.seed_loading import load_seed
-from tracker.config import PROJECT_ROOT
 from tracker.db import make_engine, make_session_factory, run_migrations, session_scope
 from tracker.reminders.services.delivery import SmtpSettings
 
 MAIL_FROM = "tracker@example.com"
-SEED = PROJECT_ROOT / "seed" / "catalog.toml"
 
 
 @dataclass

@@ -20,7 +20,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tests import factories
-from tests.conftest import PASSWORD
+from tests.factories import PASSWORD
 from tests.reminders.conftest import MAIL_FROM, SmtpServer
 from tests.reminders.helpers import (
     BASE_URL,
