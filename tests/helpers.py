@@ -185,6 +185,20 @@ def csp_directives(header: str) -> dict[str, list[str]]:
     return directives
 
 
+# Open Badges the tracker issues: anyone verifies them (the issuer's documents, a
+# credential's public page by its unguessable token: the route matrices issue none, so 404).
+OPEN_BADGES_PUBLIC = {
+    "issuer.public",
+    "issuer.credential_json",
+    "issuer.badge_png",
+    "issuer.badge_svg",
+    "issuer.status_list",
+    "issuer.achievement_json",
+    "issuer.did_document",
+    "issuer.jwks",
+}
+
+
 def routes() -> list[tuple[str, str, str]]:
     """Return every (endpoint, rule, method) the application answers, static files aside."""
     from tracker import create_app

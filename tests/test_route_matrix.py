@@ -14,7 +14,7 @@ from flask import Flask
 
 from tests import factories
 from tests.factories import SECRET_KEY
-from tests.helpers import WEBHOOK_HOSTS, routes
+from tests.helpers import OPEN_BADGES_PUBLIC, WEBHOOK_HOSTS, routes
 from tracker.badges.services.mapping import map_badge_class
 from tracker.identity.models import Identity
 from tracker.progress.services.exam_plans import plan_exam
@@ -48,18 +48,6 @@ ROLES = ("anonymous", "engineer", "manager", "admin")
 # Career pages for managers and admins (a manager sees only their own people there).
 CAREERS_MANAGERS = {"careers.promotions", "careers.apprenticeships"}
 CAREERS_ADMIN = {"careers.bonus_amounts"}
-# Open Badges the tracker issues: anyone verifies them (the issuer's documents, a
-# credential's public page by its unguessable token: none in the scene, so 404).
-OPEN_BADGES_PUBLIC = {
-    "issuer.public",
-    "issuer.credential_json",
-    "issuer.badge_png",
-    "issuer.badge_svg",
-    "issuer.status_list",
-    "issuer.achievement_json",
-    "issuer.did_document",
-    "issuer.jwks",
-}
 
 # A person's data for download (GDPR articles 15 and 20): one's own for everyone signed
 # in; anyone's for admins only, not even for the person's manager.

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from tests.factories import PASSWORD
 from tests.helpers import csrf_token, pass_second_step
 from tests.security.conftest import World, snapshot
-from tests.security.test_matrix import ROUTES, objects, url_for_rule
+from tests.security.matrix import ROUTES, objects, url_for_rule
 
 # The API and SCIM, authenticated by bearer tokens only, need none; nor does the weekly
 # digest's one-click unsubscribe link, whose signed token is the credential: a mail

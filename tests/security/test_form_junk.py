@@ -15,7 +15,7 @@ from werkzeug.datastructures import MultiDict
 
 from tests.helpers import FormReader, sign_in
 from tests.security.conftest import World
-from tests.security.test_matrix import ROUTES, objects, url_for_rule
+from tests.security.matrix import ROUTES, objects, url_for_rule
 
 # Values a field of no kind takes, each of which has found a 500 somewhere: numbers no
 # float or INTEGER column holds, non-numbers, impossible dates, text no field holds.

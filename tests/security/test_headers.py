@@ -15,7 +15,7 @@ from flask.testing import FlaskClient
 
 from tests.helpers import csp_directives, sign_in
 from tests.security.conftest import World, injected_markup
-from tests.security.test_matrix import ROUTES, objects, url_for_rule
+from tests.security.matrix import ROUTES, objects, url_for_rule
 
 GETS = [(e, r) for e, r, m in ROUTES if m == "GET"] + [("static", "/static/app.css")]
 

@@ -21,6 +21,7 @@ from tests import factories
 from tests.factories import TODAY
 from tests.helpers import sign_in
 from tests.security.conftest import World, snapshot
+from tests.security.matrix import ROUTES
 
 
 @pytest.fixture
@@ -154,8 +155,6 @@ def test_a_csv_file_with_a_nul_character_is_refused(client: FlaskClient, db: Ses
 
 def test_ids_beyond_an_integer_column_name_nothing(client: FlaskClient, world: World):
     """Every route with an id in its URL: a number no INTEGER column holds matches no route."""
-    from tests.security.test_matrix import ROUTES
-
     sign_in(client, world.admin.email)
     bearer = {"Authorization": f"Bearer {world.tokens['admin']}"}
     checked = 0

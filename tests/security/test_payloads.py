@@ -28,7 +28,7 @@ from tests import factories
 from tests.factories import PASSWORD, TODAY
 from tests.helpers import count, sign_in
 from tests.security.conftest import World, injected_markup
-from tests.security.test_matrix import ROUTES, url_for_rule
+from tests.security.matrix import ROUTES, url_for_rule
 from tracker.catalog.models.credentials import Course, Credential, Exam, LearningPath
 from tracker.people.models import Engineer, Team
 from tracker.progress.models import Certification, ExamAttempt, HourLog

@@ -23,7 +23,7 @@ from tests import factories
 from tests.factories import PASSWORD, TODAY
 from tests.helpers import count, csrf_token, pass_second_step, sign_in
 from tests.security.conftest import World
-from tests.security.test_matrix import WEB, objects, url_for_rule
+from tests.security.matrix import WEB, objects, url_for_rule
 from tracker.progress.models import HourLog
 
 NEW_PASSWORD = "a brand new long password"
