@@ -49,6 +49,10 @@ ELSEWHERE = (
     "/hours?page=2\r\nSet-Cookie: x=1",
 )
 
+# Accept-Language headers of a Spanish and of an English browser.
+SPANISH = {"Accept-Language": "es-ES,es;q=0.9,en;q=0.5"}
+ENGLISH = {"Accept-Language": "en-GB,en;q=0.9"}
+
 
 def count(db: Session, model: type) -> int:
     """Return how many rows the table of `model` holds."""
@@ -166,6 +170,13 @@ def pass_second_step(client: FlaskClient, email: str) -> TestResponse:
     response = client.post(url, data=data)
     assert response.status_code == 302, response.get_data(as_text=True)
     return response
+
+
+def html_lang(response) -> str:
+    """Return the language a page's <html lang> names."""
+    found = re.search(r'<html lang="([^"]*)"', response.get_data(as_text=True))
+    assert found, "the page has no <html lang>"
+    return found.group(1)
 
 
 def csrf_token(html: str) -> str:

@@ -30,7 +30,7 @@ from wtforms.fields.choices import SelectFieldBase
 from wtforms.validators import InputRequired, Length, Optional
 
 import tracker
-from tests.test_i18n import ENGLISH, SPANISH
+from tests.helpers import ENGLISH, SPANISH
 from tracker.catalog.rules import LEVEL_RULE
 from tracker.forms import (
     ChosenSelect,

@@ -19,7 +19,7 @@ from sqlalchemy.exc import IntegrityError
 
 from tests import factories
 from tests.factories import PASSWORD
-from tests.helpers import fresh, token_for
+from tests.helpers import ENGLISH, SPANISH, fresh, html_lang, token_for
 from tracker import TRANSLATIONS_DIR, create_app
 from tracker.config import PROJECT_ROOT
 from tracker.errors import ValidationError
@@ -44,9 +44,6 @@ from tracker.progress.rules import HOURS_PER_DAY_TEXT
 from tracker.web.database import DATABASE_UNAVAILABLE
 from tracker.web.language import lazy_localized
 
-SPANISH = {"Accept-Language": "es-ES,es;q=0.9,en;q=0.5"}
-ENGLISH = {"Accept-Language": "en-GB,en;q=0.9"}
-
 # What `make messages` reads: gettext's names, Flask-Babel's lazy ones, the domain's marks.
 KEYWORDS = {
     "_": None,
@@ -57,12 +54,6 @@ KEYWORDS = {
     "N_": None,
     "msg": None,
 }
-
-
-def html_lang(response) -> str:
-    found = re.search(r'<html lang="([^"]*)"', response.get_data(as_text=True))
-    assert found, "the page has no <html lang>"
-    return found.group(1)
 
 
 # --- the choice: setting, visitor's choice, Accept-Language, TRACKER_DEFAULT_LOCALE --------

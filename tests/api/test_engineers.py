@@ -7,8 +7,7 @@ from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.api.conftest import NOW, Scene
-from tests.helpers import Api, count, fresh
-from tests.test_i18n import SPANISH
+from tests.helpers import SPANISH, Api, count, fresh
 from tracker.people.models import Engineer, LevelChange
 from tracker.people.rules import LOCALE_RULE, MAX_JOB_ROLES
 from tracker.people.services.persons import set_active

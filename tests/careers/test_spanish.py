@@ -19,8 +19,7 @@ from sqlalchemy.orm import Session
 from tests import factories
 from tests.careers.conftest import People
 from tests.careers.helpers import pairing
-from tests.helpers import table, text
-from tests.test_i18n import ENGLISH, SPANISH, html_lang
+from tests.helpers import ENGLISH, SPANISH, html_lang, table, text
 from tracker.careers.models import Apprenticeship, Evidence
 from tracker.careers.rules import EARLIEST_DATE
 from tracker.careers.services.bonuses import set_bonus

@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.factories import SEED
-from tests.test_i18n import ENGLISH, SPANISH
+from tests.helpers import ENGLISH, SPANISH
 from tracker.catalog.models.credentials import Credential, Exam
 from tracker.catalog.models.levels import Level
 from tracker.catalog.models.planning import RoiLine, TrainingStrategy

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tests.test_i18n import ENGLISH, SPANISH
+from tests.helpers import ENGLISH, SPANISH
 
 NBSP = "\xa0"
 DASH = "\u2013"  # between the ends of a range

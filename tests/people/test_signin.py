@@ -8,9 +8,8 @@ import pytest
 
 from tests import factories
 from tests.factories import PASSWORD
-from tests.helpers import post_login
+from tests.helpers import ENGLISH, SPANISH, post_login
 from tests.people.helpers import path_of, redirected_to_login, signed_in_id
-from tests.test_i18n import ENGLISH, SPANISH
 from tracker.people.services import accounts
 from tracker.people.services.persons import set_active
 

@@ -15,8 +15,8 @@ from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.factories import hours
+from tests.helpers import SPANISH
 from tests.progress.helpers import attempt_form, credential_form, hours_form, page
-from tests.test_i18n import SPANISH
 from tracker.people.models import Engineer
 from tracker.progress.models import HourLog
 from tracker.progress.services.hours import log_hours

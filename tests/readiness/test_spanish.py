@@ -15,9 +15,8 @@ from jinja2 import ChoiceLoader, DictLoader
 from sqlalchemy.orm import Session
 
 from tests import factories
-from tests.helpers import field_error, read_csv, section, text
+from tests.helpers import ENGLISH, SPANISH, field_error, html_lang, read_csv, section, text
 from tests.readiness.helpers import Org, roi_form, roi_result
-from tests.test_i18n import ENGLISH, SPANISH, html_lang
 
 pytestmark = pytest.mark.usefixtures("pinned_today")
 
