@@ -12,12 +12,7 @@ node_modules/ (or point VNU_JAR at one); without either the test is skipped.
 from __future__ import annotations
 
 import hashlib
-import json
-import os
-import shutil
-import subprocess
 from collections import defaultdict
-from collections.abc import Iterable
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
@@ -33,7 +28,7 @@ from werkzeug.routing import MapAdapter
 from tests import factories
 from tests.factories import TODAY
 from tests.helpers import TOTP_SETUP, TOTP_STEP, pass_second_step, post_login
-from tracker.config import PROJECT_ROOT
+from tests.nu import JAVA, VNU_JAR, grouped, validate
 from tracker.demo.services.common import DEMO_PASSWORD
 from tracker.demo.services.curated import build_demo
 from tracker.people.models import Engineer
@@ -41,11 +36,6 @@ from tracker.people.services.reads import find_engineer
 from tracker.reminders.rules import UNSUBSCRIBE_PATH
 from tracker.reminders.services.unsubscribe import unsubscribe_token
 
-VNU_JAR = Path(
-    os.environ.get("VNU_JAR")
-    or PROJECT_ROOT / "node_modules" / "vnu-jar" / "build" / "dist" / "vnu.jar"
-)
-JAVA = shutil.which("java")
 # One URL of a route with a given shape is as good as ten: /teams/1 and /teams/2
 # render one template; a few of each catch pages whose data differs.
 PER_SHAPE = 3
@@ -200,46 +190,12 @@ def _unsubscribe_link(db: Session, logins: list[tuple[str, str, str]], key: str)
     return f"{UNSUBSCRIBE_PATH}/{unsubscribe_token(key, person.id)}"
 
 
-def _validate(folder: Path, names: list[str]) -> list[dict]:
-    """Run one vnu.jar over every page saved; return its messages."""
-    result = subprocess.run(
-        # C1 alone halves the checker's time on a run this short; it then needs a deeper stack.
-        [JAVA, "-Xss4m", "-XX:TieredStopAtLevel=1", "-jar", str(VNU_JAR)]
-        + ["--format", "json", "--exit-zero-always"]
-        + [str(folder / name) for name in names],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    )
-    # vnu writes its JSON report to stderr.
-    return json.loads(result.stderr)["messages"]
-
-
 def _endpoint(urls: MapAdapter, url: str) -> str | None:
     """Return the endpoint a GET of `url` reaches, None for the error pages."""
     try:
         return str(urls.match(urlsplit(url).path, method="GET")[0])
     except HTTPException:
         return None
-
-
-def _grouped(messages: Iterable[dict], saved: dict[str, str]) -> str:
-    """Return the messages one line per kind: count, message, first pages, an extract."""
-    kinds: dict[str, list[dict]] = defaultdict(list)
-    for m in messages:
-        kinds[f"{m.get('type')}: {m.get('message')}"].append(m)
-    lines = []
-    for kind, found in sorted(kinds.items(), key=lambda item: -len(item[1])):
-        pages: dict[str, dict] = {}
-        for m in found:
-            pages.setdefault(Path(urlsplit(m.get("url", "")).path).name, m)
-        lines.append(f"{len(found)} x {kind} on {len(pages)} pages, e.g.")
-        lines += [
-            f"    - {saved.get(name, name)} line {m.get('lastLine')}: {m.get('extract', '')!r}"
-            for name, m in sorted(pages.items())[:3]
-        ]
-    return "\n".join(lines)
 
 
 @pytest.mark.skipif(JAVA is None, reason="java not found: the Nu HTML check is skipped")
@@ -334,9 +290,9 @@ def test_every_page_of_the_demo_organisation_is_valid_html(
     unreached = routes - reached - set(CHECKED_ELSEWHERE)
     assert not unreached, f"pages no crawl reached: {sorted(unreached)}"
 
-    messages = _validate(tmp_path, sorted(pages.labels))
+    messages = validate(tmp_path, sorted(pages.labels))
     # "non-document-error": a page the checker could not read.
-    errors = _grouped((m for m in messages if m.get("type") != "info"), pages.labels)
-    warnings = _grouped((m for m in messages if m.get("type") == "info"), pages.labels)
+    errors = grouped((m for m in messages if m.get("type") != "info"), pages.labels)
+    warnings = grouped((m for m in messages if m.get("type") == "info"), pages.labels)
     print(f"{len(pages.labels)} pages checked; warnings:\n{warnings}")
     assert not errors, f"{len(pages.labels)} pages checked; errors:\n{errors}"

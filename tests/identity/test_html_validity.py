@@ -11,7 +11,7 @@ import pytest
 
 from tests import factories
 from tests.identity.test_local_login import ROOT
-from tests.test_html_validity import JAVA, VNU_JAR, _grouped, _validate
+from tests.nu import JAVA, VNU_JAR, grouped, validate
 
 
 @pytest.mark.skipif(JAVA is None, reason="java not found: the Nu HTML check is skipped")
@@ -43,6 +43,6 @@ def test_the_single_sign_on_pages_are_valid_html(sso, app, db, tmp_path, monkeyp
     wrong = {"email": "someone@example.com", "password": "a password"}
     save("password refused", sso.client.post("/login", data=wrong), 403)
 
-    messages = _validate(tmp_path, sorted(saved))
+    messages = validate(tmp_path, sorted(saved))
     errors = [m for m in messages if m.get("type") != "info"]
-    assert not errors, _grouped(errors, saved)
+    assert not errors, grouped(errors, saved)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from tests import factories
-from tests.test_html_validity import JAVA, VNU_JAR, _grouped, _validate
+from tests.nu import JAVA, VNU_JAR, grouped, validate
 
 
 @pytest.mark.skipif(JAVA is None, reason="java not found: the Nu HTML check is skipped")
@@ -47,6 +47,6 @@ def test_the_open_badges_pages_are_valid_html(app, db, client, auth, holder, int
     save("public page, revoked", visitor.get(f"/ob/{token}"))
     assert second.id
 
-    messages = _validate(tmp_path, sorted(saved))
+    messages = validate(tmp_path, sorted(saved))
     errors = [m for m in messages if m.get("type") != "info"]
-    assert not errors, _grouped(errors, saved)
+    assert not errors, grouped(errors, saved)
