@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from tests import factories
-from tests.identity.test_local_login import ROOT
+from tests.identity.helpers import ROOT
 from tests.nu import JAVA, VNU_JAR, grouped, validate
 
 

@@ -6,8 +6,7 @@ import pytest
 
 from tests import factories
 from tests.helpers import pass_second_step, post_login
-
-ROOT = "root@example.com"
+from tests.identity.helpers import ROOT
 
 
 @pytest.fixture
