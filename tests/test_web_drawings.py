@@ -18,8 +18,7 @@ from sqlalchemy.orm import Session
 from wtforms import StringField
 
 from tests import factories
-from tests.readiness.helpers import Org, build_org
-from tests.readiness.test_history import chart
+from tests.readiness.helpers import Org, build_org, chart
 from tracker.catalog.models.team_templates import TeamTemplate
 from tracker.people.services.persons import set_level
 from tracker.people.services.teams import update_team

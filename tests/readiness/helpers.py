@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -179,3 +180,10 @@ def roi_form(investment: list[tuple[str, object]], returns: list[tuple[str, obje
 
 def roi_result(html: str) -> str:
     return section(html, '<div role="status"><article class="roi-result">', "</article>")
+
+
+def chart(html: str) -> str:
+    """Return the team page's readiness history chart, its <svg> element."""
+    found = re.search(r'<svg viewBox="0 0 640 206" role="img".*?</svg>', html, re.S)
+    assert found is not None, "no history chart"
+    return found.group(0)

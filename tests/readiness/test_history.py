@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.helpers import Api, count, table, text, token_for
-from tests.readiness.helpers import LONG_AGO, Org, build_org, members, person
+from tests.readiness.helpers import LONG_AGO, Org, build_org, chart, members, person
 from tracker.catalog.services.snapshot import catalog_snapshot
 from tracker.demo.services.generator import generate_organisation
 from tracker.people.models import Team
@@ -272,12 +272,6 @@ def test_tracker_demo_back_fills_its_teams(db: Session, runner, app: Flask) -> N
 
 
 # --- the pages ---------------------------------------------------------------------
-
-
-def chart(html: str) -> str:
-    found = re.search(r'<svg viewBox="0 0 640 206" role="img".*?</svg>', html, re.S)
-    assert found is not None, "no history chart"
-    return found.group(0)
 
 
 def test_the_team_page_draws_a_year_of_readiness_with_its_figures(
