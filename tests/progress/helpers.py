@@ -201,3 +201,9 @@ def assert_refused(db, call, field: str, *fragments: str) -> ValidationError:
         assert fragment in info.value.errors[field], info.value.errors[field]
     assert (count(db, ExamAttempt), count(db, Certification), count(db, HourLog)) == before
     return info.value
+
+
+def log_entries(db: Session, who: Engineer, many: int) -> None:
+    """Log `many` entries of half an hour, one a day back from yesterday."""
+    for n in range(many):
+        log(db, who, "FDL", "0.5", on=TODAY - dt.timedelta(days=n + 1))

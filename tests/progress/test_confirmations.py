@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 from tests import factories
 from tests.factories import hours
 from tests.helpers import ELSEWHERE, confirmation, count
-from tests.progress.helpers import counts, log, page
+from tests.progress.helpers import counts, log_entries, page
 from tracker.audit.models import AuditEvent
 from tracker.people.models import Engineer
 from tracker.progress.models import ExamPlan, HourLog
@@ -76,12 +76,6 @@ def delete_buttons(client, url: str) -> list[str]:
     """Return the links of the Delete buttons on a page of the hours list."""
     html = client.get(url).get_data(as_text=True)
     return [unescape(link) for link in re.findall(r'<a href="(/hours/\d+/delete[^"]*)"', html)]
-
-
-def log_entries(db: Session, who: Engineer, many: int) -> None:
-    """Log `many` entries of half an hour, one a day back from yesterday."""
-    for n in range(many):
-        log(db, who, "FDL", "0.5", on=TODAY - dt.timedelta(days=n + 1))
 
 
 def test_deleting_from_a_later_page_of_the_list_returns_to_that_page(db, client, auth, alice):

@@ -16,8 +16,7 @@ import pytest
 
 from tests import factories
 from tests.helpers import ELSEWHERE, drawn_form
-from tests.progress.helpers import page
-from tests.progress.test_confirmations import log_entries
+from tests.progress.helpers import log_entries, page
 from tracker.progress.models import HourLog
 from tracker.progress.rules import HOUR_LOG_PAGE_SIZE
 
