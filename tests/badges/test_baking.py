@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import io
 import json
 import struct
 import zlib
 
-import png
 import pytest
-from openbadges_bakery import bake
 
 from tests.badges.conftest import TODAY, Issuer
+from tests.badges.helpers import baked, plain_png
 from tracker.badges.rules import MAX_DOCUMENT_BYTES
 from tracker.badges.services.baking import unbake
 from tracker.badges.services.fetching import make_fetch
@@ -27,17 +25,6 @@ SVG = (
     '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10">'
     '<circle cx="5" cy="5" r="4"/></svg>'
 )
-
-
-def plain_png() -> bytes:
-    out = io.BytesIO()
-    png.Writer(2, 2, greyscale=True).write(out, [[0, 255], [255, 0]])
-    return out.getvalue()
-
-
-def baked(image: bytes, content: str) -> bytes:
-    with bake(io.BytesIO(image), content) as result:
-        return result.read()
 
 
 def chunk(kind: bytes, data: bytes) -> bytes:

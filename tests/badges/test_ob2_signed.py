@@ -17,7 +17,7 @@ from sqlalchemy import select
 
 from tests import factories
 from tests.badges.conftest import OB2_CONTEXT, TODAY, Issuer, hashed
-from tests.badges.test_baking import baked, plain_png
+from tests.badges.helpers import baked, plain_png
 from tests.helpers import Api, count, token_for
 from tracker.badges.models import ImportedBadge
 from tracker.badges.services.fetching import make_fetch
