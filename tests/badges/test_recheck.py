@@ -10,7 +10,7 @@ from sqlalchemy import select
 from tests import factories
 from tests.badges.conftest import Issuer
 from tests.helpers import Api, token_for
-from tests.webhooks.test_events import subscribe
+from tests.webhooks.helpers import subscribe
 from tracker.badges.models import ImportedBadge
 from tracker.badges.services.fetching import make_fetch
 from tracker.badges.services.imports import check_badge, record_badge

@@ -8,22 +8,15 @@ import json
 from tests import factories
 from tests.live import free_port
 from tests.webhooks.conftest import HANG_UP, deliveries, endpoint_for, send
+from tests.webhooks.helpers import log
 from tracker.clock import utcnow
 from tracker.outbox import RETRY_BASE, backoff
-from tracker.progress.services.hours import log_hours
 from tracker.webhooks.models import WebhookDelivery
 from tracker.webhooks.rules import MAX_ATTEMPTS, ROTATION_OVERLAP
 from tracker.webhooks.services.delivery import retry_failed
 from tracker.webhooks.services.endpoints import rotate_secret
 
 TODAY = factories.TODAY
-
-
-def log(db, who=None, hours="1.5", note="reading"):
-    who = who or factories.engineer(db, name="Ada")
-    return log_hours(
-        db, who, factories.course(db, "FDL"), TODAY, factories.hours(hours), TODAY, note=note
-    )
 
 
 def test_a_delivery_arrives_signed_and_the_receiver_verifies_it(app, db, receiver):

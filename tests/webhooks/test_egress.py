@@ -8,7 +8,7 @@ from sqlalchemy import select
 from tests import factories
 from tests.helpers import WEBHOOK_HOSTS, Api, count, token_for
 from tests.webhooks.conftest import deliveries, endpoint_for, send
-from tests.webhooks.test_delivery import log
+from tests.webhooks.helpers import log
 from tracker.config import Config
 from tracker.errors import ValidationError
 from tracker.webhooks.models import WebhookEndpoint

@@ -8,26 +8,18 @@ import pytest
 from sqlalchemy import event, select
 
 from tests import factories
-from tests.helpers import WEBHOOK_HOSTS, Api, token_for
+from tests.helpers import Api, token_for
 from tests.reminders.helpers import DAY, EXPIRES, MAIL, WINDOWS, days_before, holder, run
 from tests.webhooks.conftest import deliveries
+from tests.webhooks.helpers import subscribe
 from tracker.progress.services.certifications import record_attempt, record_credential
 from tracker.progress.services.hours import log_hours
 from tracker.reminders.services.daily_pass import plan
 from tracker.webhooks.models import WebhookDelivery
 from tracker.webhooks.schemas import HoursLoggedData
-from tracker.webhooks.services.endpoints import add_endpoint
 from tracker.webhooks.services.events import forget_subscribers, subscribers
 
 TODAY = factories.TODAY
-URL = "https://hooks.example.com/in"
-
-
-def subscribe(db, *events: str, active: bool = True):
-    endpoint = add_endpoint(db, URL, list(events), allow_hosts=WEBHOOK_HOSTS)
-    endpoint.active = active
-    db.flush()
-    return endpoint
 
 
 def log(db, who=None, hours="2"):
