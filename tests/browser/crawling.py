@@ -1,4 +1,4 @@
-"""Each role's crawl of the demo in Chromium, and the checks on its pages: axe, labels, width."""
+"""Each role's crawl of the demo in Chromium, and its pages' checks: axe, labels, width, Spanish."""
 
 from __future__ import annotations
 
@@ -254,3 +254,98 @@ def spills_on_a_phone(crawl: Crawl) -> list[str]:
         return spilled
     finally:
         page.set_viewport_size({"width": 1280, "height": 900})
+
+
+# Phrases of the English interface, one or more from every page; none may show in Spanish.
+ENGLISH_PHRASES = [
+    "Sign in",
+    "Sign out",
+    "Password",
+    "Dashboard",
+    "Profile",
+    "Language",
+    "Save",
+    "Save changes",
+    "Certifications",
+    "Learning paths",
+    "Page not found",
+    "Log hours",
+    "Your entries",
+    "Your progress",
+    "Next step",
+    "days left",
+    "Record an attempt",
+    "Plan an exam",
+    "Your ledger",
+    "Record a credential earned elsewhere",
+    "Your certifications",
+    "does not expire",
+    "Skill levels",
+    "Ways to train",
+    "seats filled",
+    "Heat map",
+    "Certifications expiring soonest",
+    "Organisation readiness",
+    "Open seats",
+    "Plan to a target",
+    "Who trains on which path",
+    "Return on investment",
+    "First-year ROI",
+    "What stands between",
+    "The ladder",
+    "Certification bonuses",
+    "Download CSV for payroll",
+    "Pair a junior with a senior",
+    "Ready for promotion",
+    "Add a person",
+    "Catalog and internal track",
+    "Access role",
+    "Level history",
+    "Job role history",
+    "Add a team",
+    "New internal certification track",
+    "Import people first",
+    "File formats",
+    "Rows refused",
+    "Next attempt",
+    "Last error",
+    "Two-step sign-in",
+    "recovery code",
+    "Account trail",
+    "Changed by",
+    "Operational",
+    "Foundations",
+    "Operations Engineer",
+    "Network Specialist",
+    "Infrastructure Lead",
+    "Bootcamp immersion",
+    "Vendor partnership",
+    "Less downtime",
+    "Liquid cooling",
+    "MIG partitioning",
+    "Delete the entry",
+    "stay as they are",
+]
+# Where the English phrases are looked for: the page's text, but for what it marks as
+# English on purpose (the API reference's descriptions, drawn from the English API
+# document; the language switch's "English").
+VISIBLE_TEXT = """() => {
+  const body = document.body.cloneNode(true);
+  body.querySelectorAll('[lang^="en"], script, style, template').forEach((e) => e.remove());
+  return body.textContent;
+}"""
+
+
+def english_in(text: str) -> list[str]:
+    """Return the English phrases found in `text`, as whole words."""
+    return [p for p in ENGLISH_PHRASES if re.search(rf"\b{re.escape(p)}\b", text)]
+
+
+def in_spanish(page, url: str, status: int) -> Visit:
+    """Check the page as it is now is in Spanish; save the main ones as pictures."""
+    visit = Visit(url, status)
+    lang = page.evaluate("() => document.documentElement.lang")
+    if lang != "es":
+        visit.problems.append(f"{url}: <html lang={lang!r}>")
+    visit.problems += [f"{url}: shows {p!r}" for p in english_in(page.evaluate(VISIBLE_TEXT))]
+    return visit

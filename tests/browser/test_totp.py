@@ -9,8 +9,7 @@ from axe_playwright_python.base import AXE_SCRIPT
 from playwright.sync_api import expect
 
 from tests.browser.conftest import DEMO_PASSWORD, SECRETS, app_code, snap
-from tests.browser.crawling import check
-from tests.browser.test_spanish import in_spanish
+from tests.browser.crawling import check, in_spanish
 from tests.live import LiveServer
 from tracker.clock import utcnow
 from tracker.demo.services.common import DEMO_ADMIN_TOTP_SECRET
