@@ -33,7 +33,7 @@ from sqlalchemy.orm import Session
 
 from tests import factories
 from tests.factories import TODAY
-from tests.properties.test_date_rules import ref_add_months
+from tests.properties.helpers import ref_add_months
 from tracker.audit.models import AuditEvent
 from tracker.catalog.models.credentials import Course
 from tracker.catalog.rules import DEFAULT_PASSING_SCORE

@@ -1,7 +1,8 @@
 """The date rules agree with simple reference implementations, over random dates.
 
-The references below are written differently from tracker.progress.services on
-purpose: month by month and day by day, with no calendar arithmetic shared.
+The references (below, and in tests/properties/helpers.py) are written differently
+from tracker.progress.services on purpose: month by month and day by day, with no
+calendar arithmetic shared.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from types import SimpleNamespace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.properties.helpers import ref_add_months, ref_days_in_month
 from tracker.progress.services.validity import (
     Status,
     add_months,
@@ -26,29 +28,6 @@ from tracker.progress.services.validity import (
 SETTINGS = settings(max_examples=300, deadline=None, database=None, derandomize=True)
 DATES = st.dates(min_value=dt.date(1990, 1, 1), max_value=dt.date(2150, 12, 31))
 MONTHS = st.integers(min_value=-240, max_value=240)
-
-
-def ref_days_in_month(year: int, month: int) -> int:
-    """Count the days of a month by walking from its first day."""
-    day = dt.date(year, month, 1)
-    count = 0
-    while day.month == month:
-        count += 1
-        day += dt.timedelta(days=1)
-    return count
-
-
-def ref_add_months(start: dt.date, months: int) -> dt.date:
-    """Step one month at a time, then clamp the day to the month's end."""
-    year, month = start.year, start.month
-    step = 1 if months >= 0 else -1
-    for _ in range(abs(months)):
-        month += step
-        if month == 13:
-            year, month = year + 1, 1
-        elif month == 0:
-            year, month = year - 1, 12
-    return dt.date(year, month, min(start.day, ref_days_in_month(year, month)))
 
 
 def ref_status(earned: dt.date, expires: dt.date | None, on: dt.date, within: int) -> str:
