@@ -6,11 +6,10 @@ import re
 
 import pytest
 from alembic import command
-from alembic.config import Config as AlembicConfig
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, inspect, text
 
-from tracker.config import PROJECT_ROOT
+from tests.migrations import alembic_config
 from tracker.db import Base, make_engine
 from tracker.progress import ddl as progress_ddl
 from tracker.readiness import ddl as readiness_ddl
@@ -47,13 +46,6 @@ FIRST_RELEASE_ROWS = [
     "INSERT INTO api_tokens (id, engineer_id, name, token_hash, created_at)"
     " VALUES (1, 1, 'hr sync', 'aa', '2026-01-01 00:00:00')",
 ]
-
-
-def alembic_config(url: str) -> AlembicConfig:
-    cfg = AlembicConfig(str(PROJECT_ROOT / "alembic.ini"))
-    cfg.set_main_option("sqlalchemy.url", url)
-    cfg.attributes["configure_logger"] = False
-    return cfg
 
 
 def table_names(url: str) -> set[str]:

@@ -18,7 +18,7 @@ from alembic import command
 from alembic.script import ScriptDirectory
 
 from tests.live import free_port, run_tracker, tracker_env
-from tests.test_migrations import alembic_config
+from tests.migrations import alembic_config
 from tracker import create_app
 
 # What the first release's tables could hold of a head database's rows: one
