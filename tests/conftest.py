@@ -32,7 +32,14 @@ from tracker.people.models import Engineer
 # Tests that serve the tracker on a SQLite file of their own, or check pages with
 # outside tools: the suite's database changes nothing they check, so CI runs
 # them once (`-m "not once"` on its second database).
-RUN_ONCE = ("browser/", "serve/", "security/test_live.py", "test_html_validity.py")
+RUN_ONCE = (
+    "browser/",
+    "serve/",
+    "security/test_live.py",
+    "test_html_validity.py",
+    "identity/test_html_validity.py",
+    "issuer/test_html_validity.py",
+)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -37,7 +37,7 @@ CHECKED_ELSEWHERE = {
     # The demo's admin has an app already: a new admin's first sign-in shows it.
     "people.totp_setup": "tests/browser/test_totp.py",
     # The demo issues no Open Badge: a badge's public page is checked with one issued.
-    "issuer.public": "tests/issuer/test_pages.py",
+    "issuer.public": "tests/issuer/test_html_validity.py",
     # Linked from a deactivated person's page only; the crawl opens one person's page.
     "admin.personal_data.erase_person": "tests/test_html_validity.py",
 }
