@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 from flask import current_app
 from flask.cli import AppGroup
+from sqlalchemy.orm import Session
 
 from tracker.badges.jobs import recheck_badges
 from tracker.badges.services.imports import check_badge, record_badge
@@ -14,6 +15,7 @@ from tracker.clock import today
 from tracker.db import release
 from tracker.errors import ValidationError
 from tracker.extensions import db_session
+from tracker.people.models import Engineer
 from tracker.people.services.reads import find_engineer
 
 badge_cli = AppGroup("badge", help="Map badge classes to catalog credentials; import badges.")
@@ -44,25 +46,25 @@ def badge_mappings() -> None:
         click.echo(f"{mapping.badge_class_id}\t{mapping.credential.code}")
 
 
+def _person(session: Session, email: str, held: bool = False) -> Engineer:
+    found = find_engineer(session, email, for_change=held)
+    if found is None:
+        raise click.ClickException(f"no person with e-mail {email}")
+    return found
+
+
 @badge_cli.command("import")
 @click.argument("email")
 @click.argument("badge_url")
 def badge_import(email: str, badge_url: str) -> None:
     """Verify the badge at BADGE_URL and record it for the person with EMAIL."""
     session = db_session()
-    engineer = find_engineer(session, email)
-    if engineer is None:
-        raise click.ClickException(f"no person with e-mail {email}")
+    address = _person(session, email).email
+    release(session)  # nothing held while the issuer answers
     try:
-        address = engineer.email
-        release(session)  # nothing held while the issuer answers
         checked = check_badge("url", badge_url, address, today(), badge_fetch())
-        # Held only now, as the CSV import holds the person whose records it changes:
-        # nothing waits on the issuer's answer.
-        held = find_engineer(session, email, for_change=True)
-        if held is None:
-            raise click.ClickException(f"no person with e-mail {email}")
-        recorded = record_badge(session, held, checked, today())
+        # Held only now, as the CSV import holds the person whose records it changes.
+        recorded = record_badge(session, _person(session, email, held=True), checked, today())
     except ValidationError as exc:
         raise _fail(exc) from None
     session.commit()
